@@ -1,0 +1,88 @@
+# darkroom — every install and every service the project needs starts here.
+#   make demo   install what is missing, start a private PostgreSQL (unless DATABASE_URL is set),
+#               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
+#   make test   the whole suite against a real PostgreSQL server started the same way.
+#   make bench  render and queue benchmarks against djpeg/cjpeg and vips, measured in the same run.
+
+SHELL        := /bin/bash
+.SHELLFLAGS  := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+ROOT         := $(CURDIR)
+BUILD_DIR    := $(ROOT)/.build
+PG_ROOT      := $(BUILD_DIR)/pg
+PG_DATA      := $(PG_ROOT)/data
+PG_PORT      ?= 55432
+PG_BIN       := /usr/lib/postgresql/15/bin
+PRIVATE_URL  := postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom
+SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SWIFT_BUILD_FLAGS ?=
+
+# Debian 12 package names: headers for the three C libraries, the server, and pkg-config.
+APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev pkg-config postgresql-15 postgresql-client-15
+# Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks).
+APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif
+
+.PHONY: help deps tool-deps build release db-start db-stop db-url test demo bench clean
+
+help:
+	@echo "make demo    run the whole pipeline on the bundled photos"
+	@echo "make test    run the test suite against a private PostgreSQL"
+	@echo "make bench   benchmarks against djpeg/cjpeg and vips"
+	@echo "make db-start / db-stop   the private PostgreSQL cluster under .build/pg"
+
+# Installs only what is missing, so a second run costs nothing.
+define apt_install
+	@missing=""; for p in $(1); do dpkg -s "$$p" >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "==> installing:$$missing"; \
+	  $(SUDO) apt-get update -qq; \
+	  $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
+	fi
+endef
+
+deps:
+	$(call apt_install,$(APT_BUILD))
+
+tool-deps: deps
+	$(call apt_install,$(APT_TOOLS))
+
+build: deps
+	swift build $(SWIFT_BUILD_FLAGS)
+
+release: deps
+	swift build -c release $(SWIFT_BUILD_FLAGS)
+
+# A private cluster: trust auth on loopback only, owned by `postgres` when we run as root
+# (initdb refuses root). fsync is off because this cluster only ever holds test and demo data.
+$(PG_DATA)/PG_VERSION: | deps
+	@mkdir -p $(PG_ROOT)
+	@if [ "$$(id -u)" = 0 ]; then \
+	  chown postgres:postgres $(PG_ROOT); \
+	  if ! runuser -u postgres -- test -w $(PG_ROOT); then \
+	    echo "error: user postgres cannot reach $(PG_ROOT); clone darkroom where other users can traverse, or set DATABASE_URL" >&2; exit 1; \
+	  fi; \
+	  runuser -u postgres -- $(PG_BIN)/initdb -D $(PG_DATA) -U darkroom -A trust -E UTF8 --locale=C.UTF-8 >$(PG_ROOT)/initdb.log; \
+	else \
+	  $(PG_BIN)/initdb -D $(PG_DATA) -U darkroom -A trust -E UTF8 --locale=C.UTF-8 >$(PG_ROOT)/initdb.log; \
+	fi
+
+db-start: $(PG_DATA)/PG_VERSION
+	@as_owner=""; [ "$$(id -u)" = 0 ] && as_owner="runuser -u postgres --"; \
+	if ! $$as_owner $(PG_BIN)/pg_ctl status -D $(PG_DATA) >/dev/null 2>&1; then \
+	  $$as_owner $(PG_BIN)/pg_ctl start -w -D $(PG_DATA) -l $(PG_ROOT)/server.log \
+	    -o "-p $(PG_PORT) -k $(PG_ROOT) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" >/dev/null \
+	  || { echo "error: PostgreSQL did not start; see $(PG_ROOT)/server.log" >&2; tail -5 $(PG_ROOT)/server.log >&2; exit 1; }; \
+	fi; \
+	psql -qtA "postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres" -c "SELECT 1 FROM pg_database WHERE datname='darkroom'" | grep -q 1 \
+	  || psql -q "postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres" -c "CREATE DATABASE darkroom"
+
+db-stop:
+	@as_owner=""; [ "$$(id -u)" = 0 ] && as_owner="runuser -u postgres --"; \
+	if [ -f $(PG_DATA)/PG_VERSION ]; then $$as_owner $(PG_BIN)/pg_ctl stop -D $(PG_DATA) -m fast >/dev/null 2>&1 || true; fi
+
+db-url:
+	@echo $(PRIVATE_URL)
+
+clean: db-stop
+	rm -rf $(BUILD_DIR)

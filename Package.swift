@@ -1,0 +1,77 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// The C libraries come from Debian's -dev packages; `make deps` installs them.
+let package = Package(
+    name: "darkroom",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "darkroom", targets: ["darkroom"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // C boundaries: one per library.
+        .systemLibrary(
+            name: "CJPEG",
+            pkgConfig: "libjpeg",
+            providers: [.apt(["libjpeg62-turbo-dev"])]
+        ),
+        // libjpeg reports fatal errors by longjmp; this tiny C target owns the setjmp.
+        .target(name: "CJPEGBoundary", dependencies: ["CJPEG"]),
+        .systemLibrary(
+            name: "CPostgres",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .systemLibrary(
+            name: "CExif",
+            pkgConfig: "libexif",
+            providers: [.apt(["libexif-dev"])]
+        ),
+
+        // Thin Swift owners of the C handles.
+        .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG"]),
+        .target(name: "LibPQ", dependencies: ["CPostgres"]),
+        .target(name: "LibExif", dependencies: ["CExif"]),
+
+        // Domain modules.
+        .target(name: "DarkroomImaging", dependencies: [
+            "JPEGTurbo",
+        ]),
+        .target(name: "DarkroomMetadata", dependencies: [
+            "LibExif",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "DarkroomAdjustments", dependencies: [
+            "DarkroomImaging",
+        ]),
+        .target(name: "DarkroomQueue", dependencies: [
+            "LibPQ",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "DarkroomWorker", dependencies: [
+            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "darkroom", dependencies: [
+            "DarkroomWorker", "DarkroomQueue", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.
+        .target(name: "DarkroomTestSupport", dependencies: ["LibPQ"], path: "Tests/DarkroomTestSupport"),
+
+        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomMetadataTests", dependencies: ["DarkroomMetadata", "LibExif", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments"]),
+        .testTarget(name: "DarkroomQueueTests", dependencies: ["DarkroomQueue", "LibPQ", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomWorkerTests", dependencies: [
+            "DarkroomWorker", "DarkroomTestSupport", "DarkroomMetadata", "JPEGTurbo", "LibPQ",
+        ]),
+    ]
+)

@@ -1,0 +1,11 @@
+#ifndef DARKROOM_CEXIF_SHIM_H
+#define DARKROOM_CEXIF_SHIM_H
+#include <libexif/exif-data.h>
+#include <libexif/exif-loader.h>
+#include <libexif/exif-utils.h>
+#include <libexif/exif-tag.h>
+#include <libexif/exif-ifd.h>
+#include <libexif/exif-entry.h>
+#include <libexif/exif-content.h>
+#include <libexif/exif-log.h>
+#endif

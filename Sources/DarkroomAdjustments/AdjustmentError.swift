@@ -1,0 +1,21 @@
+/// Adjustment data that cannot be rendered, with where in the data the problem is.
+public struct AdjustmentError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case malformedData = "malformed_adjustment_data"
+        case unknownOperation = "unknown_operation"
+        case invalidParameter = "invalid_parameter"
+        case unknownFormat = "unknown_format"
+        case unsupportedVersion = "unsupported_format_version"
+        case dataTooLarge = "adjustment_data_too_large"
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}

@@ -1,0 +1,127 @@
+import DarkroomImaging
+
+/// darkroom's native adjustment format, `io.darkroom.pipeline`: UTF-8 JSON
+/// `{"operations":[{"op":"sepia","intensity":0.8}, ...]}`, applied in order.
+/// See docs/adjustment-formats.md for every operation's parameters and math.
+public enum PipelineFormat {
+    public static let identifier = "io.darkroom.pipeline"
+    public static let currentVersion = SemanticVersion(major: 1, minor: 0, patch: 0)
+    public static let maxDataBytes = 256 << 10
+
+    public static func decode(_ data: [UInt8]) throws -> [ImageOperation] {
+        guard data.count <= maxDataBytes else {
+            throw AdjustmentError(.dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(maxDataBytes)")
+        }
+        let document: JSONValue
+        do {
+            document = try JSONValue.parse(data)
+        } catch {
+            throw AdjustmentError(.malformedData, "\(identifier) data is not valid JSON; expected {\"operations\":[{\"op\":...}]}")
+        }
+        guard case .object(let root) = document else {
+            throw AdjustmentError(.malformedData, "\(identifier) data must be a JSON object with an \"operations\" array, got \(document.kind)")
+        }
+        if let extra = root.keys.sorted().first(where: { $0 != "operations" }) {
+            throw AdjustmentError(.malformedData, "\(identifier) data has an unknown key \"\(extra)\"; only \"operations\" is allowed")
+        }
+        guard case .array(let list)? = root["operations"] else {
+            throw AdjustmentError(.malformedData, "\(identifier) data needs an \"operations\" array")
+        }
+        return try list.enumerated().map { index, entry in try decodeOperation(entry, index: index) }
+    }
+
+    static func decodeOperation(_ entry: JSONValue, index: Int) throws -> ImageOperation {
+        guard case .object(let fields) = entry else {
+            throw AdjustmentError(.malformedData, "operation \(index) must be an object like {\"op\":\"sepia\"}, got \(entry.kind)")
+        }
+        guard case .string(let name)? = fields["op"] else {
+            throw AdjustmentError(.malformedData, "operation \(index) has no \"op\" string naming the operation")
+        }
+        var parameters = Parameters(operation: name, index: index, fields: fields)
+        let operation: ImageOperation
+        switch name {
+        case "sepia":
+            operation = .sepia(intensity: try parameters.number("intensity", default: 1, in: 0...1))
+        case "vignette":
+            operation = .vignette(intensity: try parameters.number("intensity", default: 1, in: -1000...1000),
+                                  radius: try parameters.number("radius", default: 1, in: 0...2))
+        case "exposure":
+            operation = .exposure(ev: try parameters.number("ev", default: 0, in: -20...20))
+        case "crop":
+            operation = .crop(PixelRect(
+                x: try parameters.integer("x", default: 0, in: 0...65_535),
+                y: try parameters.integer("y", default: 0, in: 0...65_535),
+                width: try parameters.integer("width", in: 1...65_535),
+                height: try parameters.integer("height", in: 1...65_535)))
+        default:
+            throw AdjustmentError(.unknownOperation,
+                "operation \(index): unknown op \"\(name)\"; known ops are \(knownOperations.joined(separator: ", "))")
+        }
+        try parameters.refuseUnused()
+        return operation
+    }
+
+    public static let knownOperations = ["crop", "exposure", "sepia", "vignette"]
+}
+
+/// Reads one operation's parameters and remembers which were used, so a misspelt
+/// parameter is an error instead of a silently ignored default.
+struct Parameters {
+    let operation: String
+    let index: Int
+    let fields: [String: JSONValue]
+    private var used: Set<String> = ["op"]
+
+    init(operation: String, index: Int, fields: [String: JSONValue]) {
+        self.operation = operation
+        self.index = index
+        self.fields = fields
+    }
+
+    mutating func number(_ name: String, default fallback: Float? = nil, in range: ClosedRange<Float>) throws -> Float {
+        used.insert(name)
+        guard let value = fields[name] else {
+            guard let fallback else { throw invalid(name, "is required (a number between \(range.lowerBound) and \(range.upperBound))") }
+            return fallback
+        }
+        guard case .number(let number) = value, number.isFinite else {
+            throw invalid(name, "must be a number, got \(value.kind)")
+        }
+        let single = Float(number)
+        guard range.contains(single) else {
+            throw invalid(name, "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
+        }
+        return single
+    }
+
+    mutating func integer(_ name: String, default fallback: Int? = nil, in range: ClosedRange<Int>) throws -> Int {
+        used.insert(name)
+        guard let value = fields[name] else {
+            guard let fallback else { throw invalid(name, "is required (a whole number of pixels)") }
+            return fallback
+        }
+        guard case .number(let number) = value, number.isFinite, number.rounded() == number else {
+            throw invalid(name, "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
+        }
+        guard number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
+            throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(Int(number))")
+        }
+        return Int(number)
+    }
+
+    func refuseUnused() throws {
+        if let unknown = fields.keys.sorted().first(where: { !used.contains($0) }) {
+            let known = used.subtracting(["op"]).sorted().map { "\"\($0)\"" }.joined(separator: ", ")
+            throw AdjustmentError(.invalidParameter,
+                "operation \(index) (\(operation)): unknown parameter \"\(unknown)\"; it takes \(known.isEmpty ? "no parameters" : known)")
+        }
+    }
+
+    private func invalid(_ name: String, _ problem: String) -> AdjustmentError {
+        AdjustmentError(.invalidParameter, "operation \(index) (\(operation)): parameter \"\(name)\" \(problem)")
+    }
+
+    private func format(_ value: Float) -> String {
+        value.rounded() == value && abs(value) < 1e9 ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,100 @@
+/// A strip of the output in linear light: `rows` rows of `width` interleaved RGB floats,
+/// whose first row is output row `firstRow`.
+public struct LinearStrip {
+    public var pixels: UnsafeMutableBufferPointer<Float>
+    public var width: Int
+    public var rows: Int
+    public var firstRow: Int
+
+    public init(pixels: UnsafeMutableBufferPointer<Float>, width: Int, rows: Int, firstRow: Int) {
+        precondition(pixels.count >= width * rows * 3)
+        self.pixels = pixels
+        self.width = width
+        self.rows = rows
+        self.firstRow = firstRow
+    }
+}
+
+/// The per-pixel math of each colour operation. Loops run over raw buffers with no
+/// allocation or dispatch per pixel, so the optimiser can vectorise them.
+public enum ColorKernels {
+    public static func apply(_ step: PlacedOperation, to strip: LinearStrip) {
+        switch step.operation {
+        case .exposure(let ev):
+            exposure(ev: ev, strip)
+        case .sepia(let intensity):
+            sepia(intensity: intensity, strip)
+        case .vignette(let intensity, let radius):
+            vignette(intensity: intensity, radius: radius, canvas: step.canvas,
+                     offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
+        case .crop:
+            break  // geometry: already applied when the pixels were read
+        }
+    }
+
+    static func exposure(ev: Float, _ strip: LinearStrip) {
+        let gain = Float(pow(2, Double(ev)))
+        let pixels = strip.pixels
+        for index in 0..<(strip.width * strip.rows * 3) {
+            pixels[index] *= gain
+        }
+    }
+
+    static func sepia(intensity: Float, _ strip: LinearStrip) {
+        let pixels = strip.pixels
+        let keep = 1 - intensity
+        for pixel in 0..<(strip.width * strip.rows) {
+            let base = pixel * 3
+            let r = pixels[base], g = pixels[base + 1], b = pixels[base + 2]
+            let sr = clampUnit(0.393 * r + 0.769 * g + 0.189 * b)
+            let sg = clampUnit(0.349 * r + 0.686 * g + 0.168 * b)
+            let sb = clampUnit(0.272 * r + 0.534 * g + 0.131 * b)
+            pixels[base] = r * keep + sr * intensity
+            pixels[base + 1] = g * keep + sg * intensity
+            pixels[base + 2] = b * keep + sb * intensity
+        }
+    }
+
+    /// `offsetY` is the canvas row of the strip's first row.
+    static func vignette(intensity: Float, radius: Float, canvas: PixelSize, offsetX: Int, offsetY: Int, _ strip: LinearStrip) {
+        let centreX = Double(canvas.width) / 2, centreY = Double(canvas.height) / 2
+        let halfDiagonal = (Double(canvas.width * canvas.width + canvas.height * canvas.height)).squareRoot() / 2
+        let reach = halfDiagonal * Double(radius)
+        let pixels = strip.pixels
+        // Squared horizontal distances are the same for every row.
+        var dx2 = [Double](repeating: 0, count: strip.width)
+        for x in 0..<strip.width {
+            let dx = Double(offsetX + x) + 0.5 - centreX
+            dx2[x] = dx * dx
+        }
+        dx2.withUnsafeBufferPointer { dx2 in
+            for row in 0..<strip.rows {
+                let dy = Double(offsetY + row) + 0.5 - centreY
+                let dy2 = dy * dy
+                let rowBase = row * strip.width * 3
+                for x in 0..<strip.width {
+                    let distance = (dx2[x] + dy2).squareRoot()
+                    // A zero radius vignettes everything; guarding avoids 0/0 at the centre.
+                    let t = reach > 0 ? min(max(distance / reach, 0), 1) : 1
+                    let s = t * t * (3 - 2 * t)
+                    let factor = Float(max(0, 1 - Double(intensity) * s))
+                    let base = rowBase + x * 3
+                    pixels[base] *= factor
+                    pixels[base + 1] *= factor
+                    pixels[base + 2] *= factor
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    static func clampUnit(_ value: Float) -> Float {
+        min(max(value, 0), 1)
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,86 @@
+import JPEGTurbo
+
+/// Why a render could not be done. Every case says whether retrying could help.
+public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
+    case jpeg(JPEGError)
+    case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
+    case budgetTooSmall(needed: Int, budget: Int, reason: String)
+    case imageTooLarge(pixels: Int, limit: Int)
+    case spill(path: String, message: String)
+    case output(path: String, message: String)
+
+    /// Nothing about the same input will change on a retry.
+    public var isPermanent: Bool {
+        switch self {
+        case .jpeg(let error): error.code != .io && error.code != .outOfMemory
+        case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
+        case .spill, .output: false
+        }
+    }
+
+    public var code: String {
+        switch self {
+        case .jpeg(let error): "jpeg_\(error.code.rawValue)"
+        case .cropOutOfBounds: "crop_out_of_bounds"
+        case .budgetTooSmall: "memory_budget_exceeded"
+        case .imageTooLarge: "image_too_large"
+        case .spill: "spill_failed"
+        case .output: "output_failed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .jpeg(let error):
+            return error.description
+        case .cropOutOfBounds(let index, let crop, let canvas):
+            return "operation \(index) (crop): rectangle \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) "
+                + "does not fit the \(canvas) image it applies to; keep x+width ≤ \(canvas.width) and y+height ≤ \(canvas.height)"
+        case .budgetTooSmall(let needed, let budget, let reason):
+            return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
+                + "raise --memory-budget to at least \(ByteCount.format(needed))"
+        case .imageTooLarge(let pixels, let limit):
+            return "the image has \(pixels) pixels, more than the limit of \(limit); raise --max-pixels if it is genuine"
+        case .spill(let path, let message):
+            return "spill file in \(path): \(message); check free space and permissions there"
+        case .output(let path, let message):
+            return "\(path): \(message)"
+        }
+    }
+}
+
+/// Byte sizes for people: 64 MiB, 1.5 GiB.
+public enum ByteCount {
+    public static func format(_ bytes: Int) -> String {
+        let units = ["B", "KiB", "MiB", "GiB", "TiB"]
+        var value = Double(bytes)
+        var unit = 0
+        while value >= 1024, unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        if unit == 0 { return "\(bytes) B" }
+        let rounded = (value * 10).rounded() / 10
+        return rounded == rounded.rounded() ? "\(Int(rounded)) \(units[unit])" : "\(rounded) \(units[unit])"
+    }
+
+    /// Parses "64MiB", "64M", "1.5GiB", "1048576"; nil when malformed or not positive.
+    public static func parse(_ text: String) -> Int? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isNumber || $0 == "." }
+        guard let number = Double(digits), number > 0 else { return nil }
+        let multipliers: [String: Double] = [
+            "": 1, "b": 1,
+            "k": 1024, "kb": 1000, "kib": 1024,
+            "m": 1_048_576, "mb": 1_000_000, "mib": 1_048_576,
+            "g": 1_073_741_824, "gb": 1_000_000_000, "gib": 1_073_741_824,
+        ]
+        let suffix = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+        guard let multiplier = multipliers[suffix] else { return nil }
+        let bytes = number * multiplier
+        guard bytes >= 1, bytes < Double(Int.max) else { return nil }
+        return Int(bytes)
+    }
+}
+
+import Foundation

@@ -1,0 +1,209 @@
+import JPEGTurbo
+
+/// Limits a render must stay inside.
+public struct RenderLimits: Sendable, Equatable {
+    /// Bytes the render's own buffers (libjpeg's included) may use at their peak.
+    public var memoryBudget: Int
+    /// Refuse images with more pixels than this (decompression bombs).
+    public var maxPixels: Int
+
+    public static let defaultMaxPixels = 268_402_689  // libvips' default: 16384²
+    public init(memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels) {
+        self.memoryBudget = memoryBudget
+        self.maxPixels = maxPixels
+    }
+}
+
+/// How rotated or flipped pixels wait between decode and encode.
+public enum SpillKind: String, Sendable, Equatable {
+    /// Output rows come in decode order (orientations 1 and 2).
+    case none
+    /// The stored rectangle fits the budget: keep it in memory.
+    case memory
+    /// Tiles in an unlinked temporary file.
+    case file
+}
+
+/// Where the memory of a render goes, in bytes.
+public struct MemoryEstimate: Sendable, Equatable {
+    public var decoder = 0
+    public var encoder = 0
+    public var stripBuffers = 0
+    public var spillBuffers = 0
+    public var tables = 0
+    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables }
+}
+
+/// Everything decided before the first pixel is decoded. A pure value: the same
+/// header, operations and limits always give the same plan.
+public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
+    public var geometry: RenderGeometry
+    /// Stored rows decoded per read.
+    public var decodeRows: Int
+    /// Tile size of the spill (width × height in stored pixels); nil without a spill.
+    public var tile: PixelSize?
+    public var spill: SpillKind
+    /// Bytes the spill holds (in memory or on disk).
+    public var spillBytes: Int
+    /// Output rows per strip (the last may be shorter; with a spill, strips follow tiles).
+    public var stripHeight: Int
+    public var optimizeCoding: Bool
+    public var memory: MemoryEstimate
+    public var budget: Int
+    public var isProgressive: Bool
+
+    public var description: String {
+        var lines: [String] = []
+        let g = geometry
+        lines.append("input      \(g.storedSize) stored, orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")")
+        lines.append("output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
+        lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
+        if let tile {
+            lines.append("spill      \(spill.rawValue), tiles \(tile), \(ByteCount.format(spillBytes))")
+        } else {
+            lines.append("spill      none (rows stream in decode order)")
+        }
+        lines.append("operations \(g.steps.isEmpty ? "none" : g.steps.map(\.operation.name).joined(separator: ", "))")
+        lines.append("huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")")
+        lines.append("memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
+            + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
+            + "tables \(ByteCount.format(memory.tables))")
+        lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// Chooses strip and tile sizes so a render fits its memory budget.
+public enum RenderPlanner {
+    /// Optimised Huffman coding. `auto` turns it on only when it fits the budget, which
+    /// makes the output bytes depend on the budget; `off` (the default) never does.
+    public enum HuffmanOptimisation: String, Sendable, CaseIterable {
+        case off, on, auto
+    }
+
+    /// Candidate strip and tile heights, largest first: bigger strips mean fewer calls
+    /// and fewer spill reads, smaller ones less memory.
+    static let candidateHeights = [256, 128, 64, 32, 16, 8]
+
+    public static func plan(
+        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits
+    ) throws -> RenderPlan {
+        let stored = geometry.storedSize
+        guard stored.area <= limits.maxPixels else {
+            throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
+        }
+        let decoder = decoderBytes(header)
+        if header.isProgressive, decoder > limits.memoryBudget {
+            throw RenderError.budgetTooSmall(needed: decoder, budget: limits.memoryBudget,
+                reason: "this progressive JPEG's whole-image coefficient buffer (\(stored))")
+        }
+        let fitting = candidateHeights.lazy
+            .map { plan(header: header, geometry: geometry, encoding: encoding, height: $0,
+                        decoder: decoder, budget: limits.memoryBudget) }
+            .first { $0.memory.total <= limits.memoryBudget }
+        guard var plan = fitting else {
+            let smallest = candidateHeights.last!
+            let needed = plan(header: header, geometry: geometry, encoding: encoding, height: smallest,
+                              decoder: decoder, budget: limits.memoryBudget).memory.total
+            throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
+                reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
+        }
+        let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.fullChroma)
+        switch huffman {
+        case .off:
+            break
+        case .on:
+            guard plan.memory.total + coefficients <= limits.memoryBudget else {
+                throw RenderError.budgetTooSmall(needed: plan.memory.total + coefficients, budget: limits.memoryBudget,
+                    reason: "optimised Huffman coding of \(geometry.outputSize)")
+            }
+            plan.optimizeCoding = true
+            plan.memory.encoder += coefficients
+        case .auto:
+            if plan.memory.total + coefficients <= limits.memoryBudget {
+                plan.optimizeCoding = true
+                plan.memory.encoder += coefficients
+            }
+        }
+        return plan
+    }
+
+    private static func plan(
+        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int, budget: Int
+    ) -> RenderPlan {
+        let stored = geometry.storedSize
+        let region = geometry.storedRect
+        let output = geometry.outputSize
+        let orientation = geometry.orientation
+        var memory = MemoryEstimate()
+        memory.decoder = decoder
+        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma)
+        memory.tables = SRGB.encodeSteps + 1 + 256 * 4
+        // Decoded rows are full stored width: libjpeg decodes whole rows.
+        let decodeStrip = stored.width * 3 * height
+        var plan = RenderPlan(
+            geometry: geometry, decodeRows: height, tile: nil, spill: .none, spillBytes: 0,
+            stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
+            isProgressive: header.isProgressive)
+        // Output strips: 8-bit rows plus the same rows in linear float.
+        let outputStrip = output.width * height * (3 + 12)
+        if orientation.streamsRows {
+            plan.memory.stripBuffers = decodeStrip + outputStrip
+            return plan
+        }
+        // Flips keep whole rows together; quarter turns cut rows into square tiles so an
+        // output strip is one tile column.
+        let tile = orientation.swapsAxes
+            ? PixelSize(width: min(height, region.width), height: min(height, region.height))
+            : PixelSize(width: region.width, height: min(height, region.height))
+        let band = orientation.swapsAxes ? tile.width * region.height * 3 : region.width * tile.height * 3
+        let spillBytes = region.width * region.height * 3
+        plan.tile = tile
+        plan.decodeRows = tile.height
+        plan.stripHeight = orientation.swapsAxes ? tile.width : tile.height
+        plan.spillBytes = spillBytes
+        plan.memory.stripBuffers = stored.width * 3 * tile.height + output.width * plan.stripHeight * (3 + 12)
+        plan.memory.spillBuffers = band
+        if plan.memory.total + spillBytes <= budget / 2 {
+            plan.spill = .memory
+            plan.memory.spillBuffers += spillBytes
+        } else {
+            plan.spill = .file
+        }
+        return plan
+    }
+
+    /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the
+    /// context rows fancy upsampling keeps), and for progressive files every coefficient.
+    static func decoderBytes(_ header: JPEGHeader) -> Int {
+        let rows = header.mcuRowHeight * 3
+        let working = header.width * max(header.components, 3) * rows + 64 << 10
+        guard header.isProgressive else { return working }
+        return working + coefficientBytes(header)
+    }
+
+    /// Whole-image DCT coefficients: 2 bytes per sample of each component.
+    static func coefficientBytes(_ header: JPEGHeader) -> Int {
+        let maxH = header.samplingFactors.map(\.horizontal).max() ?? 1
+        let maxV = header.samplingFactors.map(\.vertical).max() ?? 1
+        var total = 0
+        for factor in header.samplingFactors {
+            let blocksWide = (header.width * factor.horizontal + maxH * 8 - 1) / (maxH * 8)
+            let blocksHigh = (header.height * factor.vertical + maxV * 8 - 1) / (maxV * 8)
+            total += blocksWide * blocksHigh * 64 * 2
+        }
+        return total
+    }
+
+    static func coefficientBytes(size: PixelSize, fullChroma: Bool) -> Int {
+        let samplesPerPixel = fullChroma ? 3.0 : 1.5
+        return Int(Double(size.area) * samplesPerPixel * 2)
+    }
+
+    /// libjpeg's compressor: colour-converted and downsampled rows for one MCU row.
+    static func encoderBytes(width: Int, fullChroma: Bool) -> Int {
+        let mcuHeight = fullChroma ? 8 : 16
+        return width * 3 * mcuHeight * 2 + 64 << 10
+    }
+}

@@ -1,0 +1,75 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Where decoded pixels wait when output rows cannot be produced in decode order
+/// (rotations and flips). Offsets are in bytes.
+protocol SpillStorage: AnyObject {
+    func write(at offset: Int, from bytes: UnsafeRawBufferPointer) throws
+    func read(at offset: Int, into bytes: UnsafeMutableRawBufferPointer) throws
+}
+
+/// A spill held in memory, for images small enough that a file would only cost time.
+final class MemorySpill: SpillStorage {
+    private var storage: UnsafeMutableRawBufferPointer
+
+    init(byteCount: Int) {
+        storage = .allocate(byteCount: max(byteCount, 1), alignment: 16)
+    }
+
+    deinit { storage.deallocate() }
+
+    func write(at offset: Int, from bytes: UnsafeRawBufferPointer) throws {
+        UnsafeMutableRawBufferPointer(rebasing: storage[offset..<(offset + bytes.count)]).copyMemory(from: bytes)
+    }
+
+    func read(at offset: Int, into bytes: UnsafeMutableRawBufferPointer) throws {
+        bytes.copyMemory(from: UnsafeRawBufferPointer(rebasing: storage[offset..<(offset + bytes.count)]))
+    }
+}
+
+/// A spill in an unlinked temporary file: the name is removed as soon as the file is
+/// open, so the space is returned on every exit path, kill -9 included.
+final class FileSpill: SpillStorage {
+    let directory: String
+    private let descriptor: Int32
+
+    init(directory: String) throws {
+        self.directory = directory
+        var template = Array("\(directory)/darkroom-spill-XXXXXX".utf8CString)
+        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard descriptor >= 0 else {
+            throw RenderError.spill(path: directory, message: "cannot create a temporary file: \(String(cString: strerror(errno)))")
+        }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    func write(at offset: Int, from bytes: UnsafeRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let wrote = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else {
+                throw RenderError.spill(path: directory, message: "write failed: \(String(cString: strerror(errno)))")
+            }
+            done += wrote
+        }
+    }
+
+    func read(at offset: Int, into bytes: UnsafeMutableRawBufferPointer) throws {
+        var done = 0
+        while done < bytes.count {
+            let got = pread(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
+            if got < 0 && errno == EINTR { continue }
+            guard got > 0 else {
+                throw RenderError.spill(path: directory, message: "read failed: \(got == 0 ? "unexpected end of file" : String(cString: strerror(errno)))")
+            }
+            done += got
+        }
+    }
+}

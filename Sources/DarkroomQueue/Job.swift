@@ -1,0 +1,114 @@
+import Foundation
+import LibPQ
+
+/// A job a worker has leased. Report back with `complete`, `fail` or `release`, and call
+/// `extendLease` while working so the lease does not run out.
+public struct ClaimedJob: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var assetID: Int64
+    public var kind: String
+    public var formatIdentifier: String
+    public var formatVersion: String
+    public var data: [UInt8]
+    public var priority: Int
+    /// Including this attempt (1 on the first run).
+    public var attempts: Int
+    public var maxAttempts: Int
+    /// Proves ownership: every write for this job checks it.
+    public var leaseToken: UUID
+    public var leasedBy: String
+    public var leaseExpiresAt: Date
+    public var batch: String?
+
+    /// If this attempt fails, the job fails for good whatever the failure.
+    public var isLastAttempt: Bool { attempts >= maxAttempts }
+
+    static let columns = """
+        id, asset_id, kind, format_identifier, format_version, data, priority, attempts, max_attempts,
+        lease_token, leased_by, lease_expires_at, batch
+        """
+
+    init(row: PostgresRow) throws {
+        id = try row["id"].decode(Int64.self)
+        assetID = try row["asset_id"].decode(Int64.self)
+        kind = try row["kind"].decode(String.self)
+        formatIdentifier = try row["format_identifier"].decode(String.self)
+        formatVersion = try row["format_version"].decode(String.self)
+        data = try row["data"].decode([UInt8].self)
+        priority = try row["priority"].decode(Int.self)
+        attempts = try row["attempts"].decode(Int.self)
+        maxAttempts = try row["max_attempts"].decode(Int.self)
+        leaseToken = try row["lease_token"].decode(UUID.self)
+        leasedBy = try row["leased_by"].decode(String.self)
+        leaseExpiresAt = try row["lease_expires_at"].decode(Date.self)
+        batch = try row["batch"].decode(String?.self)
+    }
+}
+
+extension JobState: PostgresDecodable {
+    public init?(postgresText text: String, typeOID: UInt32) {
+        self.init(rawValue: text)
+    }
+}
+
+/// One failed attempt, as kept in `darkroom.jobs.errors`.
+public struct JobAttemptError: Sendable, Hashable {
+    public var attempt: Int
+    public var at: Date
+    public var code: String
+    public var message: String
+    /// The worker that ran the attempt.
+    public var worker: String?
+}
+
+/// A row of `darkroom.jobs`, for inspection.
+public struct Job: Sendable, Hashable, Identifiable {
+    public var id: Int64
+    public var assetID: Int64
+    public var kind: String
+    public var state: JobState
+    public var formatIdentifier: String
+    public var formatVersion: String
+    public var data: [UInt8]
+    public var priority: Int
+    public var runAt: Date
+    public var attempts: Int
+    public var maxAttempts: Int
+    public var lastError: String?
+    /// Oldest first.
+    public var errors: [JobAttemptError]
+    public var batch: String?
+    public var leaseToken: UUID?
+    /// The worker running the job, or the last one that did.
+    public var leasedBy: String?
+    public var leaseExpiresAt: Date?
+    public var createdAt: Date
+    public var startedAt: Date?
+    public var finishedAt: Date?
+    public var adjustmentID: Int64?
+}
+
+/// A snapshot for operators: how many jobs are where, what has waited longest, what failed.
+public struct QueueStatus: Sendable, Hashable {
+    public struct WaitingJob: Sendable, Hashable {
+        public var jobID: Int64
+        public var runAt: Date
+        /// How long the job has been due; zero while it still waits for a retry's `runAt`.
+        public var age: Duration
+    }
+
+    public struct FailedJob: Sendable, Hashable {
+        public var jobID: Int64
+        public var assetID: Int64
+        public var attempts: Int
+        public var lastError: String?
+        public var finishedAt: Date?
+    }
+
+    /// Every state, 0 when no job is in it.
+    public var countsByState: [JobState: Int]
+    /// The queued job with the earliest `run_at`, if any job is queued.
+    public var oldestQueued: WaitingJob?
+    /// Newest first.
+    public var recentFailures: [FailedJob]
+}

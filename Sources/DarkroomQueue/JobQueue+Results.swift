@@ -1,0 +1,114 @@
+import Foundation
+import LibPQ
+import Logging
+
+/// Reporting back on a claimed job. Each report runs in one transaction that first locks the
+/// job and checks the lease, so a worker that lost its lease writes nothing at all.
+extension JobQueue {
+    /// Records the adjustment, makes it the asset's current one, and marks the job succeeded.
+    /// Returns the new adjustment's id; throws `QueueError.leaseLost` if the lease is gone.
+    public func complete(_ job: ClaimedJob, with adjustment: NewAdjustment) throws -> Int64 {
+        try connection.withTransaction {
+            let assetID = try lockLeasedJob(job).assetID
+            let inserted = try connection.query("""
+                INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data,
+                                                  base_adjustment_id, rendered_path, rendered_width, rendered_height, rendered_bytes)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+                RETURNING id
+                """, [
+                    .int(assetID), .int(job.id), .text(adjustment.formatIdentifier), .text(adjustment.formatVersion),
+                    .bytes(adjustment.data), .optional(adjustment.baseAdjustmentID, PostgresBind.int),
+                    .text(adjustment.renderedPath), .int(Int64(adjustment.renderedWidth)),
+                    .int(Int64(adjustment.renderedHeight)), .int(adjustment.renderedBytes),
+                ])
+            let adjustmentID = try inserted[0]["id"].decode(Int64.self)
+            _ = try connection.query("UPDATE darkroom.assets SET current_adjustment_id = $2 WHERE id = $1",
+                                     [.int(assetID), .int(adjustmentID)])
+            _ = try connection.query("""
+                UPDATE darkroom.jobs
+                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, lease_token = NULL, lease_expires_at = NULL
+                 WHERE id = $1
+                """, [.int(job.id), .int(adjustmentID)])
+            logger.debug("completed job", metadata: ["job_id": "\(job.id)", "adjustment_id": "\(adjustmentID)"])
+            return adjustmentID
+        }
+    }
+
+    /// Records a failed attempt. Permanent failures and the last attempt fail the job; other
+    /// failures put it back in the queue after `retryPolicy`'s backoff. Returns the new state.
+    public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
+        try connection.withTransaction {
+            let locked = try lockLeasedJob(job)
+            let outcome = retryPolicy.outcome(of: failure, attempts: locked.attempts, maxAttempts: locked.maxAttempts,
+                                              randomUnit: Double.random(in: 0...1))
+            let next: JobState
+            let delay: Duration
+            switch outcome {
+            case .retry(let after): (next, delay) = (.queued, after)
+            case .fail: (next, delay) = (.failed, .zero)
+            }
+            _ = try connection.query("""
+                UPDATE darkroom.jobs
+                   SET state = $2::text,
+                       run_at = CASE WHEN $2::text = 'queued' THEN now() + make_interval(secs => $3::double precision) ELSE run_at END,
+                       finished_at = CASE WHEN $2::text = 'failed' THEN now() END,
+                       last_error = $4::text || ': ' || $5::text,
+                       errors = errors || jsonb_build_array(jsonb_build_object(
+                           'attempt', attempts, 'at', now(), 'code', $4::text, 'message', $5::text, 'worker', leased_by)),
+                       lease_token = NULL, lease_expires_at = NULL
+                 WHERE id = $1
+                """, [.int(job.id), .text(next.rawValue), .double(delay.inSeconds), .text(failure.code), .text(failure.message)])
+            logger.info("job attempt failed", metadata: [
+                "job_id": "\(job.id)", "attempt": "\(locked.attempts)", "code": "\(failure.code)",
+                "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
+                "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
+            ])
+            return next
+        }
+    }
+
+    /// Gives the job back without counting the attempt, e.g. when the worker shuts down, and
+    /// wakes other workers to pick it up.
+    public func release(_ job: ClaimedJob) throws {
+        try connection.withTransaction {
+            _ = try lockLeasedJob(job)
+            _ = try connection.query("""
+                UPDATE darkroom.jobs
+                   SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL
+                 WHERE id = $1
+                """, [.int(job.id)])
+            _ = try connection.query("SELECT pg_notify($1, '')", [.text(Self.notificationChannel)])
+            logger.debug("released job", metadata: ["job_id": "\(job.id)"])
+        }
+    }
+
+    /// Locks the job's row for the rest of the transaction, and throws `leaseLost` unless `job`'s
+    /// lease is still the live one.
+    private func lockLeasedJob(_ job: ClaimedJob) throws -> (assetID: Int64, attempts: Int, maxAttempts: Int) {
+        let rows = try connection.query("""
+            SELECT asset_id, state, lease_token, lease_expires_at, lease_expires_at < now() AS lease_expired,
+                   attempts, max_attempts
+              FROM darkroom.jobs
+             WHERE id = $1
+               FOR UPDATE
+            """, [.int(job.id)])
+        let reason: String
+        if let row = rows.first {
+            let state = try row["state"].decode(String.self)
+            if state != JobState.running.rawValue {
+                reason = "the job is now \(state)"
+            } else if try row["lease_token"].decode(UUID.self) != job.leaseToken {
+                reason = "the lease expired and another worker claimed the job"
+            } else if try row["lease_expired"].decode(Bool.self) {
+                reason = "the lease expired at \(try row["lease_expires_at"].decode(Date.self))"
+            } else {
+                return (try row["asset_id"].decode(Int64.self), try row["attempts"].decode(Int.self),
+                        try row["max_attempts"].decode(Int.self))
+            }
+        } else {
+            reason = "the job no longer exists"
+        }
+        logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(reason)"])
+        throw QueueError.leaseLost(jobID: job.id, reason: reason)
+    }
+}

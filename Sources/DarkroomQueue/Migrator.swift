@@ -1,0 +1,70 @@
+import LibPQ
+import Logging
+
+/// Brings the `darkroom` schema up to date.
+///
+/// All pending migrations run in one transaction holding an advisory lock, so several workers
+/// starting at once apply each migration exactly once, and a failing migration leaves nothing behind.
+public struct Migrator: Sendable {
+    /// `pg_advisory_xact_lock` key: the ASCII bytes of "darkroom".
+    static let lockKey: Int64 = 0x6461_726B_726F_6F6D
+
+    public let migrations: [Migration]
+
+    public init(migrations: [Migration] = Migration.darkroom) {
+        precondition(zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
+                     "migrations must be listed in strictly increasing version order")
+        self.migrations = migrations
+    }
+
+    /// Applies the migrations the database has not seen and returns their versions (empty when
+    /// it was already up to date).
+    @discardableResult
+    public func migrate(on connection: PostgresConnection, logger: Logger) throws -> [Int] {
+        try connection.withTransaction {
+            _ = try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
+            try connection.execute("""
+                CREATE SCHEMA IF NOT EXISTS darkroom;
+                CREATE TABLE IF NOT EXISTS darkroom.schema_migrations (
+                    version    int PRIMARY KEY,
+                    name       text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                );
+                """)
+            let applied = Set(try appliedVersions(on: connection))
+            if let newest = applied.max(), let known = migrations.last?.version, newest > known {
+                logger.warning("the database has schema migrations newer than this build; upgrade darkroom", metadata: [
+                    "database_version": "\(newest)", "known_version": "\(known)",
+                ])
+            }
+
+            var newlyApplied: [Int] = []
+            for migration in migrations where !applied.contains(migration.version) {
+                logger.info("applying schema migration", metadata: [
+                    "version": "\(migration.version)", "name": "\(migration.name)",
+                ])
+                do {
+                    try connection.execute(migration.sql)
+                } catch let error as PostgresError {
+                    throw QueueError.migrationFailed(version: migration.version, name: migration.name, underlying: error)
+                }
+                _ = try connection.query(
+                    "INSERT INTO darkroom.schema_migrations (version, name) VALUES ($1, $2)",
+                    [.int(Int64(migration.version)), .text(migration.name)])
+                newlyApplied.append(migration.version)
+            }
+            if newlyApplied.isEmpty {
+                logger.debug("schema is up to date", metadata: ["version": "\(applied.max() ?? 0)"])
+            }
+            return newlyApplied
+        }
+    }
+
+    /// Versions recorded in `darkroom.schema_migrations`, ascending (empty before the first run).
+    public func appliedVersions(on connection: PostgresConnection) throws -> [Int] {
+        let exists = try connection.query("SELECT to_regclass('darkroom.schema_migrations') IS NOT NULL AS exists")
+        guard try exists[0]["exists"].decode(Bool.self) else { return [] }
+        return try connection.query("SELECT version FROM darkroom.schema_migrations ORDER BY version")
+            .map { try $0["version"].decode(Int.self) }
+    }
+}

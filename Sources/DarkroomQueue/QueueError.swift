@@ -1,0 +1,47 @@
+import LibPQ
+
+/// Failures of queue and asset operations that callers are expected to handle.
+/// Database failures that are not specific to darkroom arrive as `PostgresError` instead.
+public enum QueueError: Error, Sendable, CustomStringConvertible {
+    /// The worker no longer holds this job (its lease expired, it was cancelled, or another worker
+    /// took it over), so nothing was written.
+    case leaseLost(jobID: Int64, reason: String)
+    case assetNotFound(Int64)
+    case jobNotFound(Int64)
+    /// `darkroom.enqueue_edit` refused the job; `message` names the problem.
+    case invalidJob(message: String, hint: String?)
+    /// A constraint of `darkroom.assets` refused the asset.
+    case invalidAsset(path: String, constraint: String, message: String)
+    /// Nothing was applied: the migrations run in one transaction.
+    case migrationFailed(version: Int, name: String, underlying: PostgresError)
+
+    /// A stable identifier for logs and metrics.
+    public var code: String {
+        switch self {
+        case .leaseLost: return "lease_lost"
+        case .assetNotFound: return "asset_not_found"
+        case .jobNotFound: return "job_not_found"
+        case .invalidJob: return "invalid_job"
+        case .invalidAsset: return "invalid_asset"
+        case .migrationFailed: return "migration_failed"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case let .leaseLost(jobID, reason):
+            return "job \(jobID) is no longer leased to this worker (\(reason)); its result was discarded. "
+                + "Extend leases well before they expire; a cancelled or taken-over job needs no action."
+        case let .assetNotFound(id):
+            return "asset \(id) does not exist; register the photo first and use the id that registration returns"
+        case let .jobNotFound(id):
+            return "job \(id) does not exist; list jobs with `SELECT * FROM darkroom.jobs` or see darkroom.queue_summary"
+        case let .invalidJob(message, hint):
+            return "the job was refused: \(message)" + (hint.map { "; \($0)" } ?? "")
+        case let .invalidAsset(path, constraint, message):
+            return "the asset \(path) was refused by \(constraint): \(message); fix the value the importer computed"
+        case let .migrationFailed(version, name, underlying):
+            return "schema migration \(version) (\(name)) failed, so none were applied: \(underlying)"
+        }
+    }
+}

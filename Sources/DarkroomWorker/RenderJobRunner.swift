@@ -1,0 +1,100 @@
+import DarkroomAdjustments
+import DarkroomImaging
+import DarkroomMetadata
+import DarkroomQueue
+import Foundation
+import JPEGTurbo
+import Logging
+
+/// Turns one claimed job into a rendered JPEG under the storage root and the adjustment
+/// record that describes it. No database access: the caller records the outcome.
+public struct RenderJobRunner: Sendable {
+    public let storage: StorageRoot
+    public let registry: EditorRegistry
+    public let settings: RenderSettings
+
+    public init(storage: StorageRoot, registry: EditorRegistry = .standard, settings: RenderSettings) {
+        self.storage = storage
+        self.registry = registry
+        self.settings = settings
+    }
+
+    /// Where a job's render goes: one file per job, so retries of a job replace their own
+    /// output and never another job's.
+    public static func renderedPath(assetID: Int64, jobID: Int64) -> String {
+        "renders/\(assetID)/\(jobID).jpg"
+    }
+
+    public func run(_ job: ClaimedJob, asset: Asset, logger: Logger) throws(JobFailure) -> NewAdjustment {
+        let operations: [ImageOperation]
+        do {
+            operations = try registry.operations(identifier: job.formatIdentifier, version: job.formatVersion, data: job.data)
+        } catch let error as AdjustmentError {
+            throw .permanent(code: error.code.rawValue, message: "job \(job.id): \(error.message)")
+        } catch {
+            throw .permanent(code: "adjustment_data", message: "job \(job.id): \(error)")
+        }
+        let input = try originalPath(of: asset)
+        let relative = Self.renderedPath(assetID: asset.id, jobID: job.id)
+        let output: String
+        do {
+            output = try storage.resolve(relative)
+            try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        } catch {
+            throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot prepare \(relative): \(error)")
+        }
+        let request = RenderRequest(
+            inputPath: input, outputPath: output, operations: operations, encoding: settings.encoding,
+            huffman: settings.huffman, limits: settings.limits, spillDirectory: storage.spillDirectory,
+            rewriteExif: { original, size in
+                try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+            })
+        let result: RenderResult
+        do {
+            result = try Renderer.render(request, orientation: Orientation(exifValue: asset.orientation))
+        } catch let error as RenderError {
+            throw classify(error, asset: asset)
+        } catch {
+            throw .transient(code: "render_failed", message: "\(asset.originalPath): \(error)")
+        }
+        for warning in result.warnings {
+            logger.warning("render warning", metadata: ["job_id": "\(job.id)", "asset_id": "\(asset.id)", "reason": "\(warning)"])
+        }
+        return NewAdjustment(
+            formatIdentifier: job.formatIdentifier, formatVersion: job.formatVersion, data: job.data,
+            baseAdjustmentID: nil, renderedPath: relative, renderedWidth: result.outputSize.width,
+            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes))
+    }
+
+    /// The original's absolute path. A missing file under a present root is permanent
+    /// (someone deleted it); a missing root is transient (the share is not mounted).
+    func originalPath(of asset: Asset) throws(JobFailure) -> String {
+        let path: String
+        do {
+            path = try storage.resolve(asset.originalPath)
+        } catch {
+            throw .permanent(code: StorageError.Code.outsideRoot.rawValue, message: "asset \(asset.id): \(error)")
+        }
+        guard storage.isAvailable else {
+            throw .transient(code: StorageError.Code.unavailable.rawValue,
+                             message: "the storage root \(storage.path) is not available; is the share mounted?")
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .permanent(code: StorageError.Code.originalMissing.rawValue,
+                             message: "\(asset.originalPath): the original of asset \(asset.id) is missing from the storage root; restore it and retry the job")
+        }
+        return path
+    }
+
+    func classify(_ error: RenderError, asset: Asset) -> JobFailure {
+        if case .jpeg(var jpeg) = error {
+            // Report the stored path, which operators know, not this machine's mount point.
+            jpeg.path = asset.originalPath
+            let message = RenderError.jpeg(jpeg).description
+            return error.isPermanent ? .permanent(code: error.code, message: message) : .transient(code: error.code, message: message)
+        }
+        return error.isPermanent
+            ? .permanent(code: error.code, message: "\(asset.originalPath): \(error)")
+            : .transient(code: error.code, message: "\(asset.originalPath): \(error)")
+    }
+}

@@ -1,0 +1,23 @@
+import DarkroomImaging
+import JPEGTurbo
+
+/// How a worker renders: output quality, and the memory a single job may use.
+public struct RenderSettings: Sendable {
+    public var quality: Int
+    public var huffman: RenderPlanner.HuffmanOptimisation
+    /// For one job; the worker divides its whole budget between its concurrent jobs.
+    public var memoryBudgetPerJob: Int
+    public var maxPixels: Int
+
+    public init(quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
+                memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels) {
+        self.quality = quality
+        self.huffman = huffman
+        self.memoryBudgetPerJob = memoryBudgetPerJob
+        self.maxPixels = maxPixels
+    }
+
+    /// 4:2:0 below quality 90, 4:4:4 from 90 up.
+    public var encoding: JPEGEncoding { JPEGEncoding(quality: quality) }
+    public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudgetPerJob, maxPixels: maxPixels) }
+}

@@ -1,0 +1,164 @@
+import CJPEG
+import CJPEGBoundary
+
+/// Owns one libjpeg decompressor and the file it reads. Rows come out top to bottom,
+/// as 8-bit RGB (greyscale is expanded), a few at a time: nothing here holds the image.
+public final class JPEGDecoder {
+    public let path: String
+    public let header: JPEGHeader
+    private let handle: UnsafeMutablePointer<dr_jpeg_decoder>
+    private var state: State = .headerRead
+
+    private enum State { case headerRead, decoding, finished }
+
+    /// Opens `path` and reads its header. With `warningsAreErrors` (the default) damaged
+    /// entropy data is an error instead of grey or smeared pixels.
+    public init(path: String, warningsAreErrors: Bool = true) throws {
+        guard let handle = dr_decoder_create(warningsAreErrors ? 1 : 0) else {
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: path)
+        }
+        self.handle = handle
+        self.path = path
+        var osError: Int32 = 0
+        // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
+        if dr_decoder_open(handle, path, &osError) != DR_JPEG_OK {
+            let error = Self.error(from: handle, path: path, osError: osError)
+            dr_decoder_destroy(handle)
+            throw error
+        }
+        do {
+            header = try Self.readHeader(handle, path: path)
+        } catch {
+            dr_decoder_destroy(handle)
+            throw error
+        }
+    }
+
+    deinit {
+        dr_decoder_destroy(handle)
+    }
+
+    /// Output size after DCT scaling by `scaleEighths`/8 (8 means full size).
+    public func start(scaleEighths: Int = 8) throws -> (width: Int, height: Int) {
+        guard state == .headerRead else { throw misuse("start called twice") }
+        guard (1...16).contains(scaleEighths) else { throw misuse("scale \(scaleEighths)/8 is outside 1/8…2") }
+        switch header.colorSpace {
+        case .cmyk, .ycck, .unknown:
+            throw JPEGError(code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported", path: path)
+        case .grayscale, .ycbcr, .rgb:
+            break
+        }
+        guard header.bitsPerSample == 8 else {
+            throw JPEGError(code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: path)
+        }
+        try check(dr_decoder_start(handle, JCS_RGB, UInt32(scaleEighths), 0))
+        state = .decoding
+        return (Int(handle.pointee.cinfo.output_width), Int(handle.pointee.cinfo.output_height))
+    }
+
+    public var outputWidth: Int { Int(handle.pointee.cinfo.output_width) }
+    public var outputHeight: Int { Int(handle.pointee.cinfo.output_height) }
+    /// Rows handed out (or skipped) so far.
+    public var nextRow: Int { Int(handle.pointee.cinfo.output_scanline) }
+
+    /// Decodes up to `rowCount` rows into `buffer`, each row `rowStride` bytes apart
+    /// (at least `outputWidth * 3`). Returns the rows decoded; 0 at the end of the image.
+    public func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws -> Int {
+        guard state == .decoding else { throw misuse("readRows before start or after finish") }
+        let count = min(rowCount, outputHeight - nextRow)
+        guard count > 0 else { return 0 }
+        precondition(rowStride >= outputWidth * 3 && buffer.count >= rowStride * (count - 1) + outputWidth * 3)
+        guard let base = buffer.baseAddress?.assumingMemoryBound(to: JSAMPLE.self) else { return 0 }
+        return try withUnsafeTemporaryAllocation(of: JSAMPROW?.self, capacity: count) { rows in
+            for index in 0..<count { rows[index] = base + index * rowStride }
+            var read: JDIMENSION = 0
+            try check(dr_decoder_read(handle, rows.baseAddress, JDIMENSION(count), &read))
+            return Int(read)
+        }
+    }
+
+    /// Skips rows without producing them (cheaper than decoding: no IDCT, no colour conversion).
+    public func skipRows(_ count: Int) throws {
+        guard state == .decoding else { throw misuse("skipRows before start or after finish") }
+        var skipped: JDIMENSION = 0
+        try check(dr_decoder_skip(handle, JDIMENSION(count), &skipped))
+    }
+
+    /// Reads the end of the stream; call after the last row to catch damage in the trailer.
+    public func finish() throws {
+        guard state == .decoding else { throw misuse("finish before start") }
+        try check(dr_decoder_finish(handle))
+        state = .finished
+    }
+
+    private func check(_ status: Int32) throws {
+        if status != DR_JPEG_OK { throw Self.error(from: handle, path: path, osError: 0) }
+    }
+
+    private func misuse(_ message: String) -> JPEGError {
+        JPEGError(code: .misuse, message: message, path: path)
+    }
+
+    private static func error(from handle: UnsafeMutablePointer<dr_jpeg_decoder>, path: String, osError: Int32) -> JPEGError {
+        let message = withUnsafeBytes(of: &handle.pointee.error.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if osError != 0 {
+            return JPEGError(code: .io, message: "cannot read: \(message)", path: path, systemErrno: osError)
+        }
+        let offset = handle.pointee.error.failed_at_offset
+        let code: JPEGError.Code = handle.pointee.error.failed_on_warning != 0 ? .damaged : .corrupt
+        return JPEGError(code: code, message: message, path: path, byteOffset: offset >= 0 ? Int(offset) : nil)
+    }
+
+    private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, path: String) throws -> JPEGHeader {
+        let info = handle.pointee.cinfo
+        var factors: [JPEGHeader.SamplingFactor] = []
+        if let components = info.comp_info {
+            for index in 0..<Int(info.num_components) {
+                factors.append(.init(horizontal: Int(components[index].h_samp_factor),
+                                     vertical: Int(components[index].v_samp_factor)))
+            }
+        }
+        var exif: [UInt8]?
+        var hasXMP = false
+        var marker = info.marker_list
+        while let current = marker {
+            let length = Int(current.pointee.data_length)
+            if Int32(current.pointee.marker) == JPEG_APP0 + 1, length >= 6, let data = current.pointee.data {
+                let bytes = UnsafeBufferPointer(start: data, count: length)
+                if exif == nil, bytes.starts(with: Array("Exif".utf8) + [0, 0]) { exif = Array(bytes) }
+                if bytes.starts(with: Array("http://ns.adobe.com/xap/1.0/".utf8)) { hasXMP = true }
+            }
+            marker = current.pointee.next
+        }
+        var profile: UnsafeMutablePointer<JOCTET>?
+        var profileLength: UInt32 = 0
+        if dr_decoder_icc_profile(handle, &profile, &profileLength) != DR_JPEG_OK {
+            throw error(from: handle, path: path, osError: 0)
+        }
+        var icc: [UInt8]?
+        if let profile {
+            icc = [UInt8](UnsafeBufferPointer(start: profile, count: Int(profileLength)))
+            free(profile)
+        }
+        var header = JPEGHeader(
+            width: Int(info.image_width), height: Int(info.image_height),
+            components: Int(info.num_components), colorSpace: .init(info.jpeg_color_space),
+            isProgressive: info.progressive_mode != 0 || jpegHasMultipleScans(handle),
+            bitsPerSample: Int(info.data_precision), samplingFactors: factors,
+            exifPayload: exif, iccProfile: icc)
+        header.hasXMP = hasXMP
+        return header
+    }
+
+    private static func jpegHasMultipleScans(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>) -> Bool {
+        jpeg_has_multiple_scans(&handle.pointee.cinfo) != 0
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif

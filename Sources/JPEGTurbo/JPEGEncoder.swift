@@ -1,0 +1,131 @@
+import CJPEG
+import CJPEGBoundary
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Settings for a baseline JPEG.
+public struct JPEGEncoding: Sendable, Equatable {
+    public var quality: Int
+    /// 4:4:4 when true, 4:2:0 otherwise.
+    public var fullChroma: Bool
+    /// Optimised Huffman tables need libjpeg's whole-image coefficient buffer
+    /// (two passes): only turn this on when the budget allows it.
+    public var optimizeCoding: Bool
+
+    /// darkroom's default: chroma follows quality (4:4:4 at 90 and above).
+    public init(quality: Int, fullChroma: Bool? = nil, optimizeCoding: Bool = false) {
+        self.quality = quality
+        self.fullChroma = fullChroma ?? (quality >= 90)
+        self.optimizeCoding = optimizeCoding
+    }
+}
+
+/// Owns one libjpeg compressor and the file it writes. The file is created exclusively
+/// (it must not exist), so callers write to a fresh temporary name and rename it.
+public final class JPEGEncoder {
+    public let path: String
+    private let handle: UnsafeMutablePointer<dr_jpeg_encoder>
+    private var width = 0
+    private var rowsWritten = 0
+    private var height = 0
+    private var state: State = .opened
+
+    private enum State { case opened, started, finished }
+
+    public init(path: String) throws {
+        guard let handle = dr_encoder_create() else {
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG encoder", path: path)
+        }
+        self.handle = handle
+        self.path = path
+        var osError: Int32 = 0
+        if dr_encoder_open(handle, path, &osError) != DR_JPEG_OK {
+            // Every stored property is set, so deinit runs and destroys the handle.
+            throw Self.error(from: handle, path: path, osError: osError)
+        }
+    }
+
+    deinit {
+        dr_encoder_destroy(handle)
+    }
+
+    public func start(width: Int, height: Int, encoding: JPEGEncoding) throws {
+        guard state == .opened else { throw misuse("start called twice") }
+        guard (1...65_500).contains(width), (1...65_500).contains(height) else {
+            throw JPEGError(code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: path)
+        }
+        try check(dr_encoder_start(handle, JDIMENSION(width), JDIMENSION(height),
+                                   Int32(min(max(encoding.quality, 1), 100)),
+                                   encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0))
+        self.width = width
+        self.height = height
+        state = .started
+    }
+
+    /// Writes an APPn marker (e.g. APP1 for EXIF); call after `start`, before the first row.
+    public func writeMarker(app index: Int, payload: [UInt8]) throws {
+        guard state == .started, rowsWritten == 0 else { throw misuse("markers go before the first row") }
+        guard payload.count <= 65_533 else { throw misuse("APP\(index) payload of \(payload.count) bytes exceeds 65533") }
+        try payload.withUnsafeBufferPointer { bytes in
+            try check(dr_encoder_write_marker(handle, JPEG_APP0 + Int32(index), bytes.baseAddress, UInt32(bytes.count)))
+        }
+    }
+
+    public func writeICCProfile(_ profile: [UInt8]) throws {
+        guard state == .started, rowsWritten == 0 else { throw misuse("the ICC profile goes before the first row") }
+        try profile.withUnsafeBufferPointer { bytes in
+            try check(dr_encoder_write_icc_profile(handle, bytes.baseAddress, UInt32(bytes.count)))
+        }
+    }
+
+    /// Writes `rowCount` RGB rows of `width * 3` bytes, `rowStride` bytes apart.
+    public func writeRows(from buffer: UnsafeRawBufferPointer, rowStride: Int, rowCount: Int) throws {
+        guard state == .started else { throw misuse("writeRows before start or after finish") }
+        guard rowCount > 0 else { return }
+        guard rowsWritten + rowCount <= height else { throw misuse("more rows than the image height") }
+        precondition(rowStride >= width * 3 && buffer.count >= rowStride * (rowCount - 1) + width * 3)
+        guard let base = buffer.baseAddress else { return }
+        let mutableBase = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: JSAMPLE.self))
+        try withUnsafeTemporaryAllocation(of: JSAMPROW?.self, capacity: rowCount) { rows in
+            for index in 0..<rowCount { rows[index] = mutableBase + index * rowStride }
+            var wrote: JDIMENSION = 0
+            try check(dr_encoder_write(handle, rows.baseAddress, JDIMENSION(rowCount), &wrote))
+        }
+        rowsWritten += rowCount
+    }
+
+    /// Completes the file; with `sync` it is on disk (fsync) before this returns.
+    public func finish(sync: Bool) throws {
+        guard state == .started, rowsWritten == height else {
+            throw misuse("finish after \(rowsWritten) of \(height) rows")
+        }
+        var osError: Int32 = 0
+        if dr_encoder_finish(handle, sync ? 1 : 0, &osError) != DR_JPEG_OK {
+            throw Self.error(from: handle, path: path, osError: osError)
+        }
+        state = .finished
+    }
+
+    private func check(_ status: Int32) throws {
+        if status != DR_JPEG_OK { throw Self.error(from: handle, path: path, osError: 0) }
+    }
+
+    private func misuse(_ message: String) -> JPEGError {
+        JPEGError(code: .misuse, message: message, path: path)
+    }
+
+    private static func error(from handle: UnsafeMutablePointer<dr_jpeg_encoder>, path: String, osError: Int32) -> JPEGError {
+        let message = withUnsafeBytes(of: &handle.pointee.error.message) { raw in
+            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+        }
+        if osError != 0 {
+            return JPEGError(code: .io, message: "cannot write: \(message)", path: path, systemErrno: osError)
+        }
+        // libjpeg's compressor fails only on its output (write errors) or on misuse.
+        return JPEGError(code: .io, message: message, path: path)
+    }
+}

@@ -1,0 +1,173 @@
+internal import CPostgres
+
+/// The one owner of a libpq connection (`PGconn`). Calls block the calling thread.
+///
+/// Not `Sendable`: libpq connections must not be used from two threads at once, so give each
+/// thread its own connection.
+public final class PostgresConnection {
+    /// The `PGconn`; it never leaves this class and its extensions.
+    let handle: OpaquePointer
+    /// How many `withTransaction` calls are open, so nested ones use savepoints.
+    var transactionDepth = 0
+
+    /// Called for each NOTICE or WARNING the server sends (for example by `RAISE NOTICE`).
+    /// Without a handler they are dropped: libpq's default would print them to stderr.
+    public var onNotice: ((PostgresNotice) -> Void)?
+
+    /// Opens a connection from a URI (`postgresql://user@host:port/db`) or `key=value` string.
+    ///
+    /// `application_name` defaults to "darkroom"; the session is set to `TimeZone=UTC`,
+    /// `DateStyle=ISO` and hex `bytea` output so that results always parse the same way.
+    public init(_ conninfo: String) throws {
+        // Earlier entries can be overridden by the connection string, later ones cannot:
+        // the caller may rename the application, but results must be UTF-8.
+        let parameters = [("application_name", "darkroom"), ("dbname", conninfo), ("client_encoding", "UTF8")]
+        let connection = withCStrings(parameters.map { $0.0 as String? } + [nil]) { keywords in
+            withCStrings(parameters.map { $0.1 as String? } + [nil]) { values in
+                PQconnectdbParams(keywords, values, 1)
+            }
+        }
+        guard let connection else {
+            throw PostgresError(kind: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
+        }
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.errorMessage(of: connection)
+            PQfinish(connection)
+            throw PostgresError(kind: .connectionFailed, message: message)
+        }
+        handle = connection
+        PQsetNoticeReceiver(handle, { context, result in
+            guard let context, let result else { return }
+            let connection = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue()
+            connection.onNotice?(PostgresNotice(result: result))
+        }, Unmanaged.passUnretained(self).toOpaque())
+        try configureSession()
+    }
+
+    deinit {
+        PQfinish(handle)
+    }
+
+    /// False once the connection has broken; `reset()` tries to re-open it.
+    public var isConnected: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// The server process serving this connection (as reported in notifications it sends).
+    public var backendPID: Int32 { PQbackendPID(handle) }
+
+    /// Closes and re-opens the connection with the same parameters. Session state
+    /// (LISTENs, SETs, temporary tables) is lost; the session defaults are applied again.
+    public func reset() throws {
+        PQreset(handle)
+        guard isConnected else {
+            throw PostgresError(kind: .connectionFailed, message: Self.errorMessage(of: handle))
+        }
+        transactionDepth = 0
+        try configureSession()
+    }
+
+    /// Runs one statement with `$1`, `$2`, ... bound to `binds` (extended query protocol).
+    public func query(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresRows {
+        let encoded = binds.map(\.encoded)
+        let types = encoded.map(\.typeOID)
+        let lengths = encoded.map { Int32(clamping: $0.bytes?.count ?? 0) }
+        let formats = encoded.map { Int32($0.isBinary ? 1 : 0) }
+        let result = withCStrings(encoded.map(\.bytes)) { values in
+            PQexecParams(handle, sql, Int32(binds.count), types, values, lengths, formats, 0)
+        }
+        return try consume(result, query: sql)
+    }
+
+    /// Runs one or more `;`-separated statements without parameters (simple query protocol),
+    /// as migrations need. Stops at the first failing statement.
+    public func execute(_ sql: String) throws {
+        _ = try consume(PQexec(handle, sql), query: sql)
+    }
+
+    /// `name` quoted as an SQL identifier, e.g. `my "db"` → `"my ""db"""`.
+    public func quotedIdentifier(_ name: String) throws -> String {
+        let utf8 = Array(name.utf8)
+        guard let quoted = utf8.withUnsafeBufferPointer({ buffer in
+            buffer.withMemoryRebound(to: CChar.self) { PQescapeIdentifier(handle, $0.baseAddress, $0.count) }
+        }) else {
+            throw PostgresError(kind: .queryFailed, message: "cannot quote identifier: \(Self.errorMessage(of: handle))")
+        }
+        defer { PQfreemem(quoted) }
+        return String(cString: quoted)
+    }
+
+    // MARK: - Internals
+
+    private func configureSession() throws {
+        try execute("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'")
+    }
+
+    /// Turns a `PGresult` into rows or an error, and clears it.
+    private func consume(_ result: OpaquePointer?, query: String) throws -> PostgresRows {
+        guard let result else {
+            throw PostgresError(kind: isConnected ? .unexpectedResult : .connectionLost, message: Self.errorMessage(of: handle), query: query)
+        }
+        defer { PQclear(result) }
+        switch PQresultStatus(result) {
+        case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            return PostgresRows(copying: result)
+        case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
+            throw PostgresError(kind: isConnected ? .queryFailed : .connectionLost, result: result,
+                                fallbackMessage: Self.errorMessage(of: handle), query: query)
+        case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
+            abandonCopy()
+            throw PostgresError(kind: .unexpectedResult, message: "COPY is not supported here; use INSERT or SELECT", query: query)
+        default:
+            throw PostgresError(kind: .unexpectedResult, message: "unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))", query: query)
+        }
+    }
+
+    /// Leaves COPY mode so the connection can run the next command.
+    private func abandonCopy() {
+        _ = PQputCopyEnd(handle, "COPY is not supported by this client")
+        var buffer: UnsafeMutablePointer<CChar>?
+        while PQgetCopyData(handle, &buffer, 0) > 0 {
+            PQfreemem(buffer)
+        }
+        while let pending = PQgetResult(handle) {
+            PQclear(pending)
+        }
+    }
+
+    static func errorMessage(of connection: OpaquePointer) -> String {
+        guard let text = PQerrorMessage(connection) else { return "unknown libpq error" }
+        let message = String(cString: text).trimmingTrailingNewlines()
+        return message.isEmpty ? "unknown libpq error" : message
+    }
+}
+
+@available(*, unavailable, message: "libpq connections are not thread-safe; open one PostgresConnection per thread")
+extension PostgresConnection: Sendable {}
+
+extension String {
+    func trimmingTrailingNewlines() -> String {
+        var text = self
+        while text.last?.isNewline == true { text.removeLast() }
+        return text
+    }
+}
+
+/// Packs `values` into one buffer, each followed by a NUL, and calls `body` with pointers into it
+/// (`nil` entries stay `nil`). The pointers are valid only inside `body`.
+func withCStrings<Result>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) throws -> Result) rethrows -> Result {
+    var storage: [UInt8] = [0]  // never empty, so the buffer always has a base address
+    var offsets: [Int?] = []
+    for value in values {
+        guard let value else { offsets.append(nil); continue }
+        offsets.append(storage.count)
+        storage += value
+        storage.append(0)
+    }
+    return try storage.withUnsafeBufferPointer { buffer in
+        let base = UnsafeRawPointer(buffer.baseAddress!)
+        return try body(offsets.map { offset in offset.map { (base + $0).assumingMemoryBound(to: CChar.self) } })
+    }
+}
+
+func withCStrings<Result>(_ values: [String?], _ body: ([UnsafePointer<CChar>?]) throws -> Result) rethrows -> Result {
+    try withCStrings(values.map { $0.map { Array($0.utf8) } }, body)
+}

@@ -1,0 +1,104 @@
+internal import CPostgres
+
+/// A failure reported by libpq or by the server, with the server's structured fields kept apart.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: String, Sendable, Hashable {
+        /// The connection could not be opened (or re-opened by `reset()`).
+        case connectionFailed
+        /// The connection broke while a command was in flight; the command's outcome is unknown.
+        case connectionLost
+        /// The server rejected the command; the connection is still usable.
+        case queryFailed
+        /// The server answered with something this library does not handle (for example COPY).
+        case unexpectedResult
+    }
+
+    public var kind: Kind
+    /// The five-character SQLSTATE, e.g. "23505" (unique violation) or "P0001" (RAISE EXCEPTION).
+    public var sqlState: String?
+    /// "ERROR", "FATAL", ... (never localized).
+    public var severity: String?
+    public var message: String
+    public var detail: String?
+    public var hint: String?
+    /// Where on the server the error arose, e.g. "PL/pgSQL function darkroom.enqueue_edit(...) line 9 at RAISE".
+    public var serverContext: String?
+    public var constraintName: String?
+    /// The SQL that failed, for logs; never includes bound values.
+    public var query: String?
+
+    public init(
+        kind: Kind, sqlState: String? = nil, severity: String? = nil, message: String,
+        detail: String? = nil, hint: String? = nil, serverContext: String? = nil,
+        constraintName: String? = nil, query: String? = nil
+    ) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.severity = severity
+        self.message = message
+        self.detail = detail
+        self.hint = hint
+        self.serverContext = serverContext
+        self.constraintName = constraintName
+        self.query = query
+    }
+
+    /// True when retrying on a fresh connection may succeed: the connection broke, the server is
+    /// shutting down or starting up (SQLSTATE 57P01-57P03), or any SQLSTATE of class 08.
+    public var isConnectionFailure: Bool {
+        if kind == .connectionFailed || kind == .connectionLost { return true }
+        guard let sqlState else { return false }
+        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+    }
+
+    public var description: String {
+        var text = sqlState.map { "\(severity ?? "ERROR") \($0): \(message)" } ?? "\(kind.rawValue): \(message)"
+        if let detail { text += " — detail: \(detail)" }
+        if let hint { text += " — hint: \(hint)" }
+        if let query { text += " — query: \(query.count > 200 ? query.prefix(200) + "…" : query)" }
+        return text
+    }
+}
+
+extension PostgresError {
+    /// Copies the diagnostic fields out of a failed result; the result stays owned by the caller.
+    init(kind: Kind, result: OpaquePointer, fallbackMessage: String, query: String?) {
+        func field(_ code: Character) -> String? {
+            guard let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: value)
+        }
+        self.init(
+            kind: kind,
+            sqlState: field("C"),
+            severity: field("V"),
+            message: field("M") ?? fallbackMessage,
+            detail: field("D"),
+            hint: field("H"),
+            serverContext: field("W"),
+            constraintName: field("n"),
+            query: query
+        )
+    }
+}
+
+/// A NOTICE, WARNING or similar message the server sent alongside a command's result.
+public struct PostgresNotice: Sendable, CustomStringConvertible {
+    public var severity: String
+    public var sqlState: String?
+    public var message: String
+    public var detail: String?
+    public var hint: String?
+
+    init(result: OpaquePointer) {
+        let error = PostgresError(kind: .queryFailed, result: result, fallbackMessage: "", query: nil)
+        severity = error.severity ?? "NOTICE"
+        sqlState = error.sqlState
+        message = error.message
+        detail = error.detail
+        hint = error.hint
+    }
+
+    public var description: String {
+        "\(severity): \(message)" + (detail.map { " — detail: \($0)" } ?? "") + (hint.map { " — hint: \($0)" } ?? "")
+    }
+}

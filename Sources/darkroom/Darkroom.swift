@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import Logging
+
+@main
+struct Darkroom: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Re-renders photo edits from a PostgreSQL queue.",
+        discussion: """
+            Configure with DATABASE_URL (a libpq URI or conninfo string) and DARKROOM_STORAGE \
+            (the storage root every stored path is relative to), or the matching flags.
+            Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
+            storage unavailable), 3 some jobs failed (worker --drain).
+            """,
+        subcommands: [Migrate.self, Import.self, Enqueue.self, Worker.self, Render.self, Status.self])
+}
+
+/// Options every database command takes.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .customLong("database-url"), help: "libpq URI or conninfo (default: $DATABASE_URL).")
+    var databaseURL: String?
+
+    @Option(name: .customLong("storage"), help: "Storage root (default: $DARKROOM_STORAGE).")
+    var storage: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
+    var logLevel: Logger.Level = .info
+
+    func resolvedDatabaseURL() throws -> String {
+        guard let url = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+            throw CommandFailure.cannotWork("no database configured: set DATABASE_URL or pass --database-url")
+        }
+        return url
+    }
+
+    func resolvedStoragePath() throws -> String {
+        guard let path = storage ?? ProcessInfo.processInfo.environment["DARKROOM_STORAGE"], !path.isEmpty else {
+            throw CommandFailure.cannotWork("no storage root configured: set DARKROOM_STORAGE or pass --storage")
+        }
+        return path
+    }
+
+    func makeLogger(label: String = "darkroom") -> Logger {
+        LoggingSetup.bootstrapOnce()
+        var logger = Logger(label: label)
+        logger.logLevel = logLevel
+        return logger
+    }
+}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+enum LoggingSetup {
+    /// Logs go to stderr so stdout stays for results people and scripts read.
+    static let bootstrap: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    static func bootstrapOnce() { _ = bootstrap }
+}
+
+/// Failures that end a command with a specific exit code and a one-line reason.
+enum CommandFailure: Error, CustomStringConvertible {
+    /// Exit 2: the database or storage is not there.
+    case cannotWork(String)
+    /// Exit 1: bad input.
+    case invalidInput(String)
+    /// Exit with the given code, reason already printed.
+    case exit(Int32)
+
+    var description: String {
+        switch self {
+        case .cannotWork(let message), .invalidInput(let message): message
+        case .exit(let code): "exit \(code)"
+        }
+    }
+}
+
+extension ParsableCommand {
+    /// Runs `body`, turning failures into a message on stderr and the documented exit code.
+    func withExitCodes(_ body: () throws -> Void) throws {
+        do {
+            try body()
+        } catch let failure as CommandFailure {
+            switch failure {
+            case .cannotWork(let message):
+                FileHandle.standardError.write(Data("darkroom: \(message)\n".utf8))
+                throw ExitCode(2)
+            case .invalidInput(let message):
+                FileHandle.standardError.write(Data("darkroom: \(message)\n".utf8))
+                throw ExitCode(1)
+            case .exit(let code):
+                throw ExitCode(code)
+            }
+        }
+    }
+}

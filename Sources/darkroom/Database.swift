@@ -1,0 +1,34 @@
+import DarkroomQueue
+import DarkroomWorker
+import LibPQ
+
+/// Opening what a command needs, with exit code 2 when it is not there.
+enum Environment {
+    static func connect(_ options: GlobalOptions) throws -> PostgresConnection {
+        let url = try options.resolvedDatabaseURL()
+        do {
+            return try PostgresConnection(url)
+        } catch let error as PostgresError {
+            throw CommandFailure.cannotWork("cannot connect to PostgreSQL: \(error.message)")
+        }
+    }
+
+    static func storage(_ options: GlobalOptions, create: Bool = false) throws -> StorageRoot {
+        let path = try options.resolvedStoragePath()
+        do {
+            let root = create ? try StorageRoot.create(path) : try StorageRoot(path)
+            try root.prepare()
+            return root
+        } catch let error as StorageError {
+            throw CommandFailure.cannotWork(error.description)
+        }
+    }
+
+    /// Refuses to run against a database whose schema is missing.
+    static func requireSchema(_ connection: PostgresConnection) throws {
+        let rows = try connection.query("SELECT to_regclass('darkroom.jobs') IS NOT NULL AS ready")
+        guard try rows[0]["ready"].decode(Bool.self) else {
+            throw CommandFailure.cannotWork("the darkroom schema is missing; run `darkroom migrate` first")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import DarkroomAdjustments
+import DarkroomImaging
+import DarkroomWorker
+import Foundation
+
+extension Darkroom {
+    struct Render: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Render one file with adjustment data, without a database.",
+            discussion: "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering.")
+
+        @Argument(help: "The original JPEG.") var input: String
+        @Option(name: .shortAndLong, help: "Where to write the rendered JPEG.") var output: String?
+        @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
+        @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
+        @Option(help: "Adjustment data (JSON for io.darkroom.pipeline).") var data: String = #"{"operations":[]}"#
+        @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
+        @Option(help: "JPEG quality, 1–100.") var quality: Int = 92
+        @Option(help: "EXIF orientation 1–8 to apply instead of the file's own.") var orientation: Int?
+        @Option(name: .customLong("optimize-huffman"), help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
+        var huffman: RenderPlanner.HuffmanOptimisation = .off
+        @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels
+        @Flag(help: "Print the plan and exit.") var explain = false
+
+        func validate() throws {
+            guard ByteCount.parse(memoryBudget) != nil else { throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB") }
+            guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
+            if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
+            if !explain, output == nil { throw ValidationError("give -o OUTPUT (or --explain)") }
+        }
+
+        func run() throws {
+            try withExitCodes {
+                let job = FileRender(
+                    inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
+                    formatVersion: formatVersion, data: Array(data.utf8),
+                    settings: RenderSettings(quality: quality, huffman: huffman,
+                                             memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels),
+                    orientation: orientation.map(Orientation.init(exifValue:)))
+                do {
+                    if explain {
+                        print(try job.plan())
+                        return
+                    }
+                    let started = ContinuousClock.now
+                    let result = try job.render()
+                    for warning in result.warnings {
+                        FileHandle.standardError.write(Data("darkroom: warning: \(warning)\n".utf8))
+                    }
+                    let elapsed = ContinuousClock.now - started
+                    print("\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+                } catch let error as RenderError {
+                    throw CommandFailure.invalidInput(error.description)
+                } catch let error as AdjustmentError {
+                    throw CommandFailure.invalidInput(error.description)
+                }
+            }
+        }
+    }
+}
+
+extension RenderPlanner.HuffmanOptimisation: ExpressibleByArgument {}

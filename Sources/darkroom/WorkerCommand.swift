@@ -1,0 +1,66 @@
+import ArgumentParser
+import DarkroomImaging
+import DarkroomWorker
+import Foundation
+
+extension Darkroom {
+    struct Worker: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Run edit jobs from the queue.",
+            discussion: "With --drain, exits when no runnable job is left: 0 if every job it ran succeeded, 3 if some failed, 2 if it could not work at all.")
+
+        @OptionGroup var global: GlobalOptions
+
+        @Flag(help: "Exit when no runnable job is left.") var drain = false
+        @Option(help: "Jobs rendered at once.") var concurrency: Int = 1
+        @Option(name: .customLong("memory-budget"), help: "Memory for all running renders together, e.g. 256MiB.")
+        var memoryBudget: String = "256MiB"
+        @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = 92
+        @Option(name: .customLong("max-duration"), help: "Stop claiming after this many seconds (or 30m, 6h).")
+        var maxDuration: String?
+        @Option(name: .customLong("poll-interval"), help: "Seconds between polls when no NOTIFY arrives.")
+        var pollInterval: Double = 5
+
+        func validate() throws {
+            guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1…64") }
+            guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
+            guard ByteCount.parse(memoryBudget) != nil else { throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB or 1GiB") }
+            if let maxDuration, DurationText.parse(maxDuration) == nil {
+                throw ValidationError("--max-duration: cannot read \"\(maxDuration)\"; write e.g. 3600, 30m or 6h")
+            }
+            guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
+        }
+
+        func run() throws {
+            try withExitCodes {
+                let logger = global.makeLogger()
+                let databaseURL = try global.resolvedDatabaseURL()
+                let connection = try Environment.connect(global)
+                try Environment.requireSchema(connection)
+                let options = WorkerOptions(
+                    databaseURL: databaseURL, storage: try Environment.storage(global), concurrency: concurrency,
+                    drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!, quality: quality,
+                    pollInterval: .milliseconds(Int(pollInterval * 1000)),
+                    maxDuration: maxDuration.flatMap(DurationText.parse))
+                let summary = DarkroomWorker.Worker(options: options, logger: logger).run()
+                print(summary)
+                if summary.exitCode != 0 { throw CommandFailure.exit(summary.exitCode) }
+            }
+        }
+    }
+}
+
+/// "90", "90s", "30m", "6h" → a duration.
+enum DurationText {
+    static func parse(_ text: String) -> Duration? {
+        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3600]
+        var number = Substring(text)
+        var multiplier = 1.0
+        if let last = text.last, let unit = units[last] {
+            number = number.dropLast()
+            multiplier = unit
+        }
+        guard let value = Double(number), value > 0 else { return nil }
+        return .milliseconds(Int(value * multiplier * 1000))
+    }
+}

@@ -1,0 +1,128 @@
+import DarkroomImaging
+import DarkroomTestSupport
+import Foundation
+import JPEGTurbo
+import Testing
+
+@Suite struct RenderTests {
+    func request(_ input: String, _ output: String, _ operations: [ImageOperation] = [], budget: Int = 64 << 20,
+                 folder: TemporaryFolder) -> RenderRequest {
+        RenderRequest(inputPath: input, outputPath: output, operations: operations,
+                      limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
+    }
+
+    /// A render whose input is damaged must fail, name the file, and leave nothing behind.
+    func expectFailure(_ input: String, code: JPEGError.Code, mentioning text: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("out.jpg")
+        #expect {
+            _ = try Renderer.render(request(input, output, [.sepia(intensity: 1)], folder: folder), orientation: .up)
+        } throws: { error in
+            guard case .jpeg(let jpeg)? = error as? RenderError else { return false }
+            return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)
+        }
+        #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")
+    }
+
+    @Test func corruptEntropyDataIsAnErrorNotGreyPixels() throws {
+        try expectFailure(Fixtures.exifSample("corrupted.jpg").path, code: .damaged, mentioning: "Corrupt JPEG data")
+    }
+
+    @Test func truncatedFileFails() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let bytes = try Data(contentsOf: Fixtures.exifSample("gps/DSCN0010.jpg"))
+        let truncated = folder.file("truncated.jpg")
+        try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: truncated))
+        try expectFailure(truncated, code: .damaged, mentioning: "Premature end of JPEG file")
+    }
+
+    @Test func emptyAndTextFilesFail() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let empty = folder.file("empty.jpg")
+        FileManager.default.createFile(atPath: empty, contents: Data())
+        try expectFailure(empty, code: .corrupt, mentioning: "Empty input file")
+        let text = folder.file("notes.jpg")
+        try Data("shopping list\n".utf8).write(to: URL(fileURLWithPath: text))
+        try expectFailure(text, code: .corrupt, mentioning: "Not a JPEG file")
+    }
+
+    @Test func missingOriginalFails() throws {
+        try expectFailure("/nonexistent/original.jpg", code: .io, mentioning: "No such file")
+    }
+
+    /// The same input and operations give the same bytes whatever the budget, strip
+    /// height or spill kind.
+    @Test(arguments: [Orientation.up, .right, .down])
+    func outputIsIdenticalAcrossBudgets(orientation: Orientation) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
+        let operations: [ImageOperation] = [.exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7)]
+        var outputs: [Data] = []
+        var plans: Set<Int> = []
+        for budget in [400 << 10, 1 << 20, 4 << 20, 1 << 30] {
+            let output = folder.file("out-\(budget).jpg")
+            let result = try Renderer.render(request(input, output, operations, budget: budget, folder: folder), orientation: orientation)
+            plans.insert(result.plan.stripHeight)
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
+        }
+        #expect(plans.count > 1, "the budgets must lead to different strip heights")
+        #expect(outputs.allSatisfy { $0 == outputs[0] })
+    }
+
+    @Test func keepsTheICCProfileAndWritesTheExifItIsGiven() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = Fixtures.exifSample("orientation/landscape_6.jpg").path
+        let output = folder.file("out.jpg")
+        var request = request(input, output, folder: folder)
+        request.rewriteExif = { original, size in
+            #expect(size == PixelSize(width: 600, height: 450))
+            return original
+        }
+        _ = try Renderer.render(request, orientation: .right)
+        let original = try JPEGDecoder(path: input).header
+        let rendered = try JPEGDecoder(path: output).header
+        #expect(original.iccProfile != nil)
+        #expect(rendered.iccProfile == original.iccProfile)
+        #expect(rendered.exifPayload == original.exifPayload)
+    }
+
+    @Test func cropProducesTheRequestedRegion() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
+        let full = folder.file("full.jpg"), cropped = folder.file("cropped.jpg")
+        _ = try Renderer.render(request(input, full, folder: folder), orientation: .right)
+        let result = try Renderer.render(
+            request(input, cropped, [.crop(PixelRect(x: 100, y: 200, width: 64, height: 48))], folder: folder),
+            orientation: .right)
+        #expect(result.outputSize == PixelSize(width: 64, height: 48))
+        let whole = try DecodedImage(path: full), part = try DecodedImage(path: cropped)
+        func region(x: Int, y: Int) -> DecodedImage {
+            var pixels = [UInt8]()
+            for row in y..<(y + 48) { for column in x..<(x + 64) { pixels += whole.pixel(column, row) } }
+            return DecodedImage(width: 64, height: 48, pixels: pixels)
+        }
+        // Two lossy encodes at different block alignments differ by about 3 per sample;
+        // the same region shifted by a few pixels differs far more.
+        let difference = part.meanDifference(to: region(x: 100, y: 200))
+        let shifted = part.meanDifference(to: region(x: 106, y: 204))
+        #expect(difference < 5, "the crop matches the same region of the full render (\(difference))")
+        #expect(shifted > difference * 2, "a shifted region must compare worse (\(shifted) vs \(difference))")
+    }
+
+    @Test func budgetTooSmallFailsUpFrontWithNoOutput() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let output = folder.file("out.jpg")
+        #expect(throws: RenderError.self) {
+            _ = try Renderer.render(request(Fixtures.exifSample("gps/DSCN0010.jpg").path, output, budget: 64 << 10, folder: folder),
+                                    orientation: .up)
+        }
+        #expect(folder.contents().isEmpty)
+    }
+}

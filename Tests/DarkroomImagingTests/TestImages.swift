@@ -1,0 +1,102 @@
+import DarkroomImaging
+import Foundation
+import JPEGTurbo
+
+/// Test-only helpers: whole small images in memory, which the renderer itself never does.
+struct DecodedImage: Equatable {
+    var width: Int
+    var height: Int
+    var pixels: [UInt8]
+
+    init(width: Int, height: Int, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.pixels = pixels
+    }
+
+    init(path: String) throws {
+        let decoder = try JPEGDecoder(path: path)
+        let size = try decoder.start()
+        width = size.width
+        height = size.height
+        var pixels = [UInt8](repeating: 0, count: width * height * 3)
+        let rows = try pixels.withUnsafeMutableBytes { buffer in
+            try decoder.readRows(into: buffer, rowStride: size.width * 3, rowCount: size.height)
+        }
+        precondition(rows == height)
+        try decoder.finish()
+        self.pixels = pixels
+    }
+
+    func pixel(_ x: Int, _ y: Int) -> [UInt8] {
+        let base = (y * width + x) * 3
+        return Array(pixels[base..<(base + 3)])
+    }
+
+    /// Mean absolute difference per sample.
+    func meanDifference(to other: DecodedImage) -> Double {
+        precondition(width == other.width && height == other.height)
+        var total = 0
+        for index in pixels.indices { total += abs(Int(pixels[index]) - Int(other.pixels[index])) }
+        return Double(total) / Double(pixels.count)
+    }
+
+    /// Mean absolute difference per sample after removing each channel's mean, so two
+    /// encodes of one picture at different brightness still compare by their content.
+    func contentDifference(to other: DecodedImage) -> Double {
+        precondition(width == other.width && height == other.height)
+        let mine = channelMeans(), theirs = other.channelMeans()
+        var total = 0.0
+        for index in pixels.indices {
+            let channel = index % 3
+            total += abs((Double(pixels[index]) - mine[channel]) - (Double(other.pixels[index]) - theirs[channel]))
+        }
+        return total / Double(pixels.count)
+    }
+
+    func channelMeans() -> [Double] {
+        var sums = [0.0, 0.0, 0.0]
+        for index in pixels.indices { sums[index % 3] += Double(pixels[index]) }
+        return sums.map { $0 / Double(width * height) }
+    }
+
+    /// The image mirrored left to right.
+    func mirrored() -> DecodedImage {
+        var copy = self
+        for y in 0..<height {
+            for x in 0..<width {
+                for c in 0..<3 { copy.pixels[(y * width + x) * 3 + c] = pixels[(y * width + width - 1 - x) * 3 + c] }
+            }
+        }
+        return copy
+    }
+
+    /// Writes the image as a JPEG (test inputs of exactly known content).
+    func write(to path: String, quality: Int = 100) throws {
+        let encoder = try JPEGEncoder(path: path)
+        try encoder.start(width: width, height: height, encoding: JPEGEncoding(quality: quality, fullChroma: true))
+        try pixels.withUnsafeBytes { buffer in
+            try encoder.writeRows(from: buffer, rowStride: width * 3, rowCount: height)
+        }
+        try encoder.finish(sync: false)
+    }
+}
+
+/// A fresh folder under the system temporary directory, removed by `remove()`.
+struct TemporaryFolder {
+    let path: String
+
+    init() throws {
+        path = NSTemporaryDirectory() + "darkroom-test-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func file(_ name: String) -> String { path + "/" + name }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// Names of the files in the folder, hidden ones included.
+    func contents() -> [String] {
+        (try? FileManager.default.contentsOfDirectory(atPath: path))?.sorted() ?? []
+    }
+}

@@ -1,0 +1,219 @@
+import DarkroomQueue
+import Foundation
+import LibPQ
+import Testing
+
+@Suite("Completing and failing jobs")
+struct JobResultTests {
+    let noJitter = RetryPolicy(baseDelay: .seconds(30), maxDelay: .seconds(600), jitter: 0)
+
+    @Test func completeWritesOneAdjustmentAndMovesTheCurrentOne() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let store = AssetStore(connection)
+            let asset = try registerAsset(1, on: connection)
+            #expect(try store.currentAdjustment(of: asset) == nil)
+
+            _ = try queue.enqueueSample(assetID: asset)
+            let first = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            let firstAdjustment = try queue.complete(first, with: sampleAdjustment(for: first))
+            #expect(try store.currentAdjustment(of: asset)?.id == firstAdjustment)
+
+            let done = try #require(try queue.job(id: first.id))
+            #expect(done.state == .succeeded)
+            #expect(done.adjustmentID == firstAdjustment)
+            #expect(done.finishedAt != nil && done.leaseToken == nil && done.leaseExpiresAt == nil)
+
+            _ = try queue.enqueueSample(assetID: asset)
+            let second = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            let secondAdjustment = try queue.complete(second, with: sampleAdjustment(for: second, base: firstAdjustment))
+            let current = try #require(try store.currentAdjustment(of: asset))
+            #expect(current.id == secondAdjustment)
+            #expect(current.baseAdjustmentID == firstAdjustment)
+            #expect(current.jobID == second.id)
+            #expect(current.data == sampleData)
+            #expect(current.renderedPath == "/rendered/\(second.id).jpg")
+
+            let history = try store.adjustments(of: asset)
+            #expect(history.map(\.id) == [firstAdjustment, secondAdjustment])
+            #expect(history.map(\.jobID) == [first.id, second.id])
+
+            // Reporting the same job twice writes nothing more.
+            let twice = #expect(throws: QueueError.self) { try queue.complete(first, with: sampleAdjustment(for: first)) }
+            guard case .leaseLost(first.id, let reason)? = twice else {
+                Issue.record("expected leaseLost, got \(String(describing: twice))")
+                return
+            }
+            #expect(reason == "the job is now succeeded")
+            #expect(try store.adjustments(of: asset).count == 2)
+            #expect(try store.currentAdjustment(of: asset)?.id == secondAdjustment)
+        }
+    }
+
+    @Test func aForgedOrExpiredLeaseWritesNothing() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let asset = try registerAsset(1, on: connection)
+            _ = try queue.enqueueSample(assetID: asset)
+            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+
+            var forged = job
+            forged.leaseToken = UUID()
+            for attempt in [{ _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
+                            { _ = try queue.fail(forged, .permanent(code: "x", message: "y"), retryPolicy: .standard) }] {
+                let error = #expect(throws: QueueError.self) { try attempt() }
+                #expect(error?.code == "lease_lost")
+            }
+
+            try expireLease(of: job.id, on: connection)
+            let expired = #expect(throws: QueueError.self) { try queue.complete(job, with: sampleAdjustment(for: job)) }
+            #expect(expired?.description.contains("lease expired") == true)
+
+            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)
+            #expect(try AssetStore(connection).asset(id: asset)?.currentAdjustmentID == nil)
+            let untouched = try #require(try queue.job(id: job.id))
+            #expect(untouched.state == .running && untouched.errors.isEmpty && untouched.lastError == nil)
+        }
+    }
+
+    @Test func aJobCancelledWhileRunningDiscardsItsResult() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
+            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            #expect(try queue.cancel(jobID: job.id))
+            let error = #expect(throws: QueueError.self) { try queue.complete(job, with: sampleAdjustment(for: job)) }
+            guard case .leaseLost(_, "the job is now cancelled")? = error else {
+                Issue.record("expected leaseLost because of cancellation, got \(String(describing: error))")
+                return
+            }
+            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)
+        }
+    }
+
+    @Test func aTransientFailureRequeuesWithBackoff() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
+            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            #expect(try queue.fail(job, .transient(code: "disk_full", message: "no space left on device"), retryPolicy: noJitter) == .queued)
+
+            let requeued = try #require(try queue.job(id: id))
+            #expect(requeued.state == .queued)
+            #expect(requeued.attempts == 1)
+            #expect(requeued.leaseToken == nil && requeued.finishedAt == nil)
+            #expect(requeued.lastError == "disk_full: no space left on device")
+            #expect(requeued.errors.map(\.attempt) == [1])
+            #expect(requeued.errors.first?.code == "disk_full")
+            #expect(requeued.errors.first?.message == "no space left on device")
+            #expect(requeued.errors.first?.worker == "w1")
+            let wait = try scalar(connection, "SELECT extract(epoch FROM run_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(id)]).decode(Double.self)
+            #expect(wait > 29 && wait <= 30)
+            // Not due yet, so nobody gets it.
+            #expect(try queue.claim(workerID: "w2", limit: 1, lease: .seconds(60)).isEmpty)
+        }
+    }
+
+    @Test func aPermanentFailureFailsAtOnce() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let asset = try registerAsset(1, on: connection)
+            let id = try queue.enqueueSample(assetID: asset)
+            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            #expect(try queue.fail(job, .permanent(code: "corrupt_jpeg", message: "premature end of data"), retryPolicy: noJitter) == .failed)
+
+            let failed = try #require(try queue.job(id: id))
+            #expect(failed.state == .failed && failed.attempts == 1 && failed.finishedAt != nil)
+            #expect(failed.errors.map(\.code) == ["corrupt_jpeg"])
+            let status = try queue.status(recentFailures: 10)
+            #expect(status.recentFailures.map(\.jobID) == [id])
+            #expect(status.recentFailures.first?.lastError == "corrupt_jpeg: premature end of data")
+        }
+    }
+
+    @Test func runningOutOfAttemptsFailsTheJobAndKeepsEveryError() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
+            _ = try connection.query("UPDATE darkroom.jobs SET max_attempts = 2 WHERE id = $1", [.int(id)])
+            let failure = JobFailure.transient(code: "timeout", message: "render took too long")
+
+            let first = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+            #expect(try queue.fail(first, failure, retryPolicy: noJitter) == .queued)
+            _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() WHERE id = $1", [.int(id)])
+            let second = try #require(try queue.claim(workerID: "w2", limit: 1, lease: .seconds(60)).first)
+            #expect(second.attempts == 2 && second.isLastAttempt)
+            #expect(try queue.fail(second, failure, retryPolicy: noJitter) == .failed)
+
+            let job = try #require(try queue.job(id: id))
+            #expect(job.state == .failed)
+            #expect(job.errors.map(\.attempt) == [1, 2])
+            #expect(job.errors.map(\.worker) == ["w1", "w2"])
+        }
+    }
+
+    @Test func cancelAndRetryFollowTheJobStateRules() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let asset = try registerAsset(1, on: connection)
+
+            func jobs() throws -> [JobState: Int64] {
+                let queued = try queue.enqueueSample(assetID: asset)
+                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                let running = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
+                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                let succeeded = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
+                _ = try queue.complete(succeeded, with: sampleAdjustment(for: succeeded))
+                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                let failed = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
+                _ = try queue.fail(failed, .permanent(code: "bad", message: "bad"), retryPolicy: .standard)
+                let cancelled = try queue.enqueueSample(assetID: asset, priority: -1)
+                _ = try queue.cancel(jobID: cancelled)
+                return [.queued: queued, .running: running.id, .succeeded: succeeded.id, .failed: failed.id, .cancelled: cancelled]
+            }
+
+            for (state, id) in try jobs() {
+                #expect(try queue.job(id: id)?.state == state)
+                #expect(try queue.cancel(jobID: id) == state.canTransition(to: .cancelled), "cancel from \(state)")
+            }
+            for (state, id) in try jobs() {
+                let retried = try queue.retry(jobID: id)
+                #expect(retried == (state.isFinished && state.canTransition(to: .queued)), "retry from \(state)")
+                if retried {
+                    let job = try #require(try queue.job(id: id))
+                    #expect(job.state == .queued && job.attempts == 0 && job.finishedAt == nil)
+                }
+            }
+            let unknown = #expect(throws: QueueError.self) { try queue.cancel(jobID: 987_654) }
+            #expect(unknown?.code == "job_not_found")
+        }
+    }
+
+    @Test func statusCountsEveryStateAndTheOldestQueuedJob() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let asset = try registerAsset(1, on: connection)
+            let empty = try queue.status(recentFailures: 5)
+            #expect(empty.countsByState == [.queued: 0, .running: 0, .succeeded: 0, .failed: 0, .cancelled: 0])
+            #expect(empty.oldestQueued == nil && empty.recentFailures.isEmpty)
+
+            let old = try queue.enqueueSample(assetID: asset)
+            _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() - interval '90 seconds' WHERE id = $1", [.int(old)])
+            _ = try queue.enqueueSample(assetID: asset)
+            _ = try queue.enqueueSample(assetID: asset, priority: 10)
+            let failures = try (0 ..< 3).map { _ in
+                _ = try queue.enqueueSample(assetID: asset, priority: 20)
+                let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
+                _ = try queue.fail(job, .permanent(code: "bad", message: "bad"), retryPolicy: .standard)
+                return job.id
+            }
+
+            let status = try queue.status(recentFailures: 2)
+            #expect(status.countsByState[.queued] == 3 && status.countsByState[.failed] == 3 && status.countsByState[.running] == 0)
+            #expect(status.oldestQueued?.jobID == old)
+            let age = try #require(status.oldestQueued?.age)
+            #expect(age >= .seconds(89) && age < .seconds(120))
+            #expect(status.recentFailures.map(\.jobID) == [failures[2], failures[1]])
+        }
+    }
+}

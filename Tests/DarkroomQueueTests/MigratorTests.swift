@@ -1,0 +1,78 @@
+import DarkroomQueue
+import DarkroomTestSupport
+import LibPQ
+import Testing
+
+@Suite("Migrator")
+struct MigratorTests {
+    @Test func firstRunAppliesEverythingAndSecondRunNothing() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url)
+            let migrator = Migrator()
+            #expect(try migrator.appliedVersions(on: connection) == [])
+            #expect(try migrator.migrate(on: connection, logger: .quiet) == [1, 2, 3])
+            #expect(try migrator.migrate(on: connection, logger: .quiet) == [])
+            #expect(try migrator.appliedVersions(on: connection) == [1, 2, 3])
+            let names = try connection.query("SELECT name FROM darkroom.schema_migrations ORDER BY version").map { $0["name"].string }
+            #expect(names == ["initial", "triggers", "operator_api"])
+        }
+    }
+
+    @Test func theSchemaHasItsTablesFunctionsAndViews() throws {
+        try withQueueDatabase { _, connection in
+            let relations = try connection.query("""
+                SELECT c.relname, c.relkind::text AS kind FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                 WHERE n.nspname = 'darkroom' AND c.relkind IN ('r', 'v') ORDER BY c.relname
+                """).map { "\($0["relname"].string!):\($0["kind"].string!)" }
+            #expect(relations == ["adjustments:r", "assets:r", "jobs:r", "queue_summary:v", "recent_failures:v", "schema_migrations:r"])
+
+            let functions = try connection.query("""
+                SELECT p.proname || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS signature
+                  FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                 WHERE n.nspname = 'darkroom' ORDER BY 1
+                """).map { $0["signature"].string! }
+            for expected in [
+                "enqueue_edit(asset_id bigint, format_identifier text, format_version text, data bytea, priority integer, batch text)",
+                "enqueue_edit(asset_id bigint, format_identifier text, format_version text, data jsonb, priority integer, batch text)",
+                "enqueue_edit(asset_id bigint, format_identifier text, format_version text, data text, priority integer, batch text)",
+                "cancel_job(job_id bigint)", "retry_job(job_id bigint)",
+            ] {
+                #expect(functions.contains(expected), "missing \(expected); have \(functions)")
+            }
+            // Operator functions run with the caller's rights.
+            let definers = try connection.query("SELECT count(*) AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'darkroom' AND p.prosecdef")
+            #expect(definers[0]["n"].int == 0)
+
+            let claimIndex = try scalar(connection, "SELECT pg_get_indexdef('darkroom.jobs_claim_order'::regclass)").string ?? ""
+            #expect(claimIndex.contains("(priority DESC, run_at, id) WHERE (state = 'queued'::text)"))
+            let onePerJob = try scalar(connection, "SELECT pg_get_indexdef('darkroom.adjustments_one_per_job'::regclass)").string ?? ""
+            #expect(onePerJob.hasPrefix("CREATE UNIQUE INDEX") && onePerJob.contains("WHERE (job_id IS NOT NULL)"))
+        }
+    }
+
+    @Test func workersStartingTogetherApplyEachMigrationOnce() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let results = try runConcurrently((0 ..< 3).map { _ in
+                { @Sendable in try Migrator().migrate(on: try PostgresConnection(url), logger: .quiet) }
+            })
+            #expect(results.flatMap { $0 }.sorted() == [1, 2, 3])
+            #expect(results.filter { !$0.isEmpty }.count == 1)
+        }
+    }
+
+    @Test func aFailingMigrationAppliesNothing() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url)
+            let broken = Migrator(migrations: Migration.darkroom + [Migration(version: 99, name: "broken", sql: "CREATE TABLE darkroom.x (); SELECT * FROM no_such_table")])
+            let error = #expect(throws: QueueError.self) { try broken.migrate(on: connection, logger: .quiet) }
+            guard case .migrationFailed(99, "broken", let underlying)? = error else {
+                Issue.record("expected migrationFailed for 99, got \(String(describing: error))")
+                return
+            }
+            #expect(underlying.sqlState == "42P01")
+            #expect(error?.description.contains("none were applied") == true)
+            #expect(try Migrator().appliedVersions(on: connection) == [])
+            #expect(try scalar(connection, "SELECT to_regclass('darkroom.jobs') IS NULL").bool == true)
+        }
+    }
+}

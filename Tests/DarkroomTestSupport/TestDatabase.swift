@@ -1,0 +1,79 @@
+import Foundation
+import LibPQ
+
+/// Throwaway PostgreSQL databases, one per test, on the server named by
+/// `DARKROOM_TEST_DATABASE_URL`. Tests that need the database fail (never skip) without it.
+public enum TestDatabase {
+    public static let serverURLVariable = "DARKROOM_TEST_DATABASE_URL"
+
+    public struct SetupError: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// Creates an empty database, passes its connection URL to `body`, and drops it afterwards
+    /// (also when `body` throws), disconnecting any sessions `body` left open.
+    public static func withFreshDatabase<T>(_ body: (String) throws -> T) throws -> T {
+        let (server, name, url) = try create()
+        let result: T
+        do {
+            result = try body(url)
+        } catch {
+            try? drop(name, on: server)
+            throw error
+        }
+        try drop(name, on: server)
+        return result
+    }
+
+    public static func withFreshDatabase<T>(_ body: (String) async throws -> T) async throws -> T {
+        let (server, name, url) = try create()
+        let result: T
+        do {
+            result = try await body(url)
+        } catch {
+            try? drop(name, on: server)
+            throw error
+        }
+        try drop(name, on: server)
+        return result
+    }
+
+    /// The server URL from the environment, or an error that says how to provide it.
+    public static func serverURL() throws -> String {
+        guard let url = ProcessInfo.processInfo.environment[serverURLVariable], !url.isEmpty else {
+            throw SetupError(description: "\(serverURLVariable) is not set: run the suite with `make test`, which starts "
+                + "a private PostgreSQL and sets \(serverURLVariable) (or set it to a server where you may create databases)")
+        }
+        return url
+    }
+
+    private static func create() throws -> (server: String, name: String, url: String) {
+        let server = try serverURL()
+        let name = "darkroom_test_" + String(UInt64.random(in: .min ... .max), radix: 16)
+        let url = try conninfo(server, replacingDatabaseWith: name)
+        let connection = try PostgresConnection(server)
+        try connection.execute("CREATE DATABASE \(try connection.quotedIdentifier(name))")
+        return (server, name, url)
+    }
+
+    private static func drop(_ name: String, on server: String) throws {
+        let connection = try PostgresConnection(server)
+        try connection.execute("DROP DATABASE IF EXISTS \(try connection.quotedIdentifier(name)) WITH (FORCE)")
+    }
+
+    /// The same server, user and options, with another database: the URI's path is replaced, and a
+    /// `key=value` string gets a trailing `dbname`, which libpq lets override earlier ones.
+    static func conninfo(_ server: String, replacingDatabaseWith name: String) throws -> String {
+        guard server.hasPrefix("postgresql://") || server.hasPrefix("postgres://") else {
+            return server + " dbname=\(name)"
+        }
+        guard var components = URLComponents(string: server) else {
+            throw SetupError(description: "\(serverURLVariable) is not a valid URL: \(server)")
+        }
+        components.path = "/" + name
+        guard let url = components.string else {
+            throw SetupError(description: "cannot build a database URL from \(server)")
+        }
+        return url
+    }
+}
