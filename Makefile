@@ -84,5 +84,53 @@ db-stop:
 db-url:
 	@echo $(PRIVATE_URL)
 
+# Tests create and drop their own databases on this server (DARKROOM_TEST_DATABASE_URL
+# may point at another server where the role can CREATE DATABASE).
+TEST_SERVER_URL := postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres
+
+test: deps
+	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" swift test --skip-build $(SWIFT_BUILD_FLAGS)
+
+# ---- demo -------------------------------------------------------------------------
+DEMO_DIR     := $(BUILD_DIR)/demo
+DEMO_STORAGE ?= $(DEMO_DIR)/storage
+SAMPLES      := $(ROOT)/Tests/Fixtures/exif-samples
+DEMO_PHOTOS  := $(SAMPLES)/gps/DSCN0010.jpg $(SAMPLES)/canon_hdr_NO.jpg $(SAMPLES)/orientation/landscape_3.jpg \
+                $(SAMPLES)/hdr/iphone_hdr_NO.jpg $(SAMPLES)/Nikon_D70.jpg $(SAMPLES)/gps/DSCN0021.jpg
+DARKROOM_BIN := $(BUILD_DIR)/release/darkroom
+
+# Without DATABASE_URL the demo gets a fresh database and storage on the private cluster
+# each run; with DATABASE_URL it adds to what is there and reports only its own jobs.
+demo: release
+	@if [ -z "$${DATABASE_URL:-}" ]; then \
+	  $(MAKE) --no-print-directory db-start; \
+	  psql -X -q "postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres" \
+	    -c "DROP DATABASE IF EXISTS darkroom_demo WITH (FORCE)" -c "CREATE DATABASE darkroom_demo"; \
+	  rm -rf "$(DEMO_DIR)"; \
+	fi
+	@export DATABASE_URL="$${DATABASE_URL:-postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom_demo}" \
+	        DARKROOM_STORAGE="$(DEMO_STORAGE)"; \
+	mkdir -p "$(DEMO_STORAGE)"; \
+	echo "==> database $$DATABASE_URL"; echo "==> storage  $$DARKROOM_STORAGE"; \
+	$(DARKROOM_BIN) migrate; \
+	echo "==> importing the bundled sample photos"; \
+	$(DARKROOM_BIN) import $(DEMO_PHOTOS) | tee $(DEMO_DIR)/imported.tsv; \
+	ids=($$(cut -f1 $(DEMO_DIR)/imported.tsv | sed 's/asset //')); \
+	first=$$(psql -X -tA "$$DATABASE_URL" -c "SELECT coalesce(max(id), 0) + 1 FROM darkroom.jobs"); \
+	echo "==> queueing edits with plain SQL: docs/demo-edits.sql"; \
+	psql -X -q -tA -v ON_ERROR_STOP=1 "$$DATABASE_URL" \
+	  -v a1=$${ids[0]} -v a2=$${ids[1]} -v a3=$${ids[2]} -v a4=$${ids[3]} -v a5=$${ids[4]} -v a6=$${ids[5]} \
+	  -f $(ROOT)/docs/demo-edits.sql | sed 's/^/    queued job /'; \
+	echo "==> draining the queue with two workers"; \
+	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning; \
+	echo "==> rendered JPEGs (open them in any viewer)"; \
+	psql -X -q "$$DATABASE_URL" -v storage="$$DARKROOM_STORAGE" -v first_job=$$first -f $(ROOT)/docs/demo-report.sql
+
+# ---- benchmarks ---------------------------------------------------------------------
+bench: release tool-deps
+	@echo "make bench: see README.md, section Benchmarks"
+
 clean: db-stop
 	rm -rf $(BUILD_DIR)

@@ -7,7 +7,9 @@ import Logging
 
 /// What happened to one file given to `darkroom import`.
 public struct ImportOutcome: Sendable {
-    public enum Status: String, Sendable { case imported, existing }
+    /// `restored`: the photo was known but its original was missing from the storage
+    /// root, so the (identical, by hash) file was copied back.
+    public enum Status: String, Sendable { case imported, existing, restored }
     public var status: Status
     public var assetID: Int64
     public var source: String
@@ -38,6 +40,12 @@ public struct Importer {
         guard !isDirectory.boolValue else { throw ImportError(source: source, message: "is a folder; pass the photos inside it") }
         let (digest, size) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
+            let stored = try? storage.resolve(existing.originalPath)
+            if let stored, !FileManager.default.fileExists(atPath: stored) {
+                try copyAtomically(absolute, to: stored, source: source)
+                logger.notice("restored a missing original", metadata: ["asset_id": "\(existing.id)", "path": "\(existing.originalPath)"])
+                return ImportOutcome(status: .restored, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
+            }
             return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
         }
         // Read the header first: a file that is not a JPEG is refused before anything is copied.
@@ -74,8 +82,14 @@ public struct Importer {
         let relative = "originals/\(digest.prefix(2))/\(digest).jpg"
         let destination = try storage.resolve(relative)
         if FileManager.default.fileExists(atPath: destination) { return relative }
+        try copyAtomically(absolute, to: destination, source: source)
+        return relative
+    }
+
+    /// Copies to a temporary name beside `destination`, syncs, renames, syncs the folder.
+    func copyAtomically(_ absolute: String, to destination: String, source: String) throws {
         let folder = (destination as NSString).deletingLastPathComponent
-        let partial = folder + "/.\(digest).\(UUID().uuidString).partial"
+        let partial = folder + "/.\(UUID().uuidString).partial"
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: absolute, toPath: partial)
@@ -86,7 +100,6 @@ public struct Importer {
             try? FileManager.default.removeItem(atPath: partial)
             throw ImportError(source: source, message: "cannot copy into the storage root: \(error.localizedDescription)")
         }
-        return relative
     }
 
     func hashFile(_ path: String, source: String) throws -> (String, Int64) {
