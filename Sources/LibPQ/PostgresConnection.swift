@@ -78,7 +78,8 @@ public final class PostgresConnection {
     }
 
     /// Runs one or more `;`-separated statements without parameters (simple query protocol),
-    /// as migrations need. Stops at the first failing statement.
+    /// as migrations need. Outside a transaction block they run as one implicit transaction,
+    /// so a failing statement undoes the earlier ones.
     public func execute(_ sql: String) throws {
         _ = try consume(PQexec(handle, sql), query: sql)
     }
