@@ -129,8 +129,10 @@ demo: release
 	psql -X -q "$$DATABASE_URL" -v storage="$$DARKROOM_STORAGE" -v first_job=$$first -f $(ROOT)/docs/demo-report.sql
 
 # ---- benchmarks ---------------------------------------------------------------------
+BENCH_DIR := $(BUILD_DIR)/bench
+
 bench: release tool-deps
-	@echo "make bench: see README.md, section Benchmarks"
+	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 
 clean: db-stop
 	rm -rf $(BUILD_DIR)

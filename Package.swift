@@ -10,7 +10,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
     ],
     targets: [
         // C boundaries: one per library.
@@ -67,9 +67,13 @@ let package = Package(
 
         .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomMetadataTests", dependencies: ["DarkroomMetadata", "LibExif", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomMetadataTests", dependencies: [
+            "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments"]),
-        .testTarget(name: "DarkroomQueueTests", dependencies: ["DarkroomQueue", "LibPQ", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomQueueTests", dependencies: [
+            "DarkroomQueue", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomTestSupport", "DarkroomMetadata", "JPEGTurbo", "LibPQ",
         ]),

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips,
+# all measured in this run on this machine. Prints one table; see README.md, Benchmarks.
+#   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
+set -euo pipefail
+darkroom=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+cd "$work"
+samples=$here/../Fixtures/exif-samples
+time_cmd=/usr/bin/time
+
+# ---- inputs (generated once, kept in WORK_DIR) ---------------------------------------
+# A real phone photo upscaled with fine noise added: photo-like structure and sensor-like
+# detail, so the entropy coder has real work (~8 MB at quality 92 for 24 MP).
+make_input() {  # name width height
+  local name=$1 width=$2 height=$3
+  [ -f "$name.jpg" ] && return
+  local scale_x scale_y
+  scale_x=$(python3 -c "print($width/3264)")
+  scale_y=$(python3 -c "print($height/2448)")
+  vips resize "$samples/hdr/iphone_hdr_NO.jpg" "$name-base.v" "$scale_x" --vscale "$scale_y" --kernel cubic
+  vips gaussnoise "$name-noise.v" "$width" "$height" --sigma 6 --mean 0
+  vips bandjoin "$name-noise.v $name-noise.v $name-noise.v" "$name-noise3.v"
+  vips add "$name-base.v" "$name-noise3.v" "$name-sum.v"
+  vips cast "$name-sum.v" "$name-u8.v" uchar
+  vips copy "$name-u8.v" "$name.jpg[Q=92,strip,interlace=false,subsample-mode=off]"
+  rm -f "$name"-*.v
+}
+# The same pixels with EXIF orientation 6 (rotate 90° clockwise to display).
+make_rotated() {  # name
+  local name=$1
+  [ -f "$name-o6.jpg" ] && return
+  exif --create-exif --ifd=0 --tag=Orientation --set-value=6 --output="$name-o6.jpg" "$name.jpg" >/dev/null
+}
+make_input photo24 6000 4000
+make_input pano150 15000 10000
+make_rotated photo24
+make_rotated pano150
+printf '0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' | { echo "3 3"; cat; } > sepia.mat
+
+# ---- measurement ---------------------------------------------------------------------
+# measure LABEL COMMAND...: wall seconds, CPU seconds (user+sys, children included), peak RSS.
+results=()
+measure() {
+  local label=$1; shift
+  local best_wall="" cpu="" rss=""
+  for run in 1 2 3; do
+    rm -f out.jpg
+    "$time_cmd" -f "%e %U %S %M" -o timing.txt "$@" >/dev/null 2>err.txt || { echo "failed: $label"; cat err.txt; exit 1; }
+    read -r wall user sys maxrss < timing.txt
+    if [ -z "$best_wall" ] || python3 -c "import sys; sys.exit(0 if $wall < $best_wall else 1)"; then
+      best_wall=$wall; cpu=$(python3 -c "print(round($user + $sys, 2))"); rss=$maxrss
+    fi
+  done
+  results+=("$label|$best_wall|$cpu|$rss")
+  eval "wall_${label//[^a-zA-Z0-9]/_}=$best_wall; rss_${label//[^a-zA-Z0-9]/_}=$rss"
+}
+
+ops='{"operations":[{"op":"sepia"},{"op":"vignette","intensity":1.2}]}'
+for size in photo24 pano150; do
+  for o in 1 6; do
+    input=$size.jpg; [ $o = 6 ] && input=$size-o6.jpg
+    measure "darkroom-$size-o$o" "$darkroom" render "$input" -o out.jpg --data "$ops" --quality 92 --memory-budget 64MiB
+    measure "floor-$size-o$o" bash -c "djpeg -rgb '$input' | cjpeg -quality 92 -sample 1x1 > out.jpg"
+    measure "vips1-$size-o$o" vips recomb "$input[autorotate]" "out.jpg[Q=92,subsample-mode=off]" sepia.mat --vips-concurrency=1
+    measure "vips-$size-o$o" vips recomb "$input[autorotate]" "out.jpg[Q=92,subsample-mode=off]" sepia.mat
+  done
+done
+
+# ---- report --------------------------------------------------------------------------
+printf '\n%-26s %9s %9s %10s %12s %12s\n' "render (sepia+vignette)" "wall s" "cpu s" "peak RSS" "vs floor" "vs vips -c1"
+for row in "${results[@]}"; do
+  IFS='|' read -r label wall cpu rss <<<"$row"
+  key=${label#*-}; key=${key//[^a-zA-Z0-9]/_}
+  floor_var="wall_floor_$key"; vips_var="wall_vips1_$key"
+  ratio_floor=$(python3 -c "print(f'{$wall / ${!floor_var}:.2f}x')")
+  ratio_vips=$(python3 -c "print(f'{$wall / ${!vips_var}:.2f}x')")
+  printf '%-26s %9s %9s %8d MB %12s %12s\n' "$label" "$wall" "$cpu" $((rss / 1024)) "$ratio_floor" "$ratio_vips"
+done
+echo
+echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4). floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
+echo "vips: recomb with the sepia matrix on the autorotated input (no vignette), -c1 = --vips-concurrency=1."
+echo "Best of 3 runs each; wall and CPU seconds from GNU time, peak RSS = max resident set."
