@@ -29,6 +29,16 @@ public enum ColorKernels {
                      offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
         case .crop:
             break  // geometry: already applied when the pixels were read
+        case .colorControls(let saturation, let brightness, let contrast):
+            colorControls(saturation: saturation, brightness: brightness, contrast: contrast, strip)
+        case .colorMatrix(let matrix):
+            colorMatrix(matrix, strip)
+        case .posterize(let levels):
+            posterize(levels: levels, strip)
+        case .photoEffect(let effect, let intensity):
+            photoEffect(effect, intensity: intensity, strip)
+        case .chromaKey(let parameters):
+            chromaKey(parameters, strip)
         }
     }
 
@@ -57,32 +67,27 @@ public enum ColorKernels {
 
     /// `offsetY` is the canvas row of the strip's first row.
     static func vignette(intensity: Float, radius: Float, canvas: PixelSize, offsetX: Int, offsetY: Int, _ strip: LinearStrip) {
-        let centreX = Double(canvas.width) / 2, centreY = Double(canvas.height) / 2
-        let halfDiagonal = (Double(canvas.width * canvas.width + canvas.height * canvas.height)).squareRoot() / 2
-        let reach = halfDiagonal * Double(radius)
+        let centreX = Float(canvas.width) / 2, centreY = Float(canvas.height) / 2
+        let halfDiagonal = Float(Double(canvas.width * canvas.width + canvas.height * canvas.height).squareRoot() / 2)
+        let reach = halfDiagonal * radius
+        // A zero radius vignettes everything; the scale then saturates t at 1 (no 0/0).
+        let scale: Float = reach > 0 ? 1 / reach : .infinity
         let pixels = strip.pixels
-        // Squared horizontal distances are the same for every row.
-        var dx2 = [Double](repeating: 0, count: strip.width)
-        for x in 0..<strip.width {
-            let dx = Double(offsetX + x) + 0.5 - centreX
-            dx2[x] = dx * dx
-        }
-        dx2.withUnsafeBufferPointer { dx2 in
-            for row in 0..<strip.rows {
-                let dy = Double(offsetY + row) + 0.5 - centreY
-                let dy2 = dy * dy
-                let rowBase = row * strip.width * 3
-                for x in 0..<strip.width {
-                    let distance = (dx2[x] + dy2).squareRoot()
-                    // A zero radius vignettes everything; guarding avoids 0/0 at the centre.
-                    let t = reach > 0 ? min(max(distance / reach, 0), 1) : 1
-                    let s = t * t * (3 - 2 * t)
-                    let factor = Float(max(0, 1 - Double(intensity) * s))
-                    let base = rowBase + x * 3
-                    pixels[base] *= factor
-                    pixels[base + 1] *= factor
-                    pixels[base + 2] *= factor
-                }
+        let startX = Float(offsetX) + 0.5 - centreX
+        for row in 0..<strip.rows {
+            let dy = Float(offsetY + row) + 0.5 - centreY
+            let dy2 = dy * dy
+            let rowBase = row * strip.width * 3
+            for x in 0..<strip.width {
+                let dx = startX + Float(x)
+                let scaled = (dx * dx + dy2).squareRoot() * scale
+                let t = scaled.isNaN ? 1 : min(scaled, 1)
+                let s = t * t * (3 - 2 * t)
+                let factor = max(0, 1 - intensity * s)
+                let base = rowBase + x * 3
+                pixels[base] *= factor
+                pixels[base + 1] *= factor
+                pixels[base + 2] *= factor
             }
         }
     }

@@ -9,6 +9,16 @@ public enum ImageOperation: Sendable, Hashable {
     case vignette(intensity: Float, radius: Float)
     /// Keeps `rect` of the image as it stands at this step.
     case crop(PixelRect)
+    /// Y = Rec. 709 luma; c = mix(Y, c, saturation); c += brightness; c = (c − ½)·contrast + ½
+    case colorControls(saturation: Float, brightness: Float, contrast: Float)
+    /// out = M·c + offset
+    case colorMatrix(ColorMatrix)
+    /// Each sRGB-encoded channel v becomes round(v·(levels − 1)) / (levels − 1); levels 2…256.
+    case posterize(levels: Int)
+    /// One of darkroom's looks (matrix, then tone curve), mixed with the input by intensity.
+    case photoEffect(PhotoEffect, intensity: Float)
+    /// Pixels within `threshold` (linear-light distance) of the key colour become the background.
+    case chromaKey(ChromaKey)
 
     public var name: String {
         switch self {
@@ -16,6 +26,11 @@ public enum ImageOperation: Sendable, Hashable {
         case .sepia: "sepia"
         case .vignette: "vignette"
         case .crop: "crop"
+        case .colorControls: "colorControls"
+        case .colorMatrix: "colorMatrix"
+        case .posterize: "posterize"
+        case .photoEffect: "photoEffect"
+        case .chromaKey: "chromaKey"
         }
     }
 }

@@ -146,8 +146,9 @@ public enum RenderPlanner {
             geometry: geometry, decodeRows: height, tile: nil, spill: .none, spillBytes: 0,
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
             isProgressive: header.isProgressive)
-        // Output strips: 8-bit rows plus the same rows in linear float.
-        let outputStrip = output.width * height * (3 + 12)
+        // Two 8-bit output strips (one coloured while the other is encoded) and the
+        // cache-sized chunk of linear floats the colour operations run on.
+        let outputStrip = output.width * height * 3 * 2 + colourChunkBytes(width: output.width, maxRows: height)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStrip
             return plan
@@ -163,7 +164,8 @@ public enum RenderPlanner {
         plan.decodeRows = tile.height
         plan.stripHeight = orientation.swapsAxes ? tile.width : tile.height
         plan.spillBytes = spillBytes
-        plan.memory.stripBuffers = stored.width * 3 * tile.height + output.width * plan.stripHeight * (3 + 12)
+        plan.memory.stripBuffers = stored.width * 3 * tile.height + output.width * plan.stripHeight * 3 * 2
+            + colourChunkBytes(width: output.width, maxRows: plan.stripHeight)
         plan.memory.spillBuffers = band
         if plan.memory.total + spillBytes <= budget / 2 {
             plan.spill = .memory
@@ -172,6 +174,10 @@ public enum RenderPlanner {
             plan.spill = .file
         }
         return plan
+    }
+
+    static func colourChunkBytes(width: Int, maxRows: Int) -> Int {
+        width * StripPipeline.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
     }
 
     /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the

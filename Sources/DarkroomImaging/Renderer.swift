@@ -20,13 +20,16 @@ public struct RenderRequest: Sendable {
     /// nil writes none. Thrown errors become warnings: metadata never fails a render.
     public var rewriteExif: @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> [UInt8]?
     public var keepICCProfile: Bool
+    /// 2: the JPEG encoder runs on a second thread. A worker running as many jobs as
+    /// there are cores uses 1; a lone render uses 2.
+    public var threads: Int
 
     public init(
         inputPath: String, outputPath: String, operations: [ImageOperation],
         encoding: JPEGEncoding = JPEGEncoding(quality: 92), huffman: RenderPlanner.HuffmanOptimisation = .off,
         limits: RenderLimits = RenderLimits(), spillDirectory: String,
         rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },
-        keepICCProfile: Bool = true
+        keepICCProfile: Bool = true, threads: Int = 1
     ) {
         self.inputPath = inputPath
         self.outputPath = outputPath
@@ -37,6 +40,7 @@ public struct RenderRequest: Sendable {
         self.spillDirectory = spillDirectory
         self.rewriteExif = rewriteExif
         self.keepICCProfile = keepICCProfile
+        self.threads = threads
     }
 }
 
@@ -87,7 +91,8 @@ public enum Renderer {
             if request.keepICCProfile, let profile = decoder.header.iccProfile {
                 try wrap { try encoder.writeICCProfile(profile) }
             }
-            try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory).run()
+            try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
+                              threads: request.threads).run()
             try wrap {
                 // Read what is left so damage after the last needed row is still caught.
                 let remaining = decoder.outputHeight - decoder.nextRow

@@ -26,13 +26,38 @@ public enum SRGB {
         value <= 0.0031308 ? value * 12.92 : 1.055 * pow(value, 1 / 2.4) - 0.055
     }
 
-    /// Linear float → 8-bit code; clamps to [0, 1] and maps NaN to 0.
+    /// 8-bit codes → linear floats through `decodeTable` (256 entries).
+    @inline(never)
+    public static func decode(_ codes: UnsafePointer<UInt8>, into linear: UnsafeMutablePointer<Float>, count: Int,
+                              table: UnsafePointer<Float>) {
+        for index in 0..<count {
+            linear[index] = table[Int(codes[index])]
+        }
+    }
+
+    /// Linear floats → 8-bit codes: clamp (NaN → 0), scale to the table, round, look up.
+    /// Rounding adds 2²³, which leaves round-to-nearest(x) in the low mantissa bits: no
+    /// float-to-int conversion and so no range-check branch in the loop.
+    @inline(never)
+    public static func encode(_ linear: UnsafePointer<Float>, into codes: UnsafeMutablePointer<UInt8>, count: Int,
+                              table: UnsafePointer<UInt8>) {
+        let scale = Float(encodeSteps)
+        for index in 0..<count {
+            var value = linear[index]
+            value = value > 0 ? value : 0
+            value = value < 1 ? value : 1
+            let rounded = (value * scale + 8_388_608).bitPattern & 0x7F_FFFF
+            codes[index] = table[Int(rounded)]
+        }
+    }
+
+    /// Linear float → 8-bit code; clamps to [0, 1] and maps NaN to 0. Rounds exactly as
+    /// the row encoder does.
     @inline(__always)
     public static func encode(_ linear: Float, table: UnsafeBufferPointer<UInt8>) -> UInt8 {
-        var value = linear
-        if !(value > 0) { value = 0 }
-        if value > 1 { value = 1 }
-        return table[Int(value * Float(encodeSteps) + 0.5)]
+        var value = linear > 0 ? linear : 0
+        value = value < 1 ? value : 1
+        return table[Int((value * Float(encodeSteps) + 8_388_608).bitPattern & 0x7F_FFFF)]
     }
 }
 

@@ -39,7 +39,8 @@ public struct FileRender {
             spillDirectory: spillDirectory,
             rewriteExif: { original, size in
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
-            })
+            },
+            threads: settings.threads)
     }
 
     func resolvedOrientation() throws -> Orientation {

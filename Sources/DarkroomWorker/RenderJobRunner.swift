@@ -48,7 +48,8 @@ public struct RenderJobRunner: Sendable {
             huffman: settings.huffman, limits: settings.limits, spillDirectory: storage.spillDirectory,
             rewriteExif: { original, size in
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
-            })
+            },
+            threads: settings.threads)
         let result: RenderResult
         do {
             result = try Renderer.render(request, orientation: Orientation(exifValue: asset.orientation))

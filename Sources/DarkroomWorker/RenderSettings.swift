@@ -8,9 +8,13 @@ public struct RenderSettings: Sendable {
     /// For one job; the worker divides its whole budget between its concurrent jobs.
     public var memoryBudgetPerJob: Int
     public var maxPixels: Int
+    /// Threads per render: 2 runs the JPEG encoder beside decoding and colour work.
+    public var threads: Int
 
     public init(quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
-                memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels) {
+                memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+                threads: Int = 1) {
+        self.threads = threads
         self.quality = quality
         self.huffman = huffman
         self.memoryBudgetPerJob = memoryBudgetPerJob

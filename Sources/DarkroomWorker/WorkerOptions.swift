@@ -40,7 +40,9 @@ public struct WorkerOptions: Sendable {
     }
 
     public var renderSettings: RenderSettings {
-        RenderSettings(quality: quality, memoryBudgetPerJob: memoryBudget / max(concurrency, 1))
+        // Fewer jobs than cores: give each render a second thread for its JPEG encoder.
+        RenderSettings(quality: quality, memoryBudgetPerJob: memoryBudget / max(concurrency, 1),
+                       threads: concurrency < ProcessInfo.processInfo.activeProcessorCount ? 2 : 1)
     }
 
     public static func defaultWorkerName() -> String {

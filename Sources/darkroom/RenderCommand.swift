@@ -21,12 +21,14 @@ extension Darkroom {
         @Option(name: .customLong("optimize-huffman"), help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
         var huffman: RenderPlanner.HuffmanOptimisation = .off
         @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels
+        @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and colour work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 
         func validate() throws {
             guard ByteCount.parse(memoryBudget) != nil else { throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB") }
             guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
+            guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
             if !explain, output == nil { throw ValidationError("give -o OUTPUT (or --explain)") }
         }
 
@@ -36,7 +38,8 @@ extension Darkroom {
                     inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
                     formatVersion: formatVersion, data: Array(data.utf8),
                     settings: RenderSettings(quality: quality, huffman: huffman,
-                                             memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels),
+                                             memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
+                                             threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 do {
                     if explain {

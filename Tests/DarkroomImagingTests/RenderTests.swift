@@ -54,7 +54,7 @@ import Testing
     }
 
     /// The same input and operations give the same bytes whatever the budget, strip
-    /// height or spill kind.
+    /// height, spill kind or thread count.
     @Test(arguments: [Orientation.up, .right, .down])
     func outputIsIdenticalAcrossBudgets(orientation: Orientation) throws {
         let folder = try TemporaryFolder()
@@ -63,9 +63,11 @@ import Testing
         let operations: [ImageOperation] = [.exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7)]
         var outputs: [Data] = []
         var plans: Set<Int> = []
-        for budget in [400 << 10, 1 << 20, 4 << 20, 1 << 30] {
+        for (index, budget) in [400 << 10, 1 << 20, 4 << 20, 1 << 30].enumerated() {
             let output = folder.file("out-\(budget).jpg")
-            let result = try Renderer.render(request(input, output, operations, budget: budget, folder: folder), orientation: orientation)
+            var request = request(input, output, operations, budget: budget, folder: folder)
+            request.threads = index % 2 + 1
+            let result = try Renderer.render(request, orientation: orientation)
             plans.insert(result.plan.stripHeight)
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
         }
