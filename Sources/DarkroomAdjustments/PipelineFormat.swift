@@ -47,6 +47,11 @@ public enum PipelineFormat {
                                   radius: try parameters.number("radius", default: 1, in: 0...2))
         case "exposure":
             operation = .exposure(ev: try parameters.number("ev", default: 0, in: -20...20))
+        case "gaussianBlur":
+            operation = .gaussianBlur(sigma: try parameters.number("radius", default: 10, in: 0...100))
+        case "unsharpMask":
+            operation = .unsharpMask(sigma: try parameters.number("radius", default: 2.5, in: 0...100),
+                                     intensity: try parameters.number("intensity", default: 0.5, in: 0...10))
         case "crop":
             operation = .crop(PixelRect(
                 x: try parameters.integer("x", default: 0, in: 0...65_535),
@@ -61,7 +66,7 @@ public enum PipelineFormat {
         return operation
     }
 
-    public static let knownOperations = ["crop", "exposure", "sepia", "vignette"]
+    public static let knownOperations = ["crop", "exposure", "gaussianBlur", "sepia", "unsharpMask", "vignette"]
 }
 
 /// Reads one operation's parameters and remembers which were used, so a misspelt

@@ -27,8 +27,8 @@ public enum ColorKernels {
         case .vignette(let intensity, let radius):
             vignette(intensity: intensity, radius: radius, canvas: step.canvas,
                      offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
-        case .crop:
-            break  // geometry: already applied when the pixels were read
+        case .crop, .gaussianBlur, .unsharpMask:
+            break  // geometry and neighbourhoods: run by their own pipeline stages
         case .colorControls(let saturation, let brightness, let contrast):
             colorControls(saturation: saturation, brightness: brightness, contrast: contrast, strip)
         case .colorMatrix(let matrix):

@@ -19,6 +19,10 @@ public enum ImageOperation: Sendable, Hashable {
     case photoEffect(PhotoEffect, intensity: Float)
     /// Pixels within `threshold` (linear-light distance) of the key colour become the background.
     case chromaKey(ChromaKey)
+    /// Separable Gaussian, σ = `sigma` pixels, truncated at ±ceil(3σ), edges clamped.
+    case gaussianBlur(sigma: Float)
+    /// out = c + intensity · (c − gaussianBlur(c, sigma))
+    case unsharpMask(sigma: Float, intensity: Float)
 
     public var name: String {
         switch self {
@@ -31,6 +35,16 @@ public enum ImageOperation: Sendable, Hashable {
         case .posterize: "posterize"
         case .photoEffect: "photoEffect"
         case .chromaKey: "chromaKey"
+        case .gaussianBlur: "gaussianBlur"
+        case .unsharpMask: "unsharpMask"
+        }
+    }
+
+    /// Rows and columns of neighbours each output pixel reads (0 for per-pixel operations).
+    public var halo: Int {
+        switch self {
+        case .gaussianBlur(let sigma), .unsharpMask(let sigma, _): GaussianKernel.radius(sigma: sigma)
+        default: 0
         }
     }
 }
@@ -49,48 +63,5 @@ public struct PlacedOperation: Sendable, Hashable {
         self.canvas = canvas
         self.offsetX = offsetX
         self.offsetY = offsetY
-    }
-}
-
-/// Where a render's pixels come from and where each operation applies.
-public struct RenderGeometry: Sendable, Hashable {
-    public var storedSize: PixelSize
-    public var orientation: Orientation
-    public var orientedSize: PixelSize
-    /// The output, as a rectangle of the oriented image (all crops composed).
-    public var outputRect: PixelRect
-    /// The stored pixels the output needs.
-    public var storedRect: PixelRect
-    /// Colour operations, in order, each placed on the output.
-    public var steps: [PlacedOperation]
-
-    public var outputSize: PixelSize { outputRect.size }
-
-    /// Composes the crops of `operations` and places every colour operation.
-    /// Throws when a crop leaves the image it is applied to.
-    public init(storedSize: PixelSize, orientation: Orientation, operations: [ImageOperation]) throws {
-        self.storedSize = storedSize
-        self.orientation = orientation
-        orientedSize = orientation.orientedSize(of: storedSize)
-        var canvas = PixelRect(size: orientedSize)
-        var pending: [(ImageOperation, PixelRect)] = []
-        for (index, operation) in operations.enumerated() {
-            if case .crop(let rect) = operation {
-                guard rect.width > 0, rect.height > 0, rect.x >= 0, rect.y >= 0,
-                      rect.maxX <= canvas.width, rect.maxY <= canvas.height else {
-                    throw RenderError.cropOutOfBounds(operationIndex: index, crop: rect, canvas: canvas.size)
-                }
-                canvas = PixelRect(x: canvas.x + rect.x, y: canvas.y + rect.y, width: rect.width, height: rect.height)
-            } else {
-                pending.append((operation, canvas))
-            }
-        }
-        let output = canvas
-        outputRect = output
-        storedRect = orientation.storedRect(for: output, stored: storedSize)
-        steps = pending.map { operation, canvas in
-            PlacedOperation(operation: operation, canvas: canvas.size,
-                            offsetX: output.x - canvas.x, offsetY: output.y - canvas.y)
-        }
     }
 }

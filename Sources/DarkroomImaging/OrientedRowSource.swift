@@ -1,7 +1,7 @@
 import JPEGTurbo
 
-/// Produces the output region of the upright image, top to bottom, as 8-bit RGB rows
-/// (`outputWidth * 3` bytes each, no padding).
+/// Produces the read rectangle of the upright image (the output plus any blur halo), top
+/// to bottom, as 8-bit RGB rows (`outputWidth * 3` bytes each, no padding).
 ///
 /// Orientations 1 and 2 stream: each decoded row is an output row. The others first
 /// decode the stored rectangle into a spill of tiles, then serve each output strip from
@@ -24,8 +24,8 @@ final class OrientedRowSource {
         self.plan = plan
         self.spillDirectory = spillDirectory
         region = plan.geometry.storedRect
-        outputWidth = plan.geometry.outputSize.width
-        outputHeight = plan.geometry.outputSize.height
+        outputWidth = plan.geometry.readRect.width
+        outputHeight = plan.geometry.readRect.height
         storedRowBytes = plan.geometry.storedSize.width * 3
         decodeBuffer = .allocate(byteCount: storedRowBytes * plan.decodeRows, alignment: 16)
     }

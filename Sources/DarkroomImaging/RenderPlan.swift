@@ -57,6 +57,9 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         let g = geometry
         lines.append("input      \(g.storedSize) stored, orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")")
         lines.append("output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
+        if g.hasNeighbourhoodOperations {
+            lines.append("halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))")
+        }
         lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
         if let tile {
             lines.append("spill      \(spill.rawValue), tiles \(tile), \(ByteCount.format(spillBytes))")
@@ -149,8 +152,9 @@ public enum RenderPlanner {
         // Two 8-bit output strips (one coloured while the other is encoded) and the
         // cache-sized chunk of linear floats the colour operations run on.
         let outputStrip = output.width * height * 3 * 2 + colourChunkBytes(width: output.width, maxRows: height)
+        let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
-            plan.memory.stripBuffers = decodeStrip + outputStrip
+            plan.memory.stripBuffers = decodeStrip + outputStrip + halo
             return plan
         }
         // Flips keep whole rows together; quarter turns cut rows into square tiles so an
@@ -165,7 +169,7 @@ public enum RenderPlanner {
         plan.stripHeight = orientation.swapsAxes ? tile.width : tile.height
         plan.spillBytes = spillBytes
         plan.memory.stripBuffers = stored.width * 3 * tile.height + output.width * plan.stripHeight * 3 * 2
-            + colourChunkBytes(width: output.width, maxRows: plan.stripHeight)
+            + colourChunkBytes(width: output.width, maxRows: plan.stripHeight) + halo
         plan.memory.spillBuffers = band
         if plan.memory.total + spillBytes <= budget / 2 {
             plan.spill = .memory
@@ -174,6 +178,17 @@ public enum RenderPlanner {
             plan.spill = .file
         }
         return plan
+    }
+
+    /// Each blur keeps 2r+1 rows of its output width in floats (twice for unsharp masks,
+    /// which also keep the unblurred rows), plus one padded input row.
+    static func neighbourhoodBytes(_ geometry: RenderGeometry) -> Int {
+        geometry.stages.reduce(0) { total, stage in
+            guard case .neighbourhood(let operation, _, let input, let output) = stage else { return total }
+            let rows = 2 * operation.halo + 1
+            let rings = if case .unsharpMask = operation { 2 } else { 1 }
+            return total + rows * output.width * 12 * rings + (input.width + 2 * operation.halo) * 12 + input.width * 12
+        }
     }
 
     static func colourChunkBytes(width: Int, maxRows: Int) -> Int {

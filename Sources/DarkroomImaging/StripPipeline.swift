@@ -19,19 +19,15 @@ struct StripPipeline {
 
     func run() throws {
         let width = plan.geometry.outputSize.width
-        let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory)
-        let colour = StripColour(plan: plan)
+        let produce = makeProducer()
         let stripBytes = width * plan.stripHeight * 3
         if threads < 2 {
             let rgb = UnsafeMutableRawBufferPointer.allocate(byteCount: stripBytes, alignment: 16)
             defer { rgb.deallocate() }
-            var firstRow = 0
             while true {
-                let rows = try wrap { try source.nextStrip(into: rgb) }
+                let rows = try produce(rgb)
                 if rows == 0 { break }
-                colour.apply(to: rgb, rows: rows, firstRow: firstRow)
                 try wrap { try encoder.writeRows(from: UnsafeRawBufferPointer(rgb), rowStride: width * 3, rowCount: rows) }
-                firstRow += rows
             }
             return
         }
@@ -53,15 +49,14 @@ struct StripPipeline {
                 handoff.giveBack(strip.buffer)
             }
         }.start()
-        var firstRow = 0
         do {
             while let index = handoff.takeFree() {
-                let buffer = handoff.buffers[index]
-                let rows = try wrap { try source.nextStrip(into: buffer) }
-                if rows == 0 { break }
-                colour.apply(to: buffer, rows: rows, firstRow: firstRow)
+                let rows = try produce(handoff.buffers[index])
+                if rows == 0 {
+                    handoff.giveBack(index)
+                    break
+                }
                 handoff.publish(.init(buffer: index, rows: rows))
-                firstRow += rows
             }
         } catch {
             handoff.fail(error)
@@ -70,6 +65,50 @@ struct StripPipeline {
         encoded.wait()
         if let failure = handoff.firstFailure { throw failure }
     }
+}
+
+extension StripPipeline {
+    /// Fills a buffer with the next finished 8-bit output strip and returns its rows (0 at
+    /// the end). Colour-only renders colour the decoded strips in place; renders with
+    /// blurs pull rows through the row chain.
+    func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
+        let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory)
+        let output = plan.geometry.outputSize
+        guard plan.geometry.hasNeighbourhoodOperations else {
+            let colour = StripColour(plan: plan)
+            var firstRow = 0
+            return { buffer in
+                let rows = try wrap { try source.nextStrip(into: buffer) }
+                colour.apply(to: buffer, rows: rows, firstRow: firstRow)
+                firstRow += rows
+                return rows
+            }
+        }
+        let chain = RowChain.build(plan: plan, source: source)
+        let row = UnsafeMutableBufferPointer<Float>.allocate(capacity: output.width * 3)
+        let rowKeeper = RowBuffer(row)
+        var produced = 0
+        return { buffer in
+            let rows = min(plan.stripHeight, output.height - produced)
+            let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            try SRGB.encodeTable.withUnsafeBufferPointer { table in
+                for index in 0..<rows {
+                    try chain.nextRow(into: rowKeeper.buffer.baseAddress!)
+                    SRGB.encode(rowKeeper.buffer.baseAddress!, into: bytes + index * output.width * 3,
+                                count: output.width * 3, table: table.baseAddress!)
+                }
+            }
+            produced += rows
+            return rows
+        }
+    }
+}
+
+/// Frees a float row when the producer closure that uses it goes away.
+final class RowBuffer {
+    let buffer: UnsafeMutableBufferPointer<Float>
+    init(_ buffer: UnsafeMutableBufferPointer<Float>) { self.buffer = buffer }
+    deinit { buffer.deallocate() }
 }
 
 /// The colour operations of a plan, applied in place to 8-bit strips a few rows at a time
