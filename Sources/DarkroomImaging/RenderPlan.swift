@@ -51,6 +51,8 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     public var memory: MemoryEstimate
     public var budget: Int
     public var isProgressive: Bool
+    /// Size of the display-size copy, when one is written.
+    public var displaySize: PixelSize?
 
     public var description: String {
         var lines: [String] = []
@@ -61,6 +63,9 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
             lines.append("halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))")
         }
         lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
+        if let displaySize {
+            lines.append("display    \(displaySize) copy (area average in linear light)")
+        }
         if let tile {
             lines.append("spill      \(spill.rawValue), tiles \(tile), \(ByteCount.format(spillBytes))")
         } else {
@@ -90,8 +95,10 @@ public enum RenderPlanner {
 
     public static func plan(
         header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
-        huffman: HuffmanOptimisation = .off, limits: RenderLimits
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil
     ) throws -> RenderPlan {
+        let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
+        let displayBytes = display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) } ?? 0
         let stored = geometry.storedSize
         guard stored.area <= limits.maxPixels else {
             throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
@@ -104,14 +111,16 @@ public enum RenderPlanner {
         let fitting = candidateHeights.lazy
             .map { plan(header: header, geometry: geometry, encoding: encoding, height: $0,
                         decoder: decoder, budget: limits.memoryBudget) }
-            .first { $0.memory.total <= limits.memoryBudget }
+            .first { $0.memory.total + displayBytes <= limits.memoryBudget }
         guard var plan = fitting else {
             let smallest = candidateHeights.last!
             let needed = plan(header: header, geometry: geometry, encoding: encoding, height: smallest,
-                              decoder: decoder, budget: limits.memoryBudget).memory.total
+                              decoder: decoder, budget: limits.memoryBudget).memory.total + displayBytes
             throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
+        plan.displaySize = display
+        plan.memory.encoder += displayBytes
         let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.fullChroma)
         switch huffman {
         case .off:
@@ -189,6 +198,12 @@ public enum RenderPlanner {
             let rings = if case .unsharpMask = operation { 2 } else { 1 }
             return total + rows * output.width * 12 * rings + (input.width + 2 * operation.halo) * 12 + input.width * 12
         }
+    }
+
+    /// The display copy: its encoder, a linear row of the full width, and up to three open
+    /// rows of sums at the display width.
+    static func derivativeBytes(output: PixelSize, display: PixelSize, fullChroma: Bool) -> Int {
+        encoderBytes(width: display.width, fullChroma: fullChroma) + output.width * 12 + display.width * 12 * 4
     }
 
     static func colourChunkBytes(width: Int, maxRows: Int) -> Int {

@@ -20,6 +20,10 @@ public struct RenderRequest: Sendable {
     /// nil writes none. Thrown errors become warnings: metadata never fails a render.
     public var rewriteExif: @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> [UInt8]?
     public var keepICCProfile: Bool
+    /// Also write a display-size JPEG (PhotoKit's displaySizeImage) here: the same render
+    /// scaled so its longest side is `displayLongestSide`.
+    public var displayOutputPath: String?
+    public var displayLongestSide: Int = 2048
     /// 2: the JPEG encoder runs on a second thread. A worker running as many jobs as
     /// there are cores uses 1; a lone render uses 2.
     public var threads: Int
@@ -48,6 +52,9 @@ public struct RenderResult: Sendable {
     public var plan: RenderPlan
     public var outputSize: PixelSize
     public var outputBytes: Int
+    /// The display-size JPEG, when one was asked for.
+    public var displaySize: PixelSize?
+    public var displayBytes: Int?
     /// Things that went wrong without spoiling the pixels (unreadable EXIF, ...).
     public var warnings: [String]
 }
@@ -67,44 +74,61 @@ public enum Renderer {
         let plan = try plan(request, header: decoder.header, orientation: orientation)
         let output = plan.geometry.outputSize
         let temporary = try AtomicOutput(finalPath: request.outputPath)
+        let display = try request.displayOutputPath.map { try AtomicOutput(finalPath: $0) }
         var warnings: [String] = []
         do {
             let encoder = try wrap { try JPEGEncoder(path: temporary.temporaryPath) }
+            let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
+                                        optimizeCoding: plan.optimizeCoding)
             try wrap {
                 _ = try decoder.start()
-                try encoder.start(width: output.width, height: output.height,
-                                  encoding: JPEGEncoding(quality: request.encoding.quality,
-                                                         fullChroma: request.encoding.fullChroma,
-                                                         optimizeCoding: plan.optimizeCoding))
+                try encoder.start(width: output.width, height: output.height, encoding: encoding)
             }
-            if let original = decoder.header.exifPayload {
-                do {
-                    if let exif = try request.rewriteExif(original, output) {
-                        try wrap { try encoder.writeMarker(app: 1, payload: exif) }
-                    }
-                } catch let error as RenderError {
-                    throw error
-                } catch {
-                    warnings.append("EXIF not copied to the render: \(error)")
-                }
-            }
-            if request.keepICCProfile, let profile = decoder.header.iccProfile {
-                try wrap { try encoder.writeICCProfile(profile) }
+            try writeMetadata(to: encoder, size: output, request: request, header: decoder.header, warnings: &warnings)
+            var derivative: Derivative?
+            if let display, let size = plan.displaySize {
+                let displayEncoder = try wrap { try JPEGEncoder(path: display.temporaryPath) }
+                try wrap { try displayEncoder.start(width: size.width, height: size.height, encoding: encoding) }
+                try writeMetadata(to: displayEncoder, size: size, request: request, header: decoder.header, warnings: &warnings)
+                derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: output, target: size))
             }
             try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
-                              threads: request.threads).run()
+                              threads: request.threads, derivative: derivative).run()
             try wrap {
                 // Read what is left so damage after the last needed row is still caught.
                 let remaining = decoder.outputHeight - decoder.nextRow
                 if remaining > 0 { try decoder.skipRows(remaining) }
                 try decoder.finish()
                 try encoder.finish(sync: true)
+                try derivative?.encoder.finish(sync: true)
             }
             let bytes = try temporary.commit()
-            return RenderResult(plan: plan, outputSize: output, outputBytes: bytes, warnings: warnings)
+            let displayBytes = try display?.commit()
+            return RenderResult(plan: plan, outputSize: output, outputBytes: bytes,
+                                displaySize: display == nil ? nil : plan.displaySize, displayBytes: displayBytes, warnings: warnings)
         } catch {
             temporary.discard()
+            display?.discard()
             throw error
+        }
+    }
+
+    /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
+    static func writeMetadata(to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: JPEGHeader,
+                              warnings: inout [String]) throws {
+        if let original = header.exifPayload {
+            do {
+                if let exif = try request.rewriteExif(original, size) {
+                    try wrap { try encoder.writeMarker(app: 1, payload: exif) }
+                }
+            } catch let error as RenderError {
+                throw error
+            } catch {
+                warnings.append("EXIF not copied to the render: \(error)")
+            }
+        }
+        if request.keepICCProfile, let profile = header.iccProfile {
+            try wrap { try encoder.writeICCProfile(profile) }
         }
     }
 
@@ -113,7 +137,8 @@ public enum Renderer {
             storedSize: PixelSize(width: header.width, height: header.height),
             orientation: orientation, operations: request.operations)
         return try RenderPlanner.plan(header: header, geometry: geometry, encoding: request.encoding,
-                                      huffman: request.huffman, limits: request.limits)
+                                      huffman: request.huffman, limits: request.limits,
+                                      displayLongestSide: request.displayOutputPath == nil ? nil : request.displayLongestSide)
     }
 
     static func openDecoder(_ path: String) throws -> JPEGDecoder {

@@ -10,6 +10,8 @@ struct StripPipeline {
     let encoder: JPEGEncoder
     let spillDirectory: String
     let threads: Int
+    /// The display-size copy, fed every finished strip on the producing thread.
+    var derivative: Derivative?
 
     /// Rows per pass through the colour operations: about 48K floats (192 KB), which
     /// stays in a core's L2 cache.
@@ -19,7 +21,20 @@ struct StripPipeline {
 
     func run() throws {
         let width = plan.geometry.outputSize.width
-        let produce = makeProducer()
+        let render = makeProducer()
+        let downscaler = derivative.map { derivative in
+            StreamingDownscaler(resampler: derivative.resampler) { row in
+                try wrap { try derivative.encoder.writeRows(from: UnsafeRawBufferPointer(start: row, count: derivative.resampler.target.width * 3),
+                                                           rowStride: derivative.resampler.target.width * 3, rowCount: 1) }
+            }
+        }
+        let produce: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
+            let rows = try render(buffer)
+            if rows > 0, let downscaler {
+                try downscaler.add(rows: rows, from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            }
+            return rows
+        }
         let stripBytes = width * plan.stripHeight * 3
         if threads < 2 {
             let rgb = UnsafeMutableRawBufferPointer.allocate(byteCount: stripBytes, alignment: 16)
@@ -147,6 +162,12 @@ struct StripColour {
             }
         }
     }
+}
+
+/// The display-size JPEG written beside the full render.
+struct Derivative {
+    let encoder: JPEGEncoder
+    let resampler: AreaResampler
 }
 
 /// Moves a non-Sendable owner to the one other thread that uses it while this thread waits.

@@ -16,6 +16,9 @@ public struct FileRender {
     /// nil: the orientation in the input's EXIF.
     public var orientation: Orientation?
     public var spillDirectory: String
+    /// Also write a display-size copy here, longest side `displayLongestSide`.
+    public var displayOutputPath: String?
+    public var displayLongestSide = 2048
     public var registry: EditorRegistry = .standard
 
     public init(inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
@@ -32,7 +35,7 @@ public struct FileRender {
     }
 
     func request() throws -> RenderRequest {
-        RenderRequest(
+        var request = RenderRequest(
             inputPath: inputPath, outputPath: outputPath,
             operations: try registry.operations(identifier: formatIdentifier, version: formatVersion, data: data),
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
@@ -41,6 +44,9 @@ public struct FileRender {
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
             },
             threads: settings.threads)
+        request.displayOutputPath = displayOutputPath
+        request.displayLongestSide = displayLongestSide
+        return request
     }
 
     func resolvedOrientation() throws -> Orientation {

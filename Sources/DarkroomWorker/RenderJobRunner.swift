@@ -25,6 +25,11 @@ public struct RenderJobRunner: Sendable {
         "renders/\(assetID)/\(jobID).jpg"
     }
 
+    /// The display-size copy (PhotoKit's displaySizeImage) beside each render.
+    public static func displayPath(assetID: Int64, jobID: Int64) -> String {
+        "renders/\(assetID)/\(jobID).display.jpg"
+    }
+
     public func run(_ job: ClaimedJob, asset: Asset, logger: Logger) throws(JobFailure) -> NewAdjustment {
         let operations: [ImageOperation]
         do {
@@ -43,13 +48,15 @@ public struct RenderJobRunner: Sendable {
         } catch {
             throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot prepare \(relative): \(error)")
         }
-        let request = RenderRequest(
+        var request = RenderRequest(
             inputPath: input, outputPath: output, operations: operations, encoding: settings.encoding,
             huffman: settings.huffman, limits: settings.limits, spillDirectory: storage.spillDirectory,
             rewriteExif: { original, size in
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
             },
             threads: settings.threads)
+        request.displayOutputPath = (try? storage.resolve(Self.displayPath(assetID: asset.id, jobID: job.id)))
+        request.displayLongestSide = settings.displayLongestSide
         let result: RenderResult
         do {
             result = try Renderer.render(request, orientation: Orientation(exifValue: asset.orientation))

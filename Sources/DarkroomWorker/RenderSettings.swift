@@ -10,6 +10,8 @@ public struct RenderSettings: Sendable {
     public var maxPixels: Int
     /// Threads per render: 2 runs the JPEG encoder beside decoding and colour work.
     public var threads: Int
+    /// Longest side of the display-size copy each job writes.
+    public var displayLongestSide = 2048
 
     public init(quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
                 memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,

@@ -21,6 +21,8 @@ extension Darkroom {
         @Option(name: .customLong("optimize-huffman"), help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
         var huffman: RenderPlanner.HuffmanOptimisation = .off
         @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels
+        @Option(help: "Also write a display-size copy (longest side --display-size) here.") var display: String?
+        @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int = 2048
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and colour work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 
@@ -29,18 +31,21 @@ extension Darkroom {
             guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
+            guard (16...65_500).contains(displaySize) else { throw ValidationError("--display-size must be 16…65500") }
             if !explain, output == nil { throw ValidationError("give -o OUTPUT (or --explain)") }
         }
 
         func run() throws {
             try withExitCodes {
-                let job = FileRender(
+                var job = FileRender(
                     inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
                     formatVersion: formatVersion, data: Array(data.utf8),
                     settings: RenderSettings(quality: quality, huffman: huffman,
                                              memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
                                              threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
+                job.displayOutputPath = display
+                job.displayLongestSide = displaySize
                 do {
                     if explain {
                         print(try job.plan())
@@ -53,6 +58,9 @@ extension Darkroom {
                     }
                     let elapsed = ContinuousClock.now - started
                     print("\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+                    if let display, let size = result.displaySize, let bytes = result.displayBytes {
+                        print("\(display)\t\(size)\t\(bytes) bytes")
+                    }
                 } catch let error as RenderError {
                     throw CommandFailure.invalidInput(error.description)
                 } catch let error as AdjustmentError {

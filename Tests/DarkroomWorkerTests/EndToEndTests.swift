@@ -96,6 +96,9 @@ import Testing
                 let exif = MetadataReader.read(app1Payload: decoder.header.exifPayload)
                 #expect(exif.metadata.orientation == 1)
                 _ = try decoder.start()
+                // The display-size copy sits beside it, longest side at most 2048.
+                let display = try JPEGDecoder(path: f.storage + "/renders/\(assetID)/\(job).display.jpg").header
+                #expect(max(display.width, display.height) <= 2048 && display.width * size.1 == display.height * size.0)
             }
             // The rotated original was 2048×1536 stored with orientation 6.
             #expect(try f.scalar("SELECT orientation::text FROM darkroom.assets WHERE id = $1", [.int(rotatedID)]) == "6")
@@ -147,7 +150,7 @@ import Testing
             #expect(try f.scalar("SELECT count(*)::text FROM darkroom.adjustments") == "1", "no record for a failed render")
             // No damaged render was written.
             let renders = try FileManager.default.subpathsOfDirectory(atPath: f.storage + "/renders").filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".partial") }
-            #expect(renders == ["\(good)/\(goodJob).jpg"])
+            #expect(renders.sorted() == ["\(good)/\(goodJob).display.jpg", "\(good)/\(goodJob).jpg"])
         }
     }
 

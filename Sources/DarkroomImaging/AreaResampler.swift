@@ -1,0 +1,147 @@
+/// Downscales rows as they stream past, averaging in linear light over the exact area each
+/// output pixel covers (a box filter with fractional edges). Every input pixel contributes
+/// to at most two output columns and rows, so one pass over the rows is enough and only
+/// one output row of sums is held.
+public struct AreaResampler: Sendable {
+    public let source: PixelSize
+    public let target: PixelSize
+    /// For each output column: the first input column and the weights of the input columns
+    /// it covers (the fractions of each input pixel inside it, scaled to sum to 1).
+    let columnSpans: [Span]
+    let rowSpans: [Span]
+
+    struct Span: Sendable, Equatable {
+        var first: Int
+        var weights: [Float]
+    }
+
+    /// The size whose longest side is `longestSide`, keeping the aspect ratio; never larger
+    /// than `size` and never below 1 pixel.
+    public static func displaySize(of size: PixelSize, longestSide: Int) -> PixelSize {
+        let longest = max(size.width, size.height)
+        guard longest > longestSide else { return size }
+        let scale = Double(longestSide) / Double(longest)
+        return PixelSize(width: max(1, Int((Double(size.width) * scale).rounded())),
+                         height: max(1, Int((Double(size.height) * scale).rounded())))
+    }
+
+    public init(source: PixelSize, target: PixelSize) {
+        precondition(target.width <= source.width && target.height <= source.height, "only downscaling")
+        self.source = source
+        self.target = target
+        columnSpans = Self.spans(from: source.width, to: target.width)
+        rowSpans = Self.spans(from: source.height, to: target.height)
+    }
+
+    static func spans(from inputCount: Int, to outputCount: Int) -> [Span] {
+        let ratio = Double(inputCount) / Double(outputCount)
+        return (0..<outputCount).map { index in
+            let start = Double(index) * ratio, end = Double(index + 1) * ratio
+            let first = Int(start.rounded(.down))
+            let last = min(inputCount - 1, Int(end.rounded(.up)) - 1)
+            let weights = (first...last).map { pixel in
+                Float((min(end, Double(pixel + 1)) - max(start, Double(pixel))) / ratio)
+            }
+            return Span(first: first, weights: weights)
+        }
+    }
+
+    /// Output rows an input row contributes to, with its weight in each.
+    func contributions(ofRow row: Int) -> [(outputRow: Int, weight: Float)] {
+        var result: [(Int, Float)] = []
+        let ratio = Double(source.height) / Double(target.height)
+        let candidate = Int(Double(row) / ratio)
+        for output in max(0, candidate - 1)...min(target.height - 1, candidate + 1) {
+            let span = rowSpans[output]
+            let offset = row - span.first
+            if offset >= 0, offset < span.weights.count { result.append((output, span.weights[offset])) }
+        }
+        return result
+    }
+}
+
+/// Feeds 8-bit output rows into an `AreaResampler` and hands finished 8-bit rows of the
+/// smaller image to `emit`, in order.
+final class StreamingDownscaler {
+    private let resampler: AreaResampler
+    private let emit: (UnsafePointer<UInt8>) throws -> Void
+    private var sums: [UnsafeMutableBufferPointer<Float>]   // one accumulator per open output row
+    private var openRows: [Int]
+    private let linearRow: UnsafeMutableBufferPointer<Float>
+    private let reducedRow: UnsafeMutableBufferPointer<Float>
+    private let encodedRow: UnsafeMutableBufferPointer<UInt8>
+    private var nextInputRow = 0
+
+    init(resampler: AreaResampler, emit: @escaping (UnsafePointer<UInt8>) throws -> Void) {
+        self.resampler = resampler
+        self.emit = emit
+        sums = []
+        openRows = []
+        linearRow = .allocate(capacity: resampler.source.width * 3)
+        reducedRow = .allocate(capacity: resampler.target.width * 3)
+        encodedRow = .allocate(capacity: resampler.target.width * 3)
+    }
+
+    deinit {
+        sums.forEach { $0.deallocate() }
+        linearRow.deallocate()
+        reducedRow.deallocate()
+        encodedRow.deallocate()
+    }
+
+    /// Adds `rows` rows of `source.width * 3` bytes.
+    func add(rows: Int, from bytes: UnsafePointer<UInt8>) throws {
+        let width = resampler.source.width
+        for row in 0..<rows {
+            SRGB.decodeTable.withUnsafeBufferPointer { table in
+                SRGB.decode(bytes + row * width * 3, into: linearRow.baseAddress!, count: width * 3, table: table.baseAddress!)
+            }
+            reduceColumns()
+            for (output, weight) in resampler.contributions(ofRow: nextInputRow) {
+                let sum = accumulator(for: output)
+                for index in 0..<reducedRow.count { sum[index] += weight * reducedRow[index] }
+            }
+            nextInputRow += 1
+            try flushFinishedRows()
+        }
+    }
+
+    private func reduceColumns() {
+        for (column, span) in resampler.columnSpans.enumerated() {
+            var r: Float = 0, g: Float = 0, b: Float = 0
+            for (offset, weight) in span.weights.enumerated() {
+                let base = (span.first + offset) * 3
+                r += weight * linearRow[base]
+                g += weight * linearRow[base + 1]
+                b += weight * linearRow[base + 2]
+            }
+            reducedRow[column * 3] = r
+            reducedRow[column * 3 + 1] = g
+            reducedRow[column * 3 + 2] = b
+        }
+    }
+
+    private func accumulator(for output: Int) -> UnsafeMutableBufferPointer<Float> {
+        if let index = openRows.firstIndex(of: output) { return sums[index] }
+        let sum = UnsafeMutableBufferPointer<Float>.allocate(capacity: resampler.target.width * 3)
+        sum.initialize(repeating: 0)
+        openRows.append(output)
+        sums.append(sum)
+        return sum
+    }
+
+    /// Output rows whose last input row has been added are encoded and emitted.
+    private func flushFinishedRows() throws {
+        while let first = openRows.first {
+            let span = resampler.rowSpans[first]
+            guard nextInputRow >= span.first + span.weights.count else { return }
+            let sum = sums.removeFirst()
+            openRows.removeFirst()
+            SRGB.encodeTable.withUnsafeBufferPointer { table in
+                SRGB.encode(sum.baseAddress!, into: encodedRow.baseAddress!, count: sum.count, table: table.baseAddress!)
+            }
+            sum.deallocate()
+            try emit(encodedRow.baseAddress!)
+        }
+    }
+}
