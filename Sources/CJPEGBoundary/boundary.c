@@ -64,16 +64,31 @@ static int fail_with(dr_jpeg_error *error, const char *message) {
 
 // ---- decoding -------------------------------------------------------------------
 
-dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors) {
+static void on_progress(j_common_ptr cinfo) {
+    dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;  // cinfo is the first member
+    j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    if (decoder->max_scans > 0 && d->input_scan_number > decoder->max_scans) {
+        snprintf(decoder->error.message, DR_JPEG_MESSAGE_CAPACITY,
+                 "the file has more than %d scans; refusing it as a decompression bomb", decoder->max_scans);
+        decoder->error.failed_on_warning = 0;
+        decoder->error.failed_at_offset = current_offset(&decoder->error, cinfo);
+        longjmp(decoder->error.jump, 1);
+    }
+}
+
+dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans) {
     dr_jpeg_decoder *decoder = calloc(1, sizeof(dr_jpeg_decoder));
     if (decoder == NULL) return NULL;
     error_init(&decoder->error, warnings_are_errors);
     decoder->cinfo.err = &decoder->error.manager;
+    decoder->max_scans = max_scans;
+    decoder->progress.progress_monitor = on_progress;
     if (setjmp(decoder->error.jump) != 0) {  // jpeg_create_* fails only on OOM
         free(decoder);
         return NULL;
     }
     jpeg_create_decompress(&decoder->cinfo);
+    decoder->cinfo.progress = &decoder->progress;  // after create, which zeroes the struct
     return decoder;
 }
 
@@ -192,7 +207,7 @@ int dr_encoder_open(dr_jpeg_encoder *encoder, const char *path, int *os_error) {
 }
 
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
-                     int quality, int full_chroma, int optimize_coding) {
+                     int quality, int full_chroma, int optimize_coding, int progressive) {
     GUARD(&encoder->error);
     j_compress_ptr cinfo = &encoder->cinfo;
     cinfo->image_width = width;
@@ -210,6 +225,7 @@ int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION heig
     cinfo->comp_info[1].v_samp_factor = 1;
     cinfo->comp_info[2].h_samp_factor = 1;
     cinfo->comp_info[2].v_samp_factor = 1;
+    if (progressive) jpeg_simple_progression(cinfo);
     jpeg_start_compress(cinfo, TRUE);
     encoder->started = 1;
     return DR_JPEG_OK;

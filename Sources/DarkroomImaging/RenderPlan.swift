@@ -6,11 +6,15 @@ public struct RenderLimits: Sendable, Equatable {
     public var memoryBudget: Int
     /// Refuse images with more pixels than this (decompression bombs).
     public var maxPixels: Int
+    /// Refuse files with more scans than this (progressive decompression bombs).
+    public var maxScans: Int
 
     public static let defaultMaxPixels = 268_402_689  // libvips' default: 16384²
-    public init(memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels) {
+    public init(memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+                maxScans: Int = JPEGDecoder.defaultMaxScans) {
         self.memoryBudget = memoryBudget
         self.maxPixels = maxPixels
+        self.maxScans = maxScans
     }
 }
 

@@ -62,7 +62,7 @@ public struct RenderResult: Sendable {
 public enum Renderer {
     /// Reads the header and plans, without decoding pixels.
     public static func plan(_ request: RenderRequest, orientation: Orientation) throws -> RenderPlan {
-        let decoder = try openDecoder(request.inputPath)
+        let decoder = try openDecoder(request.inputPath, maxScans: request.limits.maxScans)
         return try plan(request, header: decoder.header, orientation: orientation)
     }
 
@@ -70,7 +70,7 @@ public enum Renderer {
     /// at all: pixels go to a temporary file beside it, which is synced and renamed.
     /// `orientation` is the original's EXIF orientation, applied to the pixels.
     public static func render(_ request: RenderRequest, orientation: Orientation) throws -> RenderResult {
-        let decoder = try openDecoder(request.inputPath)
+        let decoder = try openDecoder(request.inputPath, maxScans: request.limits.maxScans)
         let plan = try plan(request, header: decoder.header, orientation: orientation)
         let output = plan.geometry.outputSize
         let temporary = try AtomicOutput(finalPath: request.outputPath)
@@ -141,8 +141,8 @@ public enum Renderer {
                                       displayLongestSide: request.displayOutputPath == nil ? nil : request.displayLongestSide)
     }
 
-    static func openDecoder(_ path: String) throws -> JPEGDecoder {
-        try wrap { try JPEGDecoder(path: path) }
+    static func openDecoder(_ path: String, maxScans: Int) throws -> JPEGDecoder {
+        try wrap { try JPEGDecoder(path: path, maxScans: maxScans) }
     }
 }
 

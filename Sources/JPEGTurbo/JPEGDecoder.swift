@@ -6,15 +6,18 @@ import CJPEGBoundary
 public final class JPEGDecoder {
     public let path: String
     public let header: JPEGHeader
+    /// Ordinary progressive files have about ten scans; a thousand is never legitimate.
+    public static let defaultMaxScans = 1000
     private let handle: UnsafeMutablePointer<dr_jpeg_decoder>
     private var state: State = .headerRead
 
     private enum State { case headerRead, decoding, finished }
 
     /// Opens `path` and reads its header. With `warningsAreErrors` (the default) damaged
-    /// entropy data is an error instead of grey or smeared pixels.
-    public init(path: String, warningsAreErrors: Bool = true) throws {
-        guard let handle = dr_decoder_create(warningsAreErrors ? 1 : 0) else {
+    /// entropy data is an error instead of grey or smeared pixels. Files with more than
+    /// `maxScans` scans are refused (0: no limit).
+    public init(path: String, warningsAreErrors: Bool = true, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
+        guard let handle = dr_decoder_create(warningsAreErrors ? 1 : 0, Int32(clamping: maxScans)) else {
             throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: path)
         }
         self.handle = handle

@@ -15,12 +15,15 @@ public struct JPEGEncoding: Sendable, Equatable {
     /// Optimised Huffman tables need libjpeg's whole-image coefficient buffer
     /// (two passes): only turn this on when the budget allows it.
     public var optimizeCoding: Bool
+    /// Progressive scans; darkroom's renders are baseline, tests use this to make inputs.
+    public var progressive: Bool
 
     /// darkroom's default: chroma follows quality (4:4:4 at 90 and above).
-    public init(quality: Int, fullChroma: Bool? = nil, optimizeCoding: Bool = false) {
+    public init(quality: Int, fullChroma: Bool? = nil, optimizeCoding: Bool = false, progressive: Bool = false) {
         self.quality = quality
         self.fullChroma = fullChroma ?? (quality >= 90)
         self.optimizeCoding = optimizeCoding
+        self.progressive = progressive
     }
 }
 
@@ -60,7 +63,8 @@ public final class JPEGEncoder {
         }
         try check(dr_encoder_start(handle, JDIMENSION(width), JDIMENSION(height),
                                    Int32(min(max(encoding.quality, 1), 100)),
-                                   encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0))
+                                   encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
+                                   encoding.progressive ? 1 : 0))
         self.width = width
         self.height = height
         state = .started

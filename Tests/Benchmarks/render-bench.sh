@@ -80,6 +80,28 @@ for row in "${results[@]}"; do
   printf '%-26s %9s %9s %8d MB %12s %12s\n' "$label" "$wall" "$cpu" $((rss / 1024)) "$ratio_floor" "$ratio_vips"
 done
 echo
-echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4). floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
+echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4), 2 threads. floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
 echo "vips: recomb with the sepia matrix on the autorotated input (no vignette), -c1 = --vips-concurrency=1."
 echo "Best of 3 runs each; wall and CPU seconds from GNU time, peak RSS = max resident set."
+
+# ---- the memory budget ---------------------------------------------------------------
+# Peak RSS minus the fixed cost of the running program (the same binary rendering a
+# 16×16 image: Swift runtime, Foundation, libjpeg) must stay within --memory-budget.
+vips black tiny.v 16 16 --bands 3 && vips copy tiny.v tiny.jpg && rm -f tiny.v
+"$time_cmd" -f "%M" -o fixed.txt "$darkroom" render tiny.jpg -o tiny-out.jpg >/dev/null
+rm -f tiny-out.jpg
+fixed=$(cat fixed.txt)
+printf '\n%-34s %10s %10s %12s %8s\n' "budget check (15000×10000)" "peak RSS" "fixed" "peak−fixed" "within"
+verdict=0
+for budget in 32 64 256; do
+  for o in 1 6; do
+    input=pano150.jpg; [ $o = 6 ] && input=pano150-o6.jpg
+    rm -f out.jpg
+    "$time_cmd" -f "%M" -o rss.txt "$darkroom" render "$input" -o out.jpg --data "$ops" --memory-budget ${budget}MiB >/dev/null
+    rss=$(cat rss.txt)
+    used=$((rss - fixed))
+    ok=yes; [ $((used * 1024)) -le $((budget * 1024 * 1024)) ] || { ok=NO; verdict=1; }
+    printf '%-34s %8d MB %8d MB %10d MB %8s\n' "--memory-budget ${budget}MiB, orientation $o" $((rss / 1024)) $((fixed / 1024)) $((used / 1024)) "$ok"
+  done
+done
+exit $verdict

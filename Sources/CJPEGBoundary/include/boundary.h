@@ -31,6 +31,8 @@ typedef struct dr_jpeg_error {
 typedef struct dr_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     dr_jpeg_error error;
+    struct jpeg_progress_mgr progress;
+    int max_scans;                      // 0: no limit
     FILE *file;
     int started;
 } dr_jpeg_decoder;
@@ -44,7 +46,9 @@ typedef struct dr_jpeg_encoder {
 
 // ---- decoding -------------------------------------------------------------------
 // Create returns NULL only when out of memory. Destroy closes the file and frees all.
-dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors);
+// max_scans > 0 refuses files with more scans (a progressive file can carry thousands,
+// each a full pass over the coefficients: a cheap way to make a decoder spin).
+dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans);
 void dr_decoder_destroy(dr_jpeg_decoder *decoder);
 // Opens `path` and reads the header, keeping APP1 (EXIF, XMP) and APP2 (ICC) markers.
 // On failure, errno is kept in *os_error (0 when the failure is libjpeg's).
@@ -63,9 +67,10 @@ int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned 
 dr_jpeg_encoder *dr_encoder_create(void);
 void dr_encoder_destroy(dr_jpeg_encoder *encoder);
 int dr_encoder_open(dr_jpeg_encoder *encoder, const char *path, int *os_error);
-// 3-component RGB input; quality 1..100; chroma 4:4:4 when full_chroma, else 4:2:0.
+// 3-component RGB input; quality 1..100; chroma 4:4:4 when full_chroma, else 4:2:0;
+// progressive uses libjpeg's standard scan script.
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
-                     int quality, int full_chroma, int optimize_coding);
+                     int quality, int full_chroma, int optimize_coding, int progressive);
 int dr_encoder_write_marker(dr_jpeg_encoder *encoder, int marker, const JOCTET *data,
                             unsigned int length);
 int dr_encoder_write_icc_profile(dr_jpeg_encoder *encoder, const JOCTET *data,
