@@ -74,20 +74,29 @@ public enum ColorKernels {
         let scale: Float = reach > 0 ? 1 / reach : .infinity
         let pixels = strip.pixels
         let startX = Float(offsetX) + 0.5 - centreX
-        for row in 0..<strip.rows {
-            let dy = Float(offsetY + row) + 0.5 - centreY
-            let dy2 = dy * dy
-            let rowBase = row * strip.width * 3
-            for x in 0..<strip.width {
-                let dx = startX + Float(x)
-                let scaled = (dx * dx + dy2).squareRoot() * scale
-                let t = scaled.isNaN ? 1 : min(scaled, 1)
-                let s = t * t * (3 - 2 * t)
-                let factor = max(0, 1 - intensity * s)
-                let base = rowBase + x * 3
-                pixels[base] *= factor
-                pixels[base + 1] *= factor
-                pixels[base + 2] *= factor
+        // Factors for a row first, in a contiguous loop the compiler vectorises (square
+        // roots included), then one multiply per sample.
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: strip.width) { factors in
+            for row in 0..<strip.rows {
+                let dy = Float(offsetY + row) + 0.5 - centreY
+                let dy2 = dy * dy
+                for x in 0..<strip.width {
+                    let dx = startX + Float(x)
+                    let scaled = (dx * dx + dy2).squareRoot() * scale
+                    // NaN (0 · ∞ at the centre with radius 0) fails the comparison and saturates too.
+                    let t = scaled < 1 ? scaled : 1
+                    let s = t * t * (3 - 2 * t)
+                    let factor = 1 - intensity * s
+                    factors[x] = factor > 0 ? factor : 0
+                }
+                let rowBase = row * strip.width * 3
+                for x in 0..<strip.width {
+                    let factor = factors[x]
+                    let base = rowBase + x * 3
+                    pixels[base] *= factor
+                    pixels[base + 1] *= factor
+                    pixels[base + 2] *= factor
+                }
             }
         }
     }
