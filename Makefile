@@ -22,13 +22,17 @@ SWIFT_BUILD_FLAGS ?=
 APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev pkg-config postgresql-15 postgresql-client-15
 # Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks).
 APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif
+# Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3) and the soak tests (PgBouncer).
+APT_OPS      := systemd yamllint python3-yaml pgbouncer
 
-.PHONY: help deps tool-deps build release db-start db-stop db-url test demo bench clean
+.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo bench clean lint-deploy soak
 
 help:
 	@echo "make demo    run the whole pipeline on the bundled photos"
 	@echo "make test    run the test suite against a private PostgreSQL"
-	@echo "make bench   benchmarks against djpeg/cjpeg and vips"
+	@echo "make bench   benchmarks against djpeg/cjpeg and vips, and the queue against raw SKIP LOCKED"
+	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
+	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster under .build/pg"
 
 # Installs only what is missing, so a second run costs nothing.
@@ -46,6 +50,9 @@ deps:
 
 tool-deps: deps
 	$(call apt_install,$(APT_TOOLS))
+
+ops-deps: deps
+	$(call apt_install,$(APT_OPS))
 
 build: deps
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -88,10 +95,41 @@ db-url:
 # may point at another server where the role can CREATE DATABASE).
 TEST_SERVER_URL := postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres
 
-test: deps
+test: deps ops-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" swift test --skip-build $(SWIFT_BUILD_FLAGS)
+	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
+
+# Every file under deploy/ checked by a tool or a structural check (also part of `make test`).
+lint-deploy: ops-deps
+	swift build --product darkroom $(SWIFT_BUILD_FLAGS)
+	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
+
+# ---- soak: long fault tests ---------------------------------------------------------------
+# Restarts the private PostgreSQL mid-drain and drains through PgBouncer in transaction mode,
+# then the fault tests with 5 000 jobs by 4 worker processes (two runs: the restarts would cut
+# the other suite's connections). Needs the private cluster, which it restarts.
+PGB_DIR      := $(BUILD_DIR)/pgbouncer
+PGB_PORT     ?= 56432
+
+soak: deps ops-deps db-start
+	swift build --build-tests $(SWIFT_BUILD_FLAGS)
+	@mkdir -p $(PGB_DIR); \
+	printf '[databases]\n* = host=127.0.0.1 port=$(PG_PORT)\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = $(PGB_PORT)\nunix_socket_dir =\nauth_type = trust\nauth_file = $(PGB_DIR)/users.txt\npool_mode = transaction\nmax_client_conn = 200\ndefault_pool_size = 4\nignore_startup_parameters = extra_float_digits\nlogfile = $(PGB_DIR)/pgbouncer.log\npidfile = $(PGB_DIR)/pgbouncer.pid\n' > $(PGB_DIR)/pgbouncer.ini; \
+	echo '"darkroom" ""' > $(PGB_DIR)/users.txt; \
+	as_owner=""; [ "$$(id -u)" = 0 ] && { chown -R postgres:postgres $(PGB_DIR); as_owner="runuser -u postgres --"; }; \
+	if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; sleep 0.5; fi; \
+	$$as_owner /usr/sbin/pgbouncer -d $(PGB_DIR)/pgbouncer.ini; \
+	status=0; \
+	DARKROOM_SOAK=1 DARKROOM_TEST_DATABASE_URL=$(TEST_SERVER_URL) \
+	DARKROOM_SOAK_PGBOUNCER_URL=postgresql://darkroom@127.0.0.1:$(PGB_PORT) \
+	DARKROOM_SOAK_RESTART="$$as_owner $(PG_BIN)/pg_ctl restart -w -m fast -D $(PG_DATA) >/dev/null" \
+	  swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter QueueSoakTests || status=$$?; \
+	DARKROOM_SOAK=1 DARKROOM_TEST_DATABASE_URL=$(TEST_SERVER_URL) \
+	  swift test --skip-build $(SWIFT_BUILD_FLAGS) --filter QueueFaultTests || status=$$?; \
+	kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; \
+	exit $$status
 
 # ---- demo -------------------------------------------------------------------------
 DEMO_DIR     := $(BUILD_DIR)/demo
@@ -133,6 +171,8 @@ BENCH_DIR := $(BUILD_DIR)/bench
 
 bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
+	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 
 clean: db-stop
 	rm -rf $(BUILD_DIR)

@@ -11,6 +11,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
     ],
     targets: [
         // C boundaries: one per library.
@@ -55,11 +56,13 @@ let package = Package(
         .target(name: "DarkroomWorker", dependencies: [
             "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue",
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "darkroom", dependencies: [
             "DarkroomWorker", "DarkroomQueue", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.

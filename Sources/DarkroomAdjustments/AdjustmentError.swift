@@ -7,6 +7,8 @@ public struct AdjustmentError: Error, Sendable, Equatable, CustomStringConvertib
         case unknownFormat = "unknown_format"
         case unsupportedVersion = "unsupported_format_version"
         case dataTooLarge = "adjustment_data_too_large"
+        /// The format cannot express the operations it was asked to encode.
+        case unrepresentable = "operations_not_representable"
     }
 
     public var code: Code

@@ -58,6 +58,23 @@ public enum PipelineFormat {
                 y: try parameters.integer("y", default: 0, in: 0...65_535),
                 width: try parameters.integer("width", in: 1...65_535),
                 height: try parameters.integer("height", in: 1...65_535)))
+        case "colorControls":
+            operation = .colorControls(saturation: try parameters.number("saturation", default: 1, in: 0...4),
+                                       brightness: try parameters.number("brightness", default: 0, in: -1...1),
+                                       contrast: try parameters.number("contrast", default: 1, in: 0...4))
+        case "colorMatrix":
+            operation = .colorMatrix(ColorMatrix(
+                rows: try parameters.matrix("matrix", default: ColorMatrix.identity.rows, in: -100...100),
+                offset: try parameters.color("offset", default: .black, in: -100...100)))
+        case "posterize":
+            operation = .posterize(levels: try parameters.integer("levels", default: 6, in: 2...256))
+        case "photoEffect":
+            operation = .photoEffect(try parameters.choice("effect", of: PhotoEffect.self),
+                                     intensity: try parameters.number("intensity", default: 1, in: 0...1))
+        case "chromaKey":
+            operation = .chromaKey(ChromaKey(key: try parameters.color("key", default: .green, in: 0...1),
+                                             threshold: try parameters.number("threshold", default: 0.7, in: 0...2),
+                                             background: try parameters.color("background", default: .black, in: 0...1)))
         default:
             throw AdjustmentError(.unknownOperation,
                 "operation \(index): unknown op \"\(name)\"; known ops are \(knownOperations.joined(separator: ", "))")
@@ -66,7 +83,8 @@ public enum PipelineFormat {
         return operation
     }
 
-    public static let knownOperations = ["crop", "exposure", "gaussianBlur", "sepia", "unsharpMask", "vignette"]
+    public static let knownOperations = ["chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "gaussianBlur",
+                                         "photoEffect", "posterize", "sepia", "unsharpMask", "vignette"]
 }
 
 /// Reads one operation's parameters and remembers which were used, so a misspelt
@@ -112,6 +130,61 @@ struct Parameters {
             throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(Int(number))")
         }
         return Int(number)
+    }
+
+    /// Three numbers, `[r, g, b]`, each in `range`.
+    mutating func color(_ name: String, default fallback: RGBColor, in range: ClosedRange<Float>) throws -> RGBColor {
+        used.insert(name)
+        guard let value = fields[name] else { return fallback }
+        let numbers = try numbers(value, count: 3, name: name, shape: "an array of 3 numbers [r, g, b]", in: range)
+        return RGBColor(red: numbers[0], green: numbers[1], blue: numbers[2])
+    }
+
+    /// Three rows of three numbers, returned row-major.
+    mutating func matrix(_ name: String, default fallback: [Float], in range: ClosedRange<Float>) throws -> [Float] {
+        used.insert(name)
+        guard let value = fields[name] else { return fallback }
+        let shape = "3 rows of 3 numbers, like [[1,0,0],[0,1,0],[0,0,1]]"
+        guard case .array(let rows) = value, rows.count == 3 else {
+            throw invalid(name, "must be \(shape), got \(describeShape(value))")
+        }
+        var result: [Float] = []
+        for (index, row) in rows.enumerated() {
+            result += try numbers(row, count: 3, name: "\(name)[\(index)]", shape: "3 numbers", in: range)
+        }
+        return result
+    }
+
+    /// A string naming one case of `choices`.
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of choices: Choice.Type) throws -> Choice
+    where Choice.RawValue == String {
+        used.insert(name)
+        let known = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        guard let value = fields[name] else { throw invalid(name, "is required (one of \(known))") }
+        guard case .string(let text) = value else { throw invalid(name, "must be a string (one of \(known)), got \(value.kind)") }
+        guard let choice = Choice(rawValue: text) else { throw invalid(name, "must be one of \(known), got \"\(text)\"") }
+        return choice
+    }
+
+    private func numbers(_ value: JSONValue, count: Int, name: String, shape: String, in range: ClosedRange<Float>) throws -> [Float] {
+        guard case .array(let entries) = value, entries.count == count else {
+            throw invalid(name, "must be \(shape), got \(describeShape(value))")
+        }
+        return try entries.enumerated().map { index, entry in
+            guard case .number(let number) = entry, number.isFinite else {
+                throw invalid(name, "element \(index) must be a number, got \(entry.kind)")
+            }
+            let single = Float(number)
+            guard range.contains(single) else {
+                throw invalid(name, "element \(index) must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
+            }
+            return single
+        }
+    }
+
+    private func describeShape(_ value: JSONValue) -> String {
+        if case .array(let entries) = value { return "an array of \(entries.count)" }
+        return value.kind
     }
 
     func refuseUnused() throws {

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The colour-grading kernels: colorControls, colorMatrix, posterize, photoEffect and
 /// chromaKey. Like the others they loop over the raw strip with no allocation or dynamic
 /// dispatch per pixel; anything costly (transfer functions, tone curves) is computed once
@@ -43,14 +45,9 @@ extension ColorKernels {
     static func posterize(levels: Int, _ strip: LinearStrip) {
         precondition((2...256).contains(levels), "posterize levels must be 2…256")
         guard let pixels = strip.pixels.baseAddress else { return }
-        let steps = levels - 1
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 512) { tables in
-            let boundaries = tables.baseAddress!
+        PosterizeTables.table(levels: levels).withUnsafeBufferPointer { table in
+            let boundaries = table.baseAddress!
             let outputs = boundaries + 256
-            for level in 0..<256 {
-                boundaries[level] = level < steps ? Float(SRGB.toLinear((Double(level) + 0.5) / Double(steps))) : .infinity
-                outputs[level] = level <= steps ? Float(SRGB.toLinear(Double(level) / Double(steps))) : 1
-            }
             for index in 0..<(strip.width * strip.rows * 3) {
                 let value = pixels[index]
                 var level = 0
@@ -108,6 +105,27 @@ extension ColorKernels {
                 base[2] = bb
             }
         }
+    }
+}
+
+/// Posterize's boundaries and level values for each level count, built on first use and
+/// kept: kernels run once per strip or row, and 512 `pow` calls each time would cost a
+/// noticeable share of a narrow row. At most 255 tables of 2 KiB.
+enum PosterizeTables {
+    private static let cache = Mutex<[Int: [Float]]>([:])
+
+    /// 256 boundaries (`toLinear((k + ½)/n)`, then +∞) followed by 256 outputs (`toLinear(k/n)`).
+    static func table(levels: Int) -> [Float] {
+        if let table = cache.withLock({ $0[levels] }) { return table }
+        let steps = levels - 1
+        var table = [Float](repeating: 1, count: 512)
+        for level in 0..<256 {
+            table[level] = level < steps ? Float(SRGB.toLinear((Double(level) + 0.5) / Double(steps))) : .infinity
+            if level <= steps { table[256 + level] = Float(SRGB.toLinear(Double(level) / Double(steps))) }
+        }
+        // Two threads may both build it; they build the same table.
+        cache.withLock { $0[levels] = table }
+        return table
     }
 }
 

@@ -19,13 +19,16 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     public var leasedBy: String
     public var leaseExpiresAt: Date
     public var batch: String?
+    public var runAt: Date
+    /// Attempts in a row, before this one, whose worker died holding the job.
+    public var crashes: Int
 
     /// If this attempt fails, the job fails for good whatever the failure.
     public var isLastAttempt: Bool { attempts >= maxAttempts }
 
     static let columns = """
         id, asset_id, kind, format_identifier, format_version, data, priority, attempts, max_attempts,
-        lease_token, leased_by, lease_expires_at, batch
+        lease_token, leased_by, lease_expires_at, batch, run_at, crashes
         """
 
     init(row: PostgresRow) throws {
@@ -42,6 +45,8 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         leasedBy = try row["leased_by"].decode(String.self)
         leaseExpiresAt = try row["lease_expires_at"].decode(Date.self)
         batch = try row["batch"].decode(String?.self)
+        runAt = try row["run_at"].decode(Date.self)
+        crashes = try row["crashes"].decode(Int.self)
     }
 }
 

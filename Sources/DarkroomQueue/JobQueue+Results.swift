@@ -26,7 +26,8 @@ extension JobQueue {
                                      [.int(assetID), .int(adjustmentID)])
             _ = try connection.query("""
                 UPDATE darkroom.jobs
-                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, lease_token = NULL, lease_expires_at = NULL
+                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, completed_lease = lease_token,
+                       lease_token = NULL, lease_expires_at = NULL, crashes = 0
                  WHERE id = $1
                 """, [.int(job.id), .int(adjustmentID)])
             logger.debug("completed job", metadata: ["job_id": "\(job.id)", "adjustment_id": "\(adjustmentID)"])
@@ -55,7 +56,7 @@ extension JobQueue {
                        last_error = $4::text || ': ' || $5::text,
                        errors = errors || jsonb_build_array(jsonb_build_object(
                            'attempt', attempts, 'at', now(), 'code', $4::text, 'message', $5::text, 'worker', leased_by)),
-                       lease_token = NULL, lease_expires_at = NULL
+                       lease_token = NULL, lease_expires_at = NULL, crashes = 0
                  WHERE id = $1
                 """, [.int(job.id), .text(next.rawValue), .double(delay.inSeconds), .text(failure.code), .text(failure.message)])
             logger.info("job attempt failed", metadata: [
@@ -68,18 +69,29 @@ extension JobQueue {
     }
 
     /// Gives the job back without counting the attempt, e.g. when the worker shuts down, and
-    /// wakes other workers to pick it up.
-    public func release(_ job: ClaimedJob) throws {
+    /// wakes other workers to pick it up. With `delay`, it becomes claimable only after that
+    /// long (a job this worker cannot render goes back for a newer worker without a busy loop).
+    public func release(_ job: ClaimedJob, reason: String? = nil, delay: Duration = .zero) throws {
         try connection.withTransaction {
             _ = try lockLeasedJob(job)
             _ = try connection.query("""
                 UPDATE darkroom.jobs
-                   SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL
+                   SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL,
+                       crashes = 0, run_at = greatest(run_at, now() + make_interval(secs => $2::double precision)),
+                       last_error = coalesce($3::text, last_error)
                  WHERE id = $1
-                """, [.int(job.id)])
+                """, [.int(job.id), .double(delay.inSeconds), .optional(reason, PostgresBind.text)])
             _ = try connection.query("SELECT pg_notify($1, '')", [.text(Self.notificationChannel)])
             logger.debug("released job", metadata: ["job_id": "\(job.id)"])
         }
+    }
+
+    /// After a connection broke during `complete`, tells whether that completion committed:
+    /// the job succeeded under this very lease (`completed_lease` keeps its token).
+    public func completionCommitted(_ job: ClaimedJob) throws -> Int64? {
+        try connection.query("""
+            SELECT adjustment_id FROM darkroom.jobs WHERE id = $1 AND state = 'succeeded' AND completed_lease = $2::uuid
+            """, [.int(job.id), .text(job.leaseToken.uuidString)]).first.flatMap { $0["adjustment_id"].int64 }
     }
 
     /// Locks the job's row for the rest of the transaction, and throws `leaseLost` unless `job`'s

@@ -41,67 +41,43 @@ public struct JobQueue {
         }
     }
 
-    /// Leases up to `limit` due jobs to `workerID`, highest priority first, then oldest `run_at`.
-    /// Jobs other workers are claiming at the same moment are skipped, never handed out twice.
-    /// First puts back jobs whose leases expired, so they can be claimed again.
-    public func claim(workerID: String, limit: Int, lease: Duration) throws -> [ClaimedJob] {
+    /// Leases up to `limit` due jobs to `workerID`, highest priority first, then oldest `run_at`
+    /// (`darkroom.claim_jobs`: one statement, one scan of the claim index). Jobs other workers
+    /// are claiming at the same moment are skipped, never handed out twice. With `formats`, only
+    /// jobs this worker can render are claimed; others wait for a worker that can. Expired
+    /// leases are put back in the queue first.
+    public func claim(workerID: String, limit: Int, lease: Duration, formats: [ClaimableFormat]? = nil) throws -> [ClaimedJob] {
         precondition(limit > 0, "claim limit must be positive")
         precondition(lease > .zero, "the lease must be positive")
-        try rescueExpiredLeases()
-        // MATERIALIZED: the locking subquery must run once, not be re-evaluated per row.
-        let rows = try connection.query("""
-            WITH next AS MATERIALIZED (
-                SELECT id FROM darkroom.jobs
-                 WHERE state = 'queued' AND run_at <= now()
-                 ORDER BY priority DESC, run_at, id
-                 LIMIT $2
-                   FOR UPDATE SKIP LOCKED
-            ), claimed AS (
-                UPDATE darkroom.jobs AS j
-                   SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
-                       leased_by = $1, lease_expires_at = now() + make_interval(secs => $3::double precision),
-                       started_at = now()
-                  FROM next
-                 WHERE j.id = next.id
-             RETURNING j.*
-            )
-            SELECT \(ClaimedJob.columns) FROM claimed ORDER BY priority DESC, run_at, id
-            """, [.text(workerID), .int(Int64(limit)), .double(lease.inSeconds)])
+        let rows = try connection.query(
+            "SELECT \(ClaimedJob.columns) FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb)",
+            [.text(workerID), .int(Int64(limit)), .double(lease.inSeconds), .optional(formats.map(ClaimableFormat.json), PostgresBind.text)])
         let jobs = try rows.map(ClaimedJob.init(row:))
+            .sorted { ($1.priority, $0.runAt, $0.id) < ($0.priority, $1.runAt, $1.id) }
         if !jobs.isEmpty {
             logger.debug("claimed jobs", metadata: ["worker": "\(workerID)", "job_ids": "\(jobs.map(\.id))"])
         }
         return jobs
     }
 
-    /// Puts running jobs whose lease has expired back in the queue (or fails them if that was
-    /// their last attempt), recording why. Returns how many were rescued. `claim` calls this.
+    /// Puts running jobs whose lease has expired back in the queue, or fails them if that was
+    /// their last attempt or their workers died `crash_limit` times in a row (a crash loop).
+    /// Returns how many were rescued. `claim` does this too; workers also call it with each
+    /// heartbeat so that what happened is logged.
     @discardableResult
     public func rescueExpiredLeases() throws -> Int {
-        let rows = try connection.query("""
-            WITH expired AS MATERIALIZED (
-                SELECT id, leased_by, format('lease expired (worker %s stopped heartbeating)', leased_by) AS reason
-                  FROM darkroom.jobs
-                 WHERE state = 'running' AND lease_expires_at < now()
-                   FOR UPDATE SKIP LOCKED
-            )
-            UPDATE darkroom.jobs AS j
-               SET state = CASE WHEN j.attempts >= j.max_attempts THEN 'failed' ELSE 'queued' END,
-                   finished_at = CASE WHEN j.attempts >= j.max_attempts THEN now() END,
-                   last_error = expired.reason,
-                   errors = j.errors || jsonb_build_array(jsonb_build_object(
-                       'attempt', j.attempts, 'at', now(), 'code', 'lease_expired',
-                       'message', expired.reason, 'worker', expired.leased_by)),
-                   lease_token = NULL, lease_expires_at = NULL
-              FROM expired
-             WHERE j.id = expired.id
-            RETURNING j.id, j.state, expired.leased_by
-            """)
+        let rows = try connection.query("SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")
         for row in rows {
-            logger.warning("rescued a job whose lease expired", metadata: [
-                "job_id": "\(row["id"].int64 ?? 0)", "worker": "\(row["leased_by"].string ?? "?")",
-                "state": "\(row["state"].string ?? "?")",
-            ])
+            let state = row["new_state"].string ?? "?"
+            let metadata: Logger.Metadata = [
+                "job_id": "\(row["job_id"].int64 ?? 0)", "worker": "\(row["worker"].string ?? "?")",
+                "state": "\(state)", "consecutive_crashes": "\(row["crashes"].int ?? 0)",
+            ]
+            if state == JobState.failed.rawValue {
+                logger.error("a job whose worker died was parked as failed (crash loop or out of attempts)", metadata: metadata)
+            } else {
+                logger.warning("rescued a job whose lease expired", metadata: metadata)
+            }
         }
         return rows.count
     }
@@ -116,5 +92,32 @@ public struct JobQueue {
              WHERE id = $1 AND state = 'running' AND lease_token = $2::uuid AND lease_expires_at >= now()
             """, [.int(job.id), .text(job.leaseToken.uuidString), .double(duration.inSeconds)])
         return rows.affectedRows == 1
+    }
+
+    /// One round trip for a whole worker process: records it as alive (`darkroom.workers`) and
+    /// extends the leases of `jobs` by `lease`. Returns what it learned about each job; a job
+    /// whose check is not `held` must stop and write nothing.
+    public func heartbeat(
+        _ worker: WorkerIdentity, lease: Duration, jobs: [ClaimedJob], formats: [ClaimableFormat], stopping: Bool = false
+    ) throws -> [Int64: LeaseCheck] {
+        let ids = "{" + jobs.map { String($0.id) }.joined(separator: ",") + "}"
+        let tokens = "{" + jobs.map { $0.leaseToken.uuidString }.joined(separator: ",") + "}"
+        let rows = try connection.query("""
+            SELECT job_id, held, state
+              FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
+            """, [.text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
+                  .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping)])
+        var checks: [Int64: LeaseCheck] = [:]
+        for row in rows {
+            let check = LeaseCheck(jobID: try row["job_id"].decode(Int64.self), held: try row["held"].decode(Bool.self),
+                                   state: try row["state"].decode(String.self))
+            checks[check.jobID] = check
+        }
+        return checks
+    }
+
+    /// Removes the worker from `darkroom.workers` when it exits cleanly.
+    public func workerStopped(_ worker: WorkerIdentity) throws {
+        _ = try connection.query("SELECT darkroom.worker_stopped($1::text)", [.text(worker.name)])
     }
 }

@@ -1,10 +1,17 @@
+import DarkroomAdjustments
 import DarkroomQueue
 import Foundation
 import LibPQ
 import Logging
 
-/// Runs jobs from the queue: `concurrency` slots, each a thread with its own connection,
-/// plus one listening connection whose NOTIFYs wake idle slots (they also poll).
+/// Runs jobs from the queue: `concurrency` slots, each a thread with its own connection; one
+/// heartbeat thread (own connection) that extends the leases of every job in hand and notices
+/// cancelled ones; and one listening connection whose NOTIFYs wake idle slots (they also poll).
+///
+/// A job whose lease is gone (cancelled, expired, released at shutdown) is never recorded. Its
+/// render file, if one was written, is left for `Jobs/clean-orphaned-renders.sql`: another
+/// attempt of the same job writes the same path, so deleting it here could race with that
+/// attempt's completion.
 public final class Worker: Sendable {
     public let options: WorkerOptions
     let runner: RenderJobRunner
@@ -17,36 +24,87 @@ public final class Worker: Sendable {
         self.logger = logger
     }
 
-    /// Asks the slots to stop claiming; jobs in hand finish first.
+    /// Stop claiming; jobs in hand get `shutdownGrace` to finish, then are released.
     public func stop() { state.stop() }
 
     /// Runs until drained (with `drain`), `maxDuration` passes, or `stop()`.
     public func run() -> WorkerSummary {
         let started = ContinuousClock.now
-        let finished = DispatchGroup()
+        var threads: [DispatchGroup] = []
+        let slots = DispatchGroup()
         for slot in 0..<max(options.concurrency, 1) {
-            finished.enter()
-            let thread = Thread { [self] in
+            slots.enter()
+            spawn("darkroom-slot-\(slot)") { [self] in
                 runSlot(slot, started: started)
-                finished.leave()
+                slots.leave()
             }
-            thread.name = "darkroom-slot-\(slot)"
-            thread.start()
         }
-        let listenerDone = DispatchGroup()
-        if !options.drain {
-            listenerDone.enter()
-            Thread { [self] in
-                listen()
-                listenerDone.leave()
-            }.start()
+        for (name, body) in [("darkroom-heartbeat", heartbeatLoop), ("darkroom-listen", listen)] where name != "darkroom-listen" || !options.drain {
+            let group = DispatchGroup()
+            group.enter()
+            spawn(name) {
+                body()
+                group.leave()
+            }
+            threads.append(group)
         }
-        finished.wait()
+
+        waitForSlots(slots)
         state.stop()
-        listenerDone.wait()
+        for thread in threads { thread.wait() }
+        sayGoodbye()
         var summary = state.tally
         summary.elapsed = ContinuousClock.now - started
         return summary
+    }
+
+    /// Waits for the slots; once stopping, gives running jobs `shutdownGrace`, then releases
+    /// what is still running so other workers take it over, and stops waiting for those slots.
+    private func waitForSlots(_ slots: DispatchGroup) {
+        while slots.wait(timeout: .now() + 0.2) == .timedOut {
+            guard state.isStopping else { continue }
+            let deadline = Date().addingTimeInterval(options.shutdownGrace.seconds)
+            if state.waitForRunningJobs(until: deadline) {
+                slots.wait()
+                return
+            }
+            releaseUnfinished()
+            return
+        }
+    }
+
+    private func releaseUnfinished() {
+        let unfinished = state.runningJobs
+        logger.notice("shutdown grace period over; releasing unfinished jobs", metadata: [
+            "job_ids": "\(unfinished.map(\.job.id))", "grace_s": "\(options.shutdownGrace.seconds)"])
+        var connection: PostgresConnection?
+        for running in unfinished {
+            running.markLost("released at shutdown", cancelled: false)
+            do {
+                let live = try connection ?? PostgresConnection(options.databaseURL)
+                connection = live
+                try JobQueue(live, logger: logger).release(running.job, reason: "released unfinished at worker shutdown")
+                state.record(.released)
+            } catch {
+                // The lease runs out on its own and the job is rescued; nothing is lost.
+                logger.warning("could not release a job; it returns to the queue when its lease expires", metadata: [
+                    "job_id": "\(running.job.id)", "error": "\(error)"])
+            }
+        }
+    }
+
+    private func sayGoodbye() {
+        do {
+            try JobQueue(try PostgresConnection(options.databaseURL), logger: logger).workerStopped(options.identity)
+        } catch {
+            logger.debug("could not remove this worker from darkroom.workers", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func spawn(_ name: String, _ body: @escaping @Sendable () -> Void) {
+        let thread = Thread(block: body)
+        thread.name = name
+        thread.start()
     }
 
     // MARK: Slots
@@ -55,68 +113,154 @@ public final class Worker: Sendable {
         let name = "\(options.workerName)/\(slot)"
         var logger = self.logger
         logger[metadataKey: "worker"] = "\(name)"
-        var connection: PostgresConnection?
-        var reconnect = Backoff()
+        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger)
         while !state.isStopping {
             if let limit = options.maxDuration, ContinuousClock.now - started >= limit {
                 logger.info("max duration reached; no more jobs will be claimed")
                 state.stop()
                 break
             }
-            do {
-                let live = try connection ?? PostgresConnection(options.databaseURL)
-                connection = live
-                let queue = JobQueue(live, logger: logger)
-                guard let job = try queue.claim(workerID: name, limit: 1, lease: options.lease).first else {
-                    if options.drain { break }
-                    state.waitForWork(timeout: options.pollInterval)
-                    continue
-                }
-                reconnect.reset()
-                try process(job, queue: queue, connection: live, logger: logger)
-            } catch let error as PostgresError where error.isConnectionFailure || connection?.isConnected == false {
-                connection = nil
-                let delay = reconnect.next()
-                logger.warning("database unavailable; reconnecting", metadata: [
-                    "error": "\(error.message)", "retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
-                state.pause(delay)
-            } catch {
-                logger.error("unexpected error; pausing this slot", metadata: ["error": "\(error)"])
-                state.pause(.seconds(1))
+            let claimed = connection.attempt { live in
+                try JobQueue(live, logger: logger).claim(workerID: name, limit: 1, lease: options.lease, formats: options.formats)
             }
+            guard let claimed else { continue }  // the database is away; `attempt` waited
+            guard let job = claimed.first else {
+                if options.drain { break }
+                state.waitForWork(timeout: options.pollInterval)
+                continue
+            }
+            let running = RunningJob(job)
+            state.started(running)
+            process(running, connection: connection, logger: logger)
+            state.finished(running)
         }
     }
 
-    private func process(_ job: ClaimedJob, queue: JobQueue, connection: PostgresConnection, logger baseLogger: Logger) throws {
+    private func process(_ running: RunningJob, connection: Reconnecting, logger baseLogger: Logger) {
+        let job = running.job
         var logger = baseLogger
         logger[metadataKey: "job_id"] = "\(job.id)"
         logger[metadataKey: "asset_id"] = "\(job.assetID)"
         let clock = ContinuousClock.now
+
+        if ClaimableFormats.needsNewerEditor(job, registry: runner.registry) {
+            logger.notice("job needs a newer editor than this worker has; giving it back", metadata: [
+                "format": "\(job.formatIdentifier) \(job.formatVersion)"])
+            report(running, connection: connection, logger: logger) { queue in
+                try queue.release(job, reason: "waiting for a worker that can read \(job.formatIdentifier) \(job.formatVersion)",
+                                  delay: .seconds(60))
+                return .released
+            }
+            return
+        }
+
+        let result: Result<NewAdjustment, JobFailure>
         do {
-            guard let asset = try AssetStore(connection).asset(id: job.assetID) else {
+            guard let asset = connection.attempt({ try AssetStore($0).asset(id: job.assetID) }) else {
+                throw JobFailure.transient(code: "database_unavailable", message: "could not read asset \(job.assetID)")
+            }
+            guard let asset else {
                 throw JobFailure.permanent(code: "asset_not_found", message: "asset \(job.assetID) no longer exists")
             }
-            let adjustment = try runner.run(job, asset: asset, logger: logger)
-            let adjustmentID = try queue.complete(job, with: adjustment)
-            state.record(.succeeded)
-            logger.info("job succeeded", metadata: [
-                "adjustment_id": "\(adjustmentID)", "output": "\(adjustment.renderedPath)",
-                "size": "\(adjustment.renderedWidth)x\(adjustment.renderedHeight)",
-                "ms": "\(Int((ContinuousClock.now - clock).seconds * 1000))"])
+            result = .success(try runner.run(job, asset: asset, logger: logger))
         } catch let failure as JobFailure {
-            let outcome = try queue.fail(job, failure, retryPolicy: options.retryPolicy)
-            state.record(outcome == .failed ? .failed : .retried)
-            logger.error("job \(outcome == .failed ? "failed" : "will be retried")", metadata: [
-                "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"])
-        } catch QueueError.leaseLost(_, let reason) {
-            state.record(.leaseLost)
-            logger.warning("result not recorded: the lease was lost", metadata: ["reason": "\(reason)"])
+            result = .failure(failure)
+        } catch {
+            result = .failure(.transient(code: "internal", message: "\(error)"))
+        }
+
+        report(running, connection: connection, logger: logger) { queue in
+            switch result {
+            case .success(let adjustment):
+                let adjustmentID = try queue.complete(job, with: adjustment)
+                logger.info("job succeeded", metadata: [
+                    "adjustment_id": "\(adjustmentID)", "output": "\(adjustment.renderedPath)",
+                    "size": "\(adjustment.renderedWidth)x\(adjustment.renderedHeight)",
+                    "ms": "\(Int((ContinuousClock.now - clock).seconds * 1000))"])
+                return .succeeded
+            case .failure(let failure):
+                let outcome = try queue.fail(job, failure, retryPolicy: options.retryPolicy)
+                logger.error("job \(outcome == .failed ? "failed" : "will be retried")", metadata: [
+                    "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"])
+                return outcome == .failed ? .failed : .retried
+            }
+        }
+    }
+
+    /// Writes a job's outcome unless its lease is gone, reconnecting and retrying while the
+    /// database is away. After a connection broke mid-completion, checks whether that
+    /// completion committed before trying again, so a job is never completed twice.
+    private func report(_ running: RunningJob, connection: Reconnecting, logger: Logger,
+                        _ write: (JobQueue) throws -> WorkerState.Outcome) {
+        let job = running.job
+        var brokeWhileWriting = false
+        while true {
+            if let lost = running.lossReason {
+                logger.warning("result not recorded", metadata: ["reason": "\(lost.reason)"])
+                if lost.reason != "released at shutdown" { state.record(lost.cancelled ? .cancelled : .leaseLost) }
+                return
+            }
+            do {
+                let live = try connection.live()
+                let queue = JobQueue(live, logger: logger)
+                if brokeWhileWriting, let adjustmentID = try queue.completionCommitted(job) {
+                    logger.info("job succeeded (its completion had committed before the connection broke)",
+                                metadata: ["adjustment_id": "\(adjustmentID)"])
+                    state.record(.succeeded)
+                    return
+                }
+                state.record(try write(queue))
+                return
+            } catch QueueError.leaseLost(_, let reason) {
+                running.markLost(reason, cancelled: reason == "the job is now cancelled")
+            } catch let error as PostgresError where error.isConnectionFailure {
+                brokeWhileWriting = true
+                connection.lost(error)
+            } catch {
+                logger.error("could not record the job's outcome; its lease will expire and it will be retried",
+                             metadata: ["error": "\(error)"])
+                state.record(.leaseLost)
+                return
+            }
+        }
+    }
+
+    // MARK: Heartbeat
+
+    /// Extends the leases of every job in hand, marks lost ones (cancelled, expired), keeps this
+    /// worker's row in `darkroom.workers` fresh and logs jobs rescued from dead workers.
+    private func heartbeatLoop() {
+        var logger = self.logger
+        logger[metadataKey: "worker"] = "\(options.workerName)"
+        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger, untilStopped: false)
+        let identity = options.identity
+        while true {
+            let stopping = state.isStopping
+            let jobs = state.runningJobs
+            // Keep going while jobs are in hand during shutdown; their leases must stay alive.
+            if stopping && jobs.isEmpty { return }
+            _ = connection.attempt { live in
+                let queue = JobQueue(live, logger: logger)
+                let checks = try queue.heartbeat(identity, lease: options.lease, jobs: jobs.map(\.job),
+                                                 formats: options.formats ?? [], stopping: stopping)
+                for running in jobs {
+                    guard let check = checks[running.job.id], let reason = check.lossReason else { continue }
+                    if running.lossReason == nil {
+                        logger.warning("job lost its lease; its result will not be recorded", metadata: [
+                            "job_id": "\(running.job.id)", "reason": "\(reason)"])
+                    }
+                    running.markLost(reason, cancelled: check.state == JobState.cancelled.rawValue)
+                }
+                if !stopping { try queue.rescueExpiredLeases() }
+            }
+            // While stopping, beat often: the loop must notice quickly that the last job is done.
+            state.sleep(stopping ? min(options.heartbeatInterval, .seconds(1)) : options.heartbeatInterval, returnEarlyOnStop: !stopping)
         }
     }
 
     // MARK: Wake-ups
 
-    /// Holds its own (direct, never pooled) connection for LISTEN.
+    /// Holds its own connection for LISTEN: direct to PostgreSQL, never through PgBouncer.
     private func listen() {
         var connection: PostgresConnection?
         var reconnect = Backoff()
@@ -124,7 +268,7 @@ public final class Worker: Sendable {
             do {
                 let live: PostgresConnection
                 if let connection { live = connection } else {
-                    live = try PostgresConnection(options.databaseURL)
+                    live = try PostgresConnection(options.listenURL ?? options.databaseURL)
                     try live.listen(JobQueue.notificationChannel)
                     connection = live
                     state.wake()  // anything inserted while we were away

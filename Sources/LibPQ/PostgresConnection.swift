@@ -16,8 +16,8 @@ public final class PostgresConnection {
 
     /// Opens a connection from a URI (`postgresql://user@host:port/db`) or `key=value` string.
     ///
-    /// `application_name` defaults to "darkroom"; the session is set to `TimeZone=UTC`,
-    /// `DateStyle=ISO` and hex `bytea` output so that results always parse the same way.
+    /// `application_name` defaults to "darkroom". No session state is set unless the server's
+    /// DateStyle is not ISO (see `configureSession`), so connections may go through PgBouncer.
     public init(_ conninfo: String) throws {
         // Earlier entries can be overridden by the connection string, later ones cannot:
         // the caller may rename the application, but results must be UTF-8.
@@ -55,7 +55,7 @@ public final class PostgresConnection {
     public var backendPID: Int32 { PQbackendPID(handle) }
 
     /// Closes and re-opens the connection with the same parameters. Session state
-    /// (LISTENs, SETs, temporary tables) is lost; the session defaults are applied again.
+    /// (LISTENs, SETs, temporary tables) is lost.
     public func reset() throws {
         PQreset(handle)
         guard isConnected else {
@@ -98,8 +98,21 @@ public final class PostgresConnection {
 
     // MARK: - Internals
 
+    /// Results are parsed assuming ISO dates; `bytea` is read in either output format and
+    /// timestamps with any offset, so TimeZone and bytea_output do not matter. The server
+    /// reports DateStyle at startup (ParameterStatus), so the common case costs no round trip
+    /// and leaves no session state. Only a server configured for another DateStyle gets a
+    /// `SET DateStyle`, which PgBouncer tracks per client even in transaction pooling mode.
     private func configureSession() throws {
-        try execute("SET TimeZone TO 'UTC'; SET DateStyle TO 'ISO, MDY'; SET bytea_output TO 'hex'")
+        let dateStyle = PQparameterStatus(handle, "DateStyle").map { String(cString: $0) } ?? ""
+        if !dateStyle.hasPrefix("ISO") {
+            try execute("SET DateStyle TO 'ISO, MDY'")
+        }
+    }
+
+    /// A run-time parameter the server reported (e.g. "server_version", "DateStyle", "TimeZone").
+    public func parameterStatus(_ name: String) -> String? {
+        PQparameterStatus(handle, name).map { String(cString: $0) }
     }
 
     /// Turns a `PGresult` into rows or an error, and clears it.

@@ -80,14 +80,21 @@ extension Bool: PostgresDecodable {
 extension Array: PostgresDecodable where Element == UInt8 {
     private static let byteaOID: UInt32 = 17
 
-    /// `bytea` arrives as `\x` followed by two hex digits per byte (`bytea_output=hex`, set on connect).
+    /// `bytea` arrives as `\x` followed by two hex digits per byte (`bytea_output=hex`, the
+    /// default), or in the older escape format (`bytea_output=escape`): printable bytes as
+    /// themselves, `\\` for a backslash and `\nnn` (octal) for the rest.
     public init?(postgresText text: String, typeOID: UInt32) {
         guard typeOID == Self.byteaOID else {
             self = Array(text.utf8)
             return
         }
         let utf8 = text.utf8
-        guard utf8.count % 2 == 0, utf8.starts(with: #"\x"#.utf8) else { return nil }
+        guard utf8.starts(with: #"\x"#.utf8) else {
+            guard let bytes = Self.unescape(Array(utf8)) else { return nil }
+            self = bytes
+            return
+        }
+        guard utf8.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(utf8.count / 2 - 1)
         var high: UInt8?
@@ -101,6 +108,36 @@ extension Array: PostgresDecodable where Element == UInt8 {
             }
         }
         self = bytes
+    }
+
+    private static func unescape(_ text: [UInt8]) -> [UInt8]? {
+        let backslash = UInt8(ascii: "\\")
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.count)
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
+            guard byte == backslash else {
+                bytes.append(byte)
+                index += 1
+                continue
+            }
+            if index + 1 < text.count, text[index + 1] == backslash {
+                bytes.append(backslash)
+                index += 2
+                continue
+            }
+            guard index + 3 < text.count else { return nil }
+            var value = 0
+            for digit in text[(index + 1)...(index + 3)] {
+                guard (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit) else { return nil }
+                value = value * 8 + Int(digit - UInt8(ascii: "0"))
+            }
+            guard value <= 255 else { return nil }
+            bytes.append(UInt8(value))
+            index += 4
+        }
+        return bytes
     }
 
     private static func hexValue(_ character: UInt8) -> UInt8? {

@@ -3,7 +3,7 @@ import Foundation
 import Logging
 
 @main
-struct Darkroom: ParsableCommand {
+struct Darkroom: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-renders photo edits from a PostgreSQL queue.",
         discussion: """
@@ -12,7 +12,7 @@ struct Darkroom: ParsableCommand {
             Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
-        subcommands: [Migrate.self, Import.self, Enqueue.self, Worker.self, Render.self, Status.self])
+        subcommands: [Migrate.self, Import.self, Enqueue.self, Worker.self, Render.self, Status.self, Cancel.self, Retry.self, Job.self, QueueBench.self])
 }
 
 /// Options every database command takes.

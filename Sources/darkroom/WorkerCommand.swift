@@ -4,10 +4,14 @@ import DarkroomWorker
 import Foundation
 
 extension Darkroom {
-    struct Worker: ParsableCommand {
+    struct Worker: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Run edit jobs from the queue.",
-            discussion: "With --drain, exits when no runnable job is left: 0 if every job it ran succeeded, 3 if some failed, 2 if it could not work at all.")
+            discussion: """
+                With --drain, exits when no runnable job is left: 0 if every job it ran succeeded, 3 if some failed, \
+                2 if it could not work at all. SIGTERM or SIGINT: stop claiming, let running jobs finish within \
+                --shutdown-grace, release the rest to the queue, exit 0 (or 3 if jobs failed before).
+                """)
 
         @OptionGroup var global: GlobalOptions
 
@@ -20,6 +24,13 @@ extension Darkroom {
         var maxDuration: String?
         @Option(name: .customLong("poll-interval"), help: "Seconds between polls when no NOTIFY arrives.")
         var pollInterval: Double = 5
+        @Option(help: "Seconds a claimed job stays ours without a heartbeat; a dead worker's jobs return to the queue after this.")
+        var lease: Double = 60
+        @Option(name: .customLong("shutdown-grace"), help: "On SIGTERM/SIGINT, seconds running jobs get to finish before they are released.")
+        var shutdownGrace: Double = 30
+        @Option(name: .customLong("listen-database-url"),
+                help: "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the database URL).")
+        var listenDatabaseURL: String?
 
         func validate() throws {
             guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1…64") }
@@ -29,21 +40,28 @@ extension Darkroom {
                 throw ValidationError("--max-duration: cannot read \"\(maxDuration)\"; write e.g. 3600, 30m or 6h")
             }
             guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
+            guard (3...86400).contains(lease) else { throw ValidationError("--lease must be 3…86400 seconds") }
+            guard (0...3600).contains(shutdownGrace) else { throw ValidationError("--shutdown-grace must be 0…3600 seconds") }
         }
 
-        func run() throws {
+        func run() async throws {
+            var options: WorkerOptions?
             try withExitCodes {
-                let logger = global.makeLogger()
                 let databaseURL = try global.resolvedDatabaseURL()
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
-                let options = WorkerOptions(
-                    databaseURL: databaseURL, storage: try Environment.storage(global), concurrency: concurrency,
-                    drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!, quality: quality,
-                    pollInterval: .milliseconds(Int(pollInterval * 1000)),
-                    maxDuration: maxDuration.flatMap(DurationText.parse))
-                let summary = DarkroomWorker.Worker(options: options, logger: logger).run()
-                print(summary)
+                let listenURL = listenDatabaseURL ?? ProcessInfo.processInfo.environment["DARKROOM_LISTEN_URL"].flatMap { $0.isEmpty ? nil : $0 }
+                options = WorkerOptions(
+                    databaseURL: databaseURL, listenURL: listenURL, storage: try Environment.storage(global),
+                    concurrency: concurrency, drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!, quality: quality,
+                    lease: .milliseconds(Int(lease * 1000)), pollInterval: .milliseconds(Int(pollInterval * 1000)),
+                    maxDuration: maxDuration.flatMap(DurationText.parse), shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
+            }
+            guard let options else { return }
+            let logger = global.makeLogger()
+            let summary = try await WorkerService.runUntilDoneOrSignalled(DarkroomWorker.Worker(options: options, logger: logger), logger: logger)
+            print(summary)
+            try withExitCodes {
                 if summary.exitCode != 0 { throw CommandFailure.exit(summary.exitCode) }
             }
         }

@@ -1,0 +1,73 @@
+import Foundation
+
+/// A format a worker can render: jobs whose identifier matches and whose version lies in
+/// `minVersion...maxVersion` (semver precedence, inclusive). `claim` hands a worker only such
+/// jobs, so during a rolling upgrade a job written by a newer editor waits for a newer worker
+/// instead of failing on an older one.
+///
+/// The database compares versions by MAJOR.MINOR.PATCH and release-over-pre-release; it does
+/// not order pre-release identifiers among themselves (1.2.0-alpha and 1.2.0-beta compare equal).
+public struct ClaimableFormat: Sendable, Hashable, Codable {
+    public var identifier: String
+    public var minVersion: String
+    public var maxVersion: String
+
+    public init(identifier: String, minVersion: String, maxVersion: String) {
+        self.identifier = identifier
+        self.minVersion = minVersion
+        self.maxVersion = maxVersion
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case identifier
+        case minVersion = "min"
+        case maxVersion = "max"
+    }
+
+    /// The JSON `darkroom.claim_jobs` and `darkroom.heartbeat` take.
+    static func json(_ formats: [ClaimableFormat]) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding plain strings cannot fail.
+        return String(decoding: (try? encoder.encode(formats)) ?? Data("[]".utf8), as: UTF8.self)
+    }
+}
+
+/// Who is heartbeating: the name recorded in `jobs.leased_by`, and where it runs.
+public struct WorkerIdentity: Sendable, Hashable {
+    public var name: String
+    public var host: String
+    public var pid: Int32
+
+    public init(name: String, host: String, pid: Int32) {
+        self.name = name
+        self.host = host
+        self.pid = pid
+    }
+}
+
+/// What a heartbeat learned about one job the worker is running.
+public struct LeaseCheck: Sendable, Hashable {
+    public var jobID: Int64
+    /// False: stop the job and write nothing.
+    public var held: Bool
+    /// The job's state now; `cancelled` when an operator cancelled it, `deleted` if it is gone.
+    public var state: String
+
+    public init(jobID: Int64, held: Bool, state: String) {
+        self.jobID = jobID
+        self.held = held
+        self.state = state
+    }
+
+    /// Why the lease is gone, for logs and the job's record.
+    public var lossReason: String? {
+        guard !held else { return nil }
+        switch state {
+        case "cancelled": return "the job was cancelled"
+        case "deleted": return "the job was deleted"
+        case "running": return "the lease expired and another worker took the job"
+        default: return "the job is now \(state)"
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import LibPQ
+import Logging
+
+/// Render files a `files: renders` job looks at: listed by the caller, which owns the storage
+/// root, and deleted through it (so nothing outside the root is ever touched).
+public protocol RenderFileStore {
+    /// Paths relative to the storage root of files under `renders/` last modified longer ago than `minimumAge`.
+    func renderFiles(olderThan minimumAge: Duration) throws -> [String]
+    func deleteRenderFile(_ relativePath: String) throws
+}
+
+/// What a job run did.
+public struct JobRunReport: Sendable {
+    public var runID: Int64
+    /// The result of the last execution of the statement.
+    public var columns: [String]
+    public var rows: [[String?]]
+    /// How often the statement ran (more than once for `repeat: until-zero`).
+    public var executions: Int
+    /// For `repeat: until-zero`: the sum of the counts it returned.
+    public var total: Int64
+    public var deletedFiles: [String]
+}
+
+/// Runs `Jobs/` files and records each run in `darkroom.job_runs`.
+public struct JobRunner {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    public init(_ connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
+
+    static let pathsPerStatement = 1000
+
+    public func run(_ job: JobFile, parameters: [String: String], files: (any RenderFileStore)? = nil) throws -> JobRunReport {
+        _ = try job.bound(job.files == nil ? parameters : parameters.merging(["paths": "{}"]) { given, _ in given })
+        let paramsJSON = String(decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
+        let runID = try connection.query(
+            "INSERT INTO darkroom.job_runs (name, params) VALUES ($1, $2::jsonb) RETURNING id",
+            [.text(job.name), .text(paramsJSON)])[0]["id"].decode(Int64.self)
+        var logger = logger
+        logger[metadataKey: "job"] = "\(job.name)"
+        logger[metadataKey: "run_id"] = "\(runID)"
+        do {
+            let report = try execute(job, parameters: parameters, files: files, runID: runID, logger: logger)
+            let result = report.total > 0 || job.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
+            _ = try connection.query(
+                "UPDATE darkroom.job_runs SET status = 'succeeded', finished_at = now(), result = $2 WHERE id = $1",
+                [.int(runID), .text(result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted"))])
+            return report
+        } catch {
+            _ = try? connection.query(
+                "UPDATE darkroom.job_runs SET status = 'failed', finished_at = now(), result = $2 WHERE id = $1",
+                [.int(runID), .text("\(error)")])
+            throw error
+        }
+    }
+
+    private func execute(_ job: JobFile, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
+                         logger: Logger) throws -> JobRunReport {
+        var report = JobRunReport(runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
+        if job.files == "renders" {
+            guard let files else {
+                throw JobFileError(job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
+            }
+            let minutes = parameters["min_age_minutes"] ?? job.parameters.first { $0.name == "min_age_minutes" }?.defaultValue ?? ""
+            guard let minimumAge = Int(minutes), minimumAge >= 0 else {
+                throw JobFileError(job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
+            }
+            let candidates = try files.renderFiles(olderThan: .seconds(minimumAge * 60))
+            logger.info("checking render files", metadata: ["candidates": "\(candidates.count)"])
+            for start in stride(from: 0, to: candidates.count, by: Self.pathsPerStatement) {
+                let chunk = Array(candidates[start..<min(start + Self.pathsPerStatement, candidates.count)])
+                let rows = try once(job, parameters.merging(["paths": Self.arrayLiteral(chunk)]) { _, runner in runner }, into: &report)
+                for row in rows {
+                    guard let path = row["path"].string else {
+                        throw JobFileError(job: job.name, message: "a `files: renders` job must return a `path` column")
+                    }
+                    try files.deleteRenderFile(path)
+                    report.deletedFiles.append(path)
+                }
+            }
+            logger.info("deleted orphaned render files", metadata: ["deleted": "\(report.deletedFiles.count)"])
+            return report
+        }
+        while true {
+            let rows = try once(job, parameters, into: &report)
+            guard job.repeats == .untilZero else { return report }
+            guard let count = rows.first?[0].int64 else {
+                throw JobFileError(job: job.name, message: "`repeat: until-zero` needs the statement to return a count in its first column")
+            }
+            report.total += count
+            logger.debug("job batch done", metadata: ["count": "\(count)", "total": "\(report.total)"])
+            if count <= 0 { return report }
+        }
+    }
+
+    private func once(_ job: JobFile, _ parameters: [String: String], into report: inout JobRunReport) throws -> PostgresRows {
+        let (sql, values) = try job.bound(parameters)
+        let rows = try connection.query(sql, values.map(PostgresBind.text))
+        report.executions += 1
+        report.columns = rows.columns.map(\.name)
+        report.rows = rows.map { row in rows.columns.indices.map { row[$0].string } }
+        return rows
+    }
+
+    /// A PostgreSQL array literal of text values, each quoted and escaped.
+    static func arrayLiteral(_ values: [String]) -> String {
+        "{" + values.map { value in
+            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
+        }.joined(separator: ",") + "}"
+    }
+}
+
+/// The job files in a folder, by name.
+public enum JobCatalog {
+    public static func load(from folder: String) throws -> [JobFile] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
+        } catch {
+            throw JobFileError(job: "*", message: "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR")
+        }
+        return try names.map { file in
+            let name = String(file.dropLast(4))
+            guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
+                throw JobFileError(job: name, message: "cannot read \(folder)/\(file)")
+            }
+            return try JobFile(parsing: text, expectedName: name)
+        }
+    }
+}

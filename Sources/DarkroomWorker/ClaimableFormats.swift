@@ -1,0 +1,30 @@
+import DarkroomAdjustments
+import DarkroomQueue
+
+/// The formats a worker claims, from its editor registry: each editor's identifier, any
+/// version up to the one it writes. Newer versions wait for a newer worker (a rolling
+/// upgrade); older ones are claimed, and the editor either reads them or fails them at once,
+/// because no newer worker will read them either. Identifiers no editor knows wait too, and
+/// show in `darkroom.waiting_for_editor`.
+public enum ClaimableFormats {
+    /// "0.0.0-0" is the lowest version semver allows.
+    static let lowest = "0.0.0-0"
+
+    public static func from(_ registry: EditorRegistry) -> [ClaimableFormat] {
+        registry.editors.values
+            .map { ClaimableFormat(identifier: $0.formatIdentifier, minVersion: lowest, maxVersion: $0.currentVersion.text) }
+            .sorted { $0.identifier < $1.identifier }
+    }
+
+    public static let standard: [ClaimableFormat] = from(.standard)
+
+    /// True when `job` needs a newer editor than `registry` has: it should go back to the
+    /// queue for a newer worker rather than fail. (The claim already filters these out; this
+    /// catches pre-release versions, which the database does not order among themselves.)
+    static func needsNewerEditor(_ job: ClaimedJob, registry: EditorRegistry) -> Bool {
+        guard let editor = registry.editors[job.formatIdentifier], let version = SemanticVersion(job.formatVersion) else {
+            return false
+        }
+        return !editor.canRead(version) && version > editor.currentVersion
+    }
+}

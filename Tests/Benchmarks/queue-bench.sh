@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Queue benchmark, measured in one run on one server:
+#   1. darkroom's own claim (batches of 50) + complete of no-op jobs, 2 threads;
+#   2. the same number of jobs through a raw `FOR UPDATE SKIP LOCKED` claim-and-complete loop
+#      run by pgbench (2 clients), on the same table, for comparison;
+#   3. the latency of single claims with one million jobs queued.
+# usage: queue-bench.sh PATH/TO/darkroom SERVER_URL OUTDIR   (SERVER_URL: a database where we may CREATE DATABASE)
+set -euo pipefail
+darkroom="$1"; server="$2"; out="$3"
+jobs="${QUEUE_BENCH_JOBS:-20000}"
+million="${QUEUE_BENCH_BACKLOG:-1000000}"
+mkdir -p "$out"
+db=darkroom_queue_bench
+url="${server%/*}/$db"
+psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+export DATABASE_URL="$url"
+"$darkroom" migrate --log-level warning >/dev/null
+
+fill() {  # fill N: N queued no-op jobs on one asset, then fresh statistics
+  psql -X -q -v ON_ERROR_STOP=1 "$url" <<SQL
+TRUNCATE darkroom.jobs, darkroom.adjustments, darkroom.assets RESTART IDENTITY CASCADE;
+INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
+VALUES ('originals/bench.jpg', repeat('ab', 32), 1, 1, 1);
+ALTER TABLE darkroom.jobs DISABLE TRIGGER jobs_notify_workers;
+INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data)
+SELECT 1, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $1);
+ALTER TABLE darkroom.jobs ENABLE TRIGGER jobs_notify_workers;
+VACUUM ANALYZE darkroom.jobs;
+SQL
+}
+
+echo "==> queue: $jobs no-op jobs claimed and completed"
+fill "$jobs"
+ours="$("$darkroom" queue-bench --workers 2 --batch 50 --log-level warning)"
+echo "    $ours"
+
+# The raw loop's table: darkroom.jobs' columns, defaults and indexes (the same partial claim
+# index), without its constraints and triggers, so it measures the bare SKIP LOCKED pattern.
+psql -X -q -v ON_ERROR_STOP=1 "$url" <<SQL
+CREATE TABLE public.raw_jobs (LIKE darkroom.jobs INCLUDING DEFAULTS INCLUDING INDEXES INCLUDING GENERATED);
+INSERT INTO public.raw_jobs (id, asset_id, format_identifier, format_version, data)
+SELECT i, 1, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $jobs) AS i;
+VACUUM ANALYZE public.raw_jobs;
+SQL
+cat > "$out/raw-claim.sql" <<'SQL'
+WITH next AS (
+    SELECT id FROM public.raw_jobs WHERE state = 'queued' AND run_at <= now()
+     ORDER BY priority DESC, run_at, id LIMIT 50 FOR UPDATE SKIP LOCKED)
+UPDATE public.raw_jobs AS j SET state = 'succeeded', attempts = j.attempts + 1, started_at = now(), finished_at = now()
+  FROM next WHERE j.id = next.id;
+SQL
+per_client=$(( jobs / 50 / 2 ))
+raw="$(pgbench -n -c 2 -j 2 -t "$per_client" -f "$out/raw-claim.sql" "$url" 2>&1)" || { echo "$raw" >&2; exit 1; }
+tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$raw" | head -1)"
+left="$(psql -X -tA "$url" -c "SELECT count(*) FROM public.raw_jobs WHERE state = 'queued'")"
+raw_rate="$(awk -v t="$tps" 'BEGIN { printf "%.0f", t * 50 }')"
+echo "    raw FOR UPDATE SKIP LOCKED claim+complete (pgbench, batches of 50, 2 clients): $raw_rate jobs/s ($left left queued)"
+
+echo "==> claim latency with $million jobs queued"
+fill "$million"
+latency="$("$darkroom" queue-bench --claim-latency 1000 --log-level warning)"
+echo "    $latency"
+plan="$(psql -X -tA "$url" -c "EXPLAIN (COSTS OFF) SELECT id FROM darkroom.jobs WHERE state = 'queued' AND run_at <= now() ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED" | tr '\n' ' ')"
+echo "    plan: $plan"
+
+{
+  echo "| queue benchmark | result |"
+  echo "| --- | --- |"
+  echo "| darkroom claim (batch 50) + complete, no-op jobs | $(sed 's/.*= \([0-9]*\) jobs\/s.*/\1/' <<<"$ours") jobs/s |"
+  echo "| raw FOR UPDATE SKIP LOCKED claim+complete (pgbench) | $raw_rate jobs/s |"
+  echo "| single claim with $million queued | $(sed 's/claim latency over [0-9]* claims: //' <<<"$latency") |"
+} | tee "$out/queue-bench.md"
+psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"

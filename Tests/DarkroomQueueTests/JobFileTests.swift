@@ -1,0 +1,66 @@
+import DarkroomQueue
+import Foundation
+import Testing
+
+/// The `Jobs/` header format and parameter binding, without a database.
+@Suite("Job files")
+struct JobFileTests {
+    let prune = """
+        -- job: prune
+        -- does: Delete finished jobs.
+        -- schedule: daily at 03:30
+        -- param: batch_size int = 5000  -- rows per transaction
+        -- param: batch text
+        -- repeat: until-zero
+        SELECT darkroom.prune_jobs(batch_size => :batch_size), ':not_a_param', "col:umn", now()::text, :batch, :batch_size
+        """
+
+    @Test func headerAndParametersAreRead() throws {
+        let job = try JobFile(parsing: prune, expectedName: "prune")
+        #expect(job.name == "prune" && job.summary == "Delete finished jobs." && job.schedule == "daily at 03:30")
+        #expect(job.repeats == .untilZero)
+        #expect(job.parameters.map(\.name) == ["batch_size", "batch"])
+        #expect(job.parameters[0].defaultValue == "5000" && job.parameters[0].help == "rows per transaction")
+        #expect(job.parameters[1].defaultValue == nil)
+    }
+
+    @Test func placeholdersBecomeNumberedTypedBindsOutsideLiterals() throws {
+        let job = try JobFile(parsing: prune, expectedName: "prune")
+        let (sql, values) = try job.bound(["batch": "x'); DROP TABLE darkroom.jobs; --"])
+        #expect(sql.hasSuffix(#"SELECT darkroom.prune_jobs(batch_size => ($1::int)), ':not_a_param', "col:umn", now()::text, ($2::text), ($1::int)"#))
+        #expect(values == ["5000", "x'); DROP TABLE darkroom.jobs; --"], "values travel as binds, never as SQL text")
+    }
+
+    @Test func badParametersAreRefusedByName() throws {
+        let job = try JobFile(parsing: prune, expectedName: "prune")
+        #expect(throws: JobFileError.self) { try job.bound([:]) }  // batch is required
+        let unknown = #expect(throws: JobFileError.self) { try job.bound(["batch": "b", "bacth_size": "1"]) }
+        #expect(unknown?.description.contains("no parameter bacth_size") == true)
+    }
+
+    @Test(arguments: [
+        ("-- does: x\n-- schedule: y\nSELECT 1", "no `-- job: NAME`"),
+        ("-- job: other\n-- does: x\n-- schedule: y\nSELECT 1", "the file is prune.sql"),
+        ("-- job: prune\n-- schedule: y\nSELECT 1", "`-- does:`"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\nSELECT :missing", "declares no `-- param: missing"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\n-- param: n integer\nSELECT :n", "has type `integer`"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\nSELECT 'open", "unterminated string literal"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\n-- repeat: forever\nSELECT 1", "`repeat:` must be"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\n", "no SQL"),
+    ])
+    func malformedFilesAreRefused(text: String, problem: String) {
+        let error = #expect(throws: JobFileError.self) { try JobFile(parsing: text, expectedName: "prune") }
+        #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
+    }
+
+    @Test func everyShippedJobParses() throws {
+        let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Jobs").path
+        let jobs = try JobCatalog.load(from: folder)
+        #expect(Set(jobs.map(\.name)) == ["nightly", "rerender-format", "retry-batch", "prune", "clean-orphaned-renders"])
+        for job in jobs where job.files == nil {
+            let required = job.parameters.filter { $0.defaultValue == nil }.map(\.name)
+            _ = try job.bound(Dictionary(uniqueKeysWithValues: required.map { ($0, "1.0.0") }))
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import DarkroomTestSupport
+import Foundation
+import JPEGTurbo
+import LibPQ
+import Testing
+
+/// A `darkroom worker` process the test can signal, with its output in files (a pipe could
+/// fill up and stall a chatty worker).
+final class WorkerProcess {
+    let process = Process()
+    let outputPath: String
+    let errorPath: String
+
+    init(_ command: DarkroomCommand, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+        let base = NSTemporaryDirectory() + "darkroom-worker-" + UUID().uuidString
+        outputPath = base + ".out"
+        errorPath = base + ".err"
+        FileManager.default.createFile(atPath: outputPath, contents: nil)
+        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        process.executableURL = DarkroomCommand.executable
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DATABASE_URL"] = command.databaseURL
+        environment["DARKROOM_STORAGE"] = command.storage
+        for (key, value) in extra { environment[key] = value }
+        process.environment = environment
+        process.standardOutput = FileHandle(forWritingAtPath: outputPath)
+        process.standardError = FileHandle(forWritingAtPath: errorPath)
+        try process.run()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(atPath: outputPath)
+        try? FileManager.default.removeItem(atPath: errorPath)
+    }
+
+    var pid: Int32 { process.processIdentifier }
+    var stdout: String { (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "" }
+    var stderr: String { (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "" }
+
+    func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// The exit status, or nil if it is still running after `timeout`.
+    func wait(timeout: Duration) -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
+
+/// A fresh database, migrated storage, and helpers to make photos and poll for states.
+struct QueueFaultFixture {
+    let command: DarkroomCommand
+    let connection: PostgresConnection
+    let storage: String
+    let url: String
+
+    static func with(_ body: (QueueFaultFixture) throws -> Void) throws {
+        try TestDatabase.withFreshDatabase { url in
+            let storage = NSTemporaryDirectory() + "darkroom-fault-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            let command = DarkroomCommand(databaseURL: url, storage: storage)
+            let migrate = try command.run("migrate")
+            try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
+            try body(QueueFaultFixture(command: command, connection: try PostgresConnection(url), storage: storage, url: url))
+        }
+    }
+
+    /// A synthetic photo (a gradient) of the given size, imported; returns its asset id.
+    func importPhoto(width: Int, height: Int, seed: UInt8 = 0) throws -> Int64 {
+        let path = NSTemporaryDirectory() + "darkroom-photo-\(UUID().uuidString).jpg"
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let encoder = try JPEGEncoder(path: path)
+        try encoder.start(width: width, height: height, encoding: JPEGEncoding(quality: 90))
+        var row = [UInt8](repeating: 0, count: width * 3)
+        for y in 0..<height {
+            for x in 0..<width {
+                row[x * 3] = UInt8(truncatingIfNeeded: x &+ Int(seed))
+                row[x * 3 + 1] = UInt8(truncatingIfNeeded: y)
+                row[x * 3 + 2] = UInt8(truncatingIfNeeded: x ^ y)
+            }
+            try row.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: width * 3, rowCount: 1) }
+        }
+        try encoder.finish(sync: false)
+        let imported = try command.run("import", path)
+        try #require(imported.status == 0, "import: \(imported.stderr)")
+        let fields = imported.stdout.split(separator: "\t")
+        return try #require(Int64(fields[0].dropFirst("asset ".count)))
+    }
+
+    func enqueue(_ asset: Int64, _ json: String = #"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#) throws -> Int64 {
+        try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+                             [.int(asset), .text(json)])[0]["id"].decode(Int64.self)
+    }
+
+    func value(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
+        try connection.query(sql, binds)[0][0]
+    }
+
+    /// Polls until `sql` returns true, or fails the test after `timeout`.
+    func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ sql: String, _ binds: [PostgresBind] = []) throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try value(sql, binds).bool == true { return }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("timed out waiting until \(what)")
+        throw QueueFaultTimeout(what: what)
+    }
+
+    /// Files under renders/ whose names are not temporary, relative to the storage root.
+    func visibleRenders() throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: storage + "/renders")
+            .filter { $0.hasSuffix(".jpg") && !($0 as NSString).lastPathComponent.hasPrefix(".") }
+            .map { "renders/" + $0 }.sorted()
+    }
+
+    func temporaryRenders() throws -> [String] {
+        try FileManager.default.subpathsOfDirectory(atPath: storage + "/renders").filter { $0.hasSuffix(".partial") }
+    }
+}
+
+struct QueueFaultTimeout: Error { var what: String }

@@ -1,0 +1,199 @@
+"""Structural checks for deploy/: what kubeconform or hadolint would catch that matters here,
+plus darkroom's own rules (grace periods longer than the worker's, secrets that exist, flags
+that the built binary accepts). Exits non-zero naming every problem."""
+import pathlib
+import re
+import shlex
+import subprocess
+import sys
+
+import yaml
+
+deploy = pathlib.Path(sys.argv[1])
+darkroom = sys.argv[2]
+problems = []
+
+
+def problem(where, message):
+    problems.append(f"{where}: {message}")
+
+
+def help_flags(*command):
+    text = subprocess.run([darkroom, *command, "--help"], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"--[a-z][a-z-]*", text))
+
+
+flags = {"worker": help_flags("worker"), "job run": help_flags("job", "run")}
+
+
+def check_command(where, words):
+    """darkroom invocations in a shell line or argument list use flags the binary knows."""
+    if isinstance(words, str):
+        words = shlex.split(words)
+    for index, word in enumerate(words):
+        if not word.endswith("darkroom") and word != "darkroom":
+            continue
+        rest = words[index + 1:]
+        if rest[:1] == ["worker"]:
+            known = flags["worker"]
+        elif rest[:2] == ["job", "run"]:
+            known = flags["job run"]
+        else:
+            continue
+        for flag in rest:
+            if flag in ("&&", ";", "|"):
+                break
+            if flag.startswith("--") and flag.split("=")[0] not in known:
+                problem(where, f"darkroom {rest[0]} has no flag {flag}")
+
+
+# ---- Kubernetes -------------------------------------------------------------------------
+REQUIRED = {"Deployment": "apps/v1", "CronJob": "batch/v1", "Secret": "v1", "PersistentVolumeClaim": "v1"}
+documents = []
+for path in sorted((deploy / "kubernetes").glob("*.yaml")):
+    for document in yaml.safe_load_all(path.read_text()):
+        if document is not None:
+            documents.append((path.name, document))
+
+secrets = {d["metadata"]["name"]: set((d.get("stringData") or d.get("data") or {}).keys())
+           for _, d in documents if d.get("kind") == "Secret"}
+claims = {d["metadata"]["name"] for _, d in documents if d.get("kind") == "PersistentVolumeClaim"}
+if not secrets:
+    problem("kubernetes", "no Secret manifest: the PostgreSQL connection must come from a Secret")
+
+def grace_of(args):
+    words = shlex.split(" ".join(args)) if args else []
+    for index, word in enumerate(words):
+        if word == "--shutdown-grace":
+            return float(words[index + 1])
+    return 30.0  # the worker's default
+
+
+def check_pod(where, pod, needs_grace):
+    containers = pod.get("containers") or []
+    if not containers:
+        problem(where, "no containers")
+    context = pod.get("securityContext") or {}
+    if context.get("runAsNonRoot") is not True:
+        problem(where, "securityContext.runAsNonRoot must be true")
+    volumes = {v["name"]: v for v in pod.get("volumes") or []}
+    for volume in volumes.values():
+        claim = (volume.get("persistentVolumeClaim") or {}).get("claimName")
+        if claim is not None and claim not in claims:
+            problem(where, f"volume {volume['name']} uses claim {claim}, which no manifest defines")
+    for container in containers:
+        name = f"{where} container {container.get('name')}"
+        image = container.get("image", "")
+        if ":" not in image.rsplit("/", 1)[-1] or image.endswith(":latest"):
+            problem(name, f"image {image!r} must carry a version tag, not latest")
+        if not ((container.get("resources") or {}).get("limits") or {}).get("memory"):
+            problem(name, "resources.limits.memory is required (renders are memory-bound)")
+        env = {e["name"]: e for e in container.get("env") or []}
+        database = env.get("DATABASE_URL")
+        if database is None or "secretKeyRef" not in (database.get("valueFrom") or {}):
+            problem(name, "DATABASE_URL must come from a Secret (valueFrom.secretKeyRef)")
+        for variable in env.values():
+            reference = (variable.get("valueFrom") or {}).get("secretKeyRef")
+            if reference and reference.get("key") not in secrets.get(reference.get("name"), set()):
+                problem(name, f"{variable['name']} refers to secret {reference.get('name')}/{reference.get('key')}, which is not defined")
+        if "DARKROOM_STORAGE" not in env:
+            problem(name, "DARKROOM_STORAGE is not set")
+        for mount in container.get("volumeMounts") or []:
+            if mount["name"] not in volumes:
+                problem(name, f"mounts volume {mount['name']}, which the pod does not define")
+        words = (container.get("command") or []) + (container.get("args") or [])
+        line = " ".join(words)
+        if container.get("command") and container["command"][:2] == ["/bin/sh", "-c"]:
+            check_command(name, line.replace("/bin/sh -c ", "", 1))
+        else:
+            check_command(name, ["darkroom"] + (container.get("args") or []))
+        if needs_grace:
+            grace = grace_of(container.get("args"))
+            period = pod.get("terminationGracePeriodSeconds", 30)
+            if period <= grace:
+                problem(where, f"terminationGracePeriodSeconds ({period}) must exceed the worker's --shutdown-grace ({grace})")
+
+
+for file, document in documents:
+    kind = document.get("kind")
+    where = f"{file} ({kind})"
+    if kind not in REQUIRED:
+        problem(where, f"unexpected kind {kind!r}")
+        continue
+    if document.get("apiVersion") != REQUIRED[kind]:
+        problem(where, f"apiVersion must be {REQUIRED[kind]}, not {document.get('apiVersion')}")
+    if not (document.get("metadata") or {}).get("name"):
+        problem(where, "metadata.name is missing")
+    spec = document.get("spec") or {}
+    if kind == "Deployment":
+        selector = (spec.get("selector") or {}).get("matchLabels") or {}
+        labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
+        if not selector or any(labels.get(k) != v for k, v in selector.items()):
+            problem(where, "spec.selector.matchLabels must match the pod template's labels")
+        check_pod(where, (spec.get("template") or {}).get("spec") or {}, needs_grace=True)
+    elif kind == "CronJob":
+        if len(str(spec.get("schedule", "")).split()) != 5:
+            problem(where, f"schedule {spec.get('schedule')!r} is not a 5-field cron expression")
+        if spec.get("concurrencyPolicy") != "Forbid":
+            problem(where, "concurrencyPolicy must be Forbid: two runs at once would queue the same work twice")
+        pod = (((spec.get("jobTemplate") or {}).get("spec") or {}).get("template") or {}).get("spec") or {}
+        if pod.get("restartPolicy") not in ("Never", "OnFailure"):
+            problem(where, "restartPolicy must be Never or OnFailure")
+        check_pod(where, pod, needs_grace=False)
+
+names = {(d.get("kind"), d["metadata"]["name"]) for _, d in documents}
+if not any(k == "Deployment" for k, _ in names):
+    problem("kubernetes", "no worker Deployment")
+nightly = [d for _, d in documents if d.get("kind") == "CronJob" and "job run nightly" in yaml.safe_dump(d)]
+if not nightly or "--drain" not in yaml.safe_dump(nightly[0]):
+    problem("kubernetes", "no nightly CronJob running `darkroom job run nightly && darkroom worker --drain`")
+
+# ---- systemd: the flags the units pass ---------------------------------------------------
+for unit in sorted((deploy / "systemd").glob("*.service")):
+    for line in unit.read_text().splitlines():
+        if line.startswith("ExecStart="):
+            check_command(unit.name, line.split("=", 1)[1])
+
+# ---- Containerfile ------------------------------------------------------------------------
+containerfile = deploy / "container" / "Containerfile"
+root = deploy.parent
+lines = []
+for raw in re.sub(r"\\\n", " ", containerfile.read_text()).splitlines():
+    stripped = raw.strip()
+    if stripped and not stripped.startswith("#"):
+        lines.append(stripped)
+instructions = [(line.split(None, 1)[0].upper(), line.split(None, 1)[1] if " " in line else "") for line in lines]
+where = "Containerfile"
+if not instructions or instructions[0][0] != "FROM":
+    problem(where, "the first instruction must be FROM")
+stages = [i for i, (op, _) in enumerate(instructions) if op == "FROM"]
+for index in stages:
+    image = instructions[index][1].split()[0]
+    if ":" not in image.rsplit("/", 1)[-1] or image.endswith(":latest"):
+        problem(where, f"FROM {image} must pin a version tag")
+final = instructions[stages[-1]:]
+users = [argument for op, argument in final if op == "USER"]
+if not users or users[-1].split(":")[0] in ("root", "0"):
+    problem(where, "the final stage must switch to a non-root USER")
+if ("STOPSIGNAL", "SIGTERM") not in final:
+    problem(where, "STOPSIGNAL SIGTERM is required: it starts the worker's graceful shutdown")
+entrypoints = [argument for op, argument in final if op == "ENTRYPOINT"]
+if not entrypoints or not entrypoints[-1].startswith("["):
+    problem(where, "ENTRYPOINT must use the exec (JSON) form so signals reach darkroom, not a shell")
+for op, argument in instructions:
+    if op == "RUN" and "apt-get install" in argument:
+        if "--no-install-recommends" not in argument:
+            problem(where, "apt-get install without --no-install-recommends")
+        if "rm -rf /var/lib/apt/lists" not in argument:
+            problem(where, "apt-get install without removing /var/lib/apt/lists in the same RUN")
+    if op == "COPY" and "--from=" not in argument:
+        for source in argument.split()[:-1]:
+            if not (root / source).exists():
+                problem(where, f"COPY source {source} does not exist in the repository")
+if not any(op == "COPY" and "/usr/share/darkroom/jobs" in argument for op, argument in final):
+    problem(where, "the image must ship Jobs/ at /usr/share/darkroom/jobs")
+
+if problems:
+    print("\n".join(problems), file=sys.stderr)
+    sys.exit(1)
+print(f"kubernetes: {len(documents)} manifests, containerfile: {len(instructions)} instructions, flags checked")
