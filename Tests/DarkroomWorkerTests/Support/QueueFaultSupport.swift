@@ -96,8 +96,14 @@ struct QueueFaultFixture {
                              [.int(asset), .text(json)])[0]["id"].decode(Int64.self)
     }
 
+    /// One value; after the server restarted (soak tests restart it), reconnects once.
     func value(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
-        try connection.query(sql, binds)[0][0]
+        do {
+            return try connection.query(sql, binds)[0][0]
+        } catch let error as PostgresError where error.isConnectionFailure {
+            try connection.reset()
+            return try connection.query(sql, binds)[0][0]
+        }
     }
 
     /// Polls until `sql` returns true, or fails the test after `timeout`.

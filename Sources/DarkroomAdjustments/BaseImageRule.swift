@@ -1,0 +1,39 @@
+/// PhotoKit's can-handle rule, deciding what a new edit is rendered from.
+///
+/// When an asset already has a current adjustment and the new edit's editor can handle it
+/// (same format identifier, a version the editor reads), the new edit *replaces* it and is
+/// rendered from the original — Sepia instead of Posterize, not on top. When it cannot (a
+/// different editor), the new edit is rendered on top of the current rendered output, and
+/// the new adjustment keeps the current one as its base, so the chain is never lost.
+public enum BaseImage: Sendable, Equatable {
+    /// Render from the untouched original; the new adjustment has no base.
+    case original
+    /// Render on top of adjustment `id`'s rendered output; it becomes the new base.
+    case rendered(adjustmentID: Int64)
+}
+
+/// The current adjustment as the rule sees it.
+public struct CurrentAdjustment: Sendable, Equatable {
+    public var id: Int64
+    public var formatIdentifier: String
+    public var formatVersion: String
+
+    public init(id: Int64, formatIdentifier: String, formatVersion: String) {
+        self.id = id
+        self.formatIdentifier = formatIdentifier
+        self.formatVersion = formatVersion
+    }
+}
+
+extension EditorRegistry {
+    /// Where an edit in `identifier` starts from, given the asset's current adjustment.
+    /// A pure decision: no I/O, unit-tested.
+    public func baseImage(forEditIn identifier: String, over current: CurrentAdjustment?) -> BaseImage {
+        guard let current else { return .original }
+        guard current.formatIdentifier == identifier, let editor = editors[identifier],
+              let version = SemanticVersion(current.formatVersion), editor.canRead(version) else {
+            return .rendered(adjustmentID: current.id)
+        }
+        return .original
+    }
+}
