@@ -6,12 +6,13 @@ import Darwin
 
 /// A file that appears whole or not at all: written under a unique temporary name in the
 /// same directory, then synced, renamed over the final name, and the directory synced,
-/// so a crash leaves either nothing or a complete file.
-struct AtomicOutput {
-    let finalPath: String
-    let temporaryPath: String
+/// so a crash leaves either nothing or a complete file. Whoever writes `temporaryPath` syncs
+/// it before `commit()`.
+public struct AtomicOutput: Sendable {
+    public let finalPath: String
+    public let temporaryPath: String
 
-    init(finalPath: String) throws {
+    public init(finalPath: String) throws {
         self.finalPath = finalPath
         let directory = Self.directory(of: finalPath)
         let name = String(finalPath.split(separator: "/").last ?? "output")
@@ -25,7 +26,8 @@ struct AtomicOutput {
     }
 
     /// Renames the synced temporary file into place; returns the file's size.
-    func commit() throws -> Int {
+    @discardableResult
+    public func commit() throws -> Int {
         var info = stat()
         guard stat(temporaryPath, &info) == 0 else {
             throw RenderError.output(path: finalPath, message: "the finished file vanished: \(String(cString: strerror(errno)))")
@@ -43,7 +45,7 @@ struct AtomicOutput {
         return Int(info.st_size)
     }
 
-    func discard() {
+    public func discard() {
         _ = unlink(temporaryPath)
     }
 

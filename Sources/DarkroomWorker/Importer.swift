@@ -1,3 +1,4 @@
+import DarkroomImaging
 import DarkroomMetadata
 import DarkroomQueue
 import Foundation
@@ -88,17 +89,20 @@ public struct Importer {
 
     /// Copies to a temporary name beside `destination`, syncs, renames, syncs the folder.
     func copyAtomically(_ absolute: String, to destination: String, source: String) throws {
-        let folder = (destination as NSString).deletingLastPathComponent
-        let partial = folder + "/.\(UUID().uuidString).partial"
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try FileManager.default.copyItem(atPath: absolute, toPath: partial)
-            try FileSync.sync(path: partial)
-            guard rename(partial, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-            try FileSync.sync(path: folder)
+            try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            let output = try AtomicOutput(finalPath: destination)
+            do {
+                try FileManager.default.copyItem(atPath: absolute, toPath: output.temporaryPath)
+                try FileSync.sync(path: output.temporaryPath)
+                try output.commit()
+            } catch {
+                output.discard()
+                throw error
+            }
         } catch {
-            try? FileManager.default.removeItem(atPath: partial)
-            throw ImportError(source: source, message: "cannot copy into the storage root: \(error.localizedDescription)")
+            throw ImportError(source: source, message: "cannot copy into the storage root: \(error)")
         }
     }
 
