@@ -78,7 +78,7 @@ let package = Package(
             "DarkroomQueue", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
-            "DarkroomWorker", "DarkroomTestSupport", "DarkroomMetadata", "JPEGTurbo", "LibPQ",
+            "DarkroomWorker", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo", "LibPQ",
         ]),
     ]
 )

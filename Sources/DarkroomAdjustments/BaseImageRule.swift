@@ -1,10 +1,11 @@
 /// PhotoKit's can-handle rule, deciding what a new edit is rendered from.
 ///
 /// When an asset already has a current adjustment and the new edit's editor can handle it
-/// (same format identifier, a version the editor reads), the new edit *replaces* it and is
-/// rendered from the original — Sepia instead of Posterize, not on top. When it cannot (a
-/// different editor), the new edit is rendered on top of the current rendered output, and
-/// the new adjustment keeps the current one as its base, so the chain is never lost.
+/// (same format identifier, a version the editor reads), the new edit *replaces* it: it is
+/// rendered from what the current one was rendered from — the original for a single edit
+/// (Sepia instead of Posterize, not on top), or the layer beneath it in a chain, which is
+/// kept. When it cannot (a different editor), the new edit is rendered on top of the
+/// current rendered output, which becomes its base, so the chain is never lost.
 public enum BaseImage: Sendable, Equatable {
     /// Render from the untouched original; the new adjustment has no base.
     case original
@@ -17,11 +18,14 @@ public struct CurrentAdjustment: Sendable, Equatable {
     public var id: Int64
     public var formatIdentifier: String
     public var formatVersion: String
+    /// The layer it was rendered on top of, if any.
+    public var baseAdjustmentID: Int64?
 
-    public init(id: Int64, formatIdentifier: String, formatVersion: String) {
+    public init(id: Int64, formatIdentifier: String, formatVersion: String, baseAdjustmentID: Int64? = nil) {
         self.id = id
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
+        self.baseAdjustmentID = baseAdjustmentID
     }
 }
 
@@ -34,6 +38,6 @@ extension EditorRegistry {
               let version = SemanticVersion(current.formatVersion), editor.canRead(version) else {
             return .rendered(adjustmentID: current.id)
         }
-        return .original
+        return current.baseAdjustmentID.map { .rendered(adjustmentID: $0) } ?? .original
     }
 }

@@ -30,7 +30,10 @@ public struct RenderJobRunner: Sendable {
         "renders/\(assetID)/\(jobID).display.jpg"
     }
 
-    public func run(_ job: ClaimedJob, asset: Asset, logger: Logger) throws(JobFailure) -> NewAdjustment {
+    /// `history` is the asset's adjustments (any order); the newest one the asset points at
+    /// decides, by the can-handle rule, whether the edit starts from the original or from a
+    /// rendered layer.
+    public func run(_ job: ClaimedJob, asset: Asset, history: [Adjustment] = [], logger: Logger) throws(JobFailure) -> NewAdjustment {
         let operations: [ImageOperation]
         do {
             operations = try registry.operations(identifier: job.formatIdentifier, version: job.formatVersion, data: job.data)
@@ -39,7 +42,27 @@ public struct RenderJobRunner: Sendable {
         } catch {
             throw .permanent(code: "adjustment_data", message: "job \(job.id): \(error)")
         }
-        let input = try originalPath(of: asset)
+        let current = history.first { $0.id == asset.currentAdjustmentID }
+        let base = registry.baseImage(forEditIn: job.formatIdentifier, over: current.map {
+            CurrentAdjustment(id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
+                              baseAdjustmentID: $0.baseAdjustmentID)
+        })
+        let input: String
+        let orientation: Orientation
+        let baseAdjustmentID: Int64?
+        switch base {
+        case .original:
+            input = try originalPath(of: asset)
+            orientation = Orientation(exifValue: asset.orientation)
+            baseAdjustmentID = nil
+        case .rendered(let id):
+            guard let layer = history.first(where: { $0.id == id }) else {
+                throw .permanent(code: "base_adjustment_missing", message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its history")
+            }
+            input = try renderedPath(of: layer, asset: asset)
+            orientation = .up  // renders are upright already
+            baseAdjustmentID = id
+        }
         let relative = Self.renderedPath(assetID: asset.id, jobID: job.id)
         let output: String
         do {
@@ -59,7 +82,7 @@ public struct RenderJobRunner: Sendable {
         request.displayLongestSide = settings.displayLongestSide
         let result: RenderResult
         do {
-            result = try Renderer.render(request, orientation: Orientation(exifValue: asset.orientation))
+            result = try Renderer.render(request, orientation: orientation)
         } catch let error as RenderError {
             throw classify(error, asset: asset)
         } catch {
@@ -70,7 +93,7 @@ public struct RenderJobRunner: Sendable {
         }
         return NewAdjustment(
             formatIdentifier: job.formatIdentifier, formatVersion: job.formatVersion, data: job.data,
-            baseAdjustmentID: nil, renderedPath: relative, renderedWidth: result.outputSize.width,
+            baseAdjustmentID: baseAdjustmentID, renderedPath: relative, renderedWidth: result.outputSize.width,
             renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes))
     }
 
@@ -90,6 +113,21 @@ public struct RenderJobRunner: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw .permanent(code: StorageError.Code.originalMissing.rawValue,
                              message: "\(asset.originalPath): the original of asset \(asset.id) is missing from the storage root; restore it and retry the job")
+        }
+        return path
+    }
+
+    /// The rendered file of a layer an edit goes on top of.
+    func renderedPath(of layer: Adjustment, asset: Asset) throws(JobFailure) -> String {
+        let path: String
+        do {
+            path = try storage.resolve(layer.renderedPath)
+        } catch {
+            throw .permanent(code: StorageError.Code.outsideRoot.rawValue, message: "adjustment \(layer.id): \(error)")
+        }
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw .permanent(code: "base_render_missing",
+                             message: "\(layer.renderedPath): the render of adjustment \(layer.id), which this edit goes on top of, is missing; re-render asset \(asset.id)")
         }
         return path
     }

@@ -162,7 +162,11 @@ public final class Worker: Sendable {
             guard let asset else {
                 throw JobFailure.permanent(code: "asset_not_found", message: "asset \(job.assetID) no longer exists")
             }
-            result = .success(try runner.run(job, asset: asset, logger: logger))
+            // The asset's layers: the can-handle rule picks what the edit is rendered from.
+            guard let history = connection.attempt({ try AssetStore($0).adjustments(of: asset.id) }) else {
+                throw JobFailure.transient(code: "database_unavailable", message: "could not read the adjustments of asset \(asset.id)")
+            }
+            result = .success(try runner.run(job, asset: asset, history: history, logger: logger))
         } catch let failure as JobFailure {
             result = .failure(failure)
         } catch {

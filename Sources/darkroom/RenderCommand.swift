@@ -15,6 +15,8 @@ extension Darkroom {
         @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
         @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
         @Option(help: "Adjustment data (JSON for io.darkroom.pipeline).") var data: String = #"{"operations":[]}"#
+        @Option(name: .customLong("data-file"), help: "Read the adjustment data from this file (binary formats such as NSKeyedArchiver archives).")
+        var dataFile: String?
         @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality, 1–100.") var quality: Int = 92
         @Option(help: "EXIF orientation 1–8 to apply instead of the file's own.") var orientation: Int?
@@ -39,7 +41,7 @@ extension Darkroom {
             try withExitCodes {
                 var job = FileRender(
                     inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
-                    formatVersion: formatVersion, data: Array(data.utf8),
+                    formatVersion: formatVersion, data: try adjustmentData(),
                     settings: RenderSettings(quality: quality, huffman: huffman,
                                              memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
                                              threads: threads),
@@ -68,6 +70,16 @@ extension Darkroom {
                 }
             }
         }
+    }
+}
+
+extension Darkroom.Render {
+    func adjustmentData() throws -> [UInt8] {
+        guard let dataFile else { return Array(data.utf8) }
+        guard let contents = FileManager.default.contents(atPath: dataFile) else {
+            throw CommandFailure.invalidInput("\(dataFile): cannot read the adjustment data file")
+        }
+        return [UInt8](contents)
     }
 }
 

@@ -13,6 +13,11 @@ import Testing
         #expect(registry.baseImage(forEditIn: "io.darkroom.pipeline", over: current) == .original)
     }
 
+    @Test func replacingTheTopLayerOfAChainKeepsTheLayersBeneath() {
+        let top = CurrentAdjustment(id: 12, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", baseAdjustmentID: 11)
+        #expect(registry.baseImage(forEditIn: "io.darkroom.pipeline", over: top) == .rendered(adjustmentID: 11))
+    }
+
     @Test func anotherEditorLayersOnTopAndKeepsTheBase() {
         let current = CurrentAdjustment(id: 7, formatIdentifier: "com.shinobicontrols.filster", formatVersion: "1.0")
         #expect(registry.baseImage(forEditIn: "io.darkroom.pipeline", over: current) == .rendered(adjustmentID: 7))
