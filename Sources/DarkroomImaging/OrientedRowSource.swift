@@ -18,8 +18,10 @@ final class OrientedRowSource {
     private var spill: SpillStorage?
     private var band: UnsafeMutableRawBufferPointer?
     private let spillDirectory: String
+    private let isCancelled: @Sendable () -> Bool
 
-    init(decoder: JPEGDecoder, plan: RenderPlan, spillDirectory: String) {
+    init(decoder: JPEGDecoder, plan: RenderPlan, spillDirectory: String, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+        self.isCancelled = isCancelled
         self.decoder = decoder
         self.plan = plan
         self.spillDirectory = spillDirectory
@@ -84,6 +86,8 @@ final class OrientedRowSource {
         var tileRow = 0
         var storedRow = 0
         while storedRow < region.height {
+            // Filling the spill is the long phase of a rotation: stop here too when asked.
+            if isCancelled() { throw RenderError.cancelled }
             let rows = min(tile.height, region.height - storedRow)
             let got = try decoder.readRows(into: decodeBuffer, rowStride: storedRowBytes, rowCount: rows)
             guard got == rows else { throw truncated() }

@@ -8,13 +8,15 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     case imageTooLarge(pixels: Int, limit: Int)
     case spill(path: String, message: String)
     case output(path: String, message: String)
+    /// The caller asked the render to stop (the job was cancelled or lost its lease).
+    case cancelled
 
     /// Nothing about the same input will change on a retry.
     public var isPermanent: Bool {
         switch self {
         case .jpeg(let error): error.code != .io && error.code != .outOfMemory
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
-        case .spill, .output: false
+        case .spill, .output, .cancelled: false
         }
     }
 
@@ -26,6 +28,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .imageTooLarge: "image_too_large"
         case .spill: "spill_failed"
         case .output: "output_failed"
+        case .cancelled: "render_cancelled"
         }
     }
 
@@ -45,6 +48,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "spill file in \(path): \(message); check free space and permissions there"
         case .output(let path, let message):
             return "\(path): \(message)"
+        case .cancelled:
+            return "the render was stopped before it finished; nothing was written"
         }
     }
 }

@@ -24,6 +24,9 @@ public struct RenderRequest: Sendable {
     /// scaled so its longest side is `displayLongestSide`.
     public var displayOutputPath: String?
     public var displayLongestSide: Int = 2048
+    /// Checked between strips: returning true stops the render with `RenderError.cancelled`
+    /// and leaves no output.
+    public var isCancelled: @Sendable () -> Bool = { false }
     /// 2: the JPEG encoder runs on a second thread. A worker running as many jobs as
     /// there are cores uses 1; a lone render uses 2.
     public var threads: Int
@@ -93,7 +96,7 @@ public enum Renderer {
                 derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: output, target: size))
             }
             try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
-                              threads: request.threads, derivative: derivative).run()
+                              threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
             try wrap {
                 // Read what is left so damage after the last needed row is still caught.
                 let remaining = decoder.outputHeight - decoder.nextRow

@@ -12,6 +12,7 @@ struct StripPipeline {
     let threads: Int
     /// The display-size copy, fed every finished strip on the producing thread.
     var derivative: Derivative?
+    var isCancelled: @Sendable () -> Bool = { false }
 
     /// Rows per pass through the colour operations: about 48K floats (192 KB), which
     /// stays in a core's L2 cache.
@@ -29,6 +30,7 @@ struct StripPipeline {
             }
         }
         let produce: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
+            if isCancelled() { throw RenderError.cancelled }
             let rows = try render(buffer)
             if rows > 0, let downscaler {
                 try downscaler.add(rows: rows, from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
@@ -87,7 +89,7 @@ extension StripPipeline {
     /// the end). Colour-only renders colour the decoded strips in place; renders with
     /// blurs pull rows through the row chain.
     func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
-        let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory)
+        let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
         let output = plan.geometry.outputSize
         guard plan.geometry.hasNeighbourhoodOperations else {
             let colour = StripColour(plan: plan)

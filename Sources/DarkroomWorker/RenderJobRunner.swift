@@ -33,7 +33,10 @@ public struct RenderJobRunner: Sendable {
     /// `history` is the asset's adjustments (any order); the newest one the asset points at
     /// decides, by the can-handle rule, whether the edit starts from the original or from a
     /// rendered layer.
-    public func run(_ job: ClaimedJob, asset: Asset, history: [Adjustment] = [], logger: Logger) throws(JobFailure) -> NewAdjustment {
+    /// `isCancelled` is checked between strips, so a cancelled job or a lost lease stops
+    /// the render early instead of finishing work nobody will record.
+    public func run(_ job: ClaimedJob, asset: Asset, history: [Adjustment] = [], logger: Logger,
+                    isCancelled: @escaping @Sendable () -> Bool = { false }) throws(JobFailure) -> NewAdjustment {
         let operations: [ImageOperation]
         do {
             operations = try registry.operations(identifier: job.formatIdentifier, version: job.formatVersion, data: job.data)
@@ -80,6 +83,7 @@ public struct RenderJobRunner: Sendable {
             threads: settings.threads)
         request.displayOutputPath = (try? storage.resolve(Self.displayPath(assetID: asset.id, jobID: job.id)))
         request.displayLongestSide = settings.displayLongestSide
+        request.isCancelled = isCancelled
         let result: RenderResult
         do {
             result = try Renderer.render(request, orientation: orientation)

@@ -166,7 +166,8 @@ public final class Worker: Sendable {
             guard let history = connection.attempt({ try AssetStore($0).adjustments(of: asset.id) }) else {
                 throw JobFailure.transient(code: "database_unavailable", message: "could not read the adjustments of asset \(asset.id)")
             }
-            result = .success(try runner.run(job, asset: asset, history: history, logger: logger))
+            result = .success(try runner.run(job, asset: asset, history: history, logger: logger,
+                                             isCancelled: { running.lossReason != nil }))
         } catch let failure as JobFailure {
             result = .failure(failure)
         } catch {

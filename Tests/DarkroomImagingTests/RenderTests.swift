@@ -128,3 +128,36 @@ import Testing
         #expect(folder.contents().isEmpty)
     }
 }
+
+@Suite struct CancellationTests {
+    /// Cancelled after a few strips: the render stops and leaves no file, whether it
+    /// streams or fills a spill, with one thread or two.
+    @Test(arguments: [(Orientation.up, 1), (.up, 2), (.right, 1), (.right, 2)])
+    func aCancelledRenderStopsAndLeavesNothing(orientation: Orientation, threads: Int) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let checks = Counter()
+        var request = RenderRequest(inputPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, outputPath: folder.file("out.jpg"),
+                                    operations: [.sepia(intensity: 1)], limits: RenderLimits(memoryBudget: 1 << 20),
+                                    spillDirectory: folder.path)
+        request.displayOutputPath = folder.file("display.jpg")
+        request.threads = threads
+        request.isCancelled = { checks.increment() > 3 }
+        #expect(throws: RenderError.cancelled) { _ = try Renderer.render(request, orientation: orientation) }
+        #expect(folder.contents().isEmpty, "\(folder.contents())")
+    }
+}
+
+/// A thread-safe count of calls.
+final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = 0
+
+    /// Adds one and returns the new count.
+    func increment() -> Int {
+        lock.lock()
+        defer { lock.unlock() }
+        value += 1
+        return value
+    }
+}
