@@ -73,7 +73,7 @@ let package = Package(
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
             "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
-        .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments"]),
+        .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomQueueTests", dependencies: [
             "DarkroomQueue", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),

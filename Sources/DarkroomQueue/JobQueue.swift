@@ -64,6 +64,14 @@ public struct JobQueue {
     /// their last attempt or their workers died `crash_limit` times in a row (a crash loop).
     /// Returns how many were rescued. `claim` does this too; workers also call it with each
     /// heartbeat so that what happened is logged.
+    /// Whether any running job's lease has run out (its worker is gone; the next claim that
+    /// can lock the row puts it back).
+    public func hasExpiredLeases() throws -> Bool {
+        try connection.query("""
+            SELECT EXISTS (SELECT 1 FROM darkroom.jobs WHERE state = 'running' AND lease_expires_at < now()) AS expired
+            """)[0]["expired"].decode(Bool.self)
+    }
+
     @discardableResult
     public func rescueExpiredLeases() throws -> Int {
         let rows = try connection.query("SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")

@@ -125,8 +125,11 @@ public final class Worker: Sendable {
             }
             guard let claimed else { continue }  // the database is away; `attempt` waited
             guard let job = claimed.first else {
-                if options.drain { break }
-                state.waitForWork(timeout: options.pollInterval)
+                // A dead worker's job whose lease has run out is runnable, but its row stays
+                // locked until the server notices the dead connection: wait for it rather
+                // than leave it behind.
+                if options.drain, connection.attempt({ try JobQueue($0, logger: logger).hasExpiredLeases() }) != true { break }
+                state.waitForWork(timeout: options.drain ? .milliseconds(200) : options.pollInterval)
                 continue
             }
             let running = RunningJob(job)

@@ -1,5 +1,6 @@
 @testable import DarkroomAdjustments
 import DarkroomImaging
+import DarkroomTestSupport
 import Foundation
 import Testing
 
@@ -66,8 +67,9 @@ import Testing
         try process.run()
         stdin.fileHandleForWriting.write(Data(input))
         try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
+        let errorReader = PipeReader(stderr.fileHandleForReading.fileDescriptor)
+        let output = PipeReader.readAll(stdout.fileHandleForReading.fileDescriptor)
+        let errors = errorReader.result()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw AdjustmentError(.malformedData, "python3 failed: \(String(decoding: errors, as: UTF8.self))")

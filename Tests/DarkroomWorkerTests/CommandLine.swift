@@ -1,3 +1,4 @@
+import DarkroomTestSupport
 import Foundation
 
 /// Runs the built `darkroom` executable, as an operator or a scheduler would.
@@ -36,9 +37,10 @@ struct DarkroomCommand {
         process.standardOutput = out
         process.standardError = err
         try process.run()
-        // Read before waiting so a chatty process cannot fill the pipe and stall.
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        // Both pipes at once, so a child filling one cannot stall while we wait on the other.
+        let stderrReader = PipeReader(err.fileHandleForReading.fileDescriptor)
+        let stdout = PipeReader.readAll(out.fileHandleForReading.fileDescriptor)
+        let stderr = stderrReader.result()
         process.waitUntilExit()
         return Output(status: process.terminationStatus,
                       stdout: String(decoding: stdout, as: UTF8.self),
