@@ -114,17 +114,16 @@ public enum RenderPlanner {
         }
         let fitting = candidateHeights.lazy
             .map { plan(header: header, geometry: geometry, encoding: encoding, height: $0,
-                        decoder: decoder, budget: limits.memoryBudget) }
-            .first { $0.memory.total + displayBytes <= limits.memoryBudget }
+                        decoder: decoder, displayBytes: displayBytes, budget: limits.memoryBudget) }
+            .first { $0.memory.total <= limits.memoryBudget }
         guard var plan = fitting else {
             let smallest = candidateHeights.last!
             let needed = plan(header: header, geometry: geometry, encoding: encoding, height: smallest,
-                              decoder: decoder, budget: limits.memoryBudget).memory.total + displayBytes
+                              decoder: decoder, displayBytes: displayBytes, budget: limits.memoryBudget).memory.total
             throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
         plan.displaySize = display
-        plan.memory.encoder += displayBytes
         let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.fullChroma)
         switch huffman {
         case .off:
@@ -146,7 +145,8 @@ public enum RenderPlanner {
     }
 
     private static func plan(
-        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int, budget: Int
+        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int,
+        displayBytes: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
         let region = geometry.storedRect
@@ -154,7 +154,7 @@ public enum RenderPlanner {
         let orientation = geometry.orientation
         var memory = MemoryEstimate()
         memory.decoder = decoder
-        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma)
+        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma) + displayBytes
         memory.tables = SRGB.encodeSteps + 1 + 256 * 4
         // Decoded rows are full stored width: libjpeg decodes whole rows.
         let decodeStrip = stored.width * 3 * height
@@ -162,12 +162,9 @@ public enum RenderPlanner {
             geometry: geometry, decodeRows: height, tile: nil, spill: .none, spillBytes: 0,
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
             isProgressive: header.isProgressive)
-        // Two 8-bit output strips (one coloured while the other is encoded) and the
-        // cache-sized chunk of linear floats the colour operations run on.
-        let outputStrip = output.width * height * 3 * 2 + colourChunkBytes(width: output.width, maxRows: height)
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
-            plan.memory.stripBuffers = decodeStrip + outputStrip + halo
+            plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
             return plan
         }
         // Flips keep whole rows together; quarter turns cut rows into square tiles so an
@@ -181,8 +178,8 @@ public enum RenderPlanner {
         plan.decodeRows = tile.height
         plan.stripHeight = orientation.swapsAxes ? tile.width : tile.height
         plan.spillBytes = spillBytes
-        plan.memory.stripBuffers = stored.width * 3 * tile.height + output.width * plan.stripHeight * 3 * 2
-            + colourChunkBytes(width: output.width, maxRows: plan.stripHeight) + halo
+        plan.memory.stripBuffers = stored.width * 3 * tile.height
+            + outputStripBytes(width: output.width, rows: plan.stripHeight) + halo
         plan.memory.spillBuffers = band
         if plan.memory.total + spillBytes <= budget / 2 {
             plan.spill = .memory
@@ -208,6 +205,12 @@ public enum RenderPlanner {
     /// rows of sums at the display width.
     static func derivativeBytes(output: PixelSize, display: PixelSize, fullChroma: Bool) -> Int {
         encoderBytes(width: display.width, fullChroma: fullChroma) + output.width * 12 + display.width * 12 * 4
+    }
+
+    /// Two 8-bit output strips (one coloured while the other is encoded) and the
+    /// cache-sized chunk of linear floats the colour operations run on.
+    static func outputStripBytes(width: Int, rows: Int) -> Int {
+        width * rows * 3 * 2 + colourChunkBytes(width: width, maxRows: rows)
     }
 
     static func colourChunkBytes(width: Int, maxRows: Int) -> Int {

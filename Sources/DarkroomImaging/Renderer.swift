@@ -127,7 +127,9 @@ public enum Renderer {
             } catch let error as RenderError {
                 throw error
             } catch {
-                warnings.append("EXIF not copied to the render: \(error)")
+                // The display copy fails the same way as the full render: say it once.
+                let warning = "EXIF not copied to the render: \(error)"
+                if !warnings.contains(warning) { warnings.append(warning) }
             }
         }
         if request.keepICCProfile, let profile = header.iccProfile {
