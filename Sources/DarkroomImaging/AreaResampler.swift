@@ -93,9 +93,7 @@ final class StreamingDownscaler {
     func add(rows: Int, from bytes: UnsafePointer<UInt8>) throws {
         let width = resampler.source.width
         for row in 0..<rows {
-            SRGB.decodeTable.withUnsafeBufferPointer { table in
-                SRGB.decode(bytes + row * width * 3, into: linearRow.baseAddress!, count: width * 3, table: table.baseAddress!)
-            }
+            SRGB.decode(bytes + row * width * 3, into: linearRow.baseAddress!, count: width * 3)
             reduceColumns()
             for (output, weight) in resampler.contributions(ofRow: nextInputRow) {
                 let sum = accumulator(for: output)
@@ -137,9 +135,7 @@ final class StreamingDownscaler {
             guard nextInputRow >= span.first + span.weights.count else { return }
             let sum = sums.removeFirst()
             openRows.removeFirst()
-            SRGB.encodeTable.withUnsafeBufferPointer { table in
-                SRGB.encode(sum.baseAddress!, into: encodedRow.baseAddress!, count: sum.count, table: table.baseAddress!)
-            }
+            SRGB.encode(sum.baseAddress!, into: encodedRow.baseAddress!, count: sum.count)
             sum.deallocate()
             try emit(encodedRow.baseAddress!)
         }

@@ -51,17 +51,27 @@ public enum ColorKernels {
     }
 
     static func sepia(intensity: Float, _ strip: LinearStrip) {
-        let pixels = strip.pixels
+        // Full intensity (the usual case) skips the mix: `c·0 + s·1` is `s` for every finite c.
+        if intensity == 1 {
+            sepia(strip, mix: false, intensity: 1)
+        } else {
+            sepia(strip, mix: true, intensity: intensity)
+        }
+    }
+
+    @inline(__always)
+    private static func sepia(_ strip: LinearStrip, mix: Bool, intensity: Float) {
+        guard let pixels = strip.pixels.baseAddress else { return }
         let keep = 1 - intensity
-        for pixel in 0..<(strip.width * strip.rows) {
-            let base = pixel * 3
-            let r = pixels[base], g = pixels[base + 1], b = pixels[base + 2]
+        for pixel in 0..<(strip.width &* strip.rows) {
+            let base = pixels + pixel &* 3
+            let r = base[0], g = base[1], b = base[2]
             let sr = clampUnit(0.393 * r + 0.769 * g + 0.189 * b)
             let sg = clampUnit(0.349 * r + 0.686 * g + 0.168 * b)
             let sb = clampUnit(0.272 * r + 0.534 * g + 0.131 * b)
-            pixels[base] = r * keep + sr * intensity
-            pixels[base + 1] = g * keep + sg * intensity
-            pixels[base + 2] = b * keep + sb * intensity
+            base[0] = mix ? r * keep + sr * intensity : sr
+            base[1] = mix ? g * keep + sg * intensity : sg
+            base[2] = mix ? b * keep + sb * intensity : sb
         }
     }
 
@@ -72,38 +82,58 @@ public enum ColorKernels {
         let reach = halfDiagonal * radius
         // A zero radius vignettes everything; the scale then saturates t at 1 (no 0/0).
         let scale: Float = reach > 0 ? 1 / reach : .infinity
-        let pixels = strip.pixels
+        guard let pixels = strip.pixels.baseAddress else { return }
         let startX = Float(offsetX) + 0.5 - centreX
+        // Column `mirror − x` lies as far right of the centre as `x` lies left: its dx is
+        // exactly −dx, so it has the same factor.
+        let mirror = canvas.width - 1 - 2 * offsetX
+        let split = min(max(0, (mirror + 1) / 2), strip.width)  // the first column with dx ≥ 0
+        let firstMirrored = min(max(0, mirror - strip.width + 1), split)
         // Factors for a row first, in a contiguous loop the compiler vectorises (square
         // roots included), then one multiply per sample.
         withUnsafeTemporaryAllocation(of: Float.self, capacity: strip.width) { factors in
             for row in 0..<strip.rows {
                 let dy = Float(offsetY + row) + 0.5 - centreY
                 let dy2 = dy * dy
-                for x in 0..<strip.width {
-                    let dx = startX + Float(x)
-                    let scaled = (dx * dx + dy2).squareRoot() * scale
-                    // NaN (0 · ∞ at the centre with radius 0) fails the comparison and saturates too.
-                    let t = scaled < 1 ? scaled : 1
-                    let s = t * t * (3 - 2 * t)
-                    let factor = 1 - intensity * s
-                    factors[x] = factor > 0 ? factor : 0
+                @inline(__always) func compute(_ columns: Range<Int>) {
+                    // Int32 columns: SSE converts 32-bit integers to floats four at a time,
+                    // 64-bit ones only one by one. (Strips are far narrower than 2³¹.)
+                    for x in Int32(truncatingIfNeeded: columns.lowerBound)..<Int32(truncatingIfNeeded: columns.upperBound) {
+                        let dx = startX + Float(x)
+                        let scaled = (dx * dx + dy2).squareRoot() * scale
+                        // NaN (0 · ∞ at the centre with radius 0) fails the comparison and saturates too.
+                        let t = scaled < 1 ? scaled : 1
+                        let s = t * t * (3 - 2 * t)
+                        let factor = 1 - intensity * s
+                        factors[Int(x)] = factor > 0 ? factor : 0
+                    }
                 }
-                let rowBase = row * strip.width * 3
+                // Right of the centre, then left columns whose mirror is outside the strip;
+                // the rest are copies, which halves the square roots of a centred strip.
+                compute(split..<strip.width)
+                compute(0..<firstMirrored)
+                for x in firstMirrored..<split {
+                    factors[x] = factors[mirror &- x]
+                }
+                // Wrapping index arithmetic: overflow checks would keep this loop scalar.
+                let rowPixels = pixels + row &* strip.width &* 3
                 for x in 0..<strip.width {
                     let factor = factors[x]
-                    let base = rowBase + x * 3
-                    pixels[base] *= factor
-                    pixels[base + 1] *= factor
-                    pixels[base + 2] *= factor
+                    let base = x &* 3
+                    rowPixels[base] *= factor
+                    rowPixels[base &+ 1] *= factor
+                    rowPixels[base &+ 2] *= factor
                 }
             }
         }
     }
 
+    /// `min(max(value, 0), 1)`, NaN staying NaN, written so that it compiles to one
+    /// `maxps` and one `minps` (Swift's `max` also orders −0 below +0, which costs a blend).
     @inline(__always)
     static func clampUnit(_ value: Float) -> Float {
-        min(max(value, 0), 1)
+        let low = value < 0 ? 0 : value
+        return low > 1 ? 1 : low
     }
 }
 

@@ -55,9 +55,17 @@ final class OrientedRowSource {
     private func nextStreamedStrip(into destination: UnsafeMutableRawBufferPointer) throws -> Int {
         if nextOutputRow == 0, region.y > 0 { try decoder.skipRows(region.y) }
         let rows = min(plan.decodeRows, outputHeight - nextOutputRow)
+        let mirrored = plan.geometry.orientation == .upMirrored
+        // Whole upright rows: libjpeg writes straight into the strip, saving a copy of
+        // every pixel (and the decode buffer is never touched).
+        if !mirrored, outputWidth * 3 == storedRowBytes, destination.count >= rows * storedRowBytes {
+            let got = try decoder.readRows(into: destination, rowStride: storedRowBytes, rowCount: rows)
+            guard got == rows else { throw truncated() }
+            nextOutputRow += rows
+            return rows
+        }
         let got = try decoder.readRows(into: decodeBuffer, rowStride: storedRowBytes, rowCount: rows)
         guard got == rows else { throw truncated() }
-        let mirrored = plan.geometry.orientation == .upMirrored
         for row in 0..<rows {
             let source = decodeBuffer.baseAddress! + row * storedRowBytes
             let target = destination.baseAddress! + row * outputWidth * 3

@@ -155,7 +155,7 @@ public enum RenderPlanner {
         var memory = MemoryEstimate()
         memory.decoder = decoder
         memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma) + displayBytes
-        memory.tables = SRGB.encodeSteps + 1 + 256 * 4
+        memory.tables = SRGBEncoder.bytes + 256 * 4
         // Decoded rows are full stored width: libjpeg decodes whole rows.
         let decodeStrip = stored.width * 3 * height
         var plan = RenderPlan(
@@ -214,7 +214,7 @@ public enum RenderPlanner {
     }
 
     static func colourChunkBytes(width: Int, maxRows: Int) -> Int {
-        width * StripPipeline.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
+        width * StripColour.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
     }
 
     /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the

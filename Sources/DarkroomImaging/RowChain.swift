@@ -30,10 +30,7 @@ final class DecodedRows: LinearRowSource {
             precondition(stripRows > 0, "asked for more rows than the region has")
         }
         let rowBytes = region.width * 3
-        SRGB.decodeTable.withUnsafeBufferPointer { table in
-            SRGB.decode(strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes,
-                        into: row, count: rowBytes, table: table.baseAddress!)
-        }
+        SRGB.decode(strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, into: row, count: rowBytes)
         nextInStrip += 1
     }
 }

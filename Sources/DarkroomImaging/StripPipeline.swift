@@ -14,12 +14,6 @@ struct StripPipeline {
     var derivative: Derivative?
     var isCancelled: @Sendable () -> Bool = { false }
 
-    /// Rows per pass through the colour operations: about 48K floats (192 KB), which
-    /// stays in a core's L2 cache.
-    static func chunkHeight(width: Int, maxRows: Int) -> Int {
-        min(maxRows, max(1, 16_384 / max(width, 1)))
-    }
-
     func run() throws {
         let width = plan.geometry.outputSize.width
         let render = makeProducer()
@@ -108,12 +102,9 @@ extension StripPipeline {
         return { buffer in
             let rows = min(plan.stripHeight, output.height - produced)
             let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            try SRGB.encodeTable.withUnsafeBufferPointer { table in
-                for index in 0..<rows {
-                    try chain.nextRow(into: rowKeeper.buffer.baseAddress!)
-                    SRGB.encode(rowKeeper.buffer.baseAddress!, into: bytes + index * output.width * 3,
-                                count: output.width * 3, table: table.baseAddress!)
-                }
+            for index in 0..<rows {
+                try chain.nextRow(into: rowKeeper.buffer.baseAddress!)
+                SRGB.encode(rowKeeper.buffer.baseAddress!, into: bytes + index * output.width * 3, count: output.width * 3)
             }
             produced += rows
             return rows
@@ -126,44 +117,6 @@ final class RowBuffer {
     let buffer: UnsafeMutableBufferPointer<Float>
     init(_ buffer: UnsafeMutableBufferPointer<Float>) { self.buffer = buffer }
     deinit { buffer.deallocate() }
-}
-
-/// The colour operations of a plan, applied in place to 8-bit strips a few rows at a time
-/// so the floats stay in cache.
-struct StripColour {
-    let steps: [PlacedOperation]
-    let width: Int
-    let chunkHeight: Int
-
-    init(plan: RenderPlan) {
-        steps = plan.geometry.steps
-        width = plan.geometry.outputSize.width
-        chunkHeight = StripPipeline.chunkHeight(width: width, maxRows: plan.stripHeight)
-    }
-
-    /// No colour operation: 8-bit values go straight through (the round trip through
-    /// linear light would give back the same codes anyway).
-    func apply(to strip: UnsafeMutableRawBufferPointer, rows: Int, firstRow: Int) {
-        guard !steps.isEmpty else { return }
-        let linear = UnsafeMutableBufferPointer<Float>.allocate(capacity: width * chunkHeight * 3)
-        defer { linear.deallocate() }
-        let bytes = strip.bindMemory(to: UInt8.self)
-        SRGB.decodeTable.withUnsafeBufferPointer { decodeTable in
-            SRGB.encodeTable.withUnsafeBufferPointer { encodeTable in
-                var chunkStart = 0
-                while chunkStart < rows {
-                    let chunkRows = min(chunkHeight, rows - chunkStart)
-                    let offset = chunkStart * width * 3
-                    let samples = chunkRows * width * 3
-                    SRGB.decode(bytes.baseAddress! + offset, into: linear.baseAddress!, count: samples, table: decodeTable.baseAddress!)
-                    let chunk = LinearStrip(pixels: linear, width: width, rows: chunkRows, firstRow: firstRow + chunkStart)
-                    for step in steps { ColorKernels.apply(step, to: chunk) }
-                    SRGB.encode(linear.baseAddress!, into: bytes.baseAddress! + offset, count: samples, table: encodeTable.baseAddress!)
-                    chunkStart += chunkRows
-                }
-            }
-        }
-    }
 }
 
 /// The display-size JPEG written beside the full render.

@@ -72,15 +72,69 @@ import Testing
         #expect(Array(whole[12...]) == secondRow)
     }
 
-    @Test func srgbRoundTripKeepsEveryCode() {
-        SRGB.encodeTable.withUnsafeBufferPointer { table in
-            for code in 0...255 {
-                #expect(SRGB.encode(SRGB.decodeTable[code], table: table) == UInt8(code))
+    /// Columns mirrored about the centre share factors; whatever the canvas parity, the
+    /// offset or the strip width, each pixel gets exactly the formula's value.
+    @Test func vignetteMirroredColumnsMatchTheFormula() {
+        for (canvasWidth, offsetX, width) in [(9, 0, 9), (10, 0, 10), (10, 3, 5), (10, 0, 4), (10, 6, 4), (11, 2, 9), (7, -3, 4), (1, 0, 1)] {
+            let canvas = PixelSize(width: canvasWidth, height: 3)
+            let (intensity, radius): (Float, Float) = (1.2, 0.7)
+            let out = run(place(.vignette(intensity: intensity, radius: radius), canvas: canvas, x: offsetX, y: 1),
+                          [Float](repeating: 1, count: width * 3), width: width)
+            let reach = Float(Double(canvasWidth * canvasWidth + 9).squareRoot() / 2) * radius
+            let dy = Float(1) + 0.5 - Float(3) / 2
+            for x in 0..<width {
+                let dx = Float(offsetX) + 0.5 - Float(canvasWidth) / 2 + Float(x)
+                let t = min((dx * dx + dy * dy).squareRoot() * (1 / reach), 1)
+                let factor = max(1 - intensity * (t * t * (3 - 2 * t)), 0)
+                #expect(out[x * 3] == factor && out[x * 3 + 2] == factor, "canvas \(canvasWidth) offset \(offsetX) column \(x)")
             }
-            #expect(SRGB.encode(.nan, table: table) == 0)
-            #expect(SRGB.encode(-1, table: table) == 0)
-            #expect(SRGB.encode(7, table: table) == 255)
         }
+    }
+
+    @Test func srgbRoundTripKeepsEveryCode() {
+        for code in 0...255 {
+            #expect(SRGB.encode(SRGB.decodeTable[code]) == UInt8(code))
+        }
+        #expect(SRGB.encode(.nan) == 0)
+        #expect(SRGB.encode(-1) == 0)
+        #expect(SRGB.encode(7) == 255)
+        #expect(SRGB.encode(.infinity) == 255)
         #expect(abs(SRGB.decodeTable[128] - 0.2158605) < 1e-6)
+    }
+
+    /// The encoder rounds `255 · fromLinear(x)` to nearest exactly: checked against double
+    /// precision on a spread of floats across [0, 1] and on each side of every threshold.
+    @Test func srgbEncodeRoundsExactly() {
+        func expected(_ value: Float) -> UInt8? {
+            let scaled = SRGB.fromLinear(Double(value)) * 255
+            // Too close to a half for double precision to say which side it is on.
+            if abs(scaled - scaled.rounded(.down) - 0.5) < 1e-9 { return nil }
+            return UInt8(scaled.rounded())
+        }
+        var values: [Float] = stride(from: UInt32(0), through: Float(1).bitPattern, by: 4_099).map { Float(bitPattern: $0) }
+        for code in 1...255 {
+            let threshold = Float(SRGB.toLinear((Double(code) - 0.5) / 255))
+            values += [threshold.nextDown.nextDown, threshold.nextDown, threshold, threshold.nextUp, threshold.nextUp.nextUp]
+        }
+        var mismatches = 0
+        for value in values {
+            if let code = expected(value), SRGB.encode(value) != code { mismatches += 1 }
+        }
+        #expect(mismatches == 0)
+    }
+
+    /// The eight-wide row encoder and the one-value encoder agree, out-of-range values and
+    /// NaN included, whatever the count's remainder.
+    @Test func srgbRowEncodeMatchesSingleValues() {
+        var values: [Float] = [.nan, -.nan, -1, -0.0, 0, .leastNonzeroMagnitude, 1e-5, 0x1p-13, 0.5, 1, 1.5, .infinity, -.infinity]
+        values += (0..<1_000).map { Float($0) / 999 }
+        values += (1...255).map { SRGB.decodeTable[$0].nextDown }
+        for count in [values.count, values.count - 3, 5] {
+            var codes = [UInt8](repeating: 0, count: count)
+            values.withUnsafeBufferPointer { linear in
+                codes.withUnsafeMutableBufferPointer { SRGB.encode(linear.baseAddress!, into: $0.baseAddress!, count: count) }
+            }
+            #expect(codes == values.prefix(count).map { SRGB.encode($0) })
+        }
     }
 }
