@@ -157,4 +157,32 @@ import Testing
             #expect(actions == "edit,edit,revert,edit,edit")
         }
     }
+
+    /// `darkroom rerender` queues the batch, `status --batch` reports it, `--follow` without a
+    /// terminal prints plain lines and ends when the batch does.
+    @Test func rerenderABatchAndFollowItsProgress() throws {
+        try withScene { scene in
+            try scene.enqueue("io.darkroom.pipeline", "1.0.0", Array(Self.sepia.utf8))
+            try scene.drain()
+            let before = try #require(try scene.current())
+            let queued = try scene.command.run("rerender", "--format-identifier", "io.darkroom.pipeline", "--batch", "fix")
+            #expect(queued.status == 0, "\(queued.stderr)")
+            #expect(queued.stdout.contains("queued 1 re-render job(s) in batch fix"))
+            let waiting = try scene.command.run("status", "--batch", "fix")
+            #expect(waiting.stdout.hasPrefix("fix: 0/1 done (0 succeeded, 0 failed), 1 remaining, ETA"), "\(waiting.stdout)")
+
+            try scene.drain()
+            let followed = try scene.command.run("status", "--batch", "fix", "--follow", "--interval", "0.1")
+            #expect(followed.status == 0, "\(followed.stderr)")
+            #expect(followed.stdout.hasPrefix("fix: 1/1 done (1 succeeded, 0 failed), 0 remaining"), "\(followed.stdout)")
+            let after = try #require(try scene.current())
+            #expect(after.rerenderOf == before.id && after.id != before.id)
+            try scene.expectSameBytes(after.path, before.path, "the same code renders the same bytes")
+
+            let unknown = try scene.command.run("status", "--batch", "nope")
+            #expect(unknown.status == 1 && unknown.stderr.contains("there is no batch nope"))
+            let badVersion = try scene.command.run("rerender", "--format-identifier", "io.darkroom.pipeline", "--below-version", "1.x")
+            #expect(badVersion.status != 0 && badVersion.stderr.contains("not a semantic version"))
+        }
+    }
 }
