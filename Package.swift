@@ -78,7 +78,8 @@ let package = Package(
             "DarkroomQueue", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
-            "DarkroomWorker", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo", "LibPQ",
+            "DarkroomWorker", "DarkroomQueue", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
+            "LibPQ", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )

@@ -12,10 +12,12 @@ public struct NewAdjustment: Sendable, Hashable {
     public var renderedWidth: Int
     public var renderedHeight: Int
     public var renderedBytes: Int64
+    /// For a replayed layer: the adjustment whose edit it renders again.
+    public var rerenderOf: Int64?
 
     public init(
         formatIdentifier: String, formatVersion: String, data: [UInt8], baseAdjustmentID: Int64? = nil,
-        renderedPath: String, renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64
+        renderedPath: String, renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64, rerenderOf: Int64? = nil
     ) {
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
@@ -25,6 +27,7 @@ public struct NewAdjustment: Sendable, Hashable {
         self.renderedWidth = renderedWidth
         self.renderedHeight = renderedHeight
         self.renderedBytes = renderedBytes
+        self.rerenderOf = rerenderOf
     }
 }
 
@@ -43,10 +46,12 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
     public var renderedHeight: Int
     public var renderedBytes: Int64
     public var createdAt: Date
+    /// For a replayed layer: the adjustment whose edit it renders again.
+    public var rerenderOf: Int64?
 
     static let columns = """
         id, asset_id, job_id, format_identifier, format_version, data, base_adjustment_id,
-        rendered_path, rendered_width, rendered_height, rendered_bytes, created_at
+        rendered_path, rendered_width, rendered_height, rendered_bytes, created_at, rerender_of
         """
 
     init(row: PostgresRow) throws {
@@ -62,5 +67,44 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
         renderedHeight = try row["rendered_height"].decode(Int.self)
         renderedBytes = try row["rendered_bytes"].decode(Int64.self)
         createdAt = try row["created_at"].decode(Date.self)
+        rerenderOf = try row["rerender_of"].decode(Int64?.self)
+    }
+
+    public init(
+        id: Int64, assetID: Int64, jobID: Int64? = nil, formatIdentifier: String, formatVersion: String, data: [UInt8],
+        baseAdjustmentID: Int64? = nil, renderedPath: String, renderedWidth: Int, renderedHeight: Int,
+        renderedBytes: Int64, createdAt: Date = Date(timeIntervalSince1970: 0), rerenderOf: Int64? = nil
+    ) {
+        self.id = id
+        self.assetID = assetID
+        self.jobID = jobID
+        self.formatIdentifier = formatIdentifier
+        self.formatVersion = formatVersion
+        self.data = data
+        self.baseAdjustmentID = baseAdjustmentID
+        self.renderedPath = renderedPath
+        self.renderedWidth = renderedWidth
+        self.renderedHeight = renderedHeight
+        self.renderedBytes = renderedBytes
+        self.createdAt = createdAt
+        self.rerenderOf = rerenderOf
+    }
+}
+
+extension [Adjustment] {
+    /// The layers that make up the look of adjustment `top`, bottom (rendered from the
+    /// original) first, following `baseAdjustmentID`. Empty for `nil` (the original). A base
+    /// missing from `self` or a cycle ends the walk: the result then does not start at the
+    /// original: its first layer then still has a `baseAdjustmentID`.
+    public func chain(endingAt top: Int64?) -> [Adjustment] {
+        let byID = Dictionary(map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var layers: [Adjustment] = []
+        var seen: Set<Int64> = []
+        var next = top
+        while let id = next, let layer = byID[id], seen.insert(id).inserted {
+            layers.append(layer)
+            next = layer.baseAdjustmentID
+        }
+        return layers.reversed()
     }
 }

@@ -6,10 +6,7 @@ import LibPQ
 public struct ClaimedJob: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var assetID: Int64
-    public var kind: String
-    public var formatIdentifier: String
-    public var formatVersion: String
-    public var data: [UInt8]
+    public var work: JobWork
     public var priority: Int
     /// Including this attempt (1 on the first run).
     public var attempts: Int
@@ -26,6 +23,30 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     /// If this attempt fails, the job fails for good whatever the failure.
     public var isLastAttempt: Bool { attempts >= maxAttempts }
 
+    /// The edit's format (or, for a re-render, the upgraded one), for logs and claim rules.
+    public var formatIdentifier: String? {
+        switch work {
+        case .edit(let identifier, _, _): return identifier
+        case .rerender(let identifier, _): return identifier
+        case .revert, .revertLast: return nil
+        }
+    }
+
+    /// The edit's adjustment data; `nil` for other kinds.
+    public var data: [UInt8]? {
+        if case .edit(_, _, let data) = work { return data }
+        return nil
+    }
+
+    /// The edit's version, or the version a re-render must reach.
+    public var formatVersion: String? {
+        switch work {
+        case .edit(_, let version, _): return version
+        case .rerender(_, let version): return version
+        case .revert, .revertLast: return nil
+        }
+    }
+
     static let columns = """
         id, asset_id, kind, format_identifier, format_version, data, priority, attempts, max_attempts,
         lease_token, leased_by, lease_expires_at, batch, run_at, crashes
@@ -34,10 +55,9 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     init(row: PostgresRow) throws {
         id = try row["id"].decode(Int64.self)
         assetID = try row["asset_id"].decode(Int64.self)
-        kind = try row["kind"].decode(String.self)
-        formatIdentifier = try row["format_identifier"].decode(String.self)
-        formatVersion = try row["format_version"].decode(String.self)
-        data = try row["data"].decode([UInt8].self)
+        work = try JobWork(
+            kind: try row["kind"].decode(String.self), formatIdentifier: try row["format_identifier"].decode(String?.self),
+            formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self))
         priority = try row["priority"].decode(Int.self)
         attempts = try row["attempts"].decode(Int.self)
         maxAttempts = try row["max_attempts"].decode(Int.self)
@@ -72,9 +92,10 @@ public struct Job: Sendable, Hashable, Identifiable {
     public var assetID: Int64
     public var kind: String
     public var state: JobState
-    public var formatIdentifier: String
-    public var formatVersion: String
-    public var data: [UInt8]
+    /// `nil` for reverts and whole-chain re-renders.
+    public var formatIdentifier: String?
+    public var formatVersion: String?
+    public var data: [UInt8]?
     public var priority: Int
     public var runAt: Date
     public var attempts: Int
@@ -90,7 +111,10 @@ public struct Job: Sendable, Hashable, Identifiable {
     public var createdAt: Date
     public var startedAt: Date?
     public var finishedAt: Date?
+    /// The top layer the job recorded.
     public var adjustmentID: Int64?
+    /// What a job that succeeded without recording an adjustment did.
+    public var outcome: String?
 }
 
 /// A snapshot for operators: how many jobs are where, what has waited longest, what failed.

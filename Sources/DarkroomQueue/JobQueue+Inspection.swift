@@ -8,7 +8,7 @@ extension JobQueue {
         guard let row = try connection.query("""
             SELECT id, asset_id, kind, state, format_identifier, format_version, data, priority, run_at, attempts,
                    max_attempts, last_error, batch, lease_token, leased_by, lease_expires_at, created_at, started_at,
-                   finished_at, adjustment_id
+                   finished_at, adjustment_id, outcome
               FROM darkroom.jobs WHERE id = $1
             """, [.int(id)]).first
         else { return nil }
@@ -29,15 +29,15 @@ extension JobQueue {
         return Job(
             id: try row["id"].decode(Int64.self), assetID: try row["asset_id"].decode(Int64.self),
             kind: try row["kind"].decode(String.self), state: try row["state"].decode(JobState.self),
-            formatIdentifier: try row["format_identifier"].decode(String.self),
-            formatVersion: try row["format_version"].decode(String.self), data: try row["data"].decode([UInt8].self),
+            formatIdentifier: try row["format_identifier"].decode(String?.self),
+            formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self),
             priority: try row["priority"].decode(Int.self), runAt: try row["run_at"].decode(Date.self),
             attempts: try row["attempts"].decode(Int.self), maxAttempts: try row["max_attempts"].decode(Int.self),
             lastError: try row["last_error"].decode(String?.self), errors: errors, batch: try row["batch"].decode(String?.self),
             leaseToken: try row["lease_token"].decode(UUID?.self), leasedBy: try row["leased_by"].decode(String?.self),
             leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self), createdAt: try row["created_at"].decode(Date.self),
             startedAt: try row["started_at"].decode(Date?.self), finishedAt: try row["finished_at"].decode(Date?.self),
-            adjustmentID: try row["adjustment_id"].decode(Int64?.self))
+            adjustmentID: try row["adjustment_id"].decode(Int64?.self), outcome: try row["outcome"].decode(String?.self))
     }
 
     /// Cancels a queued or running job (`darkroom.cancel_job`). Returns false if it had already

@@ -8,31 +8,79 @@ extension JobQueue {
     /// Records the adjustment, makes it the asset's current one, and marks the job succeeded.
     /// Returns the new adjustment's id; throws `QueueError.leaseLost` if the lease is gone.
     public func complete(_ job: ClaimedJob, with adjustment: NewAdjustment) throws -> Int64 {
+        let current = try complete(job, with: JobResult(.layers([adjustment]), expectedCurrent: nil))
+        guard let current else { preconditionFailure("a completion with a layer always leaves a current adjustment") }
+        return current
+    }
+
+    /// Records what the job did in one transaction: its adjustment records, the asset's new
+    /// current adjustment, an `asset_history` entry when the look changed, and the job's
+    /// success. Returns the asset's current adjustment afterwards (`nil`: the original).
+    /// Throws `QueueError.leaseLost` if the lease is gone and `QueueError.assetChanged` if the
+    /// asset's current adjustment is no longer what the job read; either way nothing is written.
+    @discardableResult
+    public func complete(_ job: ClaimedJob, with result: JobResult) throws -> Int64? {
         try connection.withTransaction {
             let assetID = try lockLeasedJob(job).assetID
-            let inserted = try connection.query("""
-                INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data,
-                                                  base_adjustment_id, rendered_path, rendered_width, rendered_height, rendered_bytes)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-                RETURNING id
-                """, [
-                    .int(assetID), .int(job.id), .text(adjustment.formatIdentifier), .text(adjustment.formatVersion),
-                    .bytes(adjustment.data), .optional(adjustment.baseAdjustmentID, PostgresBind.int),
-                    .text(adjustment.renderedPath), .int(Int64(adjustment.renderedWidth)),
-                    .int(Int64(adjustment.renderedHeight)), .int(adjustment.renderedBytes),
-                ])
-            let adjustmentID = try inserted[0]["id"].decode(Int64.self)
-            _ = try connection.query("UPDATE darkroom.assets SET current_adjustment_id = $2 WHERE id = $1",
-                                     [.int(assetID), .int(adjustmentID)])
+            let previous = try connection.query(
+                "SELECT current_adjustment_id FROM darkroom.assets WHERE id = $1 FOR UPDATE", [.int(assetID)]
+            ).first.map { try $0["current_adjustment_id"].decode(Int64?.self) } ?? nil
+            if let expected = result.expectedCurrent, expected.id != previous {
+                throw QueueError.assetChanged(assetID: assetID, expected: expected.id, found: previous)
+            }
+            var current = previous
+            var recorded: Int64?
+            var outcome: String?
+            switch result.change {
+            case .layers(let layers):
+                precondition(!layers.isEmpty, "a completion with layers needs at least one")
+                var base = layers[0].baseAdjustmentID
+                for (index, layer) in layers.enumerated() {
+                    base = try insert(layer, assetID: assetID, jobID: index == layers.count - 1 ? job.id : nil, base: base)
+                }
+                recorded = base
+                current = base
+            case .original(let reason):
+                current = nil
+                outcome = reason
+            case .none(let reason):
+                outcome = reason
+            }
+            if current != previous {
+                _ = try connection.query("UPDATE darkroom.assets SET current_adjustment_id = $2 WHERE id = $1",
+                                         [.int(assetID), .optional(current, PostgresBind.int)])
+                _ = try connection.query("""
+                    INSERT INTO darkroom.asset_history (asset_id, job_id, action, adjustment_id, previous_adjustment_id)
+                    VALUES ($1, $2, $3, $4, $5)
+                    """, [.int(assetID), .int(job.id), .text(job.work.kind), .optional(current, PostgresBind.int),
+                          .optional(previous, PostgresBind.int)])
+            }
             _ = try connection.query("""
                 UPDATE darkroom.jobs
-                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, completed_lease = lease_token,
-                       lease_token = NULL, lease_expires_at = NULL, crashes = 0
+                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, outcome = $3,
+                       completed_lease = lease_token, lease_token = NULL, lease_expires_at = NULL, crashes = 0
                  WHERE id = $1
-                """, [.int(job.id), .int(adjustmentID)])
-            logger.debug("completed job", metadata: ["job_id": "\(job.id)", "adjustment_id": "\(adjustmentID)"])
-            return adjustmentID
+                """, [.int(job.id), .optional(recorded, PostgresBind.int), .optional(outcome, PostgresBind.text)])
+            logger.debug("completed job", metadata: [
+                "job_id": "\(job.id)", "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")"])
+            return current
         }
+    }
+
+    private func insert(_ adjustment: NewAdjustment, assetID: Int64, jobID: Int64?, base: Int64?) throws -> Int64 {
+        try connection.query("""
+            INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data,
+                                              base_adjustment_id, rendered_path, rendered_width, rendered_height,
+                                              rendered_bytes, rerender_of)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            RETURNING id
+            """, [
+                .int(assetID), .optional(jobID, PostgresBind.int), .text(adjustment.formatIdentifier),
+                .text(adjustment.formatVersion), .bytes(adjustment.data), .optional(base, PostgresBind.int),
+                .text(adjustment.renderedPath), .int(Int64(adjustment.renderedWidth)),
+                .int(Int64(adjustment.renderedHeight)), .int(adjustment.renderedBytes),
+                .optional(adjustment.rerenderOf, PostgresBind.int),
+            ])[0]["id"].decode(Int64.self)
     }
 
     /// Records a failed attempt. Permanent failures and the last attempt fail the job; other
@@ -87,11 +135,12 @@ extension JobQueue {
     }
 
     /// After a connection broke during `complete`, tells whether that completion committed:
-    /// the job succeeded under this very lease (`completed_lease` keeps its token).
-    public func completionCommitted(_ job: ClaimedJob) throws -> Int64? {
+    /// the job succeeded under this very lease (`completed_lease` keeps its token). Returns
+    /// the adjustment it recorded, if any, inside `.some`.
+    public func completionCommitted(_ job: ClaimedJob) throws -> Int64?? {
         try connection.query("""
             SELECT adjustment_id FROM darkroom.jobs WHERE id = $1 AND state = 'succeeded' AND completed_lease = $2::uuid
-            """, [.int(job.id), .text(job.leaseToken.uuidString)]).first.flatMap { $0["adjustment_id"].int64 }
+            """, [.int(job.id), .text(job.leaseToken.uuidString)]).first.map { $0["adjustment_id"].int64 }
     }
 
     /// Locks the job's row for the rest of the transaction, and throws `leaseLost` unless `job`'s

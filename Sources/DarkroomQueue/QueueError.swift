@@ -7,6 +7,9 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
     /// took it over), so nothing was written.
     case leaseLost(jobID: Int64, reason: String)
     case assetNotFound(Int64)
+    /// The asset's current adjustment changed while a job worked on it (`nil`: the original);
+    /// nothing was written and the job should run again.
+    case assetChanged(assetID: Int64, expected: Int64?, found: Int64?)
     case jobNotFound(Int64)
     /// `darkroom.enqueue_edit` refused the job; `message` names the problem.
     case invalidJob(message: String, hint: String?)
@@ -20,6 +23,7 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
         switch self {
         case .leaseLost: return "lease_lost"
         case .assetNotFound: return "asset_not_found"
+        case .assetChanged: return "asset_changed"
         case .jobNotFound: return "job_not_found"
         case .invalidJob: return "invalid_job"
         case .invalidAsset: return "invalid_asset"
@@ -34,6 +38,10 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
                 + "Extend leases well before they expire; a cancelled or taken-over job needs no action."
         case let .assetNotFound(id):
             return "asset \(id) does not exist; register the photo first and use the id that registration returns"
+        case let .assetChanged(assetID, expected, found):
+            let describe = { (id: Int64?) in id.map { "adjustment \($0)" } ?? "the original" }
+            return "asset \(assetID) now shows \(describe(found)), not \(describe(expected)) as when the job started; "
+                + "nothing was recorded and the job will run again on what the asset shows now"
         case let .jobNotFound(id):
             return "job \(id) does not exist; list jobs with `SELECT * FROM darkroom.jobs` or see darkroom.queue_summary"
         case let .invalidJob(message, hint):

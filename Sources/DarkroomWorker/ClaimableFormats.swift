@@ -18,13 +18,4 @@ public enum ClaimableFormats {
 
     public static let standard: [ClaimableFormat] = from(.standard)
 
-    /// True when `job` needs a newer editor than `registry` has: it should go back to the
-    /// queue for a newer worker rather than fail. (The claim already filters these out; this
-    /// catches pre-release versions, which the database does not order among themselves.)
-    static func needsNewerEditor(_ job: ClaimedJob, registry: EditorRegistry) -> Bool {
-        guard let editor = registry.editors[job.formatIdentifier], let version = SemanticVersion(job.formatVersion) else {
-            return false
-        }
-        return !editor.canRead(version) && version > editor.currentVersion
-    }
 }

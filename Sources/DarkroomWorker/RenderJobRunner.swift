@@ -30,23 +30,59 @@ public struct RenderJobRunner: Sendable {
         "renders/\(assetID)/\(jobID).display.jpg"
     }
 
-    /// `history` is the asset's adjustments (any order); the newest one the asset points at
-    /// decides, by the can-handle rule, whether the edit starts from the original or from a
-    /// rendered layer.
+    /// A lower layer of a replayed chain (`layer` counts from 1 at the bottom); only the top
+    /// layer, the job's own render, gets a display copy.
+    public static func layerPath(assetID: Int64, jobID: Int64, layer: Int) -> String {
+        "renders/\(assetID)/\(jobID).layer\(layer).jpg"
+    }
+
+    /// Runs `job` against `asset`, whose adjustments are `history` (any order), and says what to
+    /// record. An edit is rendered from what the can-handle rule picks; reverts and re-renders
+    /// replay the chain they keep from the original (see `RenderJobRunner+Replay`).
     /// `isCancelled` is checked between strips, so a cancelled job or a lost lease stops
     /// the render early instead of finishing work nobody will record.
     public func run(_ job: ClaimedJob, asset: Asset, history: [Adjustment] = [], logger: Logger,
-                    isCancelled: @escaping @Sendable () -> Bool = { false }) throws(JobFailure) -> NewAdjustment {
-        let operations: [ImageOperation]
-        do {
-            operations = try registry.operations(identifier: job.formatIdentifier, version: job.formatVersion, data: job.data)
-        } catch let error as AdjustmentError {
-            throw .permanent(code: error.code.rawValue, message: "job \(job.id): \(error.message)")
-        } catch {
-            throw .permanent(code: "adjustment_data", message: "job \(job.id): \(error)")
+                    isCancelled: @escaping @Sendable () -> Bool = { false }) throws(JobFailure) -> JobResult {
+        let expected = JobResult.ExpectedCurrent(asset.currentAdjustmentID)
+        switch job.work {
+        case let .edit(identifier, version, data):
+            let layer = try edit(job, identifier: identifier, version: version, data: data, asset: asset, history: history,
+                                 logger: logger, isCancelled: isCancelled)
+            return JobResult(.layers([layer]), expectedCurrent: expected)
+        case .revert:
+            let chain = history.chain(endingAt: asset.currentAdjustmentID)
+            guard !chain.isEmpty else {
+                return JobResult(.none(outcome: "asset \(asset.id) already showed its original"), expectedCurrent: expected)
+            }
+            return JobResult(.original(outcome: "reverted to the original, removing \(Self.describe(chain))"), expectedCurrent: expected)
+        case .revertLast:
+            let chain = try currentChain(of: asset, history: history)
+            guard let top = chain.last else {
+                return JobResult(.none(outcome: "asset \(asset.id) shows its original; there is no layer to remove"), expectedCurrent: expected)
+            }
+            let rest = Array(chain.dropLast())
+            guard !rest.isEmpty else {
+                return JobResult(.original(outcome: "removed the only layer, adjustment \(top.id) (\(top.formatIdentifier)); the asset shows its original"),
+                                 expectedCurrent: expected)
+            }
+            return JobResult(.layers(try replay(rest, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
+                             expectedCurrent: expected)
+        case let .rerender(identifier, target):
+            let chain = try currentChain(of: asset, history: history)
+            if let reason = Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id) {
+                return JobResult(.none(outcome: reason), expectedCurrent: expected)
+            }
+            return JobResult(.layers(try replay(chain, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
+                             expectedCurrent: expected)
         }
+    }
+
+    /// Renders one edit: from the original, or on top of a rendered layer (the can-handle rule).
+    func edit(_ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, history: [Adjustment],
+              logger: Logger, isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> NewAdjustment {
+        let operations = try decode(identifier: identifier, version: version, data: data, job: job)
         let current = history.first { $0.id == asset.currentAdjustmentID }
-        let base = registry.baseImage(forEditIn: job.formatIdentifier, over: current.map {
+        let base = registry.baseImage(forEditIn: identifier, over: current.map {
             CurrentAdjustment(id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
                               baseAdjustmentID: $0.baseAdjustmentID)
         })
@@ -67,21 +103,44 @@ public struct RenderJobRunner: Sendable {
             baseAdjustmentID = id
         }
         let relative = Self.renderedPath(assetID: asset.id, jobID: job.id)
-        let output: String
+        let result = try render(operations, from: input, orientation: orientation, to: relative,
+                                display: Self.displayPath(assetID: asset.id, jobID: job.id), asset: asset, job: job,
+                                logger: logger, isCancelled: isCancelled)
+        return NewAdjustment(
+            formatIdentifier: identifier, formatVersion: version, data: data,
+            baseAdjustmentID: baseAdjustmentID, renderedPath: relative, renderedWidth: result.outputSize.width,
+            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes))
+    }
+
+    func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure) -> [ImageOperation] {
         do {
-            output = try storage.resolve(relative)
-            try FileManager.default.createDirectory(atPath: (output as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            return try registry.operations(identifier: identifier, version: version, data: data)
+        } catch let error as AdjustmentError {
+            throw .permanent(code: error.code.rawValue, message: "job \(job.id): \(error.message)")
         } catch {
-            throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot prepare \(relative): \(error)")
+            throw .permanent(code: "adjustment_data", message: "job \(job.id): \(error)")
+        }
+    }
+
+    /// Renders `operations` from `input` to the storage-relative `output` (and `display`).
+    func render(_ operations: [ImageOperation], from input: String, orientation: Orientation, to output: String,
+                display: String?, asset: Asset, job: ClaimedJob, logger: Logger,
+                isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> RenderResult {
+        let absolute: String
+        do {
+            absolute = try storage.resolve(output)
+            try FileManager.default.createDirectory(atPath: (absolute as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        } catch {
+            throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot prepare \(output): \(error)")
         }
         var request = RenderRequest(
-            inputPath: input, outputPath: output, operations: operations, encoding: settings.encoding,
+            inputPath: input, outputPath: absolute, operations: operations, encoding: settings.encoding,
             huffman: settings.huffman, limits: settings.limits, spillDirectory: storage.spillDirectory,
             rewriteExif: { original, size in
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
             },
             threads: settings.threads)
-        request.displayOutputPath = (try? storage.resolve(Self.displayPath(assetID: asset.id, jobID: job.id)))
+        request.displayOutputPath = display.flatMap { try? storage.resolve($0) }
         request.displayLongestSide = settings.displayLongestSide
         request.isCancelled = isCancelled
         let result: RenderResult
@@ -95,10 +154,7 @@ public struct RenderJobRunner: Sendable {
         for warning in result.warnings {
             logger.warning("render warning", metadata: ["job_id": "\(job.id)", "asset_id": "\(asset.id)", "reason": "\(warning)"])
         }
-        return NewAdjustment(
-            formatIdentifier: job.formatIdentifier, formatVersion: job.formatVersion, data: job.data,
-            baseAdjustmentID: baseAdjustmentID, renderedPath: relative, renderedWidth: result.outputSize.width,
-            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes))
+        return result
     }
 
     /// The original's absolute path. A missing file under a present root is permanent

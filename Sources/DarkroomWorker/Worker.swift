@@ -20,7 +20,7 @@ public final class Worker: Sendable {
 
     public init(options: WorkerOptions, logger: Logger) {
         self.options = options
-        runner = RenderJobRunner(storage: options.storage, settings: options.renderSettings)
+        runner = RenderJobRunner(storage: options.storage, registry: options.registry, settings: options.renderSettings)
         self.logger = logger
     }
 
@@ -146,18 +146,7 @@ public final class Worker: Sendable {
         logger[metadataKey: "asset_id"] = "\(job.assetID)"
         let clock = ContinuousClock.now
 
-        if ClaimableFormats.needsNewerEditor(job, registry: runner.registry) {
-            logger.notice("job needs a newer editor than this worker has; giving it back", metadata: [
-                "format": "\(job.formatIdentifier) \(job.formatVersion)"])
-            report(running, connection: connection, logger: logger) { queue in
-                try queue.release(job, reason: "waiting for a worker that can read \(job.formatIdentifier) \(job.formatVersion)",
-                                  delay: .seconds(60))
-                return .released
-            }
-            return
-        }
-
-        let result: Result<NewAdjustment, JobFailure>
+        let result: Result<JobResult, JobFailure>
         do {
             guard let asset = connection.attempt({ try AssetStore($0).asset(id: job.assetID) }) else {
                 throw JobFailure.transient(code: "database_unavailable", message: "could not read asset \(job.assetID)")
@@ -165,9 +154,18 @@ public final class Worker: Sendable {
             guard let asset else {
                 throw JobFailure.permanent(code: "asset_not_found", message: "asset \(job.assetID) no longer exists")
             }
-            // The asset's layers: the can-handle rule picks what the edit is rendered from.
+            // The asset's layers: the can-handle rule picks what an edit is rendered from, and
+            // reverts and re-renders replay the chain they keep.
             guard let history = connection.attempt({ try AssetStore($0).adjustments(of: asset.id) }) else {
                 throw JobFailure.transient(code: "database_unavailable", message: "could not read the adjustments of asset \(asset.id)")
+            }
+            if let reason = runner.reasonToWait(job, asset: asset, history: history) {
+                logger.notice("job needs an editor this worker lacks; giving it back", metadata: ["reason": "\(reason)"])
+                report(running, connection: connection, logger: logger) { queue in
+                    try queue.release(job, reason: reason, delay: .seconds(60))
+                    return .released
+                }
+                return
             }
             result = .success(try runner.run(job, asset: asset, history: history, logger: logger,
                                              isCancelled: { running.lossReason != nil }))
@@ -178,20 +176,35 @@ public final class Worker: Sendable {
         }
 
         report(running, connection: connection, logger: logger) { queue in
+            var failure: JobFailure
             switch result {
-            case .success(let adjustment):
-                let adjustmentID = try queue.complete(job, with: adjustment)
-                logger.info("job succeeded", metadata: [
-                    "adjustment_id": "\(adjustmentID)", "output": "\(adjustment.renderedPath)",
-                    "size": "\(adjustment.renderedWidth)x\(adjustment.renderedHeight)",
-                    "ms": "\(Int((ContinuousClock.now - clock).seconds * 1000))"])
-                return .succeeded
-            case .failure(let failure):
-                let outcome = try queue.fail(job, failure, retryPolicy: options.retryPolicy)
-                logger.error("job \(outcome == .failed ? "failed" : "will be retried")", metadata: [
-                    "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"])
-                return outcome == .failed ? .failed : .retried
+            case .success(let outcome):
+                do {
+                    let current = try queue.complete(job, with: outcome)
+                    var metadata: Logger.Metadata = [
+                        "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")",
+                        "ms": "\(Int((ContinuousClock.now - clock).seconds * 1000))"]
+                    switch outcome.change {
+                    case .layers(let layers):
+                        metadata["output"] = "\(layers[layers.count - 1].renderedPath)"
+                        metadata["size"] = "\(layers[layers.count - 1].renderedWidth)x\(layers[layers.count - 1].renderedHeight)"
+                        if layers.count > 1 { metadata["layers"] = "\(layers.count)" }
+                    case .original(let note), .none(let note):
+                        metadata["outcome"] = "\(note)"
+                    }
+                    logger.info("job succeeded", metadata: metadata)
+                    return .succeeded
+                } catch let error as QueueError {
+                    guard case .assetChanged = error else { throw error }
+                    failure = .transient(code: error.code, message: error.description)
+                }
+            case .failure(let reported):
+                failure = reported
             }
+            let outcome = try queue.fail(job, failure, retryPolicy: options.retryPolicy)
+            logger.error("job \(outcome == .failed ? "failed" : "will be retried")", metadata: [
+                "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"])
+            return outcome == .failed ? .failed : .retried
         }
     }
 
@@ -213,7 +226,7 @@ public final class Worker: Sendable {
                 let queue = JobQueue(live, logger: logger)
                 if brokeWhileWriting, let adjustmentID = try queue.completionCommitted(job) {
                     logger.info("job succeeded (its completion had committed before the connection broke)",
-                                metadata: ["adjustment_id": "\(adjustmentID)"])
+                                metadata: ["adjustment_id": "\(adjustmentID.map(String.init) ?? "none")"])
                     state.record(.succeeded)
                     return
                 }

@@ -1,3 +1,4 @@
+import DarkroomAdjustments
 import DarkroomQueue
 import Foundation
 
@@ -26,7 +27,9 @@ public struct WorkerOptions: Sendable {
     /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are released.
     public var shutdownGrace: Duration
     public var retryPolicy: RetryPolicy
-    /// The formats this worker claims; nil claims every job.
+    /// The editors this worker runs.
+    public var registry: EditorRegistry
+    /// The formats this worker claims (normally `ClaimableFormats.from(registry)`); nil claims every job.
     public var formats: [ClaimableFormat]?
     /// Identifies this process in `jobs.leased_by` and `darkroom.workers`: host and pid.
     public var workerName: String
@@ -35,8 +38,8 @@ public struct WorkerOptions: Sendable {
         databaseURL: String, listenURL: String? = nil, storage: StorageRoot, concurrency: Int = 1, drain: Bool = false,
         memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
-        retryPolicy: RetryPolicy = .standard, formats: [ClaimableFormat]? = ClaimableFormats.standard,
-        workerName: String = WorkerOptions.defaultWorkerName()
+        retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
+        formats: [ClaimableFormat]? = ClaimableFormats.standard, workerName: String = WorkerOptions.defaultWorkerName()
     ) {
         self.databaseURL = databaseURL
         self.listenURL = listenURL
@@ -52,6 +55,7 @@ public struct WorkerOptions: Sendable {
         self.maxDuration = maxDuration
         self.shutdownGrace = shutdownGrace
         self.retryPolicy = retryPolicy
+        self.registry = registry
         self.formats = formats
         self.workerName = workerName
     }

@@ -12,7 +12,8 @@ struct Darkroom: AsyncParsableCommand {
             Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
-        subcommands: [Migrate.self, Import.self, Enqueue.self, Worker.self, Render.self, Status.self, Cancel.self, Retry.self, Job.self, QueueBench.self])
+        subcommands: [Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
+                      Status.self, Cancel.self, Retry.self, Job.self, QueueBench.self])
 }
 
 /// Options every database command takes.

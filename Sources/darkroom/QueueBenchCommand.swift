@@ -47,7 +47,8 @@ extension Darkroom {
                             if jobs.isEmpty { return done }
                             for job in jobs {
                                 _ = try queue.complete(job, with: NewAdjustment(
-                                    formatIdentifier: job.formatIdentifier, formatVersion: job.formatVersion, data: job.data,
+                                    formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
+                    data: job.data ?? [],
                                     renderedPath: "renders/\(job.assetID)/\(job.id).jpg", renderedWidth: 1, renderedHeight: 1, renderedBytes: 0))
                             }
                             done += jobs.count

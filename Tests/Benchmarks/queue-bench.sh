@@ -16,16 +16,16 @@ psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DA
 export DATABASE_URL="$url"
 "$darkroom" migrate --log-level warning >/dev/null
 
-fill() {  # fill N: N queued no-op jobs on one asset, then fresh statistics
+fill() {  # fill N: N queued no-op jobs, one per asset (a re-render batch), then fresh statistics
   psql -X -q -v ON_ERROR_STOP=1 "$url" <<SQL
 TRUNCATE darkroom.jobs, darkroom.adjustments, darkroom.assets RESTART IDENTITY CASCADE;
 INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
-VALUES ('originals/bench.jpg', repeat('ab', 32), 1, 1, 1);
+SELECT 'originals/' || n || '.jpg', lpad(to_hex(n), 64, '0'), 1, 1, 1 FROM generate_series(1, $1) AS n;
 ALTER TABLE darkroom.jobs DISABLE TRIGGER jobs_notify_workers;
 INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data)
-SELECT 1, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $1);
+SELECT n, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $1) AS n;
 ALTER TABLE darkroom.jobs ENABLE TRIGGER jobs_notify_workers;
-VACUUM ANALYZE darkroom.jobs;
+VACUUM ANALYZE darkroom.assets, darkroom.jobs;
 SQL
 }
 
@@ -39,7 +39,7 @@ echo "    $ours"
 psql -X -q -v ON_ERROR_STOP=1 "$url" <<SQL
 CREATE TABLE public.raw_jobs (LIKE darkroom.jobs INCLUDING DEFAULTS INCLUDING INDEXES INCLUDING GENERATED);
 INSERT INTO public.raw_jobs (id, asset_id, format_identifier, format_version, data)
-SELECT i, 1, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $jobs) AS i;
+SELECT i, i, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $jobs) AS i;
 VACUUM ANALYZE public.raw_jobs;
 SQL
 cat > "$out/raw-claim.sql" <<'SQL'

@@ -70,11 +70,16 @@ struct BatchAndHousekeepingTests {
     /// the claim index once, never the whole table.
     @Test func interactiveEditsOvertakeABigBatchWithOneIndexScan() throws {
         try withQueueDatabase { _, connection in
-            let asset = try registerAssets(1, on: connection)[0]
+            // 20 000 photos, one batch job each, as a bulk re-render queues them.
             _ = try connection.query("""
+                WITH photos AS (
+                    INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
+                    SELECT 'originals/' || n || '.jpg', lpad(to_hex(n), 64, '0'), 1, 1, 1 FROM generate_series(1, 20000) AS n
+                    RETURNING id)
                 INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data, priority, batch)
-                SELECT $1, 'io.darkroom.pipeline', '1.0.0', '\\x00', -10, 'rerender' FROM generate_series(1, 20000)
-                """, [.int(asset)])
+                SELECT id, 'io.darkroom.pipeline', '1.0.0', '\\x00', -10, 'rerender' FROM photos
+                """)
+            let asset = try registerAsset(1, on: connection)
             let queue = JobQueue(connection, logger: .quiet)
             let interactive = try queue.enqueueSample(assetID: asset)
             try connection.execute("ANALYZE darkroom.jobs")

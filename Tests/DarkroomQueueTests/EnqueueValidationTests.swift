@@ -118,7 +118,7 @@ struct EnqueueValidationTests {
             let fromBytea = try scalar(connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '\\x00ff10'::bytea)", [.int(asset)]).decode(Int64.self)
 
             let jsonb = try #require(try queue.job(id: fromJSONB))
-            #expect(String(decoding: jsonb.data, as: UTF8.self) == #"{"b": [1, 2]}"#)
+            #expect(String(decoding: jsonb.data ?? [], as: UTF8.self) == #"{"b": [1, 2]}"#)
             #expect(jsonb.priority == 5)
             #expect(jsonb.batch == "batch-a")
             // An untyped literal is read as JSON and stored in the same normalized form.

@@ -8,11 +8,10 @@ struct JobClaimTests {
     @Test func claimsByPriorityThenRunAtAndSkipsJobsNotYetDue() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
-            let low = try queue.enqueueSample(assetID: asset)
-            let high = try queue.enqueueSample(assetID: asset, priority: 5)
-            let earlier = try queue.enqueueSample(assetID: asset)
-            let future = try queue.enqueueSample(assetID: asset, priority: 9)
+            let low = try queue.enqueueSample(assetID: try registerAsset(101, on: connection))
+            let high = try queue.enqueueSample(assetID: try registerAsset(102, on: connection), priority: 5)
+            let earlier = try queue.enqueueSample(assetID: try registerAsset(103, on: connection))
+            let future = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 9)
             _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() - interval '1 hour' WHERE id = $1", [.int(earlier)])
             _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() + interval '1 hour' WHERE id = $1", [.int(future)])
 
@@ -38,10 +37,9 @@ struct JobClaimTests {
 
     @Test func aJobLockedByAnotherClaimIsSkippedNotWaitedFor() throws {
         try withQueueDatabase { url, connection in
-            let asset = try registerAsset(1, on: connection)
             let queue = JobQueue(connection, logger: .quiet)
-            let first = try queue.enqueueSample(assetID: asset, priority: 5)
-            let second = try queue.enqueueSample(assetID: asset)
+            let first = try queue.enqueueSample(assetID: try registerAsset(101, on: connection), priority: 5)
+            let second = try queue.enqueueSample(assetID: try registerAsset(102, on: connection))
             let other = try PostgresConnection(url)
             // Without SKIP LOCKED the second claim would wait for the first transaction and time out.
             try other.execute("SET statement_timeout = '3s'")
@@ -56,9 +54,8 @@ struct JobClaimTests {
 
     @Test func concurrentClaimersNeverShareAJob() throws {
         try withQueueDatabase { url, connection in
-            let asset = try registerAsset(1, on: connection)
             let queue = JobQueue(connection, logger: .quiet)
-            let all = try (0 ..< 60).map { _ in try queue.enqueueSample(assetID: asset) }
+            let all = try (0 ..< 60).map { n in try queue.enqueueSample(assetID: try registerAsset(10 + n, on: connection)) }
 
             let claims = try runConcurrently((0 ..< 3).map { worker in
                 { @Sendable () throws -> [Int64] in

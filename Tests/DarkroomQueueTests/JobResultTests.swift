@@ -155,19 +155,18 @@ struct JobResultTests {
     @Test func cancelAndRetryFollowTheJobStateRules() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
 
             func jobs() throws -> [JobState: Int64] {
-                let queued = try queue.enqueueSample(assetID: asset)
-                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                let queued = try queue.enqueueSample(assetID: try registerAsset(101, on: connection))
+                _ = try queue.enqueueSample(assetID: try registerAsset(102, on: connection), priority: 3)
                 let running = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                _ = try queue.enqueueSample(assetID: try registerAsset(103, on: connection), priority: 3)
                 let succeeded = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
                 _ = try queue.complete(succeeded, with: sampleAdjustment(for: succeeded))
-                _ = try queue.enqueueSample(assetID: asset, priority: 3)
+                _ = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 3)
                 let failed = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
                 _ = try queue.fail(failed, .permanent(code: "bad", message: "bad"), retryPolicy: .standard)
-                let cancelled = try queue.enqueueSample(assetID: asset, priority: -1)
+                let cancelled = try queue.enqueueSample(assetID: try registerAsset(105, on: connection), priority: -1)
                 _ = try queue.cancel(jobID: cancelled)
                 return [.queued: queued, .running: running.id, .succeeded: succeeded.id, .failed: failed.id, .cancelled: cancelled]
             }

@@ -16,12 +16,11 @@ struct LeaseAndFleetTests {
     @Test func aWorkerClaimsOnlyWhatItsEditorsCanRead() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
-            let newer = try enqueue(connection, asset: asset, version: "1.1.0")
-            let beta = try enqueue(connection, asset: asset, version: "1.0.0-beta.2")
-            let current = try enqueue(connection, asset: asset, version: "1.0")
-            let foreign = try enqueue(connection, asset: asset, identifier: "com.example.other", version: "1.0")
-            let old = try enqueue(connection, asset: asset, version: "0.9.0")
+            let newer = try enqueue(connection, asset: try registerAsset(201, on: connection), version: "1.1.0")
+            let beta = try enqueue(connection, asset: try registerAsset(202, on: connection), version: "1.0.0-beta.2")
+            let current = try enqueue(connection, asset: try registerAsset(203, on: connection), version: "1.0")
+            let foreign = try enqueue(connection, asset: try registerAsset(204, on: connection), identifier: "com.example.other", version: "1.0")
+            let old = try enqueue(connection, asset: try registerAsset(205, on: connection), version: "0.9.0")
 
             let claimed = try queue.claim(workerID: "old-worker", limit: 10, lease: .seconds(60), formats: pipeline1_0)
             #expect(Set(claimed.map(\.id)) == [beta, current])
@@ -35,7 +34,7 @@ struct LeaseAndFleetTests {
             #expect(try queue.claim(workerID: "any", limit: 10, lease: .seconds(60), formats: nil).map(\.id).sorted() == [foreign, old])
             // Release precedence: a 1.0-only reader does not take 1.0.0 pre-releases.
             let releasesOnly = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "1.0", maxVersion: "1.0")]
-            let pre = try enqueue(connection, asset: asset, version: "1.0.0-rc.1")
+            let pre = try enqueue(connection, asset: try registerAsset(206, on: connection), version: "1.0.0-rc.1")
             #expect(try queue.claim(workerID: "strict", limit: 10, lease: .seconds(60), formats: releasesOnly).isEmpty)
             #expect(try queue.claim(workerID: "loose", limit: 10, lease: .seconds(60), formats: pipeline1_0).map(\.id) == [pre])
         }
@@ -63,7 +62,7 @@ struct LeaseAndFleetTests {
         #"[{"identifier":"io.x","min":"1.0","max":"v2"}]"#, #"[1]"#,
     ])
     func malformedFormatListsAreRefused(json: String) throws {
-        try withQueueDatabase { _, connection in
+        _ = try withQueueDatabase { _, connection in
             #expect(throws: PostgresError.self) {
                 _ = try connection.query("SELECT * FROM darkroom.claim_jobs('w', 1, 60, $1::jsonb)", [.text(json)])
             }
@@ -83,9 +82,8 @@ struct LeaseAndFleetTests {
     @Test func aHeartbeatExtendsHeldLeasesAndReportsCancelledOnes() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
-            _ = try queue.enqueueSample(assetID: asset)
-            _ = try queue.enqueueSample(assetID: asset)
+            _ = try queue.enqueueSample(assetID: try registerAsset(101, on: connection))
+            _ = try queue.enqueueSample(assetID: try registerAsset(102, on: connection))
             let jobs = try queue.claim(workerID: worker.name, limit: 2, lease: .seconds(5))
             try #require(jobs.count == 2)
             #expect(try queue.cancel(jobID: jobs[1].id))

@@ -28,7 +28,7 @@ struct MigratorTests {
                 """).map { "\($0["relname"].string!):\($0["kind"].string!)" }
             for expected in ["adjustments:r", "assets:r", "jobs:r", "queue_summary:v", "recent_failures:v", "schema_migrations:r",
                              "settings:r", "workers:r", "job_runs:r", "batch_summary:v", "failures:v", "worker_status:v",
-                             "waiting_for_editor:v"] {
+                             "waiting_for_editor:v", "asset_history:r"] {
                 #expect(relations.contains(expected), "missing \(expected); have \(relations)")
             }
 
@@ -48,6 +48,8 @@ struct MigratorTests {
                 "claim_jobs(worker_name text, max_jobs integer, lease_seconds double precision, formats jsonb)",
                 "prune_jobs(keep_succeeded interval, keep_failed interval, keep_cancelled interval, batch_size integer)",
                 "rescue_expired_leases()",
+                "enqueue_revert(asset_id bigint, last_only boolean, priority integer, batch text)",
+                "enqueue_rerender(format_identifier text, below_version text, priority integer, batch text)",
             ] {
                 #expect(functions.contains(expected), "missing \(expected); have \(functions)")
             }

@@ -117,7 +117,7 @@ import Testing
             let intact = try Data(contentsOf: Fixtures.exifSample("gps/DSCN0010.jpg"))
             try intact.prefix(intact.count / 2).write(to: URL(fileURLWithPath: bad + "/truncated.jpg"))
             try FileManager.default.copyItem(atPath: Fixtures.exifSample("corrupted.jpg").path, toPath: bad + "/corrupted.jpg")
-            FileManager.default.createFile(atPath: bad + "/empty.jpg", contents: Data())
+            _ = FileManager.default.createFile(atPath: bad + "/empty.jpg", contents: Data())
             try Data("not a photo at all\n".utf8).write(to: URL(fileURLWithPath: bad + "/notes.jpg"))
             // Register them as if their files were damaged after import.
             let cases: [(file: String, reason: String)] = [

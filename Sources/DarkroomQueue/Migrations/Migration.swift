@@ -12,5 +12,5 @@ public struct Migration: Sendable, Hashable {
     }
 
     /// darkroom's schema, oldest first. Append new migrations; never edit an applied one.
-    public static let darkroom: [Migration] = [.initial, .triggers, .operatorAPI, .queueSchema, .leases, .operatorBatches, .jobsSupport]
+    public static let darkroom: [Migration] = [.initial, .triggers, .operatorAPI, .queueSchema, .leases, .operatorBatches, .jobsSupport, .editingModel, .fastValidators]
 }

@@ -41,7 +41,8 @@ extension JobQueue {
 }
 
 func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment {
-    NewAdjustment(formatIdentifier: job.formatIdentifier, formatVersion: job.formatVersion, data: job.data,
+    NewAdjustment(formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
+                    data: job.data ?? [],
                   baseAdjustmentID: base, renderedPath: "/rendered/\(job.id).jpg",
                   renderedWidth: 640, renderedHeight: 480, renderedBytes: 12_345)
 }

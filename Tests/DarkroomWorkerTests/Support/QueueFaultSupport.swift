@@ -15,8 +15,8 @@ final class WorkerProcess {
         let base = NSTemporaryDirectory() + "darkroom-worker-" + UUID().uuidString
         outputPath = base + ".out"
         errorPath = base + ".err"
-        FileManager.default.createFile(atPath: outputPath, contents: nil)
-        FileManager.default.createFile(atPath: errorPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
         process.executableURL = DarkroomCommand.executable
         process.arguments = arguments
         var environment = ProcessInfo.processInfo.environment

@@ -1,0 +1,64 @@
+@testable import DarkroomQueue
+import Foundation
+import Testing
+
+/// The editing model's pure parts: job kinds, chains and batch progress, without a database.
+@Suite("Editing model values")
+struct EditingModelUnitTests {
+    @Test func jobKindsDecodeWithTheColumnsEachNeeds() throws {
+        #expect(try JobWork(kind: "edit", formatIdentifier: "a.b", formatVersion: "1.0", data: [1])
+                == .edit(formatIdentifier: "a.b", formatVersion: "1.0", data: [1]))
+        #expect(try JobWork(kind: "revert", formatIdentifier: nil, formatVersion: nil, data: nil) == .revert)
+        #expect(try JobWork(kind: "revert_last", formatIdentifier: nil, formatVersion: nil, data: nil) == .revertLast)
+        #expect(try JobWork(kind: "rerender", formatIdentifier: nil, formatVersion: nil, data: nil)
+                == .rerender(formatIdentifier: nil, targetVersion: nil))
+        #expect(throws: QueueError.self) { try JobWork(kind: "edit", formatIdentifier: "a.b", formatVersion: nil, data: [1]) }
+        let unknown = #expect(throws: QueueError.self) { try JobWork(kind: "teleport", formatIdentifier: nil, formatVersion: nil, data: nil) }
+        #expect(unknown?.description.contains("upgrade it") == true)
+        for work in [JobWork.revert, .revertLast, .rerender(formatIdentifier: nil, targetVersion: nil),
+                     .edit(formatIdentifier: "a.b", formatVersion: "1.0", data: [])] {
+            #expect(try JobWork(kind: work.kind, formatIdentifier: "a.b", formatVersion: "1.0", data: []).kind == work.kind)
+        }
+    }
+
+    func adjustment(_ id: Int64, base: Int64?) -> Adjustment {
+        Adjustment(id: id, assetID: 1, formatIdentifier: "a.b", formatVersion: "1.0", data: [], baseAdjustmentID: base,
+                   renderedPath: "renders/1/\(id).jpg", renderedWidth: 1, renderedHeight: 1, renderedBytes: 1)
+    }
+
+    @Test func aChainFollowsBasesFromTheTopDownAndListsBottomFirst() {
+        let history = [adjustment(1, base: nil), adjustment(2, base: 1), adjustment(3, base: 1), adjustment(4, base: 3)]
+        #expect(history.chain(endingAt: 4).map(\.id) == [1, 3, 4], "2 was replaced by 3 and is not part of the look")
+        #expect(history.chain(endingAt: 2).map(\.id) == [1, 2])
+        #expect(history.chain(endingAt: nil).isEmpty)
+        #expect(history.chain(endingAt: 99).isEmpty)
+    }
+
+    @Test func aBrokenOrCyclicChainEndsWithoutReachingTheOriginal() {
+        let missingBase = [adjustment(5, base: 4)]
+        #expect(missingBase.chain(endingAt: 5).first?.baseAdjustmentID == 4)
+        let cycle = [adjustment(1, base: 2), adjustment(2, base: 1)]
+        let walked = cycle.chain(endingAt: 2)
+        #expect(walked.map(\.id) == [1, 2])
+        #expect(walked.first?.baseAdjustmentID != nil)
+    }
+
+    func progress(queued: Int, running: Int = 0, succeeded: Int, failed: Int = 0, rate: Double?, eta: Duration?) -> BatchProgress {
+        BatchProgress(batch: "bump", total: queued + running + succeeded + failed, queued: queued, running: running,
+                      succeeded: succeeded, failed: failed, cancelled: 0, createdAt: Date(), lastFinishedAt: nil,
+                      jobsPerSecond: rate, eta: eta)
+    }
+
+    @Test func progressReadsAsALineAndAsABar() {
+        let midway = progress(queued: 540, running: 10, succeeded: 440, failed: 10, rate: 4.2, eta: .seconds(905))
+        #expect(midway.done == 450 && midway.remaining == 550 && !midway.isFinished)
+        #expect(midway.summaryLine == "bump: 450/1000 done (440 succeeded, 10 failed), 550 remaining, 4.2 jobs/s, ETA 15m 05s")
+        #expect(midway.bar(width: 20) == "[#########-----------]  45% 450/1000 · 10 failed · 4.2/s · ETA 15m 05s")
+        let stalled = progress(queued: 3, succeeded: 0, rate: nil, eta: nil)
+        #expect(stalled.summaryLine.hasSuffix("ETA unknown (nothing finished in the last 10 minutes)"))
+        let finished = progress(queued: 0, succeeded: 7, rate: 0.5, eta: nil)
+        #expect(finished.isFinished && finished.bar(width: 4) == "[####] 100% 7/7 · 0.5/s")
+        #expect(BatchProgress.format(.seconds(3 * 3600 + 125)) == "3h 02m")
+        #expect(BatchProgress.format(.seconds(42)) == "42s")
+    }
+}
