@@ -63,6 +63,7 @@ for size in photo24 pano150; do
   for o in 1 6; do
     input=$size.jpg; [ $o = 6 ] && input=$size-o6.jpg
     measure "darkroom-$size-o$o" "$darkroom" render "$input" -o out.jpg --data "$ops" --quality 92 --memory-budget 64MiB
+    measure "darkroom1-$size-o$o" "$darkroom" render "$input" -o out.jpg --data "$ops" --quality 92 --memory-budget 64MiB --threads 1
     measure "floor-$size-o$o" bash -c "djpeg -rgb '$input' | cjpeg -quality 92 -sample 1x1 > out.jpg"
     measure "vips1-$size-o$o" vips recomb "$input[autorotate]" "out.jpg[Q=92,subsample-mode=off]" sepia.mat --vips-concurrency=1
     measure "vips-$size-o$o" vips recomb "$input[autorotate]" "out.jpg[Q=92,subsample-mode=off]" sepia.mat
@@ -80,7 +81,7 @@ for row in "${results[@]}"; do
   printf '%-26s %9s %9s %8d MB %12s %12s\n' "$label" "$wall" "$cpu" $((rss / 1024)) "$ratio_floor" "$ratio_vips"
 done
 echo
-echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4), 2 threads. floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
+echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4), 2 threads (darkroom1: --threads 1, one core). floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
 echo "vips: recomb with the sepia matrix on the autorotated input (no vignette), -c1 = --vips-concurrency=1."
 echo "Best of 3 runs each; wall and CPU seconds from GNU time, peak RSS = max resident set."
 

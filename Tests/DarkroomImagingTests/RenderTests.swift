@@ -42,7 +42,7 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let empty = folder.file("empty.jpg")
-        FileManager.default.createFile(atPath: empty, contents: Data())
+        _ = FileManager.default.createFile(atPath: empty, contents: Data())
         try expectFailure(empty, code: .corrupt, mentioning: "Empty input file")
         let text = folder.file("notes.jpg")
         try Data("shopping list\n".utf8).write(to: URL(fileURLWithPath: text))
