@@ -10,7 +10,7 @@ extension Darkroom {
             abstract: "Queue a revert of an asset to its original, or of its last layer only; prints the job id.",
             discussion: """
                 The same as SELECT darkroom.enqueue_revert(asset_id, last_only). It runs after the asset's queued \
-                edits. --last removes the top layer of the asset's chain and re-renders the layers beneath it.
+                jobs of the same or higher priority. --last removes the top layer of the asset's chain and re-renders the layers beneath it.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(help: "The asset to revert.") var asset: Int64

@@ -181,8 +181,8 @@ extension Migration {
         END $$;
 
         -- Queues a revert of the asset: to the original, or (last_only) without the top layer of
-        -- its chain, the rest re-rendered. It runs after the asset's queued edits. Refused when the
-        -- asset has no edit and none queued. Returns the job id.
+        -- its chain, the rest re-rendered. It runs after the asset's queued jobs of the same or
+        -- higher priority. Refused when the asset has no edit and none queued. Returns the job id.
         CREATE OR REPLACE FUNCTION darkroom.enqueue_revert(
             asset_id bigint, last_only boolean DEFAULT false, priority int DEFAULT 0, batch text DEFAULT NULL
         ) RETURNS bigint
