@@ -46,18 +46,6 @@ extension JobQueue {
                     eta: try row["eta_seconds"].decode(Double?.self).map { .seconds($0) })
             }
     }
-
-    private func refusals<T>(assetID: Int64?, _ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch let error as PostgresError where error.kind == .queryFailed {
-            switch error.sqlState {
-            case "23503": throw assetID.map(QueueError.assetNotFound) ?? error
-            case "22004", "22023", "54000", "P0002": throw QueueError.invalidJob(message: error.message, hint: error.hint)
-            default: throw error
-            }
-        }
-    }
 }
 
 extension AssetStore {

@@ -24,18 +24,25 @@ public struct JobQueue {
         assetID: Int64, formatIdentifier: String, formatVersion: String, data: [UInt8],
         priority: Int = 0, batch: String? = nil
     ) throws -> Int64 {
-        do {
-            let rows = try connection.query(
+        let id = try refusals(assetID: assetID) {
+            try connection.query(
                 "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::bytea, $5::int, $6::text) AS id",
                 [.int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data),
-                 .int(Int64(priority)), .optional(batch, PostgresBind.text)])
-            let id = try rows[0]["id"].decode(Int64.self)
-            logger.debug("enqueued edit", metadata: ["job_id": "\(id)", "asset_id": "\(assetID)"])
-            return id
+                 .int(Int64(priority)), .optional(batch, PostgresBind.text)])[0]["id"].decode(Int64.self)
+        }
+        logger.debug("enqueued edit", metadata: ["job_id": "\(id)", "asset_id": "\(assetID)"])
+        return id
+    }
+
+    /// The SQL API's refusals as `QueueError`s: an unknown asset (for calls about `assetID`),
+    /// and NULL, invalid or oversize arguments or nothing to act on, with the function's message.
+    func refusals<T>(assetID: Int64?, _ body: () throws -> T) throws -> T {
+        do {
+            return try body()
         } catch let error as PostgresError where error.kind == .queryFailed {
             switch error.sqlState {
-            case "23503": throw QueueError.assetNotFound(assetID)
-            case "22004", "22023", "54000": throw QueueError.invalidJob(message: error.message, hint: error.hint)
+            case "23503": throw assetID.map(QueueError.assetNotFound) ?? error
+            case "22004", "22023", "54000", "P0002": throw QueueError.invalidJob(message: error.message, hint: error.hint)
             default: throw error
             }
         }

@@ -99,14 +99,12 @@ extension Darkroom {
 }
 
 extension JobControl {
-    /// Refusals by the SQL API are bad input (exit 1).
+    /// Refusals by the SQL API are bad input (exit 1): the queue's named errors, then what `sql` maps.
     static func refusals(_ body: () throws -> Void) throws {
         do {
-            try body()
+            try sql(body)
         } catch let error as QueueError {
             throw CommandFailure.invalidInput(error.description)
-        } catch let error as PostgresError where !error.isConnectionFailure {
-            throw CommandFailure.invalidInput(error.message + (error.hint.map { " (\($0))" } ?? ""))
         }
     }
 }
