@@ -49,10 +49,11 @@ let package = Package(
         .target(name: "DarkroomAdjustments", dependencies: [
             "DarkroomImaging",
         ]),
+        // Its SQL lives in SQL/ as .sql files, embedded in the binary (no bundle to deploy).
         .target(name: "DarkroomQueue", dependencies: [
             "LibPQ",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], resources: [.embedInCode("SQL")]),
         .target(name: "DarkroomWorker", dependencies: [
             "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue",
             .product(name: "Logging", package: "swift-log"),

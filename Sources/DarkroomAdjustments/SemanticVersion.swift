@@ -68,11 +68,13 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         case (false, false): break
         }
         for (left, right) in zip(lhs.prerelease, rhs.prerelease) where left != right {
-            switch (Int(left), Int(right)) {
-            case let (l?, r?): return l < r
-            case (.some, nil): return true
-            case (nil, .some): return false
-            case (nil, nil): return left < right
+            // Numeric identifiers have no leading zeros, so the shorter is the smaller, and
+            // digits of equal length compare as text: no Int to overflow.
+            switch (left.allSatisfy(\.isASCIIDigit), right.allSatisfy(\.isASCIIDigit)) {
+            case (true, true): return (left.count, left) < (right.count, right)
+            case (true, false): return true
+            case (false, true): return false
+            case (false, false): return Array(left.utf8).lexicographicallyPrecedes(right.utf8)
             }
         }
         return lhs.prerelease.count < rhs.prerelease.count

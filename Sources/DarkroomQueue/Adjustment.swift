@@ -49,10 +49,16 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
     /// For a replayed layer: the adjustment whose edit it renders again.
     public var rerenderOf: Int64?
 
-    static let columns = """
-        id, asset_id, job_id, format_identifier, format_version, data, base_adjustment_id,
-        rendered_path, rendered_width, rendered_height, rendered_bytes, created_at, rerender_of
-        """
+    static let columnNames = [
+        "id", "asset_id", "job_id", "format_identifier", "format_version", "data", "base_adjustment_id",
+        "rendered_path", "rendered_width", "rendered_height", "rendered_bytes", "created_at", "rerender_of",
+    ]
+    static let columns = columnNames.joined(separator: ", ")
+
+    /// The columns as `table.column`, for a query that joins.
+    static func columns(of table: String) -> String {
+        columnNames.map { "\(table).\($0)" }.joined(separator: ", ")
+    }
 
     init(row: PostgresRow) throws {
         id = try row["id"].decode(Int64.self)
@@ -88,23 +94,5 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
         self.renderedBytes = renderedBytes
         self.createdAt = createdAt
         self.rerenderOf = rerenderOf
-    }
-}
-
-extension [Adjustment] {
-    /// The layers that make up the look of adjustment `top`, bottom (rendered from the
-    /// original) first, following `baseAdjustmentID`. Empty for `nil` (the original). A base
-    /// missing from `self` or a cycle ends the walk: the result then does not start at the
-    /// original: its first layer then still has a `baseAdjustmentID`.
-    public func chain(endingAt top: Int64?) -> [Adjustment] {
-        let byID = Dictionary(map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
-        var layers: [Adjustment] = []
-        var seen: Set<Int64> = []
-        var next = top
-        while let id = next, let layer = byID[id], seen.insert(id).inserted {
-            layers.append(layer)
-            next = layer.baseAdjustmentID
-        }
-        return layers.reversed()
     }
 }

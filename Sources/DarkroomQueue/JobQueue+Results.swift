@@ -2,8 +2,9 @@ import Foundation
 import LibPQ
 import Logging
 
-/// Reporting back on a claimed job. Each report runs in one transaction that first locks the
-/// job and checks the lease, so a worker that lost its lease writes nothing at all.
+/// Reporting back on a claimed job: each report is one call to a server-side function
+/// (`SQL/definitions/job_reports.sql`) that locks the job and checks the lease first, so a
+/// worker that lost its lease writes nothing at all.
 extension JobQueue {
     /// Records the adjustment, makes it the asset's current one, and marks the job succeeded.
     /// Returns the new adjustment's id; throws `QueueError.leaseLost` if the lease is gone.
@@ -13,163 +14,122 @@ extension JobQueue {
         return current
     }
 
-    /// Records what the job did in one transaction: its adjustment records, the asset's new
-    /// current adjustment, an `asset_history` entry when the look changed, and the job's
+    /// Records what the job did (`darkroom.complete_job`): its adjustment records, the asset's
+    /// new current adjustment, an `asset_history` entry when the look changed, and the job's
     /// success. Returns the asset's current adjustment afterwards (`nil`: the original).
     /// Throws `QueueError.leaseLost` if the lease is gone and `QueueError.assetChanged` if the
     /// asset's current adjustment is no longer what the job read; either way nothing is written.
     @discardableResult
     public func complete(_ job: ClaimedJob, with result: JobResult) throws -> Int64? {
-        try connection.withTransaction {
-            let assetID = try lockLeasedJob(job).assetID
-            let previous = try connection.query(
-                "SELECT current_adjustment_id FROM darkroom.assets WHERE id = $1 FOR UPDATE", [.int(assetID)]
-            ).first.map { try $0["current_adjustment_id"].decode(Int64?.self) } ?? nil
-            if let expected = result.expectedCurrent, expected.id != previous {
-                throw QueueError.assetChanged(assetID: assetID, expected: expected.id, found: previous)
-            }
-            var current = previous
-            var recorded: Int64?
-            var outcome: String?
-            switch result.change {
-            case .layers(let layers):
-                precondition(!layers.isEmpty, "a completion with layers needs at least one")
-                var base = layers[0].baseAdjustmentID
-                for (index, layer) in layers.enumerated() {
-                    base = try insert(layer, assetID: assetID, jobID: index == layers.count - 1 ? job.id : nil, base: base)
-                }
-                recorded = base
-                current = base
-            case .original(let reason):
-                current = nil
-                outcome = reason
-            case .none(let reason):
-                outcome = reason
-            }
-            if current != previous {
-                _ = try connection.query("UPDATE darkroom.assets SET current_adjustment_id = $2 WHERE id = $1",
-                                         [.int(assetID), .optional(current, PostgresBind.int)])
-                _ = try connection.query("""
-                    INSERT INTO darkroom.asset_history (asset_id, job_id, action, adjustment_id, previous_adjustment_id)
-                    VALUES ($1, $2, $3, $4, $5)
-                    """, [.int(assetID), .int(job.id), .text(job.work.kind), .optional(current, PostgresBind.int),
-                          .optional(previous, PostgresBind.int)])
-            }
-            _ = try connection.query("""
-                UPDATE darkroom.jobs
-                   SET state = 'succeeded', finished_at = now(), adjustment_id = $2, outcome = $3,
-                       completed_lease = lease_token, lease_token = NULL, lease_expires_at = NULL, crashes = 0
-                 WHERE id = $1
-                """, [.int(job.id), .optional(recorded, PostgresBind.int), .optional(outcome, PostgresBind.text)])
+        var change = "layers"
+        var outcome: String?
+        var layers: [NewAdjustment] = []
+        switch result.change {
+        case .layers(let new):
+            precondition(!new.isEmpty, "a completion with layers needs at least one")
+            layers = new
+        case .original(let reason):
+            (change, outcome) = ("original", reason)
+        case .none(let reason):
+            (change, outcome) = ("none", reason)
+        }
+        let row = try connection.query("""
+            SELECT status, loss, current_adjustment_id
+              FROM darkroom.complete_job($1::bigint, $2::uuid, $3::boolean, $4::bigint, $5::text, $6::text, $7::bigint,
+                                         $8::text[], $9::text[], $10::bytea[], $11::text[], $12::int[], $13::int[],
+                                         $14::bigint[], $15::bigint[])
+            """, [
+                .int(job.id), .text(job.leaseToken.uuidString), .bool(result.expectedCurrent != nil),
+                .optional(result.expectedCurrent?.id, PostgresBind.int), .text(change), .optional(outcome, PostgresBind.text),
+                .optional(layers.first?.baseAdjustmentID, PostgresBind.int),
+                .textArray(layers.map(\.formatIdentifier)), .textArray(layers.map(\.formatVersion)),
+                .byteaArray(layers.map(\.data)), .textArray(layers.map(\.renderedPath)),
+                .int32Array(layers.map { Int32(clamping: $0.renderedWidth) }),
+                .int32Array(layers.map { Int32(clamping: $0.renderedHeight) }),
+                .int64Array(layers.map(\.renderedBytes)), .int64Array(layers.map(\.rerenderOf)),
+            ])[0]
+        let current = try row["current_adjustment_id"].decode(Int64?.self)
+        switch try ReportStatus(row, job: job) {
+        case .done:
             logger.debug("completed job", metadata: [
                 "job_id": "\(job.id)", "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")"])
             return current
+        case .assetChanged:
+            throw QueueError.assetChanged(assetID: job.assetID, expected: result.expectedCurrent?.id, found: current)
+        case .leaseLost(let loss):
+            throw leaseLost(job, loss)
         }
     }
 
-    private func insert(_ adjustment: NewAdjustment, assetID: Int64, jobID: Int64?, base: Int64?) throws -> Int64 {
-        try connection.query("""
-            INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data,
-                                              base_adjustment_id, rendered_path, rendered_width, rendered_height,
-                                              rendered_bytes, rerender_of)
-            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-            RETURNING id
-            """, [
-                .int(assetID), .optional(jobID, PostgresBind.int), .text(adjustment.formatIdentifier),
-                .text(adjustment.formatVersion), .bytes(adjustment.data), .optional(base, PostgresBind.int),
-                .text(adjustment.renderedPath), .int(Int64(adjustment.renderedWidth)),
-                .int(Int64(adjustment.renderedHeight)), .int(adjustment.renderedBytes),
-                .optional(adjustment.rerenderOf, PostgresBind.int),
-            ])[0]["id"].decode(Int64.self)
-    }
-
-    /// Records a failed attempt. Permanent failures and the last attempt fail the job; other
-    /// failures put it back in the queue after `retryPolicy`'s backoff. Returns the new state.
+    /// Records a failed attempt (`darkroom.fail_job`). Permanent failures and the last attempt
+    /// fail the job; other failures put it back in the queue after `retryPolicy`'s backoff.
+    /// Returns the new state.
     public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
-        try connection.withTransaction {
-            let locked = try lockLeasedJob(job)
-            let outcome = retryPolicy.outcome(of: failure, attempts: locked.attempts, maxAttempts: locked.maxAttempts,
-                                              randomUnit: Double.random(in: 0...1))
-            let next: JobState
-            let delay: Duration
-            switch outcome {
-            case .retry(let after): (next, delay) = (.queued, after)
-            case .fail: (next, delay) = (.failed, .zero)
-            }
-            _ = try connection.query("""
-                UPDATE darkroom.jobs
-                   SET state = $2::text,
-                       run_at = CASE WHEN $2::text = 'queued' THEN now() + make_interval(secs => $3::double precision) ELSE run_at END,
-                       finished_at = CASE WHEN $2::text = 'failed' THEN now() END,
-                       last_error = $4::text || ': ' || $5::text,
-                       errors = errors || jsonb_build_array(jsonb_build_object(
-                           'attempt', attempts, 'at', now(), 'code', $4::text, 'message', $5::text, 'worker', leased_by)),
-                       lease_token = NULL, lease_expires_at = NULL, crashes = 0
-                 WHERE id = $1
-                """, [.int(job.id), .text(next.rawValue), .double(delay.inSeconds), .text(failure.code), .text(failure.message)])
-            logger.info("job attempt failed", metadata: [
-                "job_id": "\(job.id)", "attempt": "\(locked.attempts)", "code": "\(failure.code)",
-                "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
-                "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
-            ])
-            return next
+        let next: JobState
+        let delay: Duration
+        switch retryPolicy.outcome(of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts,
+                                   randomUnit: Double.random(in: 0...1)) {
+        case .retry(let after): (next, delay) = (.queued, after)
+        case .fail: (next, delay) = (.failed, .zero)
         }
+        let row = try connection.query("""
+            SELECT status, loss FROM darkroom.fail_job($1::bigint, $2::uuid, $3::text, $4::double precision, $5::text, $6::text)
+            """, [.int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
+                  .text(failure.code), .text(failure.message)])[0]
+        if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
+        logger.info("job attempt failed", metadata: [
+            "job_id": "\(job.id)", "attempt": "\(job.attempts)", "code": "\(failure.code)",
+            "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
+            "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
+        ])
+        return next
     }
 
-    /// Gives the job back without counting the attempt, e.g. when the worker shuts down, and
-    /// wakes other workers to pick it up. With `delay`, it becomes claimable only after that
-    /// long (a job this worker cannot render goes back for a newer worker without a busy loop).
+    /// Gives the job back without counting the attempt (`darkroom.release_job`), e.g. when
+    /// the worker shuts down, and wakes other workers to pick it up. With `delay`, it becomes
+    /// claimable only after that long.
     public func release(_ job: ClaimedJob, reason: String? = nil, delay: Duration = .zero) throws {
-        try connection.withTransaction {
-            _ = try lockLeasedJob(job)
-            _ = try connection.query("""
-                UPDATE darkroom.jobs
-                   SET state = 'queued', attempts = greatest(attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL,
-                       crashes = 0, run_at = greatest(run_at, now() + make_interval(secs => $2::double precision)),
-                       last_error = coalesce($3::text, last_error)
-                 WHERE id = $1
-                """, [.int(job.id), .double(delay.inSeconds), .optional(reason, PostgresBind.text)])
-            _ = try connection.query("SELECT pg_notify($1, '')", [.text(Self.notificationChannel)])
-            logger.debug("released job", metadata: ["job_id": "\(job.id)"])
-        }
+        let row = try connection.query("""
+            SELECT status, loss FROM darkroom.release_job($1::bigint, $2::uuid, $3::text, $4::double precision)
+            """, [.int(job.id), .text(job.leaseToken.uuidString), .optional(reason, PostgresBind.text), .double(delay.inSeconds)])[0]
+        if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
+        logger.debug("released job", metadata: ["job_id": "\(job.id)"])
     }
 
     /// After a connection broke during `complete`, tells whether that completion committed:
-    /// the job succeeded under this very lease (`completed_lease` keeps its token). Returns
-    /// the adjustment it recorded, if any, inside `.some`.
+    /// the job succeeded under this very lease. Returns the adjustment it recorded, if any,
+    /// inside `.some`.
     public func completionCommitted(_ job: ClaimedJob) throws -> Int64?? {
-        try connection.query("""
-            SELECT adjustment_id FROM darkroom.jobs WHERE id = $1 AND state = 'succeeded' AND completed_lease = $2::uuid
-            """, [.int(job.id), .text(job.leaseToken.uuidString)]).first.map { $0["adjustment_id"].int64 }
+        try connection.query("SELECT adjustment_id FROM darkroom.completed_under_lease($1::bigint, $2::uuid)",
+                             [.int(job.id), .text(job.leaseToken.uuidString)])
+            .first.map { try $0["adjustment_id"].decode(Int64?.self) }
     }
 
-    /// Locks the job's row for the rest of the transaction, and throws `leaseLost` unless `job`'s
-    /// lease is still the live one.
-    private func lockLeasedJob(_ job: ClaimedJob) throws -> (assetID: Int64, attempts: Int, maxAttempts: Int) {
-        let rows = try connection.query("""
-            SELECT asset_id, state, lease_token, lease_expires_at, lease_expires_at < now() AS lease_expired,
-                   attempts, max_attempts
-              FROM darkroom.jobs
-             WHERE id = $1
-               FOR UPDATE
-            """, [.int(job.id)])
-        let reason: String
-        if let row = rows.first {
-            let state = try row["state"].decode(String.self)
-            if state != JobState.running.rawValue {
-                reason = "the job is now \(state)"
-            } else if try row["lease_token"].decode(UUID.self) != job.leaseToken {
-                reason = "the lease expired and another worker claimed the job"
-            } else if try row["lease_expired"].decode(Bool.self) {
-                reason = "the lease expired at \(try row["lease_expires_at"].decode(Date.self))"
-            } else {
-                return (try row["asset_id"].decode(Int64.self), try row["attempts"].decode(Int.self),
-                        try row["max_attempts"].decode(Int.self))
-            }
-        } else {
-            reason = "the job no longer exists"
+    static func leaseLoss(_ word: String) -> LeaseLoss {
+        // A word from a newer schema: the lease is gone all the same.
+        LeaseLoss(databaseWord: word) ?? .expired
+    }
+
+    private func leaseLost(_ job: ClaimedJob, _ loss: LeaseLoss) -> QueueError {
+        logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(loss)"])
+        return .leaseLost(jobID: job.id, loss: loss)
+    }
+}
+
+/// What a report function answered.
+private enum ReportStatus {
+    case done
+    case assetChanged
+    case leaseLost(LeaseLoss)
+
+    init(_ row: PostgresRow, job: ClaimedJob) throws {
+        let status = try row["status"].decode(String.self)
+        switch status {
+        case "done": self = .done
+        case "asset_changed": self = .assetChanged
+        case "lease_lost": self = .leaseLost(JobQueue.leaseLoss(try row["loss"].decode(String?.self) ?? "expired"))
+        default:
+            throw PostgresError(kind: .unexpectedResult, message: "job \(job.id): the report returned status \(status)")
         }
-        logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(reason)"])
-        throw QueueError.leaseLost(jobID: job.id, reason: reason)
     }
 }

@@ -67,10 +67,6 @@ public struct JobQueue {
         return jobs
     }
 
-    /// Puts running jobs whose lease has expired back in the queue, or fails them if that was
-    /// their last attempt or their workers died `crash_limit` times in a row (a crash loop).
-    /// Returns how many were rescued. `claim` does this too; workers also call it with each
-    /// heartbeat so that what happened is logged.
     /// Whether any running job's lease has run out (its worker is gone; the next claim that
     /// can lock the row puts it back).
     public func hasExpiredLeases() throws -> Bool {
@@ -79,6 +75,10 @@ public struct JobQueue {
             """)[0]["expired"].decode(Bool.self)
     }
 
+    /// Puts running jobs whose lease has expired back in the queue, or fails them if that was
+    /// their last attempt or their workers died `crash_limit` times in a row (a crash loop).
+    /// Returns how many were rescued. `claim` does this too; workers also call it with each
+    /// heartbeat so that what happened is logged.
     @discardableResult
     public func rescueExpiredLeases() throws -> Int {
         let rows = try connection.query("SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")
@@ -102,9 +102,9 @@ public struct JobQueue {
     public func extendLease(_ job: ClaimedJob, by duration: Duration) throws -> Bool {
         precondition(duration > .zero, "the lease must be extended by a positive duration")
         let rows = try connection.query("""
-            UPDATE darkroom.jobs
+            UPDATE darkroom.jobs AS j
                SET lease_expires_at = now() + make_interval(secs => $3::double precision)
-             WHERE id = $1 AND state = 'running' AND lease_token = $2::uuid AND lease_expires_at >= now()
+             WHERE j.id = $1 AND darkroom.lease_loss(j, $2::uuid) IS NULL
             """, [.int(job.id), .text(job.leaseToken.uuidString), .double(duration.inSeconds)])
         return rows.affectedRows == 1
     }
@@ -118,15 +118,14 @@ public struct JobQueue {
         let ids = "{" + jobs.map { String($0.id) }.joined(separator: ",") + "}"
         let tokens = "{" + jobs.map { $0.leaseToken.uuidString }.joined(separator: ",") + "}"
         let rows = try connection.query("""
-            SELECT job_id, held, state
+            SELECT job_id, loss
               FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
             """, [.text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
                   .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping)])
         var checks: [Int64: LeaseCheck] = [:]
         for row in rows {
-            let check = LeaseCheck(jobID: try row["job_id"].decode(Int64.self), held: try row["held"].decode(Bool.self),
-                                   state: try row["state"].decode(String.self))
-            checks[check.jobID] = check
+            let jobID = try row["job_id"].decode(Int64.self)
+            checks[jobID] = LeaseCheck(jobID: jobID, loss: try row["loss"].decode(String?.self).map(Self.leaseLoss))
         }
         return checks
     }

@@ -1,20 +1,27 @@
 import LibPQ
 import Logging
 
-/// Brings the `darkroom` schema up to date.
-///
-/// All pending migrations run in one transaction holding an advisory lock, so several workers
-/// starting at once apply each migration exactly once, and a failing migration leaves nothing behind.
+/// Brings the `darkroom` schema up to date: in one transaction holding an advisory lock, drops
+/// the views, applies the definitions that constraints need, the pending migrations, then
+/// every other definition. Several processes starting at once apply each migration exactly
+/// once, and a failure leaves nothing behind.
 public struct Migrator: Sendable {
     /// `pg_advisory_xact_lock` key: the ASCII bytes of "darkroom".
     static let lockKey: Int64 = 0x6461_726B_726F_6F6D
 
     public let migrations: [Migration]
 
-    public init(migrations: [Migration] = Migration.darkroom) {
+    public let definitionsBefore: [SchemaDefinition]
+    public let definitionsAfter: [SchemaDefinition]
+
+    public init(migrations: [Migration] = Migration.darkroom,
+                definitionsBefore: [SchemaDefinition] = SchemaDefinition.beforeMigrations,
+                definitionsAfter: [SchemaDefinition] = SchemaDefinition.afterMigrations) {
         precondition(zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
                      "migrations must be listed in strictly increasing version order")
         self.migrations = migrations
+        self.definitionsBefore = definitionsBefore
+        self.definitionsAfter = definitionsAfter
     }
 
     /// Applies the migrations the database has not seen and returns their versions (empty when
@@ -38,6 +45,8 @@ public struct Migrator: Sendable {
                 ])
             }
 
+            try connection.execute(SchemaDefinition.dropViews)
+            try apply(definitionsBefore, on: connection)
             var newlyApplied: [Int] = []
             for migration in migrations where !applied.contains(migration.version) {
                 logger.info("applying schema migration", metadata: [
@@ -53,10 +62,21 @@ public struct Migrator: Sendable {
                     [.int(Int64(migration.version)), .text(migration.name)])
                 newlyApplied.append(migration.version)
             }
+            try apply(definitionsAfter, on: connection)
             if newlyApplied.isEmpty {
                 logger.debug("schema is up to date", metadata: ["version": "\(applied.max() ?? 0)"])
             }
             return newlyApplied
+        }
+    }
+
+    private func apply(_ definitions: [SchemaDefinition], on connection: PostgresConnection) throws {
+        for definition in definitions {
+            do {
+                try connection.execute(definition.sql)
+            } catch let error as PostgresError {
+                throw QueueError.definitionFailed(file: definition.file, underlying: error)
+            }
         }
     }
 

@@ -5,7 +5,7 @@ import LibPQ
 public enum QueueError: Error, Sendable, CustomStringConvertible {
     /// The worker no longer holds this job (its lease expired, it was cancelled, or another worker
     /// took it over), so nothing was written.
-    case leaseLost(jobID: Int64, reason: String)
+    case leaseLost(jobID: Int64, loss: LeaseLoss)
     case assetNotFound(Int64)
     /// The asset's current adjustment changed while a job worked on it (`nil`: the original);
     /// nothing was written and the job should run again.
@@ -17,6 +17,8 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
     case invalidAsset(path: String, constraint: String, message: String)
     /// Nothing was applied: the migrations run in one transaction.
     case migrationFailed(version: Int, name: String, underlying: PostgresError)
+    /// A file of `SQL/definitions` failed; nothing was applied.
+    case definitionFailed(file: String, underlying: PostgresError)
 
     /// A stable identifier for logs and metrics.
     public var code: String {
@@ -28,13 +30,14 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
         case .invalidJob: return "invalid_job"
         case .invalidAsset: return "invalid_asset"
         case .migrationFailed: return "migration_failed"
+        case .definitionFailed: return "definition_failed"
         }
     }
 
     public var description: String {
         switch self {
-        case let .leaseLost(jobID, reason):
-            return "job \(jobID) is no longer leased to this worker (\(reason)); its result was discarded. "
+        case let .leaseLost(jobID, loss):
+            return "job \(jobID) is no longer leased to this worker (\(loss)); its result was discarded. "
                 + "Extend leases well before they expire; a cancelled or taken-over job needs no action."
         case let .assetNotFound(id):
             return "asset \(id) does not exist; register the photo first and use the id that registration returns"
@@ -50,6 +53,8 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
             return "the asset \(path) was refused by \(constraint): \(message); fix the value the importer computed"
         case let .migrationFailed(version, name, underlying):
             return "schema migration \(version) (\(name)) failed, so none were applied: \(underlying)"
+        case let .definitionFailed(file, underlying):
+            return "the schema definition \(file) failed, so nothing was applied: \(underlying)"
         }
     }
 }

@@ -36,27 +36,27 @@ public struct RenderJobRunner: Sendable {
         "renders/\(assetID)/\(jobID).layer\(layer).jpg"
     }
 
-    /// Runs `job` against `asset`, whose adjustments are `history` (any order), and says what to
-    /// record. An edit is rendered from what the can-handle rule picks; reverts and re-renders
-    /// replay the chain they keep from the original (see `RenderJobRunner+Replay`).
+    /// Runs `job` against `asset`, which shows the layers `chain` (bottom first, as
+    /// `AssetStore.currentChain` reads them), and says what to record. An edit is rendered
+    /// from what the can-handle rule picks; reverts and re-renders replay the chain they keep
+    /// from the original (see `RenderJobRunner+Replay`). For a re-render, `rerenderNeeded` is
+    /// the database's answer to whether the chain still has a layer it concerns.
     /// `isCancelled` is checked between strips, so a cancelled job or a lost lease stops
     /// the render early instead of finishing work nobody will record.
-    public func run(_ job: ClaimedJob, asset: Asset, history: [Adjustment] = [], logger: Logger,
+    public func run(_ job: ClaimedJob, asset: Asset, chain: [Adjustment] = [], rerenderNeeded: Bool = true, logger: Logger,
                     isCancelled: @escaping @Sendable () -> Bool = { false }) throws(JobFailure) -> JobResult {
         let expected = JobResult.ExpectedCurrent(asset.currentAdjustmentID)
         switch job.work {
         case let .edit(identifier, version, data):
-            let layer = try edit(job, identifier: identifier, version: version, data: data, asset: asset, history: history,
+            let layer = try edit(job, identifier: identifier, version: version, data: data, asset: asset, chain: chain,
                                  logger: logger, isCancelled: isCancelled)
             return JobResult(.layers([layer]), expectedCurrent: expected)
         case .revert:
-            let chain = history.chain(endingAt: asset.currentAdjustmentID)
             guard !chain.isEmpty else {
                 return JobResult(.none(outcome: "asset \(asset.id) already showed its original"), expectedCurrent: expected)
             }
             return JobResult(.original(outcome: "reverted to the original, removing \(Self.describe(chain))"), expectedCurrent: expected)
         case .revertLast:
-            let chain = try currentChain(of: asset, history: history)
             guard let top = chain.last else {
                 return JobResult(.none(outcome: "asset \(asset.id) shows its original; there is no layer to remove"), expectedCurrent: expected)
             }
@@ -68,9 +68,9 @@ public struct RenderJobRunner: Sendable {
             return JobResult(.layers(try replay(rest, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
                              expectedCurrent: expected)
         case let .rerender(identifier, target):
-            let chain = try currentChain(of: asset, history: history)
-            if let reason = Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id) {
-                return JobResult(.none(outcome: reason), expectedCurrent: expected)
+            guard rerenderNeeded else {
+                return JobResult(.none(outcome: Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id)),
+                                 expectedCurrent: expected)
             }
             return JobResult(.layers(try replay(chain, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
                              expectedCurrent: expected)
@@ -78,10 +78,10 @@ public struct RenderJobRunner: Sendable {
     }
 
     /// Renders one edit: from the original, or on top of a rendered layer (the can-handle rule).
-    func edit(_ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, history: [Adjustment],
+    func edit(_ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, chain: [Adjustment],
               logger: Logger, isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> NewAdjustment {
         let operations = try decode(identifier: identifier, version: version, data: data, job: job)
-        let current = history.first { $0.id == asset.currentAdjustmentID }
+        let current = chain.last
         let base = registry.baseImage(forEditIn: identifier, over: current.map {
             CurrentAdjustment(id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
                               baseAdjustmentID: $0.baseAdjustmentID)
@@ -95,8 +95,8 @@ public struct RenderJobRunner: Sendable {
             orientation = Orientation(exifValue: asset.orientation)
             baseAdjustmentID = nil
         case .rendered(let id):
-            guard let layer = history.first(where: { $0.id == id }) else {
-                throw .permanent(code: "base_adjustment_missing", message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its history")
+            guard let layer = chain.first(where: { $0.id == id }) else {
+                throw .permanent(code: "base_adjustment_missing", message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
             }
             input = try renderedPath(of: layer, asset: asset)
             orientation = .up  // renders are upright already

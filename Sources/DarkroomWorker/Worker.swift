@@ -155,20 +155,18 @@ public final class Worker: Sendable {
                 throw JobFailure.permanent(code: "asset_not_found", message: "asset \(job.assetID) no longer exists")
             }
             // The asset's layers: the can-handle rule picks what an edit is rendered from, and
-            // reverts and re-renders replay the chain they keep.
-            guard let history = connection.attempt({ try AssetStore($0).adjustments(of: asset.id) }) else {
+            // reverts and re-renders replay the chain they keep. The claim already made sure
+            // this worker's editors read every layer it renders.
+            guard let inputs = connection.attempt({ live -> (chain: [Adjustment], rerenderNeeded: Bool) in
+                let store = AssetStore(live)
+                let chain = try store.currentChain(of: asset.id)
+                guard case let .rerender(identifier, target) = job.work else { return (chain, true) }
+                return (chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target))
+            }) else {
                 throw JobFailure.transient(code: "database_unavailable", message: "could not read the adjustments of asset \(asset.id)")
             }
-            if let reason = runner.reasonToWait(job, asset: asset, history: history) {
-                logger.notice("job needs an editor this worker lacks; giving it back", metadata: ["reason": "\(reason)"])
-                report(running, connection: connection, logger: logger) { queue in
-                    try queue.release(job, reason: reason, delay: .seconds(60))
-                    return .released
-                }
-                return
-            }
-            result = .success(try runner.run(job, asset: asset, history: history, logger: logger,
-                                             isCancelled: { running.lossReason != nil }))
+            result = .success(try runner.run(job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
+                                             logger: logger, isCancelled: { running.lossReason != nil }))
         } catch let failure as JobFailure {
             result = .failure(failure)
         } catch {
@@ -232,8 +230,8 @@ public final class Worker: Sendable {
                 }
                 state.record(try write(queue))
                 return
-            } catch QueueError.leaseLost(_, let reason) {
-                running.markLost(reason, cancelled: reason == "the job is now cancelled")
+            } catch QueueError.leaseLost(_, let loss) {
+                running.markLost(loss.description, cancelled: loss == .cancelled)
             } catch let error as PostgresError where error.isConnectionFailure {
                 brokeWhileWriting = true
                 connection.lost(error)
@@ -265,12 +263,12 @@ public final class Worker: Sendable {
                 let checks = try queue.heartbeat(identity, lease: options.lease, jobs: jobs.map(\.job),
                                                  formats: options.formats ?? [], stopping: stopping)
                 for running in jobs {
-                    guard let check = checks[running.job.id], let reason = check.lossReason else { continue }
+                    guard let loss = checks[running.job.id]?.loss else { continue }
                     if running.lossReason == nil {
                         logger.warning("job lost its lease; its result will not be recorded", metadata: [
-                            "job_id": "\(running.job.id)", "reason": "\(reason)"])
+                            "job_id": "\(running.job.id)", "reason": "\(loss)"])
                     }
-                    running.markLost(reason, cancelled: check.state == JobState.cancelled.rawValue)
+                    running.markLost(loss.description, cancelled: loss == .cancelled)
                 }
                 if !stopping { try queue.rescueExpiredLeases() }
             }

@@ -12,6 +12,29 @@ public enum PostgresBind: Sendable, Hashable {
     case bytes([UInt8])
     /// Sent as an ISO 8601 timestamp in UTC with microsecond precision.
     case timestamp(Date)
+    /// A one-dimensional array, sent in binary: each element already in its type's binary
+    /// form (`nil` for NULL). Use the typed helpers below.
+    case array(elementOID: UInt32, arrayOID: UInt32, elements: [[UInt8]?])
+
+    /// `text[]`.
+    public static func textArray(_ values: [String?]) -> PostgresBind {
+        .array(elementOID: 25, arrayOID: 1009, elements: values.map { $0.map { Array($0.utf8) } })
+    }
+
+    /// `bytea[]`: bytes unchanged, never hex-encoded.
+    public static func byteaArray(_ values: [[UInt8]?]) -> PostgresBind {
+        .array(elementOID: byteaOID, arrayOID: 1001, elements: values)
+    }
+
+    /// `int4[]`.
+    public static func int32Array(_ values: [Int32?]) -> PostgresBind {
+        .array(elementOID: 23, arrayOID: 1007, elements: values.map { $0.map { bigEndianBytes(UInt32(bitPattern: $0)) } })
+    }
+
+    /// `int8[]`.
+    public static func int64Array(_ values: [Int64?]) -> PostgresBind {
+        .array(elementOID: 20, arrayOID: 1016, elements: values.map { $0.map { bigEndianBytes(UInt64(bitPattern: $0)) } })
+    }
 
     /// `nil` becomes `.null`.
     public static func optional<Value>(_ value: Value?, _ bind: (Value) -> PostgresBind) -> PostgresBind {
@@ -57,7 +80,35 @@ extension PostgresBind {
             return Encoded(typeOID: Self.byteaOID, bytes: value, isBinary: true)
         case .timestamp(let value):
             return Encoded(typeOID: 0, bytes: Array(PostgresTimestamp.format(value).utf8), isBinary: false)
+        case let .array(elementOID, arrayOID, elements):
+            return Encoded(typeOID: arrayOID, bytes: Self.binaryArray(elementOID: elementOID, elements), isBinary: true)
         }
+    }
+
+    /// PostgreSQL's binary array format (array_recv): dimensions, a has-NULLs flag, the
+    /// element type, then per dimension its length and lower bound (1), then each element as
+    /// a length (-1 for NULL) and its bytes. Every integer is big-endian.
+    private static func binaryArray(elementOID: UInt32, _ elements: [[UInt8]?]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(20 + elements.reduce(0) { $0 + 4 + ($1?.count ?? 0) })
+        bytes += bigEndianBytes(UInt32(1))
+        bytes += bigEndianBytes(UInt32(elements.contains { $0 == nil } ? 1 : 0))
+        bytes += bigEndianBytes(elementOID)
+        bytes += bigEndianBytes(UInt32(elements.count))
+        bytes += bigEndianBytes(UInt32(1))
+        for element in elements {
+            guard let element else {
+                bytes += bigEndianBytes(UInt32(bitPattern: -1))
+                continue
+            }
+            bytes += bigEndianBytes(UInt32(element.count))
+            bytes += element
+        }
+        return bytes
+    }
+
+    static func bigEndianBytes<Integer: FixedWidthInteger>(_ value: Integer) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }
 
     /// PostgreSQL spells the special values its own way; Swift's `description` of a finite

@@ -92,7 +92,8 @@ extension Darkroom {
                     throw CommandFailure.invalidInput("asset \(asset) does not exist; existing ids are in darkroom.assets")
                 }
                 let adjustments = try store.adjustments(of: asset)
-                print(HistoryReport(asset: found, adjustments: adjustments, history: try store.history(of: asset)).text)
+                print(HistoryReport(asset: found, chain: try store.currentChain(of: asset), adjustments: adjustments,
+                                    history: try store.history(of: asset)).text)
             }
         }
     }

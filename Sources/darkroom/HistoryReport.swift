@@ -5,12 +5,13 @@ import Foundation
 /// change of its look, oldest first.
 struct HistoryReport {
     var asset: Asset
+    /// The layers it shows, bottom first (`AssetStore.currentChain`).
+    var chain: [Adjustment]
     var adjustments: [Adjustment]
     var history: [AssetHistoryEntry]
 
     var text: String {
         var lines = ["asset \(asset.id)  original \(asset.originalPath)  \(asset.pixelWidth)x\(asset.pixelHeight) orientation \(asset.orientation)"]
-        let chain = adjustments.chain(endingAt: asset.currentAdjustmentID)
         if chain.isEmpty {
             lines.append("shows: the original")
         } else {

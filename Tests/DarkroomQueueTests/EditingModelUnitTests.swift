@@ -2,7 +2,8 @@
 import Foundation
 import Testing
 
-/// The editing model's pure parts: job kinds, chains and batch progress, without a database.
+/// The editing model's pure parts: job kinds and batch progress, without a database. Chains
+/// are the database's (ChainRuleTests).
 @Suite("Editing model values")
 struct EditingModelUnitTests {
     @Test func jobKindsDecodeWithTheColumnsEachNeeds() throws {
@@ -19,28 +20,6 @@ struct EditingModelUnitTests {
                      .edit(formatIdentifier: "a.b", formatVersion: "1.0", data: [])] {
             #expect(try JobWork(kind: work.kind, formatIdentifier: "a.b", formatVersion: "1.0", data: []).kind == work.kind)
         }
-    }
-
-    func adjustment(_ id: Int64, base: Int64?) -> Adjustment {
-        Adjustment(id: id, assetID: 1, formatIdentifier: "a.b", formatVersion: "1.0", data: [], baseAdjustmentID: base,
-                   renderedPath: "renders/1/\(id).jpg", renderedWidth: 1, renderedHeight: 1, renderedBytes: 1)
-    }
-
-    @Test func aChainFollowsBasesFromTheTopDownAndListsBottomFirst() {
-        let history = [adjustment(1, base: nil), adjustment(2, base: 1), adjustment(3, base: 1), adjustment(4, base: 3)]
-        #expect(history.chain(endingAt: 4).map(\.id) == [1, 3, 4], "2 was replaced by 3 and is not part of the look")
-        #expect(history.chain(endingAt: 2).map(\.id) == [1, 2])
-        #expect(history.chain(endingAt: nil).isEmpty)
-        #expect(history.chain(endingAt: 99).isEmpty)
-    }
-
-    @Test func aBrokenOrCyclicChainEndsWithoutReachingTheOriginal() {
-        let missingBase = [adjustment(5, base: 4)]
-        #expect(missingBase.chain(endingAt: 5).first?.baseAdjustmentID == 4)
-        let cycle = [adjustment(1, base: 2), adjustment(2, base: 1)]
-        let walked = cycle.chain(endingAt: 2)
-        #expect(walked.map(\.id) == [1, 2])
-        #expect(walked.first?.baseAdjustmentID != nil)
     }
 
     func progress(queued: Int, running: Int = 0, succeeded: Int, failed: Int = 0, rate: Double?, eta: Duration?) -> BatchProgress {

@@ -145,7 +145,8 @@ struct EditingQueueTests {
             ]), expectedCurrent: .adjustment(old[1]))
             let current = try #require(try queue.complete(job, with: result))
 
-            let chain = try store.adjustments(of: asset).chain(endingAt: current)
+            let chain = try store.currentChain(of: asset)
+            #expect(chain.last?.id == current)
             #expect(chain.map(\.rerenderOf) == [old[0], old[1]])
             #expect(chain[0].baseAdjustmentID == nil && chain[1].baseAdjustmentID == chain[0].id)
             #expect(chain.map(\.jobID) == [nil, job.id])

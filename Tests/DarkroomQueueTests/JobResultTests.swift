@@ -40,11 +40,12 @@ struct JobResultTests {
 
             // Reporting the same job twice writes nothing more.
             let twice = #expect(throws: QueueError.self) { try queue.complete(first, with: sampleAdjustment(for: first)) }
-            guard case .leaseLost(first.id, let reason)? = twice else {
+            guard case .leaseLost(first.id, let loss)? = twice else {
                 Issue.record("expected leaseLost, got \(String(describing: twice))")
                 return
             }
-            #expect(reason == "the job is now succeeded")
+            #expect(loss == .finished(.succeeded))
+            #expect(loss.description == "the job is now succeeded")
             #expect(try store.adjustments(of: asset).count == 2)
             #expect(try store.currentAdjustment(of: asset)?.id == secondAdjustment)
         }
@@ -83,7 +84,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(try queue.cancel(jobID: job.id))
             let error = #expect(throws: QueueError.self) { try queue.complete(job, with: sampleAdjustment(for: job)) }
-            guard case .leaseLost(_, "the job is now cancelled")? = error else {
+            guard case .leaseLost(_, .cancelled)? = error else {
                 Issue.record("expected leaseLost because of cancellation, got \(String(describing: error))")
                 return
             }

@@ -63,7 +63,7 @@ struct PipelineEditor110: Editor {
     func snapshot(_ connection: PostgresConnection, storage: StorageRoot, assetID: Int64) throws -> Snapshot {
         let store = AssetStore(connection)
         let asset = try #require(try store.asset(id: assetID))
-        let chain = try store.adjustments(of: assetID).chain(endingAt: asset.currentAdjustmentID)
+        let chain = try store.currentChain(of: assetID)
         let bytes = try chain.last.map { try Data(contentsOf: URL(fileURLWithPath: try storage.resolve($0.renderedPath))) }
         return Snapshot(current: asset.currentAdjustmentID, layers: chain.map { "\($0.formatIdentifier) \($0.formatVersion)" },
                         renderBytes: bytes)

@@ -1,5 +1,6 @@
-/// One numbered schema change. Its SQL runs once, inside the migrator's transaction; it is also
-/// written to be safe to run again (`IF NOT EXISTS`, `CREATE OR REPLACE`).
+/// One numbered change to tables, columns, indexes or constraints. Its SQL runs once, inside
+/// the migrator's transaction, and is never edited after it shipped. Functions, views and
+/// triggers are not migrations: see `SchemaDefinition`.
 public struct Migration: Sendable, Hashable {
     public let version: Int
     public let name: String
@@ -11,6 +12,23 @@ public struct Migration: Sendable, Hashable {
         self.sql = sql
     }
 
-    /// darkroom's schema, oldest first. Append new migrations; never edit an applied one.
-    public static let darkroom: [Migration] = [.initial, .triggers, .operatorAPI, .queueSchema, .leases, .operatorBatches, .jobsSupport, .editingModel, .fastValidators]
+    init(_ version: Int, _ name: String, _ sql: [UInt8]) {
+        self.init(version: version, name: name, sql: String(decoding: sql, as: UTF8.self))
+    }
+
+    /// darkroom's migrations, oldest first: `SQL/migrations/NNNN_name.sql`. Append new ones.
+    /// (SwiftPM names an embedded file after its file name, with a leading digit replaced by `_`.)
+    public static let darkroom: [Migration] = [
+        Migration(1, "initial", PackageResources._001_initial_sql),
+        Migration(2, "triggers", PackageResources._002_triggers_sql),
+        Migration(3, "operator_api", PackageResources._003_operator_api_sql),
+        Migration(4, "queue_schema", PackageResources._004_queue_schema_sql),
+        Migration(5, "leases", PackageResources._005_leases_sql),
+        Migration(6, "operator_batches", PackageResources._006_operator_batches_sql),
+        Migration(7, "jobs_support", PackageResources._007_jobs_support_sql),
+        Migration(8, "editing_model", PackageResources._008_editing_model_sql),
+        Migration(9, "fast_validators", PackageResources._009_fast_validators_sql),
+        Migration(10, "semver_precedence", PackageResources._010_semver_precedence_sql),
+        Migration(11, "single_call_reports", PackageResources._011_single_call_reports_sql),
+    ]
 }

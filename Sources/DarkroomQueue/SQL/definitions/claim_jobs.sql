@@ -1,0 +1,63 @@
+-- Which worker may claim what, and in which order: decided here and nowhere else.
+
+-- Leases up to max_jobs due jobs to worker_name: highest priority first, then oldest run_at,
+-- skipping rows other claims hold (never waiting for them). One scan of jobs_claim_order,
+-- stopping after max_jobs rows. Expired leases are rescued first.
+-- With formats ([{"identifier", "min", "max"}]), only jobs darkroom.can_run allows: the
+-- others wait for a worker that can render them (darkroom.waiting_for_editor lists them).
+-- The jobs of one asset run one at a time, highest priority first and in queue order within
+-- a priority: edits and reverts apply in the order they were queued, and an interactive edit
+-- is not stuck behind the asset's low-priority re-render (which then replays the chain with
+-- the edit in it).
+CREATE OR REPLACE FUNCTION darkroom.claim_jobs(
+    worker_name text, max_jobs int, lease_seconds double precision, formats jsonb DEFAULT NULL
+) RETURNS SETOF darkroom.jobs
+LANGUAGE plpgsql SECURITY INVOKER AS $$
+DECLARE
+    problem text := darkroom.formats_problem(formats);
+    identifiers text[];
+    lows text[];
+    highs text[];
+BEGIN
+    IF worker_name IS NULL OR worker_name = '' OR length(worker_name) > 200 THEN
+        RAISE EXCEPTION 'worker_name must be 1 to 200 characters' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF max_jobs IS NULL OR max_jobs NOT BETWEEN 1 AND 1000 THEN
+        RAISE EXCEPTION 'max_jobs must be between 1 and 1000, got %', max_jobs USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF lease_seconds IS NULL OR NOT lease_seconds BETWEEN 1 AND 86400 THEN
+        RAISE EXCEPTION 'lease_seconds must be between 1 and 86400, got %', lease_seconds USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    PERFORM darkroom.rescue_expired_leases();
+    IF formats IS NOT NULL THEN
+        SELECT coalesce(array_agg(f->>'identifier'), '{}'), coalesce(array_agg(darkroom.semver_sort_key(f->>'min')), '{}'),
+               coalesce(array_agg(darkroom.semver_sort_key(f->>'max')), '{}')
+          INTO identifiers, lows, highs
+          FROM jsonb_array_elements(formats) AS f;
+    END IF;
+    RETURN QUERY
+    WITH next AS MATERIALIZED (
+        SELECT j.id FROM darkroom.jobs AS j
+         WHERE j.state = 'queued' AND j.run_at <= now()
+           AND (identifiers IS NULL
+                OR darkroom.can_run(j.kind, j.asset_id, j.format_identifier, j.format_version_sort, identifiers, lows, highs))
+           AND NOT EXISTS (
+                SELECT 1 FROM darkroom.jobs AS other
+                 WHERE other.asset_id = j.asset_id AND other.id <> j.id AND other.state IN ('queued', 'running')
+                   AND (other.state = 'running' OR other.priority > j.priority
+                        OR (other.priority = j.priority AND other.id < j.id)))
+         ORDER BY j.priority DESC, j.run_at, j.id
+         LIMIT max_jobs
+           FOR UPDATE SKIP LOCKED
+    )
+    UPDATE darkroom.jobs AS j
+       SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
+           leased_by = worker_name, lease_expires_at = now() + make_interval(secs => lease_seconds),
+           started_at = now()
+      FROM next
+     WHERE j.id = next.id
+    RETURNING j.*;
+END $$;

@@ -1,0 +1,43 @@
+-- Workers reporting in: alive, what they hold, what they can render; and leaving.
+
+-- One round trip per worker process every few seconds: records the worker as alive and
+-- extends the leases it still holds. Returns one row per job asked about; a loss (see
+-- darkroom.lease_loss) means the worker must stop that job and write nothing.
+CREATE OR REPLACE FUNCTION darkroom.heartbeat(
+    worker_name text, host text, pid int, lease_seconds double precision,
+    job_ids bigint[], lease_tokens uuid[], formats jsonb DEFAULT '[]', stopping boolean DEFAULT false
+) RETURNS TABLE (job_id bigint, loss text)
+LANGUAGE plpgsql SECURITY INVOKER AS $$
+BEGIN
+    IF cardinality(job_ids) IS DISTINCT FROM cardinality(lease_tokens) THEN
+        RAISE EXCEPTION 'job_ids and lease_tokens must have the same length' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF lease_seconds IS NULL OR NOT lease_seconds BETWEEN 1 AND 86400 THEN
+        RAISE EXCEPTION 'lease_seconds must be between 1 and 86400, got %', lease_seconds USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO darkroom.workers AS w (name, host, pid, lease_seconds, formats, running, stopping)
+    VALUES (worker_name, host, pid, lease_seconds, coalesce(formats, '[]'), coalesce(cardinality(job_ids), 0), stopping)
+    ON CONFLICT (name) DO UPDATE
+       SET last_seen_at = now(), lease_seconds = EXCLUDED.lease_seconds, formats = EXCLUDED.formats,
+           running = EXCLUDED.running, stopping = EXCLUDED.stopping;
+    RETURN QUERY
+    WITH mine AS (
+        SELECT m.id, m.token FROM unnest(job_ids, lease_tokens) AS m(id, token)
+    ), extended AS (
+        UPDATE darkroom.jobs AS j
+           SET lease_expires_at = now() + make_interval(secs => lease_seconds)
+          FROM mine
+         WHERE j.id = mine.id AND darkroom.lease_loss(j, mine.token) IS NULL
+        RETURNING j.id
+    )
+    SELECT mine.id, CASE WHEN extended.id IS NULL THEN coalesce(darkroom.lease_loss(j, mine.token), 'expired') END
+      FROM mine
+      LEFT JOIN extended ON extended.id = mine.id
+      LEFT JOIN darkroom.jobs AS j ON j.id = mine.id;
+END $$;
+
+-- A worker leaving cleanly.
+CREATE OR REPLACE FUNCTION darkroom.worker_stopped(worker_name text) RETURNS void
+LANGUAGE sql SECURITY INVOKER AS $$
+    DELETE FROM darkroom.workers WHERE name = worker_name
+$$;

@@ -1,0 +1,157 @@
+-- A worker reporting on a job it leased: each report is one call and one transaction that
+-- locks the job and checks the lease first, so a worker that lost its lease writes nothing.
+-- Every report returns status ('done' or 'lease_lost', and for complete_job 'asset_changed')
+-- and, when the lease is gone, darkroom.lease_loss's word for why.
+
+-- Why `lease_token` no longer holds `job`, or NULL while it does: the state the job is in now
+-- ('queued', 'succeeded', 'failed', 'cancelled'), 'taken_over' (running under another
+-- worker's lease), 'expired' (still ours but run out) or 'deleted' (no such job). The one
+-- vocabulary of lease loss: heartbeat answers with it too (LeaseLoss in Swift).
+CREATE OR REPLACE FUNCTION darkroom.lease_loss(job darkroom.jobs, lease_token uuid) RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT CASE WHEN job.id IS NULL THEN 'deleted'
+                WHEN job.state <> 'running' THEN job.state
+                WHEN job.lease_token IS DISTINCT FROM lease_loss.lease_token THEN 'taken_over'
+                WHEN job.lease_expires_at < now() THEN 'expired' END
+$$;
+
+-- Records what the job did: change 'layers' inserts new adjustment records bottom first (the
+-- first based on first_base, each next one on the one before; the top one is the job's) and
+-- makes the top one the asset's current adjustment; 'original' points the asset back at its
+-- original; 'none' leaves it as it is. outcome says what a job without a new layer did. An
+-- asset_history entry is written when the asset's look changed. With check_expected, the
+-- asset must still show expected_current (NULL: its original), else nothing is written and
+-- status is 'asset_changed' (the job runs again on what it shows now).
+CREATE OR REPLACE FUNCTION darkroom.complete_job(
+    job_id bigint, lease_token uuid, check_expected boolean, expected_current bigint,
+    change text, outcome text, first_base bigint,
+    layer_formats text[], layer_versions text[], layer_data bytea[], layer_paths text[],
+    layer_widths int[], layer_heights int[], layer_bytes bigint[], layer_rerender_of bigint[]
+) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, adjustment_id bigint)
+LANGUAGE plpgsql SECURITY INVOKER AS $$
+DECLARE
+    job darkroom.jobs;
+    previous bigint;
+    current bigint;
+    recorded bigint;
+    base bigint := first_base;
+    layer int;
+    layer_count int := coalesce(cardinality(layer_formats), 0);
+BEGIN
+    IF change NOT IN ('layers', 'original', 'none') THEN
+        RAISE EXCEPTION 'change must be layers, original or none, got %', quote_nullable(change)
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF (change = 'layers') <> (layer_count > 0) THEN
+        RAISE EXCEPTION 'a completion with change % needs % layers', change, CASE WHEN change = 'layers' THEN 'one or more' ELSE 'no' END
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = complete_job.job_id FOR UPDATE;
+    loss := darkroom.lease_loss(job, complete_job.lease_token);
+    IF loss IS NOT NULL THEN
+        status := 'lease_lost';
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    SELECT a.current_adjustment_id INTO previous FROM darkroom.assets AS a WHERE a.id = job.asset_id FOR UPDATE;
+    IF check_expected AND previous IS DISTINCT FROM expected_current THEN
+        status := 'asset_changed';
+        current_adjustment_id := previous;
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    current := CASE change WHEN 'none' THEN previous END;
+    FOR layer IN 1 .. layer_count LOOP
+        INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
+                                               base_adjustment_id, rendered_path, rendered_width, rendered_height,
+                                               rendered_bytes, rerender_of)
+        VALUES (job.asset_id, CASE WHEN layer = layer_count THEN job.id END, layer_formats[layer], layer_versions[layer],
+                layer_data[layer], base, layer_paths[layer], layer_widths[layer], layer_heights[layer],
+                layer_bytes[layer], layer_rerender_of[layer])
+        RETURNING a.id INTO base;
+        recorded := base;
+        current := base;
+    END LOOP;
+    IF current IS DISTINCT FROM previous THEN
+        UPDATE darkroom.assets AS a SET current_adjustment_id = current WHERE a.id = job.asset_id;
+        INSERT INTO darkroom.asset_history (asset_id, job_id, action, adjustment_id, previous_adjustment_id)
+        VALUES (job.asset_id, job.id, job.kind, current, previous);
+    END IF;
+    UPDATE darkroom.jobs AS j
+       SET state = 'succeeded', finished_at = now(), adjustment_id = recorded,
+           outcome = CASE WHEN change = 'layers' THEN NULL ELSE complete_job.outcome END,
+           completed_lease = j.lease_token, lease_token = NULL, lease_expires_at = NULL, crashes = 0
+     WHERE j.id = job.id;
+    status := 'done';
+    current_adjustment_id := current;
+    adjustment_id := recorded;
+    RETURN NEXT;
+END $$;
+
+-- Records a failed attempt: next_state 'queued' retries after retry_delay_seconds, 'failed'
+-- fails for good. The worker's retry policy decides which (it knows the attempt count the
+-- claim gave it, which nothing else changes while the lease holds).
+CREATE OR REPLACE FUNCTION darkroom.fail_job(
+    job_id bigint, lease_token uuid, next_state text, retry_delay_seconds double precision, code text, message text
+) RETURNS TABLE (status text, loss text)
+LANGUAGE plpgsql SECURITY INVOKER AS $$
+DECLARE
+    job darkroom.jobs;
+BEGIN
+    IF next_state NOT IN ('queued', 'failed') OR code IS NULL OR message IS NULL
+       OR retry_delay_seconds IS NULL OR retry_delay_seconds < 0 THEN
+        RAISE EXCEPTION 'fail_job needs next_state queued or failed, a code, a message and a delay >= 0'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = fail_job.job_id FOR UPDATE;
+    loss := darkroom.lease_loss(job, fail_job.lease_token);
+    IF loss IS NULL THEN
+        UPDATE darkroom.jobs AS j
+           SET state = next_state,
+               run_at = CASE WHEN next_state = 'queued' THEN now() + make_interval(secs => retry_delay_seconds) ELSE j.run_at END,
+               finished_at = CASE WHEN next_state = 'failed' THEN now() END,
+               last_error = code || ': ' || message,
+               errors = j.errors || jsonb_build_array(jsonb_build_object(
+                   'attempt', j.attempts, 'at', now(), 'code', code, 'message', message, 'worker', j.leased_by)),
+               lease_token = NULL, lease_expires_at = NULL, crashes = 0
+         WHERE j.id = job.id;
+    END IF;
+    status := CASE WHEN loss IS NULL THEN 'done' ELSE 'lease_lost' END;
+    RETURN NEXT;
+END $$;
+
+-- Gives the job back without counting the attempt (the worker shuts down, or cannot run it)
+-- and wakes other workers. With delay_seconds it becomes claimable only after that long.
+CREATE OR REPLACE FUNCTION darkroom.release_job(
+    job_id bigint, lease_token uuid, reason text DEFAULT NULL, delay_seconds double precision DEFAULT 0
+) RETURNS TABLE (status text, loss text)
+LANGUAGE plpgsql SECURITY INVOKER AS $$
+DECLARE
+    job darkroom.jobs;
+BEGIN
+    IF delay_seconds IS NULL OR delay_seconds < 0 THEN
+        RAISE EXCEPTION 'delay_seconds must be 0 or more' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = release_job.job_id FOR UPDATE;
+    loss := darkroom.lease_loss(job, release_job.lease_token);
+    IF loss IS NULL THEN
+        UPDATE darkroom.jobs AS j
+           SET state = 'queued', attempts = greatest(j.attempts - 1, 0), lease_token = NULL, lease_expires_at = NULL,
+               crashes = 0, run_at = greatest(j.run_at, now() + make_interval(secs => delay_seconds)),
+               last_error = coalesce(reason, j.last_error)
+         WHERE j.id = job.id;
+        PERFORM pg_notify('darkroom_jobs', '');
+    END IF;
+    status := CASE WHEN loss IS NULL THEN 'done' ELSE 'lease_lost' END;
+    RETURN NEXT;
+END $$;
+
+-- After a connection broke during complete_job: whether that completion committed, i.e. the
+-- job succeeded under this very lease. One row (with the adjustment it recorded, if any) if so.
+CREATE OR REPLACE FUNCTION darkroom.completed_under_lease(job_id bigint, lease_token uuid)
+RETURNS TABLE (adjustment_id bigint)
+LANGUAGE sql STABLE AS $$
+    SELECT j.adjustment_id FROM darkroom.jobs AS j
+     WHERE j.id = completed_under_lease.job_id AND j.state = 'succeeded'
+       AND j.completed_lease = completed_under_lease.lease_token
+$$;

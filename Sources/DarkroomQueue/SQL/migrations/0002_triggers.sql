@@ -1,0 +1,3 @@
+-- This migration created the jobs NOTIFY trigger and the append-only trigger on adjustments.
+-- Triggers are code: their current definitions are definitions/notify_workers.sql and
+-- definitions/append_only.sql, applied by every `darkroom migrate`. No table changed here.

@@ -1,0 +1,3 @@
+-- This migration created the operator API (enqueue_edit, cancel_job, retry_job) and the
+-- queue_summary and recent_failures views. Their current definitions are in definitions/,
+-- applied by every `darkroom migrate`. No table changed here.

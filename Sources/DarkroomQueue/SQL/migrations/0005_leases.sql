@@ -1,0 +1,3 @@
+-- This migration created claim_jobs, heartbeat, rescue_expired_leases and their helpers.
+-- Their current definitions are in definitions/, applied by every `darkroom migrate`.
+-- No table changed here.

@@ -1,0 +1,3 @@
+-- This migration created the batch API (enqueue_edits, cancel_batch, retry_batch,
+-- prune_jobs) and the views operators watch. Their current definitions are in definitions/,
+-- applied by every `darkroom migrate`. No table changed here.

@@ -1,0 +1,3 @@
+-- This migration split the validators into a fast regular expression and a detailed check
+-- (reverse_dns_problem_detail, semver_problem_detail). Their current definitions are
+-- definitions/identifiers.sql and definitions/semver.sql. No table changed here.
