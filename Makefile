@@ -2,7 +2,7 @@
 #   make demo   install what is missing, start a private PostgreSQL (unless DATABASE_URL is set),
 #               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
 #   make test   the whole suite against a real PostgreSQL server started the same way.
-#   make bench  render and queue benchmarks against djpeg/cjpeg and vips, measured in the same run.
+#   make bench  render, drain and queue benchmarks against djpeg/cjpeg, vips and raw SQL, measured in the same run.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -172,6 +172,7 @@ BENCH_DIR := $(BUILD_DIR)/bench
 bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 
 clean: db-stop

@@ -4,9 +4,8 @@ import Foundation
 /// `minVersion...maxVersion` (semver precedence, inclusive). `claim` hands a worker only such
 /// jobs, so during a rolling upgrade a job written by a newer editor waits for a newer worker
 /// instead of failing on an older one.
-///
-/// The database compares versions by MAJOR.MINOR.PATCH and release-over-pre-release; it does
-/// not order pre-release identifiers among themselves (1.2.0-alpha and 1.2.0-beta compare equal).
+/// The database decides (`darkroom.can_run`), comparing versions by semver precedence
+/// (`darkroom.semver_sort_key`).
 public struct ClaimableFormat: Sendable, Hashable, Codable {
     public var identifier: String
     public var minVersion: String

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Queue benchmark, measured in one run on one server:
-#   1. darkroom's own claim (batches of 50) + complete of no-op jobs, 2 threads;
-#   2. the same number of jobs through a raw `FOR UPDATE SKIP LOCKED` claim-and-complete loop
-#      run by pgbench (2 clients), on the same table, for comparison;
+#   1. darkroom's own claim + complete of no-op jobs, one job at a time as a worker takes them,
+#      2 threads: each job is claim_jobs (lease, rescue sweep, per-asset order, format rule) then
+#      complete_job (lease check, adjustment record, asset move, history), one call each;
+#   2. the same number of jobs through a raw `FOR UPDATE SKIP LOCKED` loop run by pgbench (2
+#      clients) on a copy of the table: claim one job (state running), then complete it, two
+#      statements per job as any worker that renders between them must;
 #   3. the latency of single claims with one million jobs queued.
 # usage: queue-bench.sh PATH/TO/darkroom SERVER_URL OUTDIR   (SERVER_URL: a database where we may CREATE DATABASE)
 set -euo pipefail
@@ -31,7 +34,7 @@ SQL
 
 echo "==> queue: $jobs no-op jobs claimed and completed"
 fill "$jobs"
-ours="$("$darkroom" queue-bench --workers 2 --batch 50 --log-level warning)"
+ours="$("$darkroom" queue-bench --workers 2 --batch 1 --log-level warning)"
 echo "    $ours"
 
 # The raw loop's table: darkroom.jobs' columns, defaults and indexes (the same partial claim
@@ -45,16 +48,20 @@ SQL
 cat > "$out/raw-claim.sql" <<'SQL'
 WITH next AS (
     SELECT id FROM public.raw_jobs WHERE state = 'queued' AND run_at <= now()
-     ORDER BY priority DESC, run_at, id LIMIT 50 FOR UPDATE SKIP LOCKED)
-UPDATE public.raw_jobs AS j SET state = 'succeeded', attempts = j.attempts + 1, started_at = now(), finished_at = now()
-  FROM next WHERE j.id = next.id;
+     ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+UPDATE public.raw_jobs AS j SET state = 'running', attempts = j.attempts + 1, started_at = now()
+  FROM next WHERE j.id = next.id RETURNING j.id AS job_id \gset
+UPDATE public.raw_jobs SET state = 'succeeded', finished_at = now() WHERE id = :job_id;
 SQL
-per_client=$(( jobs / 50 / 2 ))
+per_client=$(( jobs / 2 ))
 raw="$(pgbench -n -c 2 -j 2 -t "$per_client" -f "$out/raw-claim.sql" "$url" 2>&1)" || { echo "$raw" >&2; exit 1; }
 tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$raw" | head -1)"
 left="$(psql -X -tA "$url" -c "SELECT count(*) FROM public.raw_jobs WHERE state = 'queued'")"
-raw_rate="$(awk -v t="$tps" 'BEGIN { printf "%.0f", t * 50 }')"
-echo "    raw FOR UPDATE SKIP LOCKED claim+complete (pgbench, batches of 50, 2 clients): $raw_rate jobs/s ($left left queued)"
+raw_rate="$(awk -v t="$tps" 'BEGIN { printf "%.0f", t }')"
+echo "    raw FOR UPDATE SKIP LOCKED claim, then complete, one job at a time (pgbench, 2 clients): $raw_rate jobs/s ($left left queued)"
+ours_rate="$(sed 's/.*= \([0-9]*\) jobs\/s.*/\1/' <<<"$ours")"
+ratio="$(awk -v a="$ours_rate" -v b="$raw_rate" 'BEGIN { printf "%.2f", a / b }')"
+echo "    darkroom / raw: $ratio"
 
 echo "==> claim latency with $million jobs queued"
 fill "$million"
@@ -66,8 +73,8 @@ echo "    plan: $plan"
 {
   echo "| queue benchmark | result |"
   echo "| --- | --- |"
-  echo "| darkroom claim (batch 50) + complete, no-op jobs | $(sed 's/.*= \([0-9]*\) jobs\/s.*/\1/' <<<"$ours") jobs/s |"
-  echo "| raw FOR UPDATE SKIP LOCKED claim+complete (pgbench) | $raw_rate jobs/s |"
+  echo "| darkroom claim + complete, one job at a time, 2 threads | $ours_rate jobs/s ($ratio × raw) |"
+  echo "| raw FOR UPDATE SKIP LOCKED claim, then complete, one job at a time, 2 clients (pgbench) | $raw_rate jobs/s |"
   echo "| single claim with $million queued | $(sed 's/claim latency over [0-9]* claims: //' <<<"$latency") |"
 } | tee "$out/queue-bench.md"
 psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
