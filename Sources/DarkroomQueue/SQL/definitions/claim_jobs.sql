@@ -12,7 +12,9 @@
 CREATE OR REPLACE FUNCTION darkroom.claim_jobs(
     worker_name text, max_jobs int, lease_seconds double precision, formats jsonb DEFAULT NULL
 ) RETURNS SETOF darkroom.jobs
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY INVOKER
+-- A custom plan per call costs more than the claim itself; the generic one is as good.
+SET plan_cache_mode = force_generic_plan AS $$
 DECLARE
     problem text := darkroom.formats_problem(formats);
     identifiers text[];
@@ -53,11 +55,12 @@ BEGIN
          LIMIT max_jobs
            FOR UPDATE SKIP LOCKED
     )
+    -- = ANY (ARRAY(...)) rather than a join: the cached plan cannot know max_jobs, and for a
+    -- join it may pick a hash join that reads every row of the table.
     UPDATE darkroom.jobs AS j
        SET state = 'running', attempts = j.attempts + 1, lease_token = gen_random_uuid(),
            leased_by = worker_name, lease_expires_at = now() + make_interval(secs => lease_seconds),
            started_at = now()
-      FROM next
-     WHERE j.id = next.id
+     WHERE j.id = ANY (ARRAY(SELECT next.id FROM next))
     RETURNING j.*;
 END $$;

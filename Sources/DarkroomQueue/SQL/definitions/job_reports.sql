@@ -72,11 +72,16 @@ BEGIN
         recorded := base;
         current := base;
     END LOOP;
-    IF current IS DISTINCT FROM previous THEN
-        UPDATE darkroom.assets AS a SET current_adjustment_id = current WHERE a.id = job.asset_id;
+    -- One statement: move the asset and write its history if its look changed, and mark
+    -- the job succeeded.
+    WITH moved AS (
+        UPDATE darkroom.assets AS a SET current_adjustment_id = current
+         WHERE a.id = job.asset_id AND current IS DISTINCT FROM previous
+        RETURNING a.id
+    ), history AS (
         INSERT INTO darkroom.asset_history (asset_id, job_id, action, adjustment_id, previous_adjustment_id)
-        VALUES (job.asset_id, job.id, job.kind, current, previous);
-    END IF;
+        SELECT moved.id, job.id, job.kind, current, previous FROM moved
+    )
     UPDATE darkroom.jobs AS j
        SET state = 'succeeded', finished_at = now(), adjustment_id = recorded,
            outcome = CASE WHEN change = 'layers' THEN NULL ELSE complete_job.outcome END,

@@ -7,8 +7,13 @@ CREATE OR REPLACE FUNCTION darkroom.rescue_expired_leases()
 RETURNS TABLE (job_id bigint, new_state text, worker text, crashes int)
 LANGUAGE plpgsql SECURITY INVOKER AS $$
 DECLARE
-    crash_limit int := coalesce(darkroom.setting('crash_limit')::int, 3);
+    crash_limit int;
 BEGIN
+    -- Every claim calls this; almost always nothing has expired, so look before locking.
+    IF NOT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now()) THEN
+        RETURN;
+    END IF;
+    crash_limit := coalesce(darkroom.setting('crash_limit')::int, 3);
     RETURN QUERY
     WITH expired AS MATERIALIZED (
         SELECT j.id, j.leased_by, j.crashes + 1 AS crashes,
