@@ -49,25 +49,33 @@ let package = Package(
         .target(name: "DarkroomAdjustments", dependencies: [
             "DarkroomImaging",
         ]),
-        // Its SQL lives in SQL/ as .sql files, embedded in the binary (no bundle to deploy).
-        .target(name: "DarkroomQueue", dependencies: [
+        // Everything that talks to PostgreSQL: the schema (its SQL lives in SQL/ as .sql files,
+        // embedded in the binary: no bundle to deploy), assets, adjustments and the job queue.
+        .target(name: "DarkroomDatabase", dependencies: [
             "LibPQ",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.embedInCode("SQL")]),
+        // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs).
+        .target(name: "DarkroomOperatorScripts", dependencies: [
+            "LibPQ",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .target(name: "DarkroomWorker", dependencies: [
-            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue",
+            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomOperatorScripts",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWorker", "DarkroomQueue", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
+            "DarkroomWorker", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.
-        .target(name: "DarkroomTestSupport", dependencies: ["LibPQ"], path: "Tests/DarkroomTestSupport"),
+        .target(name: "DarkroomTestSupport", dependencies: [
+            "LibPQ", "DarkroomDatabase", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "DarkroomTestSupport"]),
@@ -75,11 +83,14 @@ let package = Package(
             "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomQueueTests", dependencies: [
-            "DarkroomQueue", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        .testTarget(name: "DarkroomDatabaseTests", dependencies: [
+            "DarkroomDatabase", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "DarkroomOperatorScriptsTests", dependencies: [
+            "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
-            "DarkroomWorker", "DarkroomQueue", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
+            "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
             "LibPQ", .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -1,6 +1,6 @@
 import DarkroomImaging
 import DarkroomMetadata
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 import JPEGTurbo
 import LibPQ

@@ -1,4 +1,5 @@
-import DarkroomQueue
+import DarkroomDatabase
+import DarkroomOperatorScripts
 import Foundation
 
 /// The render files under a storage root, for `Jobs/clean-orphaned-renders.sql`. Only regular

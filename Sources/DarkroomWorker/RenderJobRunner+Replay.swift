@@ -1,6 +1,6 @@
 import DarkroomAdjustments
 import DarkroomImaging
-import DarkroomQueue
+import DarkroomDatabase
 import Logging
 
 /// Reverts and re-renders: the chain that stays is rendered again from the original, layer

@@ -1,7 +1,7 @@
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomMetadata
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 import JPEGTurbo
 import Logging

@@ -1,5 +1,5 @@
 import DarkroomAdjustments
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 import LibPQ
 import Logging

@@ -1,5 +1,5 @@
 import DarkroomAdjustments
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 
 public struct WorkerOptions: Sendable {
@@ -29,7 +29,7 @@ public struct WorkerOptions: Sendable {
     public var retryPolicy: RetryPolicy
     /// The editors this worker runs.
     public var registry: EditorRegistry
-    /// The formats this worker claims (normally `ClaimableFormats.from(registry)`); nil claims every job.
+    /// The formats this worker claims (normally `registry.claimableFormats`); nil claims every job.
     public var formats: [ClaimableFormat]?
     /// Identifies this process in `jobs.leased_by` and `darkroom.workers`: host and pid.
     public var workerName: String
@@ -39,7 +39,7 @@ public struct WorkerOptions: Sendable {
         memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
         retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
-        formats: [ClaimableFormat]? = ClaimableFormats.standard, workerName: String = WorkerOptions.defaultWorkerName()
+        formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats, workerName: String = WorkerOptions.defaultWorkerName()
     ) {
         self.databaseURL = databaseURL
         self.listenURL = listenURL

@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 
 /// What the worker's threads share: the tally, the stop flag, the wake-up signal and the jobs

@@ -1,5 +1,5 @@
 import ArgumentParser
-import DarkroomQueue
+import DarkroomDatabase
 import LibPQ
 
 extension Darkroom {

@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import DarkroomWorker
 import LibPQ
 

@@ -1,6 +1,6 @@
 import ArgumentParser
 import DarkroomAdjustments
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 import LibPQ
 

@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import Foundation
 
 /// The text `darkroom history` prints: the chain the asset shows, bottom first, then every

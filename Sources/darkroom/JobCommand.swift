@@ -1,5 +1,6 @@
 import ArgumentParser
-import DarkroomQueue
+import DarkroomDatabase
+import DarkroomOperatorScripts
 import DarkroomWorker
 import Foundation
 import LibPQ
@@ -57,12 +58,12 @@ extension Darkroom {
                     try Environment.requireSchema(connection)
                     let files = job.files == nil ? nil : RenderFiles(storage: try Environment.storage(global))
                     let started = ContinuousClock.now
-                    let report: JobRunReport
+                    let report: OperatorScriptReport
                     do {
-                        report = try JobRunner(connection, logger: logger).run(job, parameters: parameters, files: files)
+                        report = try OperatorScriptRunner(connection, logger: logger).run(job, parameters: parameters, files: files)
                     } catch let error as PostgresError where !error.isConnectionFailure {
                         throw CommandFailure.invalidInput("job \(name) failed: \(error)")
-                    } catch let error as JobFileError {
+                    } catch let error as OperatorScriptError {
                         throw CommandFailure.invalidInput(error.description)
                     }
                     let elapsed = (ContinuousClock.now - started).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))
@@ -99,8 +100,8 @@ struct JobsLocation: ParsableArguments {
         return found
     }
 
-    func catalog() throws -> [JobFile] {
-        do { return try JobCatalog.load(from: try folder()) } catch let error as JobFileError {
+    func catalog() throws -> [OperatorScript] {
+        do { return try OperatorScriptCatalog.load(from: try folder()) } catch let error as OperatorScriptError {
             throw CommandFailure.invalidInput(error.description)
         }
     }

@@ -1,5 +1,5 @@
 import ArgumentParser
-import DarkroomQueue
+import DarkroomDatabase
 
 extension Darkroom {
     struct Migrate: ParsableCommand {

@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 @testable import DarkroomWorker
 import Testing
 

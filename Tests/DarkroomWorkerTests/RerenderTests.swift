@@ -1,6 +1,6 @@
 import DarkroomAdjustments
 import DarkroomImaging
-import DarkroomQueue
+import DarkroomDatabase
 import DarkroomTestSupport
 import DarkroomWorker
 import Foundation
@@ -30,7 +30,7 @@ struct PipelineEditor110: Editor {
         var logger = Logger(label: "rerender-test")
         logger.logLevel = .warning
         let options = WorkerOptions(databaseURL: url, storage: storage, concurrency: 2, drain: true,
-                                    memoryBudget: 64 << 20, registry: registry, formats: ClaimableFormats.from(registry),
+                                    memoryBudget: 64 << 20, registry: registry, formats: registry.claimableFormats,
                                     workerName: "test-\(registry.editors[PipelineFormat.identifier]!.currentVersion)")
         return Worker(options: options, logger: logger).run()
     }

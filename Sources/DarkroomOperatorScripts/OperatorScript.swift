@@ -10,7 +10,7 @@ import Foundation
 ///     -- param: batch_size int = 5000  -- rows per transaction
 ///     -- repeat: until-zero
 ///     SELECT darkroom.prune_jobs(batch_size => :batch_size)
-public struct JobFile: Sendable, Hashable {
+public struct OperatorScript: Sendable, Hashable {
     public struct Parameter: Sendable, Hashable {
         public var name: String
         /// An SQL type the value is cast to: text, int, bigint, boolean, interval, timestamptz, text[].
@@ -42,7 +42,7 @@ public struct JobFile: Sendable, Hashable {
     static let types: Set<String> = ["text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "double precision"]
 
     /// Parses a job file; `expectedName` is its file name without `.sql`, which must match.
-    public init(parsing text: String, expectedName: String) throws(JobFileError) {
+    public init(parsing text: String, expectedName: String) throws(OperatorScriptError) {
         var fields: [String: String] = [:]
         var parameters: [Parameter] = []
         var body: [Substring] = []
@@ -63,34 +63,34 @@ public struct JobFile: Sendable, Hashable {
             } else if fields[key] == nil {
                 fields[key] = value
             } else {
-                throw JobFileError(job: expectedName, message: "line \(number + 1): `\(key):` appears twice")
+                throw OperatorScriptError(job: expectedName, message: "line \(number + 1): `\(key):` appears twice")
             }
         }
-        guard let name = fields["job"] else { throw JobFileError(job: expectedName, message: "the header has no `-- job: NAME` line") }
+        guard let name = fields["job"] else { throw OperatorScriptError(job: expectedName, message: "the header has no `-- job: NAME` line") }
         guard name == expectedName else {
-            throw JobFileError(job: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
+            throw OperatorScriptError(job: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
         }
         guard let summary = fields["does"], !summary.isEmpty else {
-            throw JobFileError(job: name, message: "the header has no `-- does:` line saying what the job does")
+            throw OperatorScriptError(job: name, message: "the header has no `-- does:` line saying what the job does")
         }
         guard let schedule = fields["schedule"], !schedule.isEmpty else {
-            throw JobFileError(job: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
+            throw OperatorScriptError(job: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
         }
         guard let repeats = Repeat(rawValue: fields["repeat"] ?? "once") else {
-            throw JobFileError(job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
+            throw OperatorScriptError(job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
         }
         if let files = fields["files"], files != "renders" {
-            throw JobFileError(job: name, message: "`files:` must be `renders`, not `\(files)`")
+            throw OperatorScriptError(job: name, message: "`files:` must be `renders`, not `\(files)`")
         }
         let sql = body.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !sql.isEmpty else { throw JobFileError(job: name, message: "the file has no SQL after its header") }
+        guard !sql.isEmpty else { throw OperatorScriptError(job: name, message: "the file has no SQL after its header") }
         let used = try SQLPlaceholders.names(in: sql, job: name)
         let declared = Set(parameters.map(\.name))
         if let undeclared = used.first(where: { !declared.contains($0) }) {
-            throw JobFileError(job: name, message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
+            throw OperatorScriptError(job: name, message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
         }
         if fields["files"] == "renders", !declared.contains("paths") || !declared.contains("min_age_minutes") {
-            throw JobFileError(job: name, message: "`files: renders` needs `-- param: paths text[]` (the runner fills it) and `-- param: min_age_minutes int = N`")
+            throw OperatorScriptError(job: name, message: "`files: renders` needs `-- param: paths text[]` (the runner fills it) and `-- param: min_age_minutes int = N`")
         }
         self.name = name
         self.summary = summary
@@ -102,7 +102,7 @@ public struct JobFile: Sendable, Hashable {
     }
 
     /// `name type [= default] [-- help]`
-    static func parameter(_ text: String, line: Int, job: String) throws(JobFileError) -> Parameter {
+    static func parameter(_ text: String, line: Int, job: String) throws(OperatorScriptError) -> Parameter {
         var declaration = Substring(text)
         var help = ""
         if let dashes = text.range(of: "--") {
@@ -117,26 +117,26 @@ public struct JobFile: Sendable, Hashable {
         let words = declaration.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         guard words.count == 2, let first = words[0].first, first.isLetter || first == "_",
               words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw JobFileError(job: job, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`")
+            throw OperatorScriptError(job: job, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`")
         }
         guard types.contains(words[1]) else {
-            throw JobFileError(job: job, message: "line \(line): parameter \(words[0]) has type `\(words[1])`; use one of \(types.sorted().joined(separator: ", "))")
+            throw OperatorScriptError(job: job, message: "line \(line): parameter \(words[0]) has type `\(words[1])`; use one of \(types.sorted().joined(separator: ", "))")
         }
         return Parameter(name: words[0], type: words[1], defaultValue: defaultValue, help: help)
     }
 
     /// The statement with `$n::type` placeholders and the values to bind, in order. `given`
     /// are `--param k=v` values; missing ones take their defaults; unknown ones are refused.
-    public func bound(_ given: [String: String]) throws(JobFileError) -> (sql: String, values: [String]) {
+    public func bound(_ given: [String: String]) throws(OperatorScriptError) -> (sql: String, values: [String]) {
         let known = Set(parameters.map(\.name))
         if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
             let names = parameters.map(\.name).joined(separator: ", ")
-            throw JobFileError(job: name, message: "it has no parameter \(unknown); its parameters are \(names.isEmpty ? "none" : names)")
+            throw OperatorScriptError(job: name, message: "it has no parameter \(unknown); its parameters are \(names.isEmpty ? "none" : names)")
         }
         var resolved: [String: String] = [:]
         for parameter in parameters {
             guard let value = given[parameter.name] ?? parameter.defaultValue else {
-                throw JobFileError(job: name, message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
+                throw OperatorScriptError(job: name, message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
             }
             resolved[parameter.name] = value
         }
@@ -155,7 +155,7 @@ public struct JobFile: Sendable, Hashable {
     }
 }
 
-public struct JobFileError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct OperatorScriptError: Error, Sendable, Hashable, CustomStringConvertible {
     public var job: String
     public var message: String
     public var code: String { "job_file_invalid" }
@@ -165,7 +165,7 @@ public struct JobFileError: Error, Sendable, Hashable, CustomStringConvertible {
 /// Finds `:name` placeholders outside string literals, quoted identifiers and comments;
 /// `::type` casts are left alone.
 enum SQLPlaceholders {
-    static func names(in sql: String, job: String) throws(JobFileError) -> [String] {
+    static func names(in sql: String, job: String) throws(OperatorScriptError) -> [String] {
         var found: [String] = []
         _ = try replace(in: sql, job: job) { name in
             found.append(name)
@@ -174,7 +174,7 @@ enum SQLPlaceholders {
         return found
     }
 
-    static func replace(in sql: String, job: String, _ substitute: (String) -> String) throws(JobFileError) -> String {
+    static func replace(in sql: String, job: String, _ substitute: (String) -> String) throws(OperatorScriptError) -> String {
         let characters = Array(sql)
         var output = ""
         var index = 0
@@ -193,7 +193,7 @@ enum SQLPlaceholders {
                     end += 1
                 }
                 guard end < characters.count else {
-                    throw JobFileError(job: job, message: "the SQL has an unterminated \(character == "'" ? "string literal" : "quoted identifier")")
+                    throw OperatorScriptError(job: job, message: "the SQL has an unterminated \(character == "'" ? "string literal" : "quoted identifier")")
                 }
                 output += String(characters[index...end])
                 index = end + 1
@@ -210,7 +210,7 @@ enum SQLPlaceholders {
                     let tag = String(characters[index...tagEnd])
                     let rest = String(characters[(tagEnd + 1)...])
                     guard let close = rest.range(of: tag) else {
-                        throw JobFileError(job: job, message: "the SQL has an unterminated \(tag) quote")
+                        throw OperatorScriptError(job: job, message: "the SQL has an unterminated \(tag) quote")
                     }
                     let body = rest[..<close.upperBound]
                     output += tag + body

@@ -1,10 +1,12 @@
-import DarkroomQueue
+import DarkroomDatabase
+import DarkroomOperatorScripts
+import DarkroomTestSupport
 import Foundation
 import Testing
 
 /// The `Jobs/` header format and parameter binding, without a database.
 @Suite("Job files")
-struct JobFileTests {
+struct OperatorScriptTests {
     let prune = """
         -- job: prune
         -- does: Delete finished jobs.
@@ -16,7 +18,7 @@ struct JobFileTests {
         """
 
     @Test func headerAndParametersAreRead() throws {
-        let job = try JobFile(parsing: prune, expectedName: "prune")
+        let job = try OperatorScript(parsing: prune, expectedName: "prune")
         #expect(job.name == "prune" && job.summary == "Delete finished jobs." && job.schedule == "daily at 03:30")
         #expect(job.repeats == .untilZero)
         #expect(job.parameters.map(\.name) == ["batch_size", "batch"])
@@ -25,16 +27,16 @@ struct JobFileTests {
     }
 
     @Test func placeholdersBecomeNumberedTypedBindsOutsideLiterals() throws {
-        let job = try JobFile(parsing: prune, expectedName: "prune")
+        let job = try OperatorScript(parsing: prune, expectedName: "prune")
         let (sql, values) = try job.bound(["batch": "x'); DROP TABLE darkroom.jobs; --"])
         #expect(sql.hasSuffix(#"SELECT darkroom.prune_jobs(batch_size => ($1::int)), ':not_a_param', "col:umn", now()::text, ($2::text), ($1::int)"#))
         #expect(values == ["5000", "x'); DROP TABLE darkroom.jobs; --"], "values travel as binds, never as SQL text")
     }
 
     @Test func badParametersAreRefusedByName() throws {
-        let job = try JobFile(parsing: prune, expectedName: "prune")
-        #expect(throws: JobFileError.self) { try job.bound([:]) }  // batch is required
-        let unknown = #expect(throws: JobFileError.self) { try job.bound(["batch": "b", "bacth_size": "1"]) }
+        let job = try OperatorScript(parsing: prune, expectedName: "prune")
+        #expect(throws: OperatorScriptError.self) { try job.bound([:]) }  // batch is required
+        let unknown = #expect(throws: OperatorScriptError.self) { try job.bound(["batch": "b", "bacth_size": "1"]) }
         #expect(unknown?.description.contains("no parameter bacth_size") == true)
     }
 
@@ -49,14 +51,14 @@ struct JobFileTests {
         ("-- job: prune\n-- does: x\n-- schedule: y\n", "no SQL"),
     ])
     func malformedFilesAreRefused(text: String, problem: String) {
-        let error = #expect(throws: JobFileError.self) { try JobFile(parsing: text, expectedName: "prune") }
+        let error = #expect(throws: OperatorScriptError.self) { try OperatorScript(parsing: text, expectedName: "prune") }
         #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
     }
 
     @Test func everyShippedJobParses() throws {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Jobs").path
-        let jobs = try JobCatalog.load(from: folder)
+        let jobs = try OperatorScriptCatalog.load(from: folder)
         #expect(Set(jobs.map(\.name)) == ["nightly", "rerender-format", "retry-batch", "prune", "clean-orphaned-renders"])
         for job in jobs where job.files == nil {
             let required = job.parameters.filter { $0.defaultValue == nil }.map(\.name)

@@ -1,4 +1,5 @@
-import DarkroomQueue
+import DarkroomTestSupport
+import DarkroomDatabase
 import Foundation
 import LibPQ
 import Testing

@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -6,11 +6,11 @@ import Logging
 
 extension Logger {
     /// Tests check behaviour, not log lines; keep the output readable.
-    static let quiet = Logger(label: "darkroom.tests", factory: { _ in SwiftLogNoOpLogHandler() })
+    public static let quiet = Logger(label: "darkroom.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
 /// A fresh, migrated database and one connection to it.
-func withQueueDatabase<T>(_ body: (_ url: String, _ connection: PostgresConnection) throws -> T) throws -> T {
+public func withQueueDatabase<T>(_ body: (_ url: String, _ connection: PostgresConnection) throws -> T) throws -> T {
     try TestDatabase.withFreshDatabase { url in
         let connection = try PostgresConnection(url)
         try Migrator().migrate(on: connection, logger: .quiet)
@@ -19,28 +19,28 @@ func withQueueDatabase<T>(_ body: (_ url: String, _ connection: PostgresConnecti
 }
 
 /// A distinct valid asset per `seed`.
-func sampleAsset(_ seed: Int, path: String? = nil) -> NewAsset {
+public func sampleAsset(_ seed: Int, path: String? = nil) -> NewAsset {
     NewAsset(
         originalPath: path ?? "/photos/IMG_\(seed).jpg",
         contentSHA256: String(repeating: String(format: "%02x", seed % 256), count: 32),
         byteSize: 1000 + Int64(seed), pixelWidth: 640, pixelHeight: 480)
 }
 
-func registerAsset(_ seed: Int, on connection: PostgresConnection) throws -> Int64 {
+public func registerAsset(_ seed: Int, on connection: PostgresConnection) throws -> Int64 {
     try AssetStore(connection).register(sampleAsset(seed)).id
 }
 
-let sampleData = Array(#"{"exposure": 0.5}"#.utf8)
+public let sampleData = Array(#"{"exposure": 0.5}"#.utf8)
 
 extension JobQueue {
     /// Enqueues a valid edit of `assetID`.
-    func enqueueSample(assetID: Int64, priority: Int = 0) throws -> Int64 {
+    public func enqueueSample(assetID: Int64, priority: Int = 0) throws -> Int64 {
         try enqueue(assetID: assetID, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
                     data: sampleData, priority: priority)
     }
 }
 
-func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment {
+public func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment {
     NewAdjustment(formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
                     data: job.data ?? [],
                   baseAdjustmentID: base, renderedPath: "/rendered/\(job.id).jpg",
@@ -49,7 +49,7 @@ func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment 
 
 /// Runs each body on its own thread, all at once, and returns their results in order.
 /// (Real threads, because the bodies block on database calls.)
-func runConcurrently<T: Sendable>(_ bodies: [@Sendable () throws -> T]) throws -> [T] {
+public func runConcurrently<T: Sendable>(_ bodies: [@Sendable () throws -> T]) throws -> [T] {
     let results = ResultBox<T>(count: bodies.count)
     let group = DispatchGroup()
     for (index, body) in bodies.enumerated() {
@@ -79,6 +79,6 @@ private final class ResultBox<T: Sendable>: @unchecked Sendable {
 }
 
 /// Reads one value with plain SQL, for checks that should not go through the code under test.
-func scalar(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
+public func scalar(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
     try connection.query(sql, binds)[0][0]
 }

@@ -1,4 +1,5 @@
-@testable import DarkroomQueue
+@testable import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import Testing
 

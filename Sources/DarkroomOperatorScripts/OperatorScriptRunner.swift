@@ -11,7 +11,7 @@ public protocol RenderFileStore {
 }
 
 /// What a job run did.
-public struct JobRunReport: Sendable {
+public struct OperatorScriptReport: Sendable {
     public var runID: Int64
     /// The result of the last execution of the statement.
     public var columns: [String]
@@ -24,7 +24,7 @@ public struct JobRunReport: Sendable {
 }
 
 /// Runs `Jobs/` files and records each run in `darkroom.job_runs`.
-public struct JobRunner {
+public struct OperatorScriptRunner {
     let connection: PostgresConnection
     let logger: Logger
 
@@ -35,7 +35,7 @@ public struct JobRunner {
 
     static let pathsPerStatement = 1000
 
-    public func run(_ job: JobFile, parameters: [String: String], files: (any RenderFileStore)? = nil) throws -> JobRunReport {
+    public func run(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws -> OperatorScriptReport {
         _ = try job.bound(job.files == nil ? parameters : parameters.merging(["paths": "{}"]) { given, _ in given })
         let paramsJSON = String(decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
         let runID = try connection.query(
@@ -59,16 +59,16 @@ public struct JobRunner {
         }
     }
 
-    private func execute(_ job: JobFile, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
-                         logger: Logger) throws -> JobRunReport {
-        var report = JobRunReport(runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
+    private func execute(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
+                         logger: Logger) throws -> OperatorScriptReport {
+        var report = OperatorScriptReport(runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
         if job.files == "renders" {
             guard let files else {
-                throw JobFileError(job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
+                throw OperatorScriptError(job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
             }
             let minutes = parameters["min_age_minutes"] ?? job.parameters.first { $0.name == "min_age_minutes" }?.defaultValue ?? ""
             guard let minimumAge = Int(minutes), minimumAge >= 0 else {
-                throw JobFileError(job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
+                throw OperatorScriptError(job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
             }
             let candidates = try files.renderFiles(olderThan: .seconds(minimumAge * 60))
             logger.info("checking render files", metadata: ["candidates": "\(candidates.count)"])
@@ -77,7 +77,7 @@ public struct JobRunner {
                 let rows = try once(job, parameters.merging(["paths": Self.arrayLiteral(chunk)]) { _, runner in runner }, into: &report)
                 for row in rows {
                     guard let path = row["path"].string else {
-                        throw JobFileError(job: job.name, message: "a `files: renders` job must return a `path` column")
+                        throw OperatorScriptError(job: job.name, message: "a `files: renders` job must return a `path` column")
                     }
                     try files.deleteRenderFile(path)
                     report.deletedFiles.append(path)
@@ -90,7 +90,7 @@ public struct JobRunner {
             let rows = try once(job, parameters, into: &report)
             guard job.repeats == .untilZero else { return report }
             guard let count = rows.first?[0].int64 else {
-                throw JobFileError(job: job.name, message: "`repeat: until-zero` needs the statement to return a count in its first column")
+                throw OperatorScriptError(job: job.name, message: "`repeat: until-zero` needs the statement to return a count in its first column")
             }
             report.total += count
             logger.debug("job batch done", metadata: ["count": "\(count)", "total": "\(report.total)"])
@@ -98,7 +98,7 @@ public struct JobRunner {
         }
     }
 
-    private func once(_ job: JobFile, _ parameters: [String: String], into report: inout JobRunReport) throws -> PostgresRows {
+    private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport) throws -> PostgresRows {
         let (sql, values) = try job.bound(parameters)
         let rows = try connection.query(sql, values.map(PostgresBind.text))
         report.executions += 1
@@ -116,20 +116,20 @@ public struct JobRunner {
 }
 
 /// The job files in a folder, by name.
-public enum JobCatalog {
-    public static func load(from folder: String) throws -> [JobFile] {
+public enum OperatorScriptCatalog {
+    public static func load(from folder: String) throws -> [OperatorScript] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
         } catch {
-            throw JobFileError(job: "*", message: "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR")
+            throw OperatorScriptError(job: "*", message: "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR")
         }
         return try names.map { file in
             let name = String(file.dropLast(4))
             guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
-                throw JobFileError(job: name, message: "cannot read \(folder)/\(file)")
+                throw OperatorScriptError(job: name, message: "cannot read \(folder)/\(file)")
             }
-            return try JobFile(parsing: text, expectedName: name)
+            return try OperatorScript(parsing: text, expectedName: name)
         }
     }
 }

@@ -1,4 +1,5 @@
-import DarkroomQueue
+import DarkroomTestSupport
+import DarkroomDatabase
 import LibPQ
 import Testing
 

@@ -1,15 +1,17 @@
-import DarkroomQueue
+import DarkroomDatabase
+import DarkroomOperatorScripts
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing
 
 /// The shipped `Jobs/` files run against the real server, as `darkroom job run` runs them.
 @Suite("Running job files")
-struct JobFileRunTests {
-    static let jobs: [String: JobFile] = {
+struct OperatorScriptRunTests {
+    static let jobs: [String: OperatorScript] = {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Jobs").path
-        let loaded = (try? JobCatalog.load(from: folder)) ?? []
+        let loaded = (try? OperatorScriptCatalog.load(from: folder)) ?? []
         return Dictionary(uniqueKeysWithValues: loaded.map { ($0.name, $0) })
     }()
 
@@ -29,7 +31,7 @@ struct JobFileRunTests {
             let assets = try (1...4).map { try registerAsset($0, on: connection) }
             try edit(Array(assets[0..<2]), version: "1.0", queue: queue)
             try edit([assets[2]], version: "1.1.0", queue: queue)
-            let runner = JobRunner(connection, logger: .quiet)
+            let runner = OperatorScriptRunner(connection, logger: .quiet)
             let report = try runner.run(job, parameters: ["format_identifier": "io.darkroom.pipeline", "below_version": "1.1.0"])
             #expect(report.columns == ["queued"] && report.rows == [["2"]])
             #expect(try runner.run(job, parameters: ["format_identifier": "io.darkroom.pipeline", "below_version": "1.1.0"]).rows == [["0"]])
@@ -54,7 +56,7 @@ struct JobFileRunTests {
             let job = try #require(Self.jobs["nightly"])
             let assets = try (1...3).map { try registerAsset($0, on: connection) }
             try edit(Array(assets[0..<2]), version: "1.0.0", queue: queue)
-            let runner = JobRunner(connection, logger: .quiet)
+            let runner = OperatorScriptRunner(connection, logger: .quiet)
             let first = try runner.run(job, parameters: [:])
             #expect(first.rows.map { $0[0] } == assets[0..<2].map { String($0) }, "every edited asset on the first night")
             let batch = try #require(try scalar(connection, "SELECT DISTINCT batch FROM darkroom.jobs WHERE kind = 'rerender'").string)

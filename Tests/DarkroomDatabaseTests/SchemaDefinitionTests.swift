@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -10,7 +10,7 @@ import Testing
 struct SchemaDefinitionTests {
     static let sqlFolder = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Sources/DarkroomQueue/SQL")
+        .appendingPathComponent("Sources/DarkroomDatabase/SQL")
 
     @Test func theSQLVersionRulePassesTheSharedVectors() throws {
         let vectors = try SemverVectors.load()
