@@ -45,29 +45,3 @@ public struct WorkerIdentity: Sendable, Hashable {
         self.pid = pid
     }
 }
-
-/// What a heartbeat learned about one job the worker is running.
-public struct LeaseCheck: Sendable, Hashable {
-    public var jobID: Int64
-    /// False: stop the job and write nothing.
-    public var held: Bool
-    /// The job's state now; `cancelled` when an operator cancelled it, `deleted` if it is gone.
-    public var state: String
-
-    public init(jobID: Int64, held: Bool, state: String) {
-        self.jobID = jobID
-        self.held = held
-        self.state = state
-    }
-
-    /// Why the lease is gone, for logs and the job's record.
-    public var lossReason: String? {
-        guard !held else { return nil }
-        switch state {
-        case "cancelled": return "the job was cancelled"
-        case "deleted": return "the job was deleted"
-        case "running": return "the lease expired and another worker took the job"
-        default: return "the job is now \(state)"
-        }
-    }
-}

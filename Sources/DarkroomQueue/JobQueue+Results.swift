@@ -86,13 +86,26 @@ extension JobQueue {
     /// Records a failed attempt. Permanent failures and the last attempt fail the job; other
     /// failures put it back in the queue after `retryPolicy`'s backoff. Returns the new state.
     public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
+        try recordFailure(job, failure) { attempts, maxAttempts in
+            retryPolicy.outcome(of: failure, attempts: attempts, maxAttempts: maxAttempts, randomUnit: Double.random(in: 0...1))
+        }
+    }
+
+    /// Records a failed attempt with what the caller decided (from the claimed job's attempts,
+    /// which the held lease keeps unchanged): `.fail` fails the job, `.retry` queues it again
+    /// after that delay. Returns the new state.
+    public func fail(_ job: ClaimedJob, _ failure: JobFailure, outcome: FailureOutcome) throws -> JobState {
+        try recordFailure(job, failure) { _, _ in outcome }
+    }
+
+    private func recordFailure(
+        _ job: ClaimedJob, _ failure: JobFailure, decide: (_ attempts: Int, _ maxAttempts: Int) -> FailureOutcome
+    ) throws -> JobState {
         try connection.withTransaction {
             let locked = try lockLeasedJob(job)
-            let outcome = retryPolicy.outcome(of: failure, attempts: locked.attempts, maxAttempts: locked.maxAttempts,
-                                              randomUnit: Double.random(in: 0...1))
             let next: JobState
             let delay: Duration
-            switch outcome {
+            switch decide(locked.attempts, locked.maxAttempts) {
             case .retry(let after): (next, delay) = (.queued, after)
             case .fail: (next, delay) = (.failed, .zero)
             }
@@ -106,7 +119,7 @@ extension JobQueue {
                            'attempt', attempts, 'at', now(), 'code', $4::text, 'message', $5::text, 'worker', leased_by)),
                        lease_token = NULL, lease_expires_at = NULL, crashes = 0
                  WHERE id = $1
-                """, [.int(job.id), .text(next.rawValue), .double(delay.inSeconds), .text(failure.code), .text(failure.message)])
+                """, [.int(job.id), .text(next.rawValue), .double(delay.inSeconds), .text(failure.code.rawValue), .text(failure.message)])
             logger.info("job attempt failed", metadata: [
                 "job_id": "\(job.id)", "attempt": "\(locked.attempts)", "code": "\(failure.code)",
                 "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
@@ -153,22 +166,16 @@ extension JobQueue {
              WHERE id = $1
                FOR UPDATE
             """, [.int(job.id)])
-        let reason: String
-        if let row = rows.first {
-            let state = try row["state"].decode(String.self)
-            if state != JobState.running.rawValue {
-                reason = "the job is now \(state)"
-            } else if try row["lease_token"].decode(UUID.self) != job.leaseToken {
-                reason = "the lease expired and another worker claimed the job"
-            } else if try row["lease_expired"].decode(Bool.self) {
-                reason = "the lease expired at \(try row["lease_expires_at"].decode(Date.self))"
-            } else {
-                return (try row["asset_id"].decode(Int64.self), try row["attempts"].decode(Int.self),
-                        try row["max_attempts"].decode(Int.self))
-            }
-        } else {
-            reason = "the job no longer exists"
+        let row = rows.first
+        let loss = LeaseLoss.judging(
+            lease: job.leaseToken, state: try row.map { try $0["state"].decode(JobState.self) },
+            leaseToken: try row?["lease_token"].decode(UUID?.self), leaseExpiresAt: try row?["lease_expires_at"].decode(Date?.self),
+            leaseExpired: try row?["lease_expired"].decode(Bool?.self) ?? false)
+        if let row, loss == nil {
+            return (try row["asset_id"].decode(Int64.self), try row["attempts"].decode(Int.self),
+                    try row["max_attempts"].decode(Int.self))
         }
+        let reason = loss ?? .deleted
         logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(reason)"])
         throw QueueError.leaseLost(jobID: job.id, reason: reason)
     }

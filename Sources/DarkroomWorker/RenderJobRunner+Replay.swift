@@ -13,10 +13,10 @@ extension RenderJobRunner {
     func currentChain(of asset: Asset, history: [Adjustment]) throws(JobFailure) -> [Adjustment] {
         let chain = history.chain(endingAt: asset.currentAdjustmentID)
         if let current = asset.currentAdjustmentID, chain.isEmpty {
-            throw .permanent(code: "base_adjustment_missing", message: "asset \(asset.id): its current adjustment \(current) is not in its history")
+            throw .permanent(code: .baseAdjustmentMissing, message: "asset \(asset.id): its current adjustment \(current) is not in its history")
         }
         if let bottom = chain.first, let missing = bottom.baseAdjustmentID {
-            throw .permanent(code: "base_adjustment_missing",
+            throw .permanent(code: .baseAdjustmentMissing,
                              message: "asset \(asset.id): adjustment \(missing), the base of adjustment \(bottom.id), is not in its history")
         }
         return chain
@@ -80,9 +80,9 @@ extension RenderJobRunner {
             do {
                 upgraded = try registry.upgrade(identifier: old.formatIdentifier, version: old.formatVersion, data: old.data)
             } catch let error as AdjustmentError {
-                throw .permanent(code: error.code.rawValue, message: "job \(job.id): adjustment \(old.id): \(error.message)")
+                throw .permanent(code: FailureCode(error.code), message: "job \(job.id): adjustment \(old.id): \(error.message)", cause: error)
             } catch {
-                throw .permanent(code: "adjustment_data", message: "job \(job.id): adjustment \(old.id): \(error)")
+                throw .permanent(code: .adjustmentData, message: "job \(job.id): adjustment \(old.id): \(error)", cause: error)
             }
             let operations = try decode(identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
                                         data: upgraded.data, job: job)
@@ -98,7 +98,7 @@ extension RenderJobRunner {
             do {
                 input = try storage.resolve(output)
             } catch {
-                throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot read back \(output): \(error)")
+                throw .transient(code: .storageUnavailable, message: "cannot read back \(output): \(error)", cause: error)
             }
             orientation = .up  // renders are upright already
         }
