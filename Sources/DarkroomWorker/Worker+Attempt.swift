@@ -9,7 +9,8 @@ extension Worker {
     func perform(_ actions: [JobAttempt.Action], for running: RunningJob, on connection: Reconnecting) {
         var pending = actions
         while !pending.isEmpty {
-            pending += perform(pending.removeFirst(), for: running, on: connection)
+            let action = pending.removeFirst()
+            pending += perform(action, for: running, on: connection)
         }
     }
 
