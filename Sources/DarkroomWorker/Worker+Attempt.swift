@@ -89,7 +89,7 @@ extension Worker {
             return .rendered(try runner.run(job, asset: asset, history: history, logger: running.logger,
                                             isCancelled: { !running.renderIsWanted }))
         } catch {
-            return .renderFailed(error)
+            return .renderFailed(SlotResources.advise(error, memoryBudget: options.memoryBudget, slots: options.concurrency))
         }
     }
 

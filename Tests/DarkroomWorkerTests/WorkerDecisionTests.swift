@@ -46,6 +46,18 @@ struct WorkerDecisionTests {
         #expect(options.renderSettings.memoryBudgetPerJob == (256 << 20) / options.concurrency)
     }
 
+    @Test func aRenderThatDoesNotFitNamesTheWholeBudgetItNeeds() {
+        let error = RenderError.budgetTooSmall(needed: 150 << 20, budget: 128 << 20, reason: "a progressive JPEG")
+        let failure = JobFailure.permanent(code: .memoryBudgetExceeded, message: "a.jpg: \(error)", cause: error)
+        let advised = SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 2)
+        #expect(advised.code == .memoryBudgetExceeded && advised.isPermanent)
+        #expect(advised.message.hasPrefix(failure.message))
+        #expect(advised.message.hasSuffix("this worker shares --memory-budget 256 MiB between 2 jobs: give it at least 300 MiB, or lower --concurrency"))
+        #expect(SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 1) == failure, "one slot has the whole budget")
+        let other = JobFailure.transient(code: .storageIO, message: "m", cause: RenderError.spill(path: "p", message: "m"))
+        #expect(SlotResources.advise(other, memoryBudget: 256 << 20, slots: 2) == other)
+    }
+
     @Test func backoffDoublesToItsCapWithinItsJitter() {
         var backoff = Backoff()
         let lowest = (0..<10).map { _ in backoff.next(randomUnit: 0).seconds }
