@@ -44,17 +44,3 @@ public struct WorkerIdentity: Sendable, Hashable {
         self.pid = pid
     }
 }
-
-/// What a heartbeat learned about one job the worker is running.
-public struct LeaseCheck: Sendable, Hashable {
-    public var jobID: Int64
-    /// Why the lease is gone; `nil` while it holds. When set, stop the job and write nothing.
-    public var loss: LeaseLoss?
-
-    public init(jobID: Int64, loss: LeaseLoss?) {
-        self.jobID = jobID
-        self.loss = loss
-    }
-
-    public var held: Bool { loss == nil }
-}

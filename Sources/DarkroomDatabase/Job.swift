@@ -80,10 +80,14 @@ extension JobState: PostgresDecodable {
 public struct JobAttemptError: Sendable, Hashable {
     public var attempt: Int
     public var at: Date
+    /// As stored; older or newer workers may have written codes this build does not know.
     public var code: String
     public var message: String
     /// The worker that ran the attempt.
     public var worker: String?
+
+    /// `code` as this build knows it, `nil` for a code it does not.
+    public var failureCode: FailureCode? { FailureCode(rawValue: code) }
 }
 
 /// A row of `darkroom.jobs`, for inspection.

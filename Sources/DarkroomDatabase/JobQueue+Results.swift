@@ -65,17 +65,24 @@ extension JobQueue {
     /// fail the job; other failures put it back in the queue after `retryPolicy`'s backoff.
     /// Returns the new state.
     public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
+        try fail(job, failure, outcome: retryPolicy.outcome(
+            of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts, randomUnit: Double.random(in: 0...1)))
+    }
+
+    /// Records a failed attempt with what the caller decided from the claimed job's attempts
+    /// (which nothing changes while the lease holds): `.fail` fails the job, `.retry` queues it
+    /// again after that delay. Returns the new state.
+    public func fail(_ job: ClaimedJob, _ failure: JobFailure, outcome: FailureOutcome) throws -> JobState {
         let next: JobState
         let delay: Duration
-        switch retryPolicy.outcome(of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts,
-                                   randomUnit: Double.random(in: 0...1)) {
+        switch outcome {
         case .retry(let after): (next, delay) = (.queued, after)
         case .fail: (next, delay) = (.failed, .zero)
         }
         let row = try connection.query("""
             SELECT status, loss FROM darkroom.fail_job($1::bigint, $2::uuid, $3::text, $4::double precision, $5::text, $6::text)
             """, [.int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
-                  .text(failure.code), .text(failure.message)])[0]
+                  .text(failure.code.rawValue), .text(failure.message)])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
         logger.info("job attempt failed", metadata: [
             "job_id": "\(job.id)", "attempt": "\(job.attempts)", "code": "\(failure.code)",
@@ -106,13 +113,12 @@ extension JobQueue {
     }
 
     static func leaseLoss(_ word: String) -> LeaseLoss {
-        // A word from a newer schema: the lease is gone all the same.
-        LeaseLoss(databaseWord: word) ?? .expired
+        LeaseLoss(databaseWord: word)
     }
 
     private func leaseLost(_ job: ClaimedJob, _ loss: LeaseLoss) -> QueueError {
         logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(loss)"])
-        return .leaseLost(jobID: job.id, loss: loss)
+        return .leaseLost(jobID: job.id, reason: loss)
     }
 }
 

@@ -4,8 +4,8 @@ import LibPQ
 /// Database failures that are not specific to darkroom arrive as `PostgresError` instead.
 public enum QueueError: Error, Sendable, CustomStringConvertible {
     /// The worker no longer holds this job (its lease expired, it was cancelled, or another worker
-    /// took it over), so nothing was written.
-    case leaseLost(jobID: Int64, loss: LeaseLoss)
+    /// took it over), so nothing was written. Decide on `reason`, never on the message.
+    case leaseLost(jobID: Int64, reason: LeaseLoss)
     case assetNotFound(Int64)
     /// The asset's current adjustment changed while a job worked on it (`nil`: the original);
     /// nothing was written and the job should run again.

@@ -1,28 +1,3 @@
-/// Why a job attempt failed. Permanent failures (a corrupt JPEG, an unknown adjustment format)
-/// are not retried; transient ones (a full disk, a lost connection) are, with backoff.
-public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
-    /// Short and stable, e.g. "decode_failed"; recorded in the job's error history.
-    public var code: String
-    public var message: String
-    public var isPermanent: Bool
-
-    public init(code: String, message: String, isPermanent: Bool) {
-        self.code = code
-        self.message = message
-        self.isPermanent = isPermanent
-    }
-
-    public static func permanent(code: String, message: String) -> JobFailure {
-        JobFailure(code: code, message: message, isPermanent: true)
-    }
-
-    public static func transient(code: String, message: String) -> JobFailure {
-        JobFailure(code: code, message: message, isPermanent: false)
-    }
-
-    public var description: String { "\(code): \(message)" }
-}
-
 /// What happens to a job after a failed attempt.
 public enum FailureOutcome: Sendable, Hashable {
     case retry(after: Duration)

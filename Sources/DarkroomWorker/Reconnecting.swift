@@ -8,7 +8,7 @@ final class Reconnecting {
     let url: String
     private let state: WorkerState
     private let logger: Logger
-    /// Slots stop waiting for the database when the worker stops; report writers do not.
+    /// Slots stop waiting for the database when the worker stops; the heartbeat does not.
     private let untilStopped: Bool
     private var connection: PostgresConnection?
     private var backoff = Backoff()
@@ -28,28 +28,39 @@ final class Reconnecting {
         return opened
     }
 
-    /// Drops the broken connection and waits before the next try.
-    func lost(_ error: PostgresError, returnEarlyOnStop: Bool = false) {
-        connection = nil
-        let delay = backoff.next()
-        logger.warning("database unavailable; reconnecting", metadata: [
-            "error": "\(error.message)", "retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
-        state.sleep(delay, returnEarlyOnStop: returnEarlyOnStop)
+    /// Whether `error` means the connection is gone (and a fresh one may succeed).
+    func isBroken(by error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.isConnectionFailure || connection?.isConnected == false
     }
 
-    /// Runs `body` on the connection. Returns nil when the database was unavailable (after
-    /// waiting with backoff) or the call failed (after logging it and pausing a second).
-    func attempt<T>(_ body: (PostgresConnection) throws -> T) -> T? {
+    /// Forgets the broken connection; the next `live()` opens a new one.
+    func drop() { connection = nil }
+
+    /// Runs `body` on the connection. After a failure it waits before returning it: with
+    /// backoff when the database is unavailable, a second otherwise (after logging it).
+    func attemptResult<T>(_ body: (PostgresConnection) throws -> T) -> Result<T, any Error> {
         do {
             let value = try body(try live())
             backoff.reset()
-            return value
-        } catch let error as PostgresError where error.isConnectionFailure || connection?.isConnected == false {
-            lost(error, returnEarlyOnStop: untilStopped)
+            return .success(value)
         } catch {
-            logger.error("database call failed; pausing", metadata: ["error": "\(error)"])
-            state.sleep(.seconds(1), returnEarlyOnStop: untilStopped)
+            if isBroken(by: error) {
+                drop()
+                let delay = backoff.next(randomUnit: Double.random(in: 0...1))
+                logger.warning("database unavailable; reconnecting", metadata: [
+                    "error": "\((error as? PostgresError)?.message ?? "\(error)")", "retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
+                state.sleep(delay, returnEarlyOnStop: untilStopped)
+            } else {
+                logger.error("database call failed; pausing", metadata: ["error": "\(error)"])
+                state.sleep(.seconds(1), returnEarlyOnStop: untilStopped)
+            }
+            return .failure(error)
         }
-        return nil
+    }
+
+    /// `attemptResult`, for callers that only need to know it did not work.
+    func attempt<T>(_ body: (PostgresConnection) throws -> T) -> T? {
+        try? attemptResult(body).get()
     }
 }

@@ -31,9 +31,9 @@ extension RenderJobRunner {
             do {
                 upgraded = try registry.upgrade(identifier: old.formatIdentifier, version: old.formatVersion, data: old.data)
             } catch let error as AdjustmentError {
-                throw .permanent(code: error.code.rawValue, message: "job \(job.id): adjustment \(old.id): \(error.message)")
+                throw .permanent(code: FailureCode(error.code), message: "job \(job.id): adjustment \(old.id): \(error.message)", cause: error)
             } catch {
-                throw .permanent(code: "adjustment_data", message: "job \(job.id): adjustment \(old.id): \(error)")
+                throw .permanent(code: .adjustmentData, message: "job \(job.id): adjustment \(old.id): \(error)", cause: error)
             }
             let operations = try decode(identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
                                         data: upgraded.data, job: job)
@@ -49,7 +49,7 @@ extension RenderJobRunner {
             do {
                 input = try storage.resolve(output)
             } catch {
-                throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot read back \(output): \(error)")
+                throw .transient(code: .storageUnavailable, message: "cannot read back \(output): \(error)", cause: error)
             }
             orientation = .up  // renders are upright already
         }

@@ -96,7 +96,7 @@ public struct RenderJobRunner: Sendable {
             baseAdjustmentID = nil
         case .rendered(let id):
             guard let layer = chain.first(where: { $0.id == id }) else {
-                throw .permanent(code: "base_adjustment_missing", message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
+                throw .permanent(code: .baseAdjustmentMissing, message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
             }
             input = try renderedPath(of: layer, asset: asset)
             orientation = .up  // renders are upright already
@@ -116,9 +116,9 @@ public struct RenderJobRunner: Sendable {
         do {
             return try registry.operations(identifier: identifier, version: version, data: data)
         } catch let error as AdjustmentError {
-            throw .permanent(code: error.code.rawValue, message: "job \(job.id): \(error.message)")
+            throw .permanent(code: FailureCode(error.code), message: "job \(job.id): \(error.message)", cause: error)
         } catch {
-            throw .permanent(code: "adjustment_data", message: "job \(job.id): \(error)")
+            throw .permanent(code: .adjustmentData, message: "job \(job.id): \(error)", cause: error)
         }
     }
 
@@ -131,7 +131,7 @@ public struct RenderJobRunner: Sendable {
             absolute = try storage.resolve(output)
             try FileManager.default.createDirectory(atPath: (absolute as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         } catch {
-            throw .transient(code: StorageError.Code.unavailable.rawValue, message: "cannot prepare \(output): \(error)")
+            throw .transient(code: .storageUnavailable, message: "cannot prepare \(output): \(error)", cause: error)
         }
         var request = RenderRequest(
             inputPath: input, outputPath: absolute, operations: operations, encoding: settings.encoding,
@@ -149,7 +149,7 @@ public struct RenderJobRunner: Sendable {
         } catch let error as RenderError {
             throw classify(error, asset: asset)
         } catch {
-            throw .transient(code: "render_failed", message: "\(asset.originalPath): \(error)")
+            throw .transient(code: .renderFailed, message: "\(asset.originalPath): \(error)", cause: error)
         }
         for warning in result.warnings {
             logger.warning("render warning", metadata: ["job_id": "\(job.id)", "asset_id": "\(asset.id)", "reason": "\(warning)"])
@@ -164,14 +164,14 @@ public struct RenderJobRunner: Sendable {
         do {
             path = try storage.resolve(asset.originalPath)
         } catch {
-            throw .permanent(code: StorageError.Code.outsideRoot.rawValue, message: "asset \(asset.id): \(error)")
+            throw .permanent(code: .pathOutsideStorageRoot, message: "asset \(asset.id): \(error)", cause: error)
         }
         guard storage.isAvailable else {
-            throw .transient(code: StorageError.Code.unavailable.rawValue,
+            throw .transient(code: .storageUnavailable,
                              message: "the storage root \(storage.path) is not available; is the share mounted?")
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw .permanent(code: StorageError.Code.originalMissing.rawValue,
+            throw .permanent(code: .originalMissing,
                              message: "\(asset.originalPath): the original of asset \(asset.id) is missing from the storage root; restore it and retry the job")
         }
         return path
@@ -183,24 +183,22 @@ public struct RenderJobRunner: Sendable {
         do {
             path = try storage.resolve(layer.renderedPath)
         } catch {
-            throw .permanent(code: StorageError.Code.outsideRoot.rawValue, message: "adjustment \(layer.id): \(error)")
+            throw .permanent(code: .pathOutsideStorageRoot, message: "adjustment \(layer.id): \(error)", cause: error)
         }
         guard FileManager.default.fileExists(atPath: path) else {
-            throw .permanent(code: "base_render_missing",
+            throw .permanent(code: .baseRenderMissing,
                              message: "\(layer.renderedPath): the render of adjustment \(layer.id), which this edit goes on top of, is missing; re-render asset \(asset.id)")
         }
         return path
     }
 
     func classify(_ error: RenderError, asset: Asset) -> JobFailure {
+        var message = "\(asset.originalPath): \(error)"
         if case .jpeg(var jpeg) = error {
             // Report the stored path, which operators know, not this machine's mount point.
             jpeg.path = asset.originalPath
-            let message = RenderError.jpeg(jpeg).description
-            return error.isPermanent ? .permanent(code: error.code, message: message) : .transient(code: error.code, message: message)
+            message = RenderError.jpeg(jpeg).description
         }
-        return error.isPermanent
-            ? .permanent(code: error.code, message: "\(asset.originalPath): \(error)")
-            : .transient(code: error.code, message: "\(asset.originalPath): \(error)")
+        return JobFailure(code: FailureCode(error), message: message, isPermanent: error.isPermanent, cause: error)
     }
 }

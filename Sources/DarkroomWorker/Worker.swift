@@ -8,19 +8,20 @@ import Logging
 /// heartbeat thread (own connection) that extends the leases of every job in hand and notices
 /// cancelled ones; and one listening connection whose NOTIFYs wake idle slots (they also poll).
 ///
+/// What happens to a claimed job is decided by its `JobAttempt`; the threads here only feed it
+/// events and do what it answers (`Worker+Attempt`).
+///
 /// A job whose lease is gone (cancelled, expired, released at shutdown) is never recorded. Its
 /// render file, if one was written, is left for `Jobs/clean-orphaned-renders.sql`: another
 /// attempt of the same job writes the same path, so deleting it here could race with that
 /// attempt's completion.
 public final class Worker: Sendable {
     public let options: WorkerOptions
-    let runner: RenderJobRunner
     let logger: Logger
     let state = WorkerState()
 
     public init(options: WorkerOptions, logger: Logger) {
         self.options = options
-        runner = RenderJobRunner(storage: options.storage, registry: options.registry, settings: options.renderSettings)
         self.logger = logger
     }
 
@@ -58,38 +59,21 @@ public final class Worker: Sendable {
         return summary
     }
 
-    /// Waits for the slots; once stopping, gives running jobs `shutdownGrace`, then releases
-    /// what is still running so other workers take it over, and stops waiting for those slots.
+    /// Waits for the slots. Once stopping, tells every job in hand when the grace period ends;
+    /// each job still rendering then is released by its attempt (on this thread). After that,
+    /// slots still unwinding a stopped render are not waited for.
     private func waitForSlots(_ slots: DispatchGroup) {
+        var releaseAt: ContinuousClock.Instant?
+        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger, untilStopped: false)
         while slots.wait(timeout: .now() + 0.2) == .timedOut {
             guard state.isStopping else { continue }
-            let deadline = Date().addingTimeInterval(options.shutdownGrace.seconds)
-            if state.waitForRunningJobs(until: deadline) {
-                slots.wait()
-                return
+            let deadline = releaseAt ?? ContinuousClock.now + options.shutdownGrace
+            releaseAt = deadline
+            for running in state.runningJobs {
+                perform(running.handle(.shutdownRequested(releaseAt: deadline)), for: running, on: connection)
+                perform(running.handle(.tick), for: running, on: connection)
             }
-            releaseUnfinished()
-            return
-        }
-    }
-
-    private func releaseUnfinished() {
-        let unfinished = state.runningJobs
-        logger.notice("shutdown grace period over; releasing unfinished jobs", metadata: [
-            "job_ids": "\(unfinished.map(\.job.id))", "grace_s": "\(options.shutdownGrace.seconds)"])
-        var connection: PostgresConnection?
-        for running in unfinished {
-            running.markLost("released at shutdown", cancelled: false)
-            do {
-                let live = try connection ?? PostgresConnection(options.databaseURL)
-                connection = live
-                try JobQueue(live, logger: logger).release(running.job, reason: "released unfinished at worker shutdown")
-                state.record(.released)
-            } catch {
-                // The lease runs out on its own and the job is rescued; nothing is lost.
-                logger.warning("could not release a job; it returns to the queue when its lease expires", metadata: [
-                    "job_id": "\(running.job.id)", "error": "\(error)"])
-            }
+            if ContinuousClock.now >= deadline, state.unfinishedJobs.isEmpty { return }
         }
     }
 
@@ -114,12 +98,15 @@ public final class Worker: Sendable {
         var logger = self.logger
         logger[metadataKey: "worker"] = "\(name)"
         let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger)
+        let attempt = JobAttempt.Configuration(lease: options.lease, retryPolicy: options.retryPolicy)
         while !state.isStopping {
             if let limit = options.maxDuration, ContinuousClock.now - started >= limit {
                 logger.info("max duration reached; no more jobs will be claimed")
                 state.stop()
                 break
             }
+            // The lease runs from the claim; take the time before asking, to err on the early side.
+            let claimedAt = ContinuousClock.now
             let claimed = connection.attempt { live in
                 try JobQueue(live, logger: logger).claim(workerID: name, limit: 1, lease: options.lease, formats: options.formats)
             }
@@ -132,122 +119,20 @@ public final class Worker: Sendable {
                 state.waitForWork(timeout: options.drain ? .milliseconds(200) : options.pollInterval)
                 continue
             }
-            let running = RunningJob(job)
-            state.started(running)
-            process(running, connection: connection, logger: logger)
+            let running = state.start { threadsInUse in
+                RunningJob(job, attempt: attempt, threads: SlotResources.renderThreads(threadsInUse: threadsInUse, cores: options.cores),
+                           logger: logger, startedAt: claimedAt)
+            }
+            perform(running.handle(.claimed, now: claimedAt), for: running, on: connection)
             state.finished(running)
-        }
-    }
-
-    private func process(_ running: RunningJob, connection: Reconnecting, logger baseLogger: Logger) {
-        let job = running.job
-        var logger = baseLogger
-        logger[metadataKey: "job_id"] = "\(job.id)"
-        logger[metadataKey: "asset_id"] = "\(job.assetID)"
-        let clock = ContinuousClock.now
-
-        let result: Result<JobResult, JobFailure>
-        do {
-            guard let asset = connection.attempt({ try AssetStore($0).asset(id: job.assetID) }) else {
-                throw JobFailure.transient(code: "database_unavailable", message: "could not read asset \(job.assetID)")
-            }
-            guard let asset else {
-                throw JobFailure.permanent(code: "asset_not_found", message: "asset \(job.assetID) no longer exists")
-            }
-            // The asset's layers: the can-handle rule picks what an edit is rendered from, and
-            // reverts and re-renders replay the chain they keep. The claim already made sure
-            // this worker's editors read every layer it renders.
-            guard let inputs = connection.attempt({ live -> (chain: [Adjustment], rerenderNeeded: Bool) in
-                let store = AssetStore(live)
-                let chain = try store.currentChain(of: asset.id)
-                guard case let .rerender(identifier, target) = job.work else { return (chain, true) }
-                return (chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target))
-            }) else {
-                throw JobFailure.transient(code: "database_unavailable", message: "could not read the adjustments of asset \(asset.id)")
-            }
-            result = .success(try runner.run(job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
-                                             logger: logger, isCancelled: { running.lossReason != nil }))
-        } catch let failure as JobFailure {
-            result = .failure(failure)
-        } catch {
-            result = .failure(.transient(code: "internal", message: "\(error)"))
-        }
-
-        report(running, connection: connection, logger: logger) { queue in
-            var failure: JobFailure
-            switch result {
-            case .success(let outcome):
-                do {
-                    let current = try queue.complete(job, with: outcome)
-                    var metadata: Logger.Metadata = [
-                        "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")",
-                        "ms": "\(Int((ContinuousClock.now - clock).seconds * 1000))"]
-                    switch outcome.change {
-                    case .layers(let layers):
-                        metadata["output"] = "\(layers[layers.count - 1].renderedPath)"
-                        metadata["size"] = "\(layers[layers.count - 1].renderedWidth)x\(layers[layers.count - 1].renderedHeight)"
-                        if layers.count > 1 { metadata["layers"] = "\(layers.count)" }
-                    case .original(let note), .none(let note):
-                        metadata["outcome"] = "\(note)"
-                    }
-                    logger.info("job succeeded", metadata: metadata)
-                    return .succeeded
-                } catch let error as QueueError {
-                    guard case .assetChanged = error else { throw error }
-                    failure = .transient(code: error.code, message: error.description)
-                }
-            case .failure(let reported):
-                failure = reported
-            }
-            let outcome = try queue.fail(job, failure, retryPolicy: options.retryPolicy)
-            logger.error("job \(outcome == .failed ? "failed" : "will be retried")", metadata: [
-                "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"])
-            return outcome == .failed ? .failed : .retried
-        }
-    }
-
-    /// Writes a job's outcome unless its lease is gone, reconnecting and retrying while the
-    /// database is away. After a connection broke mid-completion, checks whether that
-    /// completion committed before trying again, so a job is never completed twice.
-    private func report(_ running: RunningJob, connection: Reconnecting, logger: Logger,
-                        _ write: (JobQueue) throws -> WorkerState.Outcome) {
-        let job = running.job
-        var brokeWhileWriting = false
-        while true {
-            if let lost = running.lossReason {
-                logger.warning("result not recorded", metadata: ["reason": "\(lost.reason)"])
-                if lost.reason != "released at shutdown" { state.record(lost.cancelled ? .cancelled : .leaseLost) }
-                return
-            }
-            do {
-                let live = try connection.live()
-                let queue = JobQueue(live, logger: logger)
-                if brokeWhileWriting, let adjustmentID = try queue.completionCommitted(job) {
-                    logger.info("job succeeded (its completion had committed before the connection broke)",
-                                metadata: ["adjustment_id": "\(adjustmentID.map(String.init) ?? "none")"])
-                    state.record(.succeeded)
-                    return
-                }
-                state.record(try write(queue))
-                return
-            } catch QueueError.leaseLost(_, let loss) {
-                running.markLost(loss.description, cancelled: loss == .cancelled)
-            } catch let error as PostgresError where error.isConnectionFailure {
-                brokeWhileWriting = true
-                connection.lost(error)
-            } catch {
-                logger.error("could not record the job's outcome; its lease will expire and it will be retried",
-                             metadata: ["error": "\(error)"])
-                state.record(.leaseLost)
-                return
-            }
         }
     }
 
     // MARK: Heartbeat
 
-    /// Extends the leases of every job in hand, marks lost ones (cancelled, expired), keeps this
-    /// worker's row in `darkroom.workers` fresh and logs jobs rescued from dead workers.
+    /// Extends the leases of every job in hand and tells each job what it learned (cancelled,
+    /// expired) and that time passed; keeps this worker's row in `darkroom.workers` fresh and
+    /// logs jobs rescued from dead workers.
     private func heartbeatLoop() {
         var logger = self.logger
         logger[metadataKey: "worker"] = "\(options.workerName)"
@@ -255,23 +140,21 @@ public final class Worker: Sendable {
         let identity = options.identity
         while true {
             let stopping = state.isStopping
-            let jobs = state.runningJobs
+            let jobs = state.unfinishedJobs
             // Keep going while jobs are in hand during shutdown; their leases must stay alive.
             if stopping && jobs.isEmpty { return }
-            _ = connection.attempt { live in
-                let queue = JobQueue(live, logger: logger)
-                let checks = try queue.heartbeat(identity, lease: options.lease, jobs: jobs.map(\.job),
-                                                 formats: options.formats ?? [], stopping: stopping)
-                for running in jobs {
-                    guard let loss = checks[running.job.id]?.loss else { continue }
-                    if running.lossReason == nil {
-                        logger.warning("job lost its lease; its result will not be recorded", metadata: [
-                            "job_id": "\(running.job.id)", "reason": "\(loss)"])
-                    }
-                    running.markLost(loss.description, cancelled: loss == .cancelled)
-                }
-                if !stopping { try queue.rescueExpiredLeases() }
+            let sentAt = ContinuousClock.now
+            let checks = connection.attempt { live in
+                try JobQueue(live, logger: logger).heartbeat(identity, lease: options.lease, jobs: jobs.map(\.job),
+                                                             formats: options.formats ?? [], stopping: stopping)
             }
+            for running in jobs {
+                if let check = checks?[running.job.id] {
+                    perform(running.handle(.heartbeat(check), now: sentAt), for: running, on: connection)
+                }
+                perform(running.handle(.tick), for: running, on: connection)
+            }
+            if !stopping, checks != nil { _ = connection.attempt { try JobQueue($0, logger: logger).rescueExpiredLeases() } }
             // While stopping, beat often: the loop must notice quickly that the last job is done.
             state.sleep(stopping ? min(options.heartbeatInterval, .seconds(1)) : options.heartbeatInterval, returnEarlyOnStop: !stopping)
         }
@@ -298,21 +181,8 @@ public final class Worker: Sendable {
                 reconnect.reset()
             } catch {
                 connection = nil
-                state.pause(reconnect.next())
+                state.pause(reconnect.next(randomUnit: Double.random(in: 0...1)))
             }
         }
     }
-}
-
-/// Exponential backoff with full jitter, for reconnecting: 0.5 s doubling to 30 s.
-struct Backoff {
-    private var attempt = 0
-
-    mutating func next() -> Duration {
-        let ceiling = min(30.0, 0.5 * pow(2, Double(attempt)))
-        attempt += 1
-        return .milliseconds(Int(Double.random(in: ceiling / 2...ceiling) * 1000))
-    }
-
-    mutating func reset() { attempt = 0 }
 }

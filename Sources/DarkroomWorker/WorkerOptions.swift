@@ -8,11 +8,12 @@ public struct WorkerOptions: Sendable {
     /// in transaction mode, point `databaseURL` at PgBouncer and this at PostgreSQL itself.
     public var listenURL: String?
     public var storage: StorageRoot
-    /// Jobs rendered at once, each on its own thread and connection.
+    /// Jobs rendered at once, each on its own thread and connection; one per core by default.
     public var concurrency: Int
     /// Exit once no job is runnable, instead of waiting for more.
     public var drain: Bool
-    /// For the whole worker; each concurrent job gets an equal share.
+    /// For the whole worker; each concurrent job gets an equal share, so the jobs together never
+    /// use more.
     public var memoryBudget: Int
     public var quality: Int
     /// How long a claimed job is ours without a heartbeat. A worker that dies loses its jobs
@@ -33,13 +34,18 @@ public struct WorkerOptions: Sendable {
     public var formats: [ClaimableFormat]?
     /// Identifies this process in `jobs.leased_by` and `darkroom.workers`: host and pid.
     public var workerName: String
+    /// The cores renders may use: a job that starts while enough of them are idle gets the JPEG
+    /// encoder on a second thread.
+    public var cores: Int
 
     public init(
-        databaseURL: String, listenURL: String? = nil, storage: StorageRoot, concurrency: Int = 1, drain: Bool = false,
+        databaseURL: String, listenURL: String? = nil, storage: StorageRoot, concurrency: Int = WorkerOptions.defaultConcurrency,
+        drain: Bool = false,
         memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
         retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
-        formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats, workerName: String = WorkerOptions.defaultWorkerName()
+        formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats, workerName: String = WorkerOptions.defaultWorkerName(),
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount
     ) {
         self.databaseURL = databaseURL
         self.listenURL = listenURL
@@ -58,10 +64,17 @@ public struct WorkerOptions: Sendable {
         self.registry = registry
         self.formats = formats
         self.workerName = workerName
+        self.cores = max(cores, 1)
     }
 
+    /// How every job renders; the worker sets `threads` per job when it starts.
     public var renderSettings: RenderSettings {
-        RenderSettings(quality: quality, memoryBudgetPerJob: memoryBudget / max(concurrency, 1))
+        RenderSettings(quality: quality, memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
+    }
+
+    /// One slot per core (at most 64), so a worker started without flags keeps every core busy.
+    public static var defaultConcurrency: Int {
+        min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 64)
     }
 
     var identity: WorkerIdentity {
@@ -70,39 +83,5 @@ public struct WorkerOptions: Sendable {
 
     public static func defaultWorkerName() -> String {
         "\(ProcessInfo.processInfo.hostName)-\(getpid())"
-    }
-}
-
-/// What a worker did, and the exit code a scheduler should see.
-public struct WorkerSummary: Sendable, CustomStringConvertible {
-    public var succeeded = 0
-    /// Jobs that ended `failed` in this run.
-    public var failed = 0
-    /// Attempts that failed and were put back in the queue for a later retry.
-    public var retried = 0
-    /// Results not recorded because the lease had expired or gone to another worker.
-    public var leaseLost = 0
-    /// Jobs an operator cancelled while this worker ran them; nothing was recorded.
-    public var cancelled = 0
-    /// Jobs given back to the queue unfinished at shutdown (their attempt not counted).
-    public var released = 0
-    public var elapsed: Duration = .zero
-
-    public init() {}
-
-    public var processed: Int { succeeded + failed + retried + leaseLost + cancelled + released }
-
-    /// 0 when every job it ran succeeded (or was cancelled, or released at shutdown), 3 when
-    /// some did not.
-    public var exitCode: Int32 { failed + retried + leaseLost == 0 ? 0 : 3 }
-
-    public var description: String {
-        let seconds = elapsed.seconds
-        let rate = seconds > 0 ? Double(succeeded + failed) / seconds : 0
-        return "processed \(processed): \(succeeded) succeeded, \(failed) failed, \(retried) to retry"
-            + (leaseLost > 0 ? ", \(leaseLost) lost their lease" : "")
-            + (cancelled > 0 ? ", \(cancelled) cancelled" : "")
-            + (released > 0 ? ", \(released) released at shutdown" : "")
-            + String(format: " in %.1fs (%.2f jobs/s)", seconds, rate)
     }
 }

@@ -4,25 +4,16 @@ import Foundation
 /// What the worker's threads share: the tally, the stop flag, the wake-up signal and the jobs
 /// in hand. Everything is read and written under `condition`.
 final class WorkerState: @unchecked Sendable {
-    enum Outcome { case succeeded, failed, retried, leaseLost, cancelled, released }
-
     private let condition = NSCondition()
     private var summary = WorkerSummary()
     private var stopping = false
     private var wakeups = 0
     private var running: [Int64: RunningJob] = [:]
 
-    func record(_ outcome: Outcome) {
+    func record(_ outcome: JobOutcome) {
         condition.lock()
         defer { condition.unlock() }
-        switch outcome {
-        case .succeeded: summary.succeeded += 1
-        case .failed: summary.failed += 1
-        case .retried: summary.retried += 1
-        case .leaseLost: summary.leaseLost += 1
-        case .cancelled: summary.cancelled += 1
-        case .released: summary.released += 1
-        }
+        summary.record(outcome)
     }
 
     var tally: WorkerSummary {
@@ -46,10 +37,14 @@ final class WorkerState: @unchecked Sendable {
 
     // MARK: Jobs in hand
 
-    func started(_ job: RunningJob) {
+    /// Puts a job in hand. `make` gets the render threads of the jobs already in hand, under the
+    /// lock, so two slots starting jobs at once see each other.
+    func start(_ make: (_ threadsInUse: Int) -> RunningJob) -> RunningJob {
         condition.lock()
+        defer { condition.unlock() }
+        let job = make(running.values.reduce(0) { $0 + $1.threads })
         running[job.job.id] = job
-        condition.unlock()
+        return job
     }
 
     func finished(_ job: RunningJob) {
@@ -65,15 +60,8 @@ final class WorkerState: @unchecked Sendable {
         return Array(running.values)
     }
 
-    /// Waits until no job is in hand or `deadline` passes; true when none is left.
-    func waitForRunningJobs(until deadline: Date) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while !running.isEmpty {
-            if !condition.wait(until: deadline) { return running.isEmpty }
-        }
-        return true
-    }
+    /// The jobs in hand whose attempt is not over.
+    var unfinishedJobs: [RunningJob] { runningJobs.filter { !$0.isFinished } }
 
     // MARK: Waiting
 
@@ -108,23 +96,6 @@ final class WorkerState: @unchecked Sendable {
         while !(returnEarlyOnStop && stopping) {
             if !condition.wait(until: deadline) { break }
         }
-    }
-}
-
-/// A job a slot is working on. The heartbeat marks it lost when its lease is gone (cancelled,
-/// expired, taken over); shutdown marks it released. Either way its result must not be written.
-final class RunningJob: @unchecked Sendable {
-    let job: ClaimedJob
-    private let lock = NSLock()
-    private var lost: (reason: String, cancelled: Bool)?
-
-    init(_ job: ClaimedJob) { self.job = job }
-
-    /// Why the job must not be recorded, or nil while it may be.
-    var lossReason: (reason: String, cancelled: Bool)? { lock.withLock { lost } }
-
-    func markLost(_ reason: String, cancelled: Bool) {
-        lock.withLock { if lost == nil { lost = (reason, cancelled) } }
     }
 }
 

@@ -16,8 +16,9 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Exit when no runnable job is left.") var drain = false
-        @Option(help: "Jobs rendered at once.") var concurrency: Int = 1
-        @Option(name: .customLong("memory-budget"), help: "Memory for all running renders together, e.g. 256MiB.")
+        @Option(help: "Jobs rendered at once (default: one per core). A job that starts while cores are idle gets a second thread for its JPEG encoder.")
+        var concurrency: Int = WorkerOptions.defaultConcurrency
+        @Option(name: .customLong("memory-budget"), help: "Memory for all running renders together, e.g. 256MiB; each of the --concurrency jobs gets an equal share.")
         var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = 92
         @Option(name: .customLong("max-duration"), help: "Stop claiming after this many seconds (or 30m, 6h).")

@@ -62,7 +62,7 @@ struct JobResultTests {
             var forged = job
             forged.leaseToken = UUID()
             for attempt in [{ _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
-                            { _ = try queue.fail(forged, .permanent(code: "x", message: "y"), retryPolicy: .standard) }] {
+                            { _ = try queue.fail(forged, .permanent(code: .internalError, message: "y"), retryPolicy: .standard) }] {
                 let error = #expect(throws: QueueError.self) { try attempt() }
                 #expect(error?.code == "lease_lost")
             }
@@ -98,15 +98,16 @@ struct JobResultTests {
             let queue = JobQueue(connection, logger: .quiet)
             let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            #expect(try queue.fail(job, .transient(code: "disk_full", message: "no space left on device"), retryPolicy: noJitter) == .queued)
+            #expect(try queue.fail(job, .transient(code: .storageIO, message: "no space left on device"), retryPolicy: noJitter) == .queued)
 
             let requeued = try #require(try queue.job(id: id))
             #expect(requeued.state == .queued)
             #expect(requeued.attempts == 1)
             #expect(requeued.leaseToken == nil && requeued.finishedAt == nil)
-            #expect(requeued.lastError == "disk_full: no space left on device")
+            #expect(requeued.lastError == "storage_io: no space left on device")
             #expect(requeued.errors.map(\.attempt) == [1])
-            #expect(requeued.errors.first?.code == "disk_full")
+            #expect(requeued.errors.first?.code == "storage_io")
+            #expect(requeued.errors.first?.failureCode == .storageIO)
             #expect(requeued.errors.first?.message == "no space left on device")
             #expect(requeued.errors.first?.worker == "w1")
             let wait = try scalar(connection, "SELECT extract(epoch FROM run_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(id)]).decode(Double.self)
@@ -122,14 +123,14 @@ struct JobResultTests {
             let asset = try registerAsset(1, on: connection)
             let id = try queue.enqueueSample(assetID: asset)
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            #expect(try queue.fail(job, .permanent(code: "corrupt_jpeg", message: "premature end of data"), retryPolicy: noJitter) == .failed)
+            #expect(try queue.fail(job, .permanent(code: .jpegDamaged, message: "premature end of data"), retryPolicy: noJitter) == .failed)
 
             let failed = try #require(try queue.job(id: id))
             #expect(failed.state == .failed && failed.attempts == 1 && failed.finishedAt != nil)
-            #expect(failed.errors.map(\.code) == ["corrupt_jpeg"])
+            #expect(failed.errors.map(\.code) == ["jpeg_damaged"])
             let status = try queue.status(recentFailures: 10)
             #expect(status.recentFailures.map(\.jobID) == [id])
-            #expect(status.recentFailures.first?.lastError == "corrupt_jpeg: premature end of data")
+            #expect(status.recentFailures.first?.lastError == "jpeg_damaged: premature end of data")
         }
     }
 
@@ -138,7 +139,7 @@ struct JobResultTests {
             let queue = JobQueue(connection, logger: .quiet)
             let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             _ = try connection.query("UPDATE darkroom.jobs SET max_attempts = 2 WHERE id = $1", [.int(id)])
-            let failure = JobFailure.transient(code: "timeout", message: "render took too long")
+            let failure = JobFailure.transient(code: .spillFailed, message: "no space left for the spill file")
 
             let first = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(try queue.fail(first, failure, retryPolicy: noJitter) == .queued)
@@ -167,7 +168,7 @@ struct JobResultTests {
                 _ = try queue.complete(succeeded, with: sampleAdjustment(for: succeeded))
                 _ = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 3)
                 let failed = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(failed, .permanent(code: "bad", message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(failed, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
                 let cancelled = try queue.enqueueSample(assetID: try registerAsset(105, on: connection), priority: -1)
                 _ = try queue.cancel(jobID: cancelled)
                 return [.queued: queued, .running: running.id, .succeeded: succeeded.id, .failed: failed.id, .cancelled: cancelled]
@@ -205,7 +206,7 @@ struct JobResultTests {
             let failures = try (0 ..< 3).map { _ in
                 _ = try queue.enqueueSample(assetID: asset, priority: 20)
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(job, .permanent(code: "bad", message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(job, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
                 return job.id
             }
 

@@ -92,11 +92,12 @@ struct LeaseAndFleetTests {
             #expect(checks[jobs[0].id] == LeaseCheck(jobID: jobs[0].id, loss: nil))
             #expect(checks[jobs[1].id]?.held == false)
             #expect(checks[jobs[1].id]?.loss == .cancelled)
+            #expect(checks[jobs[1].id]?.loss?.description == "the job was cancelled")
             let remaining = try scalar(connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(jobs[0].id)]).decode(Double.self)
             #expect(remaining > 590)
             // A heartbeat whose lease ran out does not revive it.
             try expireLease(of: jobs[0].id, on: connection)
-            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [jobs[0]], formats: [])[jobs[0].id]?.loss == .expired)
+            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [jobs[0]], formats: [])[jobs[0].id]?.loss == .expired(at: nil))
         }
     }
 
@@ -137,7 +138,7 @@ struct LeaseAndFleetTests {
                 try queue.rescueExpiredLeases()
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
                 #expect(job.crashes == 1, "round \(round)")
-                _ = try queue.fail(job, .transient(code: "storage_unavailable", message: "share not mounted"),
+                _ = try queue.fail(job, .transient(code: .storageUnavailable, message: "share not mounted"),
                                    retryPolicy: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), jitter: 0))
                 _ = try connection.query("UPDATE darkroom.jobs SET run_at = now(), attempts = 0 WHERE id = $1", [.int(id)])
             }

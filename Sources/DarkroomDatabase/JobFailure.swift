@@ -1,0 +1,98 @@
+/// Why a job attempt failed. Permanent failures (a corrupt JPEG, an unknown adjustment format)
+/// are not retried; transient ones (a full disk, a lost connection) are, with backoff.
+public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Recorded in the job's error history; code decides on it, never on `message`.
+    public var code: FailureCode
+    /// What happened and, where it helps, what to do; recorded beside the code.
+    public var message: String
+    public var isPermanent: Bool
+    /// The error underneath (a `RenderError`, a `StorageError`, a `PostgresError`, …) for logs
+    /// and callers that need its details. Not recorded, and not part of equality.
+    public var cause: (any Error & Sendable)?
+
+    public init(code: FailureCode, message: String, isPermanent: Bool, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.message = message
+        self.isPermanent = isPermanent
+        self.cause = cause
+    }
+
+    public static func permanent(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure {
+        JobFailure(code: code, message: message, isPermanent: true, cause: cause)
+    }
+
+    public static func transient(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure {
+        JobFailure(code: code, message: message, isPermanent: false, cause: cause)
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    public static func == (lhs: JobFailure, rhs: JobFailure) -> Bool {
+        lhs.code == rhs.code && lhs.message == rhs.message && lhs.isPermanent == rhs.isPermanent
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+        hasher.combine(isPermanent)
+    }
+}
+
+/// Every code a failed attempt is recorded with (`darkroom.jobs.errors[].code` and the prefix
+/// of `last_error`). The raw values are what the database holds and operators query, so they
+/// never change; a new failure gets a new case.
+public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    // Written by the queue itself (`darkroom.rescue_expired_leases`).
+    /// The worker stopped heartbeating (killed, out of memory, crashed); the job went back.
+    case leaseExpired = "lease_expired"
+    /// The job's workers died `crash_limit` times in a row; it was parked as failed.
+    case crashLoop = "crash_loop"
+
+    // The worker around the render.
+    case databaseUnavailable = "database_unavailable"
+    case assetNotFound = "asset_not_found"
+    /// The asset's current adjustment changed while the job ran; it runs again on the new one.
+    case assetChanged = "asset_changed"
+    /// An error nobody classified: a bug to report.
+    case internalError = "internal"
+
+    // Adjustment data (`AdjustmentError.Code` in DarkroomAdjustments).
+    case malformedAdjustmentData = "malformed_adjustment_data"
+    case unknownOperation = "unknown_operation"
+    case invalidParameter = "invalid_parameter"
+    case unknownFormat = "unknown_format"
+    case unsupportedFormatVersion = "unsupported_format_version"
+    case adjustmentDataTooLarge = "adjustment_data_too_large"
+    case operationsNotRepresentable = "operations_not_representable"
+    /// An editor threw something other than an `AdjustmentError`.
+    case adjustmentData = "adjustment_data"
+    /// A layer the edit or the replayed chain needs is not in the asset's history.
+    case baseAdjustmentMissing = "base_adjustment_missing"
+    /// The rendered file of the layer an edit goes on top of is gone.
+    case baseRenderMissing = "base_render_missing"
+
+    // The storage root (`StorageError.Code` in DarkroomWorker).
+    case storageNotConfigured = "storage_not_configured"
+    case storageUnavailable = "storage_unavailable"
+    case pathOutsideStorageRoot = "path_outside_storage_root"
+    case originalMissing = "original_missing"
+    case storageIO = "storage_io"
+
+    // Rendering (`RenderError.code` in DarkroomImaging; `jpeg_` + `JPEGError.Code`).
+    case jpegIO = "jpeg_io"
+    case jpegCorrupt = "jpeg_corrupt"
+    case jpegDamaged = "jpeg_damaged"
+    case jpegUnsupported = "jpeg_unsupported"
+    case jpegMisuse = "jpeg_misuse"
+    case jpegOutOfMemory = "jpeg_outOfMemory"
+    case cropOutOfBounds = "crop_out_of_bounds"
+    case memoryBudgetExceeded = "memory_budget_exceeded"
+    case imageTooLarge = "image_too_large"
+    case spillFailed = "spill_failed"
+    case outputFailed = "output_failed"
+    case renderCancelled = "render_cancelled"
+    /// The renderer threw something other than a `RenderError`.
+    case renderFailed = "render_failed"
+
+    public var description: String { rawValue }
+}

@@ -1,0 +1,110 @@
+import DarkroomAdjustments
+import Foundation
+import DarkroomImaging
+import DarkroomDatabase
+@testable import DarkroomWorker
+import JPEGTurbo
+import Testing
+
+@Suite("Worker decisions without a worker")
+struct WorkerDecisionTests {
+    @Test func theBudgetIsSharedAndNeverExceeded() {
+        #expect(SlotResources.memoryBudgetPerJob(total: 256 << 20, slots: 2) == 128 << 20)
+        #expect(SlotResources.memoryBudgetPerJob(total: 256 << 20, slots: 1) == 256 << 20)
+        for slots in 1...64 {
+            #expect(SlotResources.memoryBudgetPerJob(total: 1_000_003, slots: slots) * slots <= 1_000_003)
+        }
+        #expect(SlotResources.memoryBudgetPerJob(total: 64 << 20, slots: 0) == 64 << 20, "no slots counts as one")
+    }
+
+    @Test func aLoneJobGetsTheEncoderThreadOnTwoCores() {
+        #expect(SlotResources.renderThreads(threadsInUse: 0, cores: 2) == 2)
+        // Started beside it: one thread each, so the two jobs keep both cores busy.
+        #expect(SlotResources.renderThreads(threadsInUse: 2, cores: 2) == 1)
+        #expect(SlotResources.renderThreads(threadsInUse: 1, cores: 2) == 1)
+    }
+
+    @Test func onOneCoreEveryJobIsSingleThreaded() {
+        #expect(SlotResources.renderThreads(threadsInUse: 0, cores: 1) == 1)
+    }
+
+    @Test func onFourCoresJobsGetTheSecondThreadWhileItFits() {
+        var inUse = 0
+        var given: [Int] = []
+        for _ in 0..<4 {
+            let threads = SlotResources.renderThreads(threadsInUse: inUse, cores: 4)
+            given.append(threads)
+            inUse += threads
+        }
+        #expect(given == [2, 2, 1, 1])
+    }
+
+    @Test func theDefaultConcurrencyIsOnePerCore() throws {
+        #expect(WorkerOptions.defaultConcurrency == min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 64))
+        let options = WorkerOptions(databaseURL: "", storage: try StorageRoot(NSTemporaryDirectory()), memoryBudget: 256 << 20)
+        #expect(options.concurrency == WorkerOptions.defaultConcurrency)
+        #expect(options.renderSettings.memoryBudgetPerJob == (256 << 20) / options.concurrency)
+    }
+
+    @Test func aRenderThatDoesNotFitNamesTheWholeBudgetItNeeds() {
+        let error = RenderError.budgetTooSmall(needed: 150 << 20, budget: 128 << 20, reason: "a progressive JPEG")
+        let failure = JobFailure.permanent(code: .memoryBudgetExceeded, message: "a.jpg: \(error)", cause: error)
+        let advised = SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 2)
+        #expect(advised.code == .memoryBudgetExceeded && advised.isPermanent)
+        #expect(advised.message.hasPrefix(failure.message))
+        #expect(advised.message.hasSuffix("this worker shares --memory-budget 256 MiB between 2 jobs: give it at least 300 MiB, or lower --concurrency"))
+        #expect(SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 1) == failure, "one slot has the whole budget")
+        let other = JobFailure.transient(code: .storageIO, message: "m", cause: RenderError.spill(path: "p", message: "m"))
+        #expect(SlotResources.advise(other, memoryBudget: 256 << 20, slots: 2) == other)
+    }
+
+    @Test func backoffDoublesToItsCapWithinItsJitter() {
+        var backoff = Backoff()
+        let lowest = (0..<10).map { _ in backoff.next(randomUnit: 0).seconds }
+        #expect(lowest == [0.25, 0.5, 1, 2, 4, 8, 15, 15, 15, 15])
+        backoff.reset()
+        #expect(backoff.next(randomUnit: 1) == .milliseconds(500))
+        #expect(backoff.next(randomUnit: 7) == .seconds(1), "chance outside 0...1 is clamped")
+    }
+
+    @Test func everyRenderErrorIsRecordedUnderItsOwnCode() {
+        let jpegCodes: [JPEGError.Code] = [.io, .corrupt, .damaged, .unsupported, .misuse, .outOfMemory]
+        var errors: [RenderError] = jpegCodes.map { .jpeg(JPEGError(code: $0, message: "m", path: "p")) }
+        errors += [
+            .cropOutOfBounds(operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1), canvas: PixelSize(width: 1, height: 1)),
+            .budgetTooSmall(needed: 2, budget: 1, reason: "r"), .imageTooLarge(pixels: 2, limit: 1),
+            .spill(path: "p", message: "m"), .output(path: "p", message: "m"), .cancelled,
+        ]
+        for error in errors {
+            #expect(FailureCode(error).rawValue == error.code, "\(error)")
+        }
+    }
+
+    @Test func adjustmentAndStorageCodesKeepTheirStrings() {
+        let adjustment: [AdjustmentError.Code] = [.malformedData, .unknownOperation, .invalidParameter, .unknownFormat,
+                                                  .unsupportedVersion, .dataTooLarge, .unrepresentable]
+        for code in adjustment { #expect(FailureCode(code).rawValue == code.rawValue) }
+        let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot, .originalMissing, .io]
+        for code in storage { #expect(FailureCode(code).rawValue == code.rawValue) }
+    }
+
+    @Test func theSummaryCountsOutcomesByWhatTheyMeanForTheExitCode() {
+        let result = JobResult(.none(outcome: "n"), expectedCurrent: nil)
+        let failure = JobFailure.transient(code: .storageIO, message: "m")
+        var clean = WorkerSummary()
+        for outcome: JobOutcome in [.succeeded(result, .recorded(currentAdjustmentID: nil)), .discarded(.cancelled),
+                                    .released(.shutdown), .released(.needsOtherWorker("r"))] {
+            clean.record(outcome)
+        }
+        #expect(clean.exitCode == 0)
+        #expect((clean.succeeded, clean.cancelled, clean.released, clean.deferred) == (1, 1, 1, 1))
+        #expect(clean.description.contains("1 released at shutdown") && clean.description.contains("1 cancelled"))
+
+        for outcome: JobOutcome in [.failed(failure), .retried(failure, after: .seconds(1)), .discarded(.takenOver),
+                                    .abandoned(.databaseAwayAtShutdown)] {
+            var summary = WorkerSummary()
+            summary.record(outcome)
+            #expect(summary.exitCode == 3, "\(outcome)")
+        }
+    }
+}
