@@ -22,8 +22,9 @@ SWIFT_BUILD_FLAGS ?=
 APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev pkg-config postgresql-15 postgresql-client-15
 # Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks).
 APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif
-# Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3) and the soak tests (PgBouncer).
-APT_OPS      := systemd yamllint python3-yaml pgbouncer
+# Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer) and
+# the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL).
+APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat
 
 .PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo bench clean lint-deploy soak
 

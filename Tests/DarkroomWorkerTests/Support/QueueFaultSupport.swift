@@ -11,14 +11,21 @@ final class WorkerProcess {
     let outputPath: String
     let errorPath: String
 
-    init(_ command: DarkroomCommand, _ arguments: [String], environment extra: [String: String] = [:]) throws {
+    /// `launcher` runs the worker through another program, e.g. `["/usr/sbin/ip", "netns", "exec", name]`,
+    /// which must exec it in place so that `pid` stays the worker's.
+    init(_ command: DarkroomCommand, _ arguments: [String], environment extra: [String: String] = [:], launcher: [String] = []) throws {
         let base = NSTemporaryDirectory() + "darkroom-worker-" + UUID().uuidString
         outputPath = base + ".out"
         errorPath = base + ".err"
         _ = FileManager.default.createFile(atPath: outputPath, contents: nil)
         _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-        process.executableURL = DarkroomCommand.executable
-        process.arguments = arguments
+        if let program = launcher.first {
+            process.executableURL = URL(fileURLWithPath: program)
+            process.arguments = launcher.dropFirst() + [DarkroomCommand.executable.path] + arguments
+        } else {
+            process.executableURL = DarkroomCommand.executable
+            process.arguments = arguments
+        }
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = command.databaseURL
         environment["DARKROOM_STORAGE"] = command.storage
