@@ -2,7 +2,7 @@
 #   make demo   install what is missing, start a private PostgreSQL (unless DATABASE_URL is set),
 #               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
 #   make test   the whole suite against a real PostgreSQL server started the same way.
-#   make bench  render and queue benchmarks against djpeg/cjpeg and vips, measured in the same run.
+#   make bench  render, import and queue benchmarks against djpeg/cjpeg, vips and sha256sum, measured in the same run.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -30,7 +30,7 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer
 help:
 	@echo "make demo    run the whole pipeline on the bundled photos"
 	@echo "make test    run the test suite against a private PostgreSQL"
-	@echo "make bench   benchmarks against djpeg/cjpeg and vips, and the queue against raw SKIP LOCKED"
+	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, and the queue against raw SKIP LOCKED"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster under .build/pg"
@@ -172,6 +172,7 @@ BENCH_DIR := $(BUILD_DIR)/bench
 bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 
 clean: db-stop
