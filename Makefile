@@ -2,7 +2,8 @@
 #   make demo   install what is missing, start a private PostgreSQL (unless DATABASE_URL is set),
 #               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
 #   make test   the whole suite against a real PostgreSQL server started the same way.
-#   make bench  render, drain and queue benchmarks against djpeg/cjpeg, vips and raw SQL, measured in the same run.
+#   make bench  render, drain, import and queue benchmarks against djpeg/cjpeg, vips, sha256sum and raw SQL,
+#               measured in the same run.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -10,8 +11,15 @@ SHELL        := /bin/bash
 
 ROOT         := $(CURDIR)
 BUILD_DIR    := $(ROOT)/.build
-PG_ROOT      := $(BUILD_DIR)/pg
+# The private cluster's folder (see "A private cluster" below).
+IS_ROOT      := $(shell [ "$$(id -u)" = 0 ] && echo yes)
+PG_LINK      := $(BUILD_DIR)/pg
+PG_OUTSIDE   := /tmp/darkroom-pg-$(shell printf '%s' '$(ROOT)' | sha256sum | cut -c1-16)
+PG_LEGACY    := $(shell [ ! -L $(PG_LINK) ] && [ -f $(PG_LINK)/data/PG_VERSION ] && echo yes)
+PG_ROOT      := $(if $(IS_ROOT),$(if $(PG_LEGACY),$(PG_LINK),$(PG_OUTSIDE)),$(PG_LINK))
 PG_DATA      := $(PG_ROOT)/data
+# From /: postgres may not be allowed into the current directory.
+PG_AS_OWNER  := $(if $(IS_ROOT),runuser -u postgres -- env --chdir=/)
 PG_PORT      ?= 55432
 PG_BIN       := /usr/lib/postgresql/15/bin
 PRIVATE_URL  := postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom
@@ -31,10 +39,10 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat
 help:
 	@echo "make demo    run the whole pipeline on the bundled photos"
 	@echo "make test    run the test suite against a private PostgreSQL"
-	@echo "make bench   benchmarks against djpeg/cjpeg and vips, and the queue against raw SKIP LOCKED"
+	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, and the queue against raw SKIP LOCKED"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
-	@echo "make db-start / db-stop   the private PostgreSQL cluster under .build/pg"
+	@echo "make db-start / db-stop   the private PostgreSQL cluster: .build/pg (as root, a link to $(PG_OUTSIDE))"
 
 # Installs only what is missing, so a second run costs nothing.
 define apt_install
@@ -61,24 +69,30 @@ build: deps
 release: deps
 	swift build -c release $(SWIFT_BUILD_FLAGS)
 
-# A private cluster: trust auth on loopback only, owned by `postgres` when we run as root
-# (initdb refuses root). fsync is off because this cluster only ever holds test and demo data.
+# A private cluster: trust auth on loopback only; fsync is off because it only ever holds test
+# and demo data. As a normal user, initdb runs as that user and the cluster lives in .build/pg.
+# As root it must belong to `postgres` (initdb refuses root), who may not be able to reach the
+# clone (/root is mode 700), so it lives in /tmp/darkroom-pg-<hash of the clone's path> (one per
+# clone), owned by postgres, mode 700, with .build/pg a symlink to it; `make clean` removes both.
+# (A root cluster that an earlier Makefile made inside .build/pg stays there.)
 $(PG_DATA)/PG_VERSION: | deps
-	@mkdir -p $(PG_ROOT)
-	@if [ "$$(id -u)" = 0 ]; then \
-	  chown postgres:postgres $(PG_ROOT); \
-	  if ! runuser -u postgres -- test -w $(PG_ROOT); then \
-	    echo "error: user postgres cannot reach $(PG_ROOT); clone darkroom where other users can traverse, or set DATABASE_URL" >&2; exit 1; \
+	@if [ -n "$(IS_ROOT)" ]; then \
+	  if [ -L $(PG_ROOT) ] || { [ -e $(PG_ROOT) ] && [ "$$(stat -c %U:%a $(PG_ROOT))" != postgres:700 ]; }; then \
+	    echo "error: $(PG_ROOT) exists but is not a folder of user postgres with mode 700; remove it" >&2; exit 1; \
 	  fi; \
-	  runuser -u postgres -- $(PG_BIN)/initdb -D $(PG_DATA) -U darkroom -A trust -E UTF8 --locale=C.UTF-8 >$(PG_ROOT)/initdb.log; \
+	  [ -d $(PG_ROOT) ] || { mkdir -m 700 $(PG_ROOT) && chown postgres:postgres $(PG_ROOT); }; \
+	  $(PG_AS_OWNER) $(PG_BIN)/initdb -D $(PG_DATA) -U darkroom -A trust -E UTF8 --locale=C.UTF-8 >$(PG_ROOT)/initdb.log; \
 	else \
+	  mkdir -p $(PG_ROOT); \
 	  $(PG_BIN)/initdb -D $(PG_DATA) -U darkroom -A trust -E UTF8 --locale=C.UTF-8 >$(PG_ROOT)/initdb.log; \
 	fi
 
 db-start: $(PG_DATA)/PG_VERSION
-	@as_owner=""; [ "$$(id -u)" = 0 ] && as_owner="runuser -u postgres --"; \
-	if ! $$as_owner $(PG_BIN)/pg_ctl status -D $(PG_DATA) >/dev/null 2>&1; then \
-	  $$as_owner $(PG_BIN)/pg_ctl start -w -D $(PG_DATA) -l $(PG_ROOT)/server.log \
+	@if [ "$(PG_ROOT)" != "$(PG_LINK)" ]; then \
+	  mkdir -p $(BUILD_DIR); [ -L $(PG_LINK) ] || rm -rf $(PG_LINK); ln -sfn $(PG_ROOT) $(PG_LINK); \
+	fi; \
+	if ! $(PG_AS_OWNER) $(PG_BIN)/pg_ctl status -D $(PG_DATA) >/dev/null 2>&1; then \
+	  $(PG_AS_OWNER) $(PG_BIN)/pg_ctl start -w -D $(PG_DATA) -l $(PG_ROOT)/server.log \
 	    -o "-p $(PG_PORT) -k $(PG_ROOT) -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" >/dev/null \
 	  || { echo "error: PostgreSQL did not start; see $(PG_ROOT)/server.log" >&2; tail -5 $(PG_ROOT)/server.log >&2; exit 1; }; \
 	fi; \
@@ -86,8 +100,7 @@ db-start: $(PG_DATA)/PG_VERSION
 	  || psql -q "postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres" -c "CREATE DATABASE darkroom"
 
 db-stop:
-	@as_owner=""; [ "$$(id -u)" = 0 ] && as_owner="runuser -u postgres --"; \
-	if [ -f $(PG_DATA)/PG_VERSION ]; then $$as_owner $(PG_BIN)/pg_ctl stop -D $(PG_DATA) -m fast >/dev/null 2>&1 || true; fi
+	@if [ -f $(PG_DATA)/PG_VERSION ]; then $(PG_AS_OWNER) $(PG_BIN)/pg_ctl stop -D $(PG_DATA) -m fast >/dev/null 2>&1 || true; fi
 
 db-url:
 	@echo $(PRIVATE_URL)
@@ -111,7 +124,7 @@ lint-deploy: ops-deps
 # Restarts the private PostgreSQL mid-drain and drains through PgBouncer in transaction mode,
 # then the fault tests with 5 000 jobs by 4 worker processes (two runs: the restarts would cut
 # the other suite's connections). Needs the private cluster, which it restarts.
-PGB_DIR      := $(BUILD_DIR)/pgbouncer
+PGB_DIR      := $(PG_ROOT)/pgbouncer
 PGB_PORT     ?= 56432
 
 soak: deps ops-deps db-start
@@ -119,7 +132,7 @@ soak: deps ops-deps db-start
 	@mkdir -p $(PGB_DIR); \
 	printf '[databases]\n* = host=127.0.0.1 port=$(PG_PORT)\n[pgbouncer]\nlisten_addr = 127.0.0.1\nlisten_port = $(PGB_PORT)\nunix_socket_dir =\nauth_type = trust\nauth_file = $(PGB_DIR)/users.txt\npool_mode = transaction\nmax_client_conn = 200\ndefault_pool_size = 4\nignore_startup_parameters = extra_float_digits\nlogfile = $(PGB_DIR)/pgbouncer.log\npidfile = $(PGB_DIR)/pgbouncer.pid\n' > $(PGB_DIR)/pgbouncer.ini; \
 	echo '"darkroom" ""' > $(PGB_DIR)/users.txt; \
-	as_owner=""; [ "$$(id -u)" = 0 ] && { chown -R postgres:postgres $(PGB_DIR); as_owner="runuser -u postgres --"; }; \
+	as_owner="$(PG_AS_OWNER)"; [ -z "$(IS_ROOT)" ] || chown -R postgres:postgres $(PGB_DIR); \
 	if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; sleep 0.5; fi; \
 	$$as_owner /usr/sbin/pgbouncer -d $(PGB_DIR)/pgbouncer.ini; \
 	status=0; \
@@ -174,7 +187,9 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
+	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 
 clean: db-stop
-	rm -rf $(BUILD_DIR)
+	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi
+	rm -rf $(BUILD_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))

@@ -39,17 +39,24 @@ public struct Importer {
             throw ImportError(source: source, message: "no such file")
         }
         guard !isDirectory.boolValue else { throw ImportError(source: source, message: "is a folder; pass the photos inside it") }
-        let (digest, size) = try hashFile(absolute, source: source)
-        if let existing = try assets.asset(contentSHA256: digest) {
+        // Files already inside the root are registered where they are, so they are only hashed.
+        // Others are hashed while they are copied into a staging file, so they are read once;
+        // the copy becomes the stored original, or is discarded if the photo is already stored.
+        let inPlace = storage.relativePath(of: absolute).flatMap { (try? StorageRoot.checkRelative($0)) != nil ? $0 : nil }
+        let staged = inPlace == nil ? try StagedOriginal(in: storage, source: source) : nil
+        let digest = try Self.digest(absolute, source: source, copyingTo: staged)
+        if let existing = try assets.asset(contentSHA256: digest.sha256) {
             let stored = try? storage.resolve(existing.originalPath)
             if let stored, !FileManager.default.fileExists(atPath: stored) {
-                try copyAtomically(absolute, to: stored, source: source)
+                let copy = try staged ?? restage(absolute, source: source, expecting: digest)
+                try copy.commit(to: stored, source: source)
                 logger.notice("restored a missing original", metadata: ["asset_id": "\(existing.id)", "path": "\(existing.originalPath)"])
                 return ImportOutcome(status: .restored, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
             }
             return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
         }
-        // Read the header first: a file that is not a JPEG is refused before anything is copied.
+        // Read the header before storing anything: a file that is not a JPEG is refused, and
+        // its staged copy discarded.
         let header: JPEGHeader
         do {
             header = try JPEGDecoder(path: absolute).header
@@ -63,10 +70,17 @@ public struct Importer {
         for warning in metadata.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])
         }
-        let stored = try storeOriginal(absolute, digest: digest, source: source)
+        // In place, or content-addressed: `originals/<first two hex digits>/<sha256>.jpg`.
+        let stored = inPlace ?? "originals/\(digest.sha256.prefix(2))/\(digest.sha256).jpg"
+        if let staged {
+            let destination = try storage.resolve(stored)
+            if !FileManager.default.fileExists(atPath: destination) {
+                try staged.commit(to: destination, source: source)
+            }
+        }
         let info = metadata.metadata
         let registered = try assets.register(NewAsset(
-            originalPath: stored, contentSHA256: digest, byteSize: size,
+            originalPath: stored, contentSHA256: digest.sha256, byteSize: digest.byteCount,
             pixelWidth: header.width, pixelHeight: header.height, orientation: info.orientation,
             latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
             creationDate: info.creationDate, metadataWarnings: metadata.warnings))
@@ -74,57 +88,67 @@ public struct Importer {
                              source: source, storedPath: stored, warnings: metadata.warnings)
     }
 
-    /// Files already inside the root are registered where they are; others are copied to
-    /// `originals/<first two hex digits>/<sha256>.jpg`, atomically.
-    func storeOriginal(_ absolute: String, digest: String, source: String) throws -> String {
-        if let relative = storage.relativePath(of: absolute), (try? StorageRoot.checkRelative(relative)) != nil {
-            return relative
+    /// A file inside the root was only hashed; restoring a missing original from it copies it
+    /// now, and makes sure it is still the photo that was hashed.
+    func restage(_ absolute: String, source: String, expecting digest: FileDigest) throws(ImportError) -> StagedOriginal {
+        let copy = try StagedOriginal(in: storage, source: source)
+        guard try Self.digest(absolute, source: source, copyingTo: copy) == digest else {
+            throw ImportError(source: source, message: "changed while it was being imported; import it again")
         }
-        let relative = "originals/\(digest.prefix(2))/\(digest).jpg"
-        let destination = try storage.resolve(relative)
-        if FileManager.default.fileExists(atPath: destination) { return relative }
-        try copyAtomically(absolute, to: destination, source: source)
-        return relative
+        return copy
     }
 
-    /// Copies to a temporary name beside `destination`, syncs, renames, syncs the folder.
-    func copyAtomically(_ absolute: String, to destination: String, source: String) throws {
+    static func digest(_ absolute: String, source: String, copyingTo staged: StagedOriginal?) throws(ImportError) -> FileDigest {
+        do {
+            return try FileDigest(reading: absolute, copyingTo: staged.map { ($0.descriptor, $0.path) })
+        } catch {
+            switch error {
+            case let .unreadable(_, code):
+                throw ImportError(source: source, message: "cannot be read: \(String(cString: strerror(code)))")
+            case let .unwritable(path, code):
+                throw ImportError(source: source, message: "cannot copy into the storage root: \(path): \(String(cString: strerror(code)))")
+            }
+        }
+    }
+}
+
+/// The copy of a photo being imported, written under `originals/` while it is hashed (its
+/// stored name is the hash, known only at the end). It is moved into place by `commit`, or
+/// removed when dropped uncommitted, so a refused or already-stored photo leaves nothing.
+final class StagedOriginal {
+    let path: String
+    private(set) var descriptor: Int32
+    private var committed = false
+
+    init(in storage: StorageRoot, source: String) throws(ImportError) {
+        // Same folder tree as the destinations, so committing is a rename.
+        path = "\(storage.path)/originals/.import-\(UUID().uuidString).partial"
+        descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw ImportError(source: source, message: "cannot copy into the storage root: \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Syncs the copy, renames it to `destination` and syncs that folder, so a crash leaves
+    /// either no original or a complete one.
+    func commit(to destination: String, source: String) throws(ImportError) {
         do {
             try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
                                                     withIntermediateDirectories: true)
-            let output = try AtomicOutput(finalPath: destination)
-            do {
-                try FileManager.default.copyItem(atPath: absolute, toPath: output.temporaryPath)
-                try FileSync.sync(path: output.temporaryPath)
-                try output.commit()
-            } catch {
-                output.discard()
-                throw error
-            }
+            guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            close(descriptor)
+            descriptor = -1
+            guard rename(path, destination) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            committed = true
+            try FileSync.sync(path: (destination as NSString).deletingLastPathComponent)
         } catch {
-            throw ImportError(source: source, message: "cannot copy into the storage root: \(error)")
+            throw ImportError(source: source, message: "cannot store the original at \(destination): \(error)")
         }
     }
 
-    func hashFile(_ path: String, source: String) throws -> (String, Int64) {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw ImportError(source: source, message: "cannot be read (permissions?)")
-        }
-        defer { try? handle.close() }
-        var hasher = SHA256()
-        var size: Int64 = 0
-        while true {
-            let chunk: Data
-            do {
-                chunk = try handle.read(upToCount: 1 << 20) ?? Data()
-            } catch {
-                throw ImportError(source: source, message: "read failed: \(error.localizedDescription)")
-            }
-            if chunk.isEmpty { break }
-            size += Int64(chunk.count)
-            chunk.withUnsafeBytes { hasher.update($0) }
-        }
-        return (hasher.finalizeHex(), size)
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if !committed { unlink(path) }
     }
 }
 

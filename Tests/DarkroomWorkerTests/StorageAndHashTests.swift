@@ -1,39 +1,129 @@
-import DarkroomWorker
+import DarkroomQueue
+import DarkroomTestSupport
+@testable import DarkroomWorker
 import Foundation
+import LibPQ
+import Logging
 import Testing
 
-@Suite struct SHA256Tests {
-    @Test(arguments: [
-        ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
-        ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        ("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
-    ])
-    func knownVectors(input: String, digest: String) {
-        #expect(SHA256.hex(of: Array(input.utf8)) == digest)
+/// The import hash (swift-crypto's SHA-256 over a streamed file) against the FIPS 180-2
+/// known answers, read in chunks that split the 64-byte blocks every which way.
+@Suite struct FileDigestTests {
+    static let vectors: [(input: [UInt8], digest: String)] = [
+        ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+        (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+        (Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        // One million 'a': the long vector, thousands of chunks at the small sizes.
+        ([UInt8](repeating: 0x61, count: 1_000_000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+    ]
+
+    @discardableResult
+    func withTemporaryFile<T>(_ bytes: [UInt8], _ body: (String) throws -> T) throws -> T {
+        let path = NSTemporaryDirectory() + "darkroom-digest-\(UUID().uuidString)"
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try body(path)
     }
 
-    @Test func streamingInOddChunksMatchesOneShot() {
-        let bytes = (0..<1_000_003).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        var hasher = SHA256()
-        var index = 0
-        for size in [1, 63, 64, 65, 1000, 4096].cycled(until: bytes.count) where index < bytes.count {
-            let end = min(index + size, bytes.count)
-            hasher.update(Array(bytes[index..<end]))
-            index = end
+    @Test(arguments: [1, 63, 64, 65, 4096, 65_537, FileDigest.defaultChunkSize])
+    func knownVectorsInAnyChunkSize(chunkSize: Int) throws {
+        for vector in Self.vectors {
+            let digest = try withTemporaryFile(vector.input) { try FileDigest(reading: $0, chunkSize: chunkSize) }
+            #expect(digest == FileDigest(sha256: vector.digest, byteCount: Int64(vector.input.count)),
+                    "\(vector.input.count) bytes in chunks of \(chunkSize)")
         }
-        #expect(hasher.finalizeHex() == SHA256.hex(of: bytes))
-        // One million 'a': the FIPS 180-2 long vector.
-        #expect(SHA256.hex(of: [UInt8](repeating: 0x61, count: 1_000_000)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+    }
+
+    @Test func theCopyMadeWhileHashingIsTheFile() throws {
+        // Over three default chunks, and not a multiple of one.
+        let bytes = (0..<(3 * FileDigest.defaultChunkSize + 12_345)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
+        let copyPath = NSTemporaryDirectory() + "darkroom-digest-copy-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: copyPath) }
+        let output = open(copyPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+        try #require(output >= 0)
+        let (copied, plain) = try withTemporaryFile(bytes) { path in
+            defer { close(output) }
+            return (try FileDigest(reading: path, copyingTo: (output, copyPath)), try FileDigest(reading: path))
+        }
+        #expect(copied == plain && copied.byteCount == Int64(bytes.count))
+        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: copyPath))) == bytes)
+    }
+
+    @Test func failuresNameTheirFile() throws {
+        #expect(throws: FileDigestError.unreadable(path: "/nonexistent/photo.jpg", errno: ENOENT)) {
+            try FileDigest(reading: "/nonexistent/photo.jpg")
+        }
+        // A descriptor open for reading only: the copy's first write fails.
+        let readOnly = open("/dev/null", O_RDONLY)
+        defer { close(readOnly) }
+        try withTemporaryFile(Array("abc".utf8)) { path in
+            #expect(throws: FileDigestError.unwritable(path: "/storage/originals/copy", errno: EBADF)) {
+                try FileDigest(reading: path, copyingTo: (readOnly, "/storage/originals/copy"))
+            }
+        }
     }
 }
 
-extension Array {
-    /// Repeats the elements until about `count` have been produced in total weight.
-    func cycled(until count: Int) -> [Element] where Element == Int {
-        var out: [Int] = []
-        var total = 0
-        while total < count { for value in self { out.append(value); total += value } }
-        return out
+/// Importing through one pass: the staged copy becomes the stored original, or disappears.
+@Suite struct ImporterStorageTests {
+    func entries(_ folder: String) -> [String] {
+        ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    @Test func originalsAreStoredByHashAndStagingLeavesNothing() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let root = NSTemporaryDirectory() + "darkroom-import-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let storage = try StorageRoot.create(root)
+            let connection = try PostgresConnection(url)
+            _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
+            let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
+            let source = Fixtures.exifSample("gps/DSCN0010.jpg").path
+            let sourceBytes = try Data(contentsOf: URL(fileURLWithPath: source))
+            let digest = try FileDigest(reading: source)
+
+            let first = try importer.importFile(source)
+            #expect(first.status == .imported)
+            #expect(first.storedPath == "originals/\(digest.sha256.prefix(2))/\(digest.sha256).jpg")
+            let stored = try storage.resolve(first.storedPath)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == sourceBytes)
+            #expect(try AssetStore(connection).asset(id: first.assetID)?.byteSize == Int64(sourceBytes.count))
+            let afterFirst = entries(storage.path + "/originals")
+            #expect(afterFirst == ["\(digest.sha256.prefix(2))", "\(first.storedPath.dropFirst("originals/".count))"])
+
+            // Known photo: the staged copy is dropped.
+            #expect(try importer.importFile(source).status == .existing)
+            #expect(entries(storage.path + "/originals") == afterFirst)
+
+            // Known photo whose stored original went missing: the staged copy takes its place.
+            try FileManager.default.removeItem(atPath: stored)
+            let restored = try importer.importFile(source)
+            #expect(restored.status == .restored && restored.assetID == first.assetID)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == sourceBytes)
+            #expect(entries(storage.path + "/originals") == afterFirst)
+
+            // Not a JPEG: refused, and its staged copy removed.
+            let text = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString).jpg"
+            try Data("hello\n".utf8).write(to: URL(fileURLWithPath: text))
+            defer { try? FileManager.default.removeItem(atPath: text) }
+            #expect { try importer.importFile(text) } throws: { ($0 as? ImportError)?.message.contains("Not a JPEG file") == true }
+            #expect(entries(storage.path + "/originals") == afterFirst)
+
+            // Inside the root: registered where it is, nothing copied; a missing stored copy of
+            // the same photo is restored from it.
+            try FileManager.default.createDirectory(atPath: storage.path + "/incoming", withIntermediateDirectories: true)
+            let inside = storage.path + "/incoming/DSCN0021.jpg"
+            try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0021.jpg").path, toPath: inside)
+            let inPlace = try importer.importFile(inside)
+            #expect(inPlace.status == .imported && inPlace.storedPath == "incoming/DSCN0021.jpg")
+            #expect(entries(storage.path + "/originals") == afterFirst)
+            try FileManager.default.removeItem(atPath: stored)
+            try FileManager.default.copyItem(atPath: source, toPath: storage.path + "/incoming/moved.jpg")
+            #expect(try importer.importFile(storage.path + "/incoming/moved.jpg").status == .restored)
+            #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == sourceBytes)
+            #expect(entries(storage.path + "/originals") == afterFirst)
+        }
     }
 }
 
