@@ -10,8 +10,12 @@ public enum PostgresBind: Sendable, Hashable {
     case bool(Bool)
     /// Sent in binary as `bytea`, so arbitrary bytes (including NUL) arrive unchanged.
     case bytes([UInt8])
-    /// Sent as an ISO 8601 timestamp in UTC with microsecond precision.
+    /// Sent in binary as `timestamptz`, rounded to the microsecond; `distantFuture` and
+    /// `distantPast` are `infinity` and `-infinity`, as they decode. In a `timestamp` (without
+    /// time zone) context the server converts it through the session's TimeZone.
     case timestamp(Date)
+    /// Sent in binary as `uuid`.
+    case uuid(UUID)
 
     /// `nil` becomes `.null`.
     public static func optional<Value>(_ value: Value?, _ bind: (Value) -> PostgresBind) -> PostgresBind {
@@ -36,28 +40,40 @@ extension PostgresBind {
         var typeOID: UInt32
         /// `nil` for SQL NULL. Text values carry no terminator; the caller adds one.
         var bytes: [UInt8]?
-        var isBinary: Bool
+        var format: PostgresFormat
     }
 
-    static let byteaOID: UInt32 = 17
-
-    var encoded: Encoded {
+    /// Numbers and booleans go as text with no type, so the server types them from context as
+    /// it does a quoted literal: a binary value must name its type, and an int8 where a function
+    /// takes an int4 (`pg_terminate_backend($1)`) would no longer resolve. Their text is short
+    /// and exact (Swift prints the shortest Double that reads back). Bytes, instants and UUIDs
+    /// go in binary under their own type.
+    func encoded() throws -> Encoded {
         switch self {
         case .null:
-            return Encoded(typeOID: 0, bytes: nil, isBinary: false)
+            return Encoded(typeOID: 0, bytes: nil, format: .text)
         case .text(let value):
-            return Encoded(typeOID: 0, bytes: Array(value.utf8), isBinary: false)
+            return Encoded(typeOID: 0, bytes: Array(value.utf8), format: .text)
         case .int(let value):
-            return Encoded(typeOID: 0, bytes: Array(String(value).utf8), isBinary: false)
+            return Encoded(typeOID: 0, bytes: Array(String(value).utf8), format: .text)
         case .double(let value):
-            return Encoded(typeOID: 0, bytes: Array(Self.text(for: value).utf8), isBinary: false)
+            return Encoded(typeOID: 0, bytes: Array(Self.text(for: value).utf8), format: .text)
         case .bool(let value):
-            return Encoded(typeOID: 0, bytes: Array((value ? "true" : "false").utf8), isBinary: false)
+            return Encoded(typeOID: 0, bytes: Array((value ? "true" : "false").utf8), format: .text)
         case .bytes(let value):
-            return Encoded(typeOID: Self.byteaOID, bytes: value, isBinary: true)
+            return Encoded(typeOID: PostgresOID.bytea, bytes: value, format: .binary)
         case .timestamp(let value):
-            return Encoded(typeOID: 0, bytes: Array(PostgresTimestamp.format(value).utf8), isBinary: false)
+            guard let micros = PostgresTimestamp.microseconds(value) else {
+                throw PostgresError(kind: .invalidParameter, message: "cannot bind Date(timeIntervalSinceReferenceDate: \(value.timeIntervalSinceReferenceDate)): a timestamptz is a finite instant between 4713 BC and 294276 AD; bind a date in that range")
+            }
+            return Encoded(typeOID: PostgresOID.timestamptz, bytes: Self.bigEndian(UInt64(bitPattern: micros)), format: .binary)
+        case .uuid(let value):
+            return Encoded(typeOID: PostgresOID.uuid, bytes: withUnsafeBytes(of: value.uuid) { Array($0) }, format: .binary)
         }
+    }
+
+    private static func bigEndian(_ value: UInt64) -> [UInt8] {
+        (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: value >> ($0 * 8)) }
     }
 
     /// PostgreSQL spells the special values its own way; Swift's `description` of a finite
