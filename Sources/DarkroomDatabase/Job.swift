@@ -70,11 +70,8 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     }
 }
 
-extension JobState: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) {
-        self.init(rawValue: text)
-    }
-}
+/// Read from the text of `darkroom.jobs.state` by its raw value.
+extension JobState: PostgresDecodable {}
 
 /// One failed attempt, as kept in `darkroom.jobs.errors`.
 public struct JobAttemptError: Sendable, Hashable {

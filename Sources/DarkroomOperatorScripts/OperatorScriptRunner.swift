@@ -100,7 +100,8 @@ public struct OperatorScriptRunner {
 
     private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport) throws -> PostgresRows {
         let (sql, values) = try job.bound(parameters)
-        let rows = try connection.query(sql, values.map(PostgresBind.text))
+        // Text results: the report shows whatever the job's SQL returns as the server prints it.
+        let rows = try connection.query(sql, values.map(PostgresBind.text), resultFormat: .text)
         report.executions += 1
         report.columns = rows.columns.map(\.name)
         report.rows = rows.map { row in rows.columns.indices.map { row[$0].string } }

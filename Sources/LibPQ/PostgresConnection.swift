@@ -66,13 +66,20 @@ public final class PostgresConnection {
     }
 
     /// Runs one statement with `$1`, `$2`, ... bound to `binds` (extended query protocol).
-    public func query(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresRows {
-        let encoded = binds.map(\.encoded)
+    ///
+    /// Results come in binary by default, so values are read by type without parsing text.
+    /// `.text` gives the server's own spelling of every value (as psql shows it), for printing
+    /// whatever an operator's SQL returns; Dates and bytea cannot be decoded from it.
+    public func query(_ sql: String, _ binds: [PostgresBind] = [], resultFormat: PostgresFormat = .binary) throws -> PostgresRows {
+        let encoded = try binds.map { try $0.encoded() }
+        if let index = encoded.firstIndex(where: { ($0.bytes?.count ?? 0) > Int(Int32.max) }) {
+            throw PostgresError(kind: .invalidParameter, message: "parameter $\(index + 1) is over 2 GiB, more than libpq can send; PostgreSQL stores at most 1 GB per value", query: sql)
+        }
         let types = encoded.map(\.typeOID)
         let lengths = encoded.map { Int32(clamping: $0.bytes?.count ?? 0) }
-        let formats = encoded.map { Int32($0.isBinary ? 1 : 0) }
+        let formats = encoded.map(\.format.rawValue)
         let result = withCStrings(encoded.map(\.bytes)) { values in
-            PQexecParams(handle, sql, Int32(binds.count), types, values, lengths, formats, 0)
+            PQexecParams(handle, sql, Int32(binds.count), types, values, lengths, formats, resultFormat.rawValue)
         }
         return try consume(result, query: sql)
     }
@@ -98,11 +105,12 @@ public final class PostgresConnection {
 
     // MARK: - Internals
 
-    /// Results are parsed assuming ISO dates; `bytea` is read in either output format and
-    /// timestamps with any offset, so TimeZone and bytea_output do not matter. The server
-    /// reports DateStyle at startup (ParameterStatus), so the common case costs no round trip
-    /// and leaves no session state. Only a server configured for another DateStyle gets a
-    /// `SET DateStyle`, which PgBouncer tracks per client even in transaction pooling mode.
+    /// Binary results do not depend on DateStyle, but text does: results fetched as text (job
+    /// output shown to operators), `::text` casts and text parameters (`'…'::timestamptz`) should
+    /// read and print ISO dates whatever the server's default. The server reports DateStyle at
+    /// startup (ParameterStatus), so the common case costs no round trip and leaves no session
+    /// state. Only a server configured for another DateStyle gets a `SET DateStyle`, which
+    /// PgBouncer tracks per client even in transaction pooling mode.
     private func configureSession() throws {
         let dateStyle = PQparameterStatus(handle, "DateStyle").map { String(cString: $0) } ?? ""
         if !dateStyle.hasPrefix("ISO") {
@@ -166,7 +174,8 @@ extension String {
 }
 
 /// Packs `values` into one buffer, each followed by a NUL, and calls `body` with pointers into it
-/// (`nil` entries stay `nil`). The pointers are valid only inside `body`.
+/// (`nil` entries stay `nil`). The pointers are valid only inside `body`. Binary values may hold
+/// NULs themselves; libpq reads those by the lengths passed beside them.
 func withCStrings<Result>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]) throws -> Result) rethrows -> Result {
     var storage: [UInt8] = [0]  // never empty, so the buffer always has a base address
     var offsets: [Int?] = []

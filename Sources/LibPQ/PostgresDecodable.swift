@@ -1,163 +1,180 @@
 import Foundation
 
-/// A type that can be read from a value in PostgreSQL's text output format.
+/// A type that can be read from one non-NULL value of a result, by the value's type OID.
+///
+/// Results arrive in binary unless a query asks for text. Text (from such queries, or from text
+/// columns) is also read by the scalar types whose spelling is unambiguous: integers, Double,
+/// Bool, UUID. Dates and bytea are read only from binary, so no timestamp or hex parser exists.
 public protocol PostgresDecodable: Sendable {
-    /// `nil` when `text` is not a valid value of this type.
-    init?(postgresText text: String, typeOID: UInt32)
+    init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason)
 }
 
-/// Why a cell could not be decoded, naming the column so the failing query is easy to find.
-public struct PostgresDecodingError: Error, Sendable, CustomStringConvertible, Equatable {
-    public enum Reason: Sendable, Equatable {
-        case missingColumn
-        case null
-        case unparseable(String)
-    }
-
-    public var column: String
-    public var columnIndex: Int?
-    public var targetType: String
-    public var reason: Reason
-
-    public init(column: String, columnIndex: Int?, targetType: String, reason: Reason) {
-        self.column = column
-        self.columnIndex = columnIndex
-        self.targetType = targetType
-        self.reason = reason
-    }
-
-    public var description: String {
-        switch reason {
-        case .missingColumn:
-            return "the result has no column \"\(column)\"; add it to the query's SELECT or RETURNING list"
-        case .null:
-            return "column \"\(column)\" is NULL but a \(targetType) was required; decode it as \(targetType)? or fix the data"
-        case .unparseable(let text):
-            let shown = text.count > 60 ? text.prefix(60) + "…" : text
-            return "column \"\(column)\" holds \"\(shown)\", which is not a valid \(targetType)"
-        }
+/// String-backed enums read their raw value from a textual column.
+extension PostgresDecodable where Self: RawRepresentable, RawValue == String {
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        let raw = try String(postgresValue: value)
+        guard let decoded = Self(rawValue: raw) else { throw .unparseable(raw) }
+        self = decoded
     }
 }
 
 extension String: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) { self = text }
+    /// Textual types, anything fetched as text, and `numeric` (as PostgreSQL prints it, exact).
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if let text = try value.textual() {
+            self = text
+        } else if value.typeOID == PostgresOID.numeric {
+            self = try PostgresNumeric(value.bytes).text
+        } else {
+            throw value.unsupported
+        }
+    }
 }
 
 extension Int64: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) { self.init(text) }
+    /// int2/int4/int8/oid, a whole `numeric`, or integer text.
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if let integer = try value.binaryInteger() {
+            self = integer
+        } else if value.format == .binary, value.typeOID == PostgresOID.numeric {
+            let numeric = try PostgresNumeric(value.bytes)
+            guard let integer = numeric.int64 else { throw .outOfRange(numeric.text) }
+            self = integer
+        } else if let text = try value.textual() {
+            guard let integer = Int64(text) else { throw .unparseable(text) }
+            self = integer
+        } else {
+            throw value.unsupported
+        }
+    }
 }
 
 extension Int: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) { self.init(text) }
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        let wide = try Int64(postgresValue: value)
+        guard let narrow = Int(exactly: wide) else { throw .outOfRange(String(wide)) }
+        self = narrow
+    }
 }
 
 extension Int32: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) { self.init(text) }
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        let wide = try Int64(postgresValue: value)
+        guard let narrow = Int32(exactly: wide) else { throw .outOfRange(String(wide)) }
+        self = narrow
+    }
 }
 
 extension Double: PostgresDecodable {
-    /// Accepts `float8`, `numeric` and integer text, and PostgreSQL's `NaN`/`Infinity`/`-Infinity`.
-    public init?(postgresText text: String, typeOID: UInt32) {
-        switch text {
-        case "NaN": self = .nan
-        case "Infinity": self = .infinity
-        case "-Infinity": self = -.infinity
-        default: self.init(text)
+    /// float4/float8, any integer type, `numeric` (rounded to nearest), or number text including
+    /// PostgreSQL's `NaN`/`Infinity`/`-Infinity`.
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if value.format == .binary, value.typeOID == PostgresOID.float8 {
+            self = Double(bitPattern: try value.bigEndian(bytes: 8, of: "float8"))
+        } else if value.format == .binary, value.typeOID == PostgresOID.float4 {
+            self = Double(Float(bitPattern: UInt32(try value.bigEndian(bytes: 4, of: "float4"))))
+        } else if value.format == .binary, value.typeOID == PostgresOID.numeric {
+            self = try PostgresNumeric(value.bytes).double
+        } else if let integer = try value.binaryInteger() {
+            self = Double(integer)
+        } else if let text = try value.textual() {
+            switch text {
+            case "NaN": self = .nan
+            case "Infinity": self = .infinity
+            case "-Infinity": self = -.infinity
+            default:
+                guard let number = Double(text) else { throw .unparseable(text) }
+                self = number
+            }
+        } else {
+            throw value.unsupported
         }
     }
 }
 
 extension Bool: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) {
-        switch text {
-        case "t", "true": self = true
-        case "f", "false": self = false
-        default: return nil
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if value.format == .binary, value.typeOID == PostgresOID.bool {
+            switch try value.bigEndian(bytes: 1, of: "boolean") {
+            case 0: self = false
+            case 1: self = true
+            case let other: throw .malformed("boolean byte \(other)")
+            }
+        } else if let text = try value.textual() {
+            switch text {
+            case "t", "true": self = true
+            case "f", "false": self = false
+            default: throw .unparseable(text)
+            }
+        } else {
+            throw value.unsupported
         }
     }
 }
 
 extension Array: PostgresDecodable where Element == UInt8 {
-    private static let byteaOID: UInt32 = 17
-
-    /// `bytea` arrives as `\x` followed by two hex digits per byte (`bytea_output=hex`, the
-    /// default), or in the older escape format (`bytea_output=escape`): printable bytes as
-    /// themselves, `\\` for a backslash and `\nnn` (octal) for the rest.
-    public init?(postgresText text: String, typeOID: UInt32) {
-        guard typeOID == Self.byteaOID else {
+    /// `bytea` as its raw bytes; a textual value as its UTF-8 bytes. A bytea fetched as text
+    /// is refused: it would be hex, and reading hex is what binary results are for avoiding.
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if value.typeOID == PostgresOID.bytea {
+            guard value.format == .binary else { throw .fetchedAsText }
+            self = Array(value.bytes)
+        } else if let text = try value.textual() {
             self = Array(text.utf8)
-            return
-        }
-        let utf8 = text.utf8
-        guard utf8.starts(with: #"\x"#.utf8) else {
-            guard let bytes = Self.unescape(Array(utf8)) else { return nil }
-            self = bytes
-            return
-        }
-        guard utf8.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(utf8.count / 2 - 1)
-        var high: UInt8?
-        for character in utf8.dropFirst(2) {
-            guard let nibble = Self.hexValue(character) else { return nil }
-            if let pending = high {
-                bytes.append(pending << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        self = bytes
-    }
-
-    private static func unescape(_ text: [UInt8]) -> [UInt8]? {
-        let backslash = UInt8(ascii: "\\")
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.count)
-        var index = 0
-        while index < text.count {
-            let byte = text[index]
-            guard byte == backslash else {
-                bytes.append(byte)
-                index += 1
-                continue
-            }
-            if index + 1 < text.count, text[index + 1] == backslash {
-                bytes.append(backslash)
-                index += 2
-                continue
-            }
-            guard index + 3 < text.count else { return nil }
-            var value = 0
-            for digit in text[(index + 1)...(index + 3)] {
-                guard (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(digit) else { return nil }
-                value = value * 8 + Int(digit - UInt8(ascii: "0"))
-            }
-            guard value <= 255 else { return nil }
-            bytes.append(UInt8(value))
-            index += 4
-        }
-        return bytes
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0") ... UInt8(ascii: "9"): return character - UInt8(ascii: "0")
-        case UInt8(ascii: "a") ... UInt8(ascii: "f"): return character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A") ... UInt8(ascii: "F"): return character - UInt8(ascii: "A") + 10
-        default: return nil
+        } else {
+            throw value.unsupported
         }
     }
 }
 
 extension Date: PostgresDecodable {
-    /// Reads `timestamptz`, `timestamp` (as UTC) and `date` in `DateStyle=ISO`, set on connect.
-    public init?(postgresText text: String, typeOID: UInt32) {
-        guard let date = PostgresTimestamp.parse(text) else { return nil }
-        self = date
+    /// `timestamptz`, `timestamp` (taken as UTC) and `date` (midnight UTC), binary only;
+    /// `infinity`/`-infinity` are `distantFuture`/`distantPast`.
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        guard value.format == .binary else { throw .fetchedAsText }
+        switch value.typeOID {
+        case PostgresOID.timestamptz, PostgresOID.timestamp:
+            let micros = Int64(bitPattern: try value.bigEndian(bytes: 8, of: "timestamp"))
+            self = PostgresTimestamp.date(microseconds: micros)
+        case PostgresOID.date:
+            let days = Int32(truncatingIfNeeded: try value.bigEndian(bytes: 4, of: "date"))
+            self = PostgresTimestamp.date(days: days)
+        default:
+            throw value.unsupported
+        }
     }
 }
 
 extension UUID: PostgresDecodable {
-    public init?(postgresText text: String, typeOID: UInt32) { self.init(uuidString: text) }
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        if value.format == .binary, value.typeOID == PostgresOID.uuid {
+            guard value.bytes.count == 16 else { throw .malformed("uuid needs 16 bytes, got \(value.bytes.count)") }
+            let b = Array(value.bytes)
+            self = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                               b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+        } else if let text = try value.textual() {
+            guard let uuid = UUID(uuidString: text) else { throw .unparseable(text) }
+            self = uuid
+        } else {
+            throw value.unsupported
+        }
+    }
+}
+
+extension Duration: PostgresDecodable {
+    /// `interval` (binary: microseconds, days, months) with days of 24 hours, as
+    /// `extract(epoch FROM …)` counts them. Months have no fixed length, so an interval with
+    /// months is refused; have the SQL convert it (`extract(epoch FROM …)` or `justify_*`).
+    public init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        guard value.format == .binary, value.typeOID == PostgresOID.interval else {
+            throw value.format == .text && value.typeOID == PostgresOID.interval ? .fetchedAsText : value.unsupported
+        }
+        guard value.bytes.count == 16 else { throw .malformed("interval needs 16 bytes, got \(value.bytes.count)") }
+        let fields = value.bytes
+        let micros = Int64(bitPattern: PostgresValue.bigEndian(fields.prefix(8)))
+        let days = Int32(truncatingIfNeeded: PostgresValue.bigEndian(fields.dropFirst(8).prefix(4)))
+        let months = Int32(truncatingIfNeeded: PostgresValue.bigEndian(fields.suffix(4)))
+        guard months == 0 else { throw .outOfRange("an interval of \(months) month(s), \(days) day(s) and \(micros) µs") }
+        self = .microseconds(micros) + .seconds(Int64(days) * 86_400)
+    }
 }

@@ -11,6 +11,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case queryFailed
         /// The server answered with something this library does not handle (for example COPY).
         case unexpectedResult
+        /// A bound value cannot be sent (for example a NaN Date); nothing was sent to the server.
+        case invalidParameter
     }
 
     public var kind: Kind

@@ -1,109 +1,66 @@
 import Foundation
 
-/// Text conversion for `timestamptz`, done by hand: the formats are fixed (the connection sets
-/// `DateStyle=ISO` and `TimeZone=UTC`), and hand-written civil-date arithmetic avoids sharing
-/// `DateFormatter`s between threads.
+/// `Date` ↔ the binary `timestamptz`/`timestamp` (Int64 microseconds since 2000-01-01 UTC) and
+/// `date` (Int32 days since then). Integers on the wire, so neither DateStyle nor TimeZone matter.
+///
+/// Exactness: a Date holds a Double of seconds since 2001-01-01. Within about 272 years of that
+/// (2^33 s; 1729–2273) a Double resolves well below a microsecond, so every server timestamp
+/// there comes back to the server unchanged. Farther out a Double is coarser than a microsecond:
+/// a timestamp decodes to the nearest Date, and a Date still encodes to a timestamp that decodes
+/// back to the very same Date.
 enum PostgresTimestamp {
-    private static let microsecondsPerDay: Int64 = 86_400_000_000
+    /// PostgreSQL's epoch, 2000-01-01, is 366 days (2000 is a leap year) before Foundation's.
+    private static let epochOffsetMicroseconds: Int64 = 366 * 86_400 * 1_000_000
+    static let microsecondsPerDay: Int64 = 86_400_000_000
+    /// Integers below this magnitude are exact Doubles, so one division rounds them correctly.
+    private static let exactDoubleLimit: Int64 = 1 << 53
 
-    /// `2008-10-22 16:28:39.123456+00`, always UTC, years before 1 written with ` BC`.
-    static func format(_ date: Date) -> String {
-        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let days = micros.floorDivided(by: microsecondsPerDay)
-        var rest = micros - days * microsecondsPerDay
-        let (year, month, day) = civil(fromDays: days)
-        let hour = rest / 3_600_000_000; rest %= 3_600_000_000
-        let minute = rest / 60_000_000; rest %= 60_000_000
-        let second = rest / 1_000_000
-        let fraction = rest % 1_000_000
-        let era = year <= 0 ? " BC" : ""
-        return "\(pad(year <= 0 ? 1 - year : year, 4))-\(pad(month, 2))-\(pad(day, 2)) "
-            + "\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2)).\(pad(fraction, 6))+00\(era)"
-    }
+    /// `infinity` and `-infinity` (DT_NOEND, DT_NOBEGIN), read as `Date.distantFuture`/`distantPast`.
+    static let infinity = Int64.max
+    static let negativeInfinity = Int64.min
+    static let dateInfinity = Int32.max
+    static let dateNegativeInfinity = Int32.min
 
-    /// Reads what PostgreSQL prints for `timestamptz`, `timestamp` (taken as UTC) and `date`
-    /// under `DateStyle=ISO`, plus the `T`/`Z` spelling found in JSON.
-    static func parse(_ text: String) -> Date? {
-        switch text {
-        case "infinity": return .distantFuture
-        case "-infinity": return .distantPast
+    static func date(microseconds: Int64) -> Date {
+        switch microseconds {
+        case infinity: return .distantFuture
+        case negativeInfinity: return .distantPast
         default: break
         }
-        var scanner = DigitScanner(Array(text.utf8))
-        let isBC = scanner.removeSuffix(" BC")
-        guard var year = scanner.number(minDigits: 4), scanner.skip("-"),
-              let month = scanner.number(digits: 2), (1...12).contains(month), scanner.skip("-"),
-              let day = scanner.number(digits: 2), (1...31).contains(day)
-        else { return nil }
-        if isBC { year = 1 - year }
-        var micros = days(fromCivil: year, month, day) * microsecondsPerDay
-        if scanner.isAtEnd { return date(micros) }
-
-        guard scanner.skip(" ") || scanner.skip("T"),
-              let hour = scanner.number(digits: 2), hour <= 24, scanner.skip(":"),
-              let minute = scanner.number(digits: 2), minute < 60, scanner.skip(":"),
-              let second = scanner.number(digits: 2), second < 61
-        else { return nil }
-        micros += ((hour * 60 + minute) * 60 + second) * 1_000_000
-        if scanner.skip(".") {
-            guard var (fraction, digits) = scanner.fraction(maxDigits: 9) else { return nil }
-            // Scale to microseconds; digits past the sixth are truncated, as PostgreSQL never sends them.
-            while digits < 6 { fraction *= 10; digits += 1 }
-            while digits > 6 { fraction /= 10; digits -= 1 }
-            micros += fraction
+        let (sinceReference, overflow) = microseconds.subtractingReportingOverflow(epochOffsetMicroseconds)
+        if !overflow, sinceReference.magnitude < exactDoubleLimit {
+            return Date(timeIntervalSinceReferenceDate: Double(sinceReference) / 1_000_000)
         }
-        if scanner.isAtEnd || scanner.skip("Z") {
-            return scanner.isAtEnd ? date(micros) : nil
+        // Beyond 2^53 µs (285 years) a Double cannot carry microseconds anyway: split to avoid overflow.
+        let seconds = microseconds.floorDivided(by: 1_000_000)
+        let fraction = microseconds - seconds * 1_000_000
+        return Date(timeIntervalSinceReferenceDate: Double(seconds - 366 * 86_400) + Double(fraction) / 1_000_000)
+    }
+
+    static func date(days: Int32) -> Date {
+        switch days {
+        case dateInfinity: return .distantFuture
+        case dateNegativeInfinity: return .distantPast
+        default: return date(microseconds: Int64(days) * microsecondsPerDay)
         }
-        // The offset says how far local time is ahead of UTC: +05:30 means subtract.
-        let sign: Int64
-        if scanner.skip("+") { sign = 1 } else if scanner.skip("-") { sign = -1 } else { return nil }
-        guard let offsetHours = scanner.number(digits: 2) else { return nil }
-        var offsetSeconds = offsetHours * 3600
-        if scanner.skip(":") {
-            guard let offsetMinutes = scanner.number(digits: 2) else { return nil }
-            offsetSeconds += offsetMinutes * 60
-            if scanner.skip(":") {
-                guard let extraSeconds = scanner.number(digits: 2) else { return nil }
-                offsetSeconds += extraSeconds
-            }
-        }
-        guard scanner.isAtEnd else { return nil }
-        return date(micros - sign * offsetSeconds * 1_000_000)
     }
 
-    private static func date(_ microsSinceEpoch: Int64) -> Date {
-        // Split before converting so large values keep their microseconds.
-        let seconds = microsSinceEpoch.floorDivided(by: 1_000_000)
-        let fraction = microsSinceEpoch - seconds * 1_000_000
-        return Date(timeIntervalSince1970: Double(seconds) + Double(fraction) / 1_000_000)
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
-
-    // Howard Hinnant's days_from_civil / civil_from_days (proleptic Gregorian, year 0 = 1 BC).
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = y.floorDivided(by: 400)
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    static func civil(fromDays days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = z.floorDivided(by: 146_097)
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    /// The nearest microsecond; `distantFuture`/`distantPast` and ±∞ become `±infinity`, the
+    /// inverse of decoding. `nil` for NaN and for instants no Int64 of microseconds can hold.
+    static func microseconds(_ date: Date) -> Int64? {
+        let interval = date.timeIntervalSinceReferenceDate
+        if date == .distantFuture || interval == .infinity { return infinity }
+        if date == .distantPast || interval == -.infinity { return negativeInfinity }
+        // 1e13 s is past both ends of PostgreSQL's range and of Int64 microseconds; the checks
+        // below catch the rest, and the server rejects what lies beyond its own range.
+        guard interval.isFinite, interval.magnitude < 1e13 else { return nil }
+        // Whole seconds and the fraction separately: `interval * 1e6` would round a second time.
+        let seconds = interval.rounded(.down)
+        let fraction = Int64(((interval - seconds) * 1_000_000).rounded())
+        let (whole, wholeOverflows) = Int64(seconds).multipliedReportingOverflow(by: 1_000_000)
+        let (micros, sumOverflows) = whole.addingReportingOverflow(fraction + epochOffsetMicroseconds)
+        guard !wholeOverflows, !sumOverflows, micros != infinity, micros != negativeInfinity else { return nil }
+        return micros
     }
 }
 
@@ -111,47 +68,5 @@ private extension Int64 {
     func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
-    }
-}
-
-/// Reads ASCII digits and punctuation from the front of a byte string.
-private struct DigitScanner {
-    private var bytes: ArraySlice<UInt8>
-
-    init(_ bytes: [UInt8]) { self.bytes = bytes[...] }
-
-    var isAtEnd: Bool { bytes.isEmpty }
-
-    mutating func skip(_ literal: String) -> Bool {
-        guard bytes.starts(with: literal.utf8) else { return false }
-        bytes.removeFirst(literal.utf8.count)
-        return true
-    }
-
-    mutating func removeSuffix(_ literal: String) -> Bool {
-        guard bytes.reversed().starts(with: literal.utf8.reversed()) else { return false }
-        bytes.removeLast(literal.utf8.count)
-        return true
-    }
-
-    mutating func number(digits: Int) -> Int64? {
-        number(minDigits: digits, maxDigits: digits)
-    }
-
-    mutating func number(minDigits: Int, maxDigits: Int = 18) -> Int64? {
-        guard let (value, count) = fraction(maxDigits: maxDigits), count >= minDigits else { return nil }
-        return value
-    }
-
-    /// Consecutive digits as a number and how many there were.
-    mutating func fraction(maxDigits: Int = 18) -> (Int64, Int)? {
-        var value: Int64 = 0
-        var count = 0
-        while let byte = bytes.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9"), count < maxDigits {
-            value = value * 10 + Int64(byte - UInt8(ascii: "0"))
-            count += 1
-            bytes.removeFirst()
-        }
-        return count == 0 ? nil : (value, count)
     }
 }

@@ -118,7 +118,8 @@ struct BatchAndHousekeepingTests {
             let summary = try connection.query("SELECT * FROM darkroom.batch_summary WHERE batch = 'b1'")[0]
             #expect(summary["total"].int == 4 && summary["succeeded"].int == 1 && summary["failed"].int == 1)
             #expect(summary["running"].int == 1 && summary["queued"].int == 1)
-            #expect(summary["eta"].string != nil && (summary["jobs_per_second"].double ?? 0) > 0)
+            // Two jobs left at two finished in the last ten minutes: ten minutes to go.
+            #expect(summary["eta"].value(Duration.self) == .seconds(600) && (summary["jobs_per_second"].double ?? 0) > 0)
             let failure = try connection.query("SELECT batch, errors->0->>'code' AS code FROM darkroom.failures")[0]
             #expect(failure["batch"].string == "b1" && failure["code"].string == "jpeg_corrupt")
 

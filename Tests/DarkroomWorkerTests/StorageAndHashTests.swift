@@ -1,4 +1,4 @@
-import DarkroomQueue
+import DarkroomDatabase
 import DarkroomTestSupport
 @testable import DarkroomWorker
 import Foundation
