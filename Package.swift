@@ -33,15 +33,20 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]
         ),
 
+        // Byte sources and sinks: what codecs read and write, whatever the storage.
+        .target(name: "ByteStreams"),
+
         // Thin Swift owners of the C handles.
-        .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG"]),
+        .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
         .target(name: "LibPQ", dependencies: ["CPostgres"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
 
         // Domain modules.
         .target(name: "DarkroomImaging", dependencies: [
-            "JPEGTurbo",
+            "JPEGTurbo", "ByteStreams",
         ]),
+        // The storage layout and the seam every object goes through (local filesystem today).
+        .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
         .target(name: "DarkroomMetadata", dependencies: [
             "LibExif",
             .product(name: "Logging", package: "swift-log"),
@@ -54,22 +59,22 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "DarkroomWorker", dependencies: [
-            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue",
+            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomQueue", "DarkroomStorage", "ByteStreams",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWorker", "DarkroomQueue", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
+            "DarkroomWorker", "DarkroomQueue", "DarkroomImaging", "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
         // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.
-        .target(name: "DarkroomTestSupport", dependencies: ["LibPQ"], path: "Tests/DarkroomTestSupport"),
+        .target(name: "DarkroomTestSupport", dependencies: ["LibPQ", "ByteStreams"], path: "Tests/DarkroomTestSupport"),
 
-        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "DarkroomTestSupport"]),
+        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
             "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -79,7 +84,7 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomQueue", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
-            "LibPQ", .product(name: "Logging", package: "swift-log"),
+            "DarkroomImaging", "DarkroomStorage", "ByteStreams", "LibPQ", .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )

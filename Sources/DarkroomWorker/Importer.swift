@@ -1,6 +1,7 @@
-import DarkroomImaging
+import ByteStreams
 import DarkroomMetadata
 import DarkroomQueue
+import DarkroomStorage
 import Foundation
 import JPEGTurbo
 import LibPQ
@@ -18,15 +19,15 @@ public struct ImportOutcome: Sendable {
     public var warnings: [String]
 }
 
-/// Brings originals under the storage root and records one asset per distinct photo.
-/// Files are identified by content (SHA-256): importing the same photo again, under any
-/// name, returns the existing asset and copies nothing.
+/// Brings originals into the storage and records one asset per distinct photo. Files are
+/// identified by content (SHA-256), and stored under the key the layout gives that hash:
+/// importing the same photo again, under any name, returns the existing asset and copies nothing.
 public struct Importer {
-    let storage: StorageRoot
+    let storage: any ObjectStorage
     let assets: AssetStore
     let logger: Logger
 
-    public init(storage: StorageRoot, connection: PostgresConnection, logger: Logger) {
+    public init(storage: any ObjectStorage, connection: PostgresConnection, logger: Logger) {
         self.storage = storage
         assets = AssetStore(connection)
         self.logger = logger
@@ -41,9 +42,9 @@ public struct Importer {
         guard !isDirectory.boolValue else { throw ImportError(source: source, message: "is a folder; pass the photos inside it") }
         let (digest, size) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
-            let stored = try? storage.resolve(existing.originalPath)
-            if let stored, !FileManager.default.fileExists(atPath: stored) {
-                try copyAtomically(absolute, to: stored, source: source)
+            // Restored only when the storage says for sure it is gone; a key it refuses is left alone.
+            if let key = try? StorageKey(existing.originalPath), (try? storage.exists(key)) == false {
+                try copy(absolute, to: key, source: source)
                 logger.notice("restored a missing original", metadata: ["asset_id": "\(existing.id)", "path": "\(existing.originalPath)"])
                 return ImportOutcome(status: .restored, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
             }
@@ -52,7 +53,9 @@ public struct Importer {
         // Read the header first: a file that is not a JPEG is refused before anything is copied.
         let header: JPEGHeader
         do {
-            header = try JPEGDecoder(path: absolute).header
+            header = try JPEGDecoder(source: FileSource(path: absolute, name: source)).header
+        } catch let error as StreamError {
+            throw ImportError(source: source, message: "cannot be read: \(error.message)")
         } catch let error as JPEGError {
             throw ImportError(source: source, message: error.message + (error.code == .corrupt ? " (not a readable JPEG)" : ""))
         }
@@ -74,35 +77,30 @@ public struct Importer {
                              source: source, storedPath: stored, warnings: metadata.warnings)
     }
 
-    /// Files already inside the root are registered where they are; others are copied to
-    /// `originals/<first two hex digits>/<sha256>.jpg`, atomically.
+    /// Files already in the storage are registered where they are; others are copied to the
+    /// key the layout gives their hash, published whole or not at all.
     func storeOriginal(_ absolute: String, digest: String, source: String) throws -> String {
-        if let relative = storage.relativePath(of: absolute), (try? StorageRoot.checkRelative(relative)) != nil {
-            return relative
-        }
-        let relative = "originals/\(digest.prefix(2))/\(digest).jpg"
-        let destination = try storage.resolve(relative)
-        if FileManager.default.fileExists(atPath: destination) { return relative }
-        try copyAtomically(absolute, to: destination, source: source)
-        return relative
+        if let inPlace = storage.key(ofLocalFile: absolute) { return inPlace.rawValue }
+        let key = StorageLayout.original(sha256: digest)
+        if try !exists(key, source: source) { try copy(absolute, to: key, source: source) }
+        return key.rawValue
     }
 
-    /// Copies to a temporary name beside `destination`, syncs, renames, syncs the folder.
-    func copyAtomically(_ absolute: String, to destination: String, source: String) throws {
+    /// Streams the file into the storage; the object appears only once it is complete and durable.
+    func copy(_ absolute: String, to key: StorageKey, source: String) throws {
         do {
-            try FileManager.default.createDirectory(atPath: (destination as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            let output = try AtomicOutput(finalPath: destination)
-            do {
-                try FileManager.default.copyItem(atPath: absolute, toPath: output.temporaryPath)
-                try FileSync.sync(path: output.temporaryPath)
-                try output.commit()
-            } catch {
-                output.discard()
-                throw error
-            }
+            let file = try FileSource(path: absolute, name: source)
+            try storage.publish(key) { upload in try copyStream(from: file, to: upload) }
+        } catch let error as StreamError {
+            throw ImportError(source: source, message: "cannot copy into the storage (\(storage.location)): \(error)")
+        }
+    }
+
+    func exists(_ key: StorageKey, source: String) throws -> Bool {
+        do {
+            return try storage.exists(key)
         } catch {
-            throw ImportError(source: source, message: "cannot copy into the storage root: \(error)")
+            throw ImportError(source: source, message: "cannot look up \(key) in the storage (\(storage.location)): \(error)")
         }
     }
 
@@ -132,14 +130,4 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     public var source: String
     public var message: String
     public var description: String { "\(source): \(message)" }
-}
-
-enum FileSync {
-    /// fsync a file or folder by path.
-    static func sync(path: String) throws {
-        let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-        defer { close(descriptor) }
-        guard fsync(descriptor) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
-    }
 }

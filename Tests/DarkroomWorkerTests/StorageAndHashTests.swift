@@ -1,3 +1,4 @@
+import DarkroomStorage
 import DarkroomWorker
 import Foundation
 import Testing
