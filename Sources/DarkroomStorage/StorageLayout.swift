@@ -44,6 +44,12 @@ public enum StorageLayout {
         public var assetID: Int64
         public var jobID: Int64
         public var kind: Kind
+
+        public init(assetID: Int64, jobID: Int64, kind: Kind) {
+            self.assetID = assetID
+            self.jobID = jobID
+            self.kind = kind
+        }
     }
 
     /// Parses a key the layout built for a job's output; nil for anything else (which the orphan
