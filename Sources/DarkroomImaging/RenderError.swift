@@ -49,7 +49,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .spill(let path, let message):
             return "spill file in \(path): \(message); check free space and permissions there"
         case .output(let error):
-            return "\(error); nothing was published"
+            return "\(error)"
         case .cancelled:
             return "the render was stopped before it finished; nothing was written"
         }
