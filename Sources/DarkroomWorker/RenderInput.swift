@@ -37,9 +37,9 @@ enum RenderInput: Sendable, Equatable, CustomStringConvertible {
     var remedyForDamage: String {
         switch self {
         case .original:
-            "re-import it from an intact copy of the photo (`darkroom import` restores a missing or damaged original by its hash), then retry the job"
+            "delete the damaged file, re-import it from an intact copy of the photo (`darkroom import` restores a missing original, found by its SHA-256), then retry the job"
         case .render(_, let asset, let format, _):
-            "render asset \(asset)'s chain again from its original (`darkroom rerender --format-identifier \(format)` queues that), then retry the job"
+            "render asset \(asset)'s chain again from its original (`darkroom rerender --format-identifier \(format)` does, for every asset with a layer in that format), then retry the job"
         case .replayedLayer:
             "the storage returned other bytes than were written; the job is retried"
         }
