@@ -35,15 +35,20 @@ let package = Package(
             providers: [.apt(["libexif-dev"])]
         ),
 
+        // Byte sources and sinks: what codecs read and write, whatever the storage.
+        .target(name: "ByteStreams"),
+
         // Thin Swift owners of the C handles.
-        .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG"]),
+        .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
         .target(name: "LibPQ", dependencies: ["CPostgres"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
 
         // Domain modules.
         .target(name: "DarkroomImaging", dependencies: [
-            "JPEGTurbo",
+            "JPEGTurbo", "ByteStreams",
         ]),
+        // The storage layout and the seam every object goes through (local filesystem today).
+        .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
         .target(name: "DarkroomMetadata", dependencies: [
             "LibExif",
             .product(name: "Logging", package: "swift-log"),
@@ -64,12 +69,14 @@ let package = Package(
         ]),
         .target(name: "DarkroomWorker", dependencies: [
             "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomOperatorScripts",
+            "DarkroomStorage", "ByteStreams",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWorker", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging", "DarkroomAdjustments", "LibPQ",
+            "DarkroomWorker", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging", "DarkroomAdjustments",
+            "DarkroomStorage", "ByteStreams", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -77,11 +84,11 @@ let package = Package(
 
         // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "DarkroomDatabase", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
-        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "DarkroomTestSupport"]),
+        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
             "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
@@ -94,7 +101,8 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
-            "LibPQ", .product(name: "Logging", package: "swift-log"),
+            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibPQ",
+            .product(name: "Logging", package: "swift-log"),
         ]),
     ]
 )

@@ -1,29 +1,16 @@
 #include "boundary.h"
+#include "streams.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 // ---- error manager ----------------------------------------------------------------
-
-static long current_offset(dr_jpeg_error *error, j_common_ptr cinfo) {
-    if (error->file == NULL) return -1;
-    long position = ftell(error->file);
-    if (position < 0) return -1;
-    // The stdio source reads ahead into a buffer; what is still unread sits there.
-    if (cinfo->is_decompressor) {
-        j_decompress_ptr d = (j_decompress_ptr)cinfo;
-        if (d->src != NULL) position -= (long)d->src->bytes_in_buffer;
-    }
-    return position;
-}
 
 static void record_and_jump(j_common_ptr cinfo, int from_warning) {
     dr_jpeg_error *error = (dr_jpeg_error *)cinfo->err;
     error->manager.format_message(cinfo, error->message);
     error->failed_on_warning = from_warning;
-    error->failed_at_offset = current_offset(error, cinfo);
+    error->failed_at_offset = dr_stream_offset(cinfo);
     longjmp(error->jump, 1);
 }
 
@@ -47,9 +34,9 @@ static void error_init(dr_jpeg_error *error, int warnings_are_errors) {
     error->manager.output_message = on_output_message;
     error->warnings_are_errors = warnings_are_errors;
     error->failed_on_warning = 0;
+    error->stream_failed = 0;
     error->failed_at_offset = -1;
     error->message[0] = '\0';
-    error->file = NULL;
 }
 
 static int fail_with(dr_jpeg_error *error, const char *message) {
@@ -71,7 +58,7 @@ static void on_progress(j_common_ptr cinfo) {
         snprintf(decoder->error.message, DR_JPEG_MESSAGE_CAPACITY,
                  "the file has more than %d scans; refusing it as a decompression bomb", decoder->max_scans);
         decoder->error.failed_on_warning = 0;
-        decoder->error.failed_at_offset = current_offset(&decoder->error, cinfo);
+        decoder->error.failed_at_offset = dr_stream_offset(cinfo);
         longjmp(decoder->error.jump, 1);
     }
 }
@@ -94,23 +81,18 @@ dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans) {
 
 void dr_decoder_destroy(dr_jpeg_decoder *decoder) {
     if (decoder == NULL) return;
-    jpeg_destroy_decompress(&decoder->cinfo);  // never calls error_exit
-    if (decoder->file != NULL) fclose(decoder->file);
+    jpeg_destroy_decompress(&decoder->cinfo);  // never calls error_exit nor the source
+    dr_source_release(&decoder->source);
     free(decoder);
 }
 
-int dr_decoder_open(dr_jpeg_decoder *decoder, const char *path, int *os_error) {
-    *os_error = 0;
-    if (decoder->file != NULL) return fail_with(&decoder->error, "decoder already has a file open");
-    FILE *file = fopen(path, "rb");
-    if (file == NULL) {
-        *os_error = errno;
-        return fail_with(&decoder->error, strerror(errno));
+int dr_decoder_open(dr_jpeg_decoder *decoder, dr_read_callback read, void *context, size_t buffer_size) {
+    if (decoder->opened) return fail_with(&decoder->error, "the decoder already has a source");
+    if (dr_source_install(&decoder->cinfo, &decoder->source, read, context, buffer_size) != 0) {
+        return fail_with(&decoder->error, "out of memory for the input buffer");
     }
-    decoder->file = file;
-    decoder->error.file = file;
+    decoder->opened = 1;
     GUARD(&decoder->error);
-    jpeg_stdio_src(&decoder->cinfo, file);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&decoder->cinfo, TRUE);
@@ -186,23 +168,17 @@ dr_jpeg_encoder *dr_encoder_create(void) {
 
 void dr_encoder_destroy(dr_jpeg_encoder *encoder) {
     if (encoder == NULL) return;
-    jpeg_destroy_compress(&encoder->cinfo);
-    if (encoder->file != NULL) fclose(encoder->file);
+    jpeg_destroy_compress(&encoder->cinfo);  // never calls the destination
+    dr_destination_release(&encoder->destination);
     free(encoder);
 }
 
-int dr_encoder_open(dr_jpeg_encoder *encoder, const char *path, int *os_error) {
-    *os_error = 0;
-    if (encoder->file != NULL) return fail_with(&encoder->error, "encoder already has a file open");
-    // O_EXCL semantics: the caller writes to a fresh temporary name, never over a file.
-    FILE *file = fopen(path, "wbx");
-    if (file == NULL) {
-        *os_error = errno;
-        return fail_with(&encoder->error, strerror(errno));
+int dr_encoder_open(dr_jpeg_encoder *encoder, dr_write_callback write, void *context, size_t buffer_size) {
+    if (encoder->opened) return fail_with(&encoder->error, "the encoder already has a destination");
+    if (dr_destination_install(&encoder->cinfo, &encoder->destination, write, context, buffer_size) != 0) {
+        return fail_with(&encoder->error, "out of memory for the output buffer");
     }
-    encoder->file = file;
-    GUARD(&encoder->error);
-    jpeg_stdio_dest(&encoder->cinfo, file);
+    encoder->opened = 1;
     return DR_JPEG_OK;
 }
 
@@ -259,21 +235,9 @@ int dr_encoder_write(dr_jpeg_encoder *encoder, JSAMPARRAY rows, JDIMENSION count
     return DR_JPEG_OK;
 }
 
-int dr_encoder_finish(dr_jpeg_encoder *encoder, int sync, int *os_error) {
-    *os_error = 0;
+int dr_encoder_finish(dr_jpeg_encoder *encoder) {
     GUARD(&encoder->error);
-    jpeg_finish_compress(&encoder->cinfo);
+    jpeg_finish_compress(&encoder->cinfo);  // term_destination hands over the last bytes
     encoder->started = 0;
-    FILE *file = encoder->file;
-    encoder->file = NULL;
-    if (fflush(file) != 0 || (sync && fsync(fileno(file)) != 0)) {
-        *os_error = errno;
-        fclose(file);
-        return fail_with(&encoder->error, strerror(*os_error));
-    }
-    if (fclose(file) != 0) {
-        *os_error = errno;
-        return fail_with(&encoder->error, strerror(*os_error));
-    }
     return DR_JPEG_OK;
 }

@@ -77,6 +77,11 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case pathOutsideStorageRoot = "path_outside_storage_root"
     case originalMissing = "original_missing"
     case storageIO = "storage_io"
+    /// An object the storage does not have (not an original or a base render: those have their own).
+    case objectMissing = "object_missing"
+    case permissionDenied = "permission_denied"
+    /// A layer this job replayed was gone before the next layer read it back.
+    case replayedLayerMissing = "replayed_layer_missing"
 
     // Rendering (`RenderError.code` in DarkroomImaging; `jpeg_` + `JPEGError.Code`).
     case jpegIO = "jpeg_io"

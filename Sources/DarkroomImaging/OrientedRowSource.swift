@@ -175,7 +175,7 @@ final class OrientedRowSource {
     }
 
     private func truncated() -> RenderError {
-        .jpeg(JPEGError(code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)", path: decoder.path))
+        .jpeg(JPEGError(code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)", path: decoder.objectName))
     }
 }
 

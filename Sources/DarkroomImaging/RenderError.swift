@@ -1,3 +1,4 @@
+import ByteStreams
 import JPEGTurbo
 
 /// Why a render could not be done. Every case says whether retrying could help.
@@ -7,7 +8,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
     case spill(path: String, message: String)
-    case output(path: String, message: String)
+    /// The finished output could not be published (made durable and visible).
+    case output(StreamError)
     /// The caller asked the render to stop (the job was cancelled or lost its lease).
     case cancelled
 
@@ -46,8 +48,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the image has \(pixels) pixels, more than the limit of \(limit); raise --max-pixels if it is genuine"
         case .spill(let path, let message):
             return "spill file in \(path): \(message); check free space and permissions there"
-        case .output(let path, let message):
-            return "\(path): \(message)"
+        case .output(let error):
+            return "\(error)"
         case .cancelled:
             return "the render was stopped before it finished; nothing was written"
         }

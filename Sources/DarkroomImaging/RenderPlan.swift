@@ -35,7 +35,9 @@ public struct MemoryEstimate: Sendable, Equatable {
     public var stripBuffers = 0
     public var spillBuffers = 0
     public var tables = 0
-    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables }
+    /// The codec's input and output buffers and whatever the streams' backends hold.
+    public var streams = 0
+    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables + streams }
 }
 
 /// Everything decided before the first pixel is decoded. A pure value: the same
@@ -79,7 +81,7 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         lines.append("huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")")
         lines.append("memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
             + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
-            + "tables \(ByteCount.format(memory.tables))")
+            + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))")
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -99,8 +101,10 @@ public enum RenderPlanner {
 
     public static func plan(
         header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
-        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
+        streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
+        let streams = streamBytes(outputs: displayLongestSide == nil ? 1 : 2, backendBytesPerStream: streamBufferBytes)
         let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
         let displayBytes = display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) } ?? 0
         let stored = geometry.storedSize
@@ -114,12 +118,12 @@ public enum RenderPlanner {
         }
         let fitting = candidateHeights.lazy
             .map { plan(header: header, geometry: geometry, encoding: encoding, height: $0,
-                        decoder: decoder, displayBytes: displayBytes, budget: limits.memoryBudget) }
+                        decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget) }
             .first { $0.memory.total <= limits.memoryBudget }
         guard var plan = fitting else {
             let smallest = candidateHeights.last!
             let needed = plan(header: header, geometry: geometry, encoding: encoding, height: smallest,
-                              decoder: decoder, displayBytes: displayBytes, budget: limits.memoryBudget).memory.total
+                              decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget).memory.total
             throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
@@ -146,7 +150,7 @@ public enum RenderPlanner {
 
     private static func plan(
         header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int,
-        displayBytes: Int, budget: Int
+        displayBytes: Int, streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
         let region = geometry.storedRect
@@ -156,6 +160,7 @@ public enum RenderPlanner {
         memory.decoder = decoder
         memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma) + displayBytes
         memory.tables = SRGBEncoder.bytes + 256 * 4
+        memory.streams = streams
         // Decoded rows are full stored width: libjpeg decodes whole rows.
         let decodeStrip = stored.width * 3 * height
         var plan = RenderPlan(
@@ -188,6 +193,12 @@ public enum RenderPlanner {
             plan.spill = .file
         }
         return plan
+    }
+
+    /// The decoder's input buffer, each encoder's output buffer, and what the backend holds
+    /// per stream (the input and every output).
+    static func streamBytes(outputs: Int, backendBytesPerStream: Int) -> Int {
+        JPEGDecoder.sourceBufferBytes + outputs * JPEGEncoder.destinationBufferBytes + (1 + outputs) * backendBytesPerStream
     }
 
     /// Each blur keeps 2r+1 rows of its output width in floats (twice for unsharp masks,

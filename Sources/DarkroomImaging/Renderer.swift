@@ -1,29 +1,26 @@
+import ByteStreams
 import JPEGTurbo
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// One render: an original, the operations to apply, and where the JPEG goes.
+/// One render: the operations to apply and how. Where the bytes come from and where they go
+/// are streams handed to `Renderer.render`; imaging never opens a file of its own (spills
+/// aside, which are scratch).
 public struct RenderRequest: Sendable {
-    public var inputPath: String
-    public var outputPath: String
     public var operations: [ImageOperation]
     public var encoding: JPEGEncoding
     public var huffman: RenderPlanner.HuffmanOptimisation
     public var limits: RenderLimits
-    /// Where a spill file may go (the storage root's tmp folder, or TMPDIR).
+    /// Where a spill file may go (the storage's scratch folder, or TMPDIR).
     public var spillDirectory: String
     /// Builds the output's EXIF (APP1 payload) from the original's and the new size;
     /// nil writes none. Thrown errors become warnings: metadata never fails a render.
     public var rewriteExif: @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> [UInt8]?
     public var keepICCProfile: Bool
-    /// Also write a display-size JPEG (PhotoKit's displaySizeImage) here: the same render
-    /// scaled so its longest side is `displayLongestSide`.
-    public var displayOutputPath: String?
+    /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), written when
+    /// `render` is given a display upload: the same render, scaled.
     public var displayLongestSide: Int = 2048
+    /// Memory each stream's backend holds beyond the codec's own buffers (a read-ahead, an
+    /// upload part), counted in the budget. Local files hold none.
+    public var streamBufferBytes: Int = 0
     /// Checked between strips: returning true stops the render with `RenderError.cancelled`
     /// and leaves no output.
     public var isCancelled: @Sendable () -> Bool = { false }
@@ -32,14 +29,11 @@ public struct RenderRequest: Sendable {
     public var threads: Int
 
     public init(
-        inputPath: String, outputPath: String, operations: [ImageOperation],
-        encoding: JPEGEncoding = JPEGEncoding(quality: 92), huffman: RenderPlanner.HuffmanOptimisation = .off,
-        limits: RenderLimits = RenderLimits(), spillDirectory: String,
+        operations: [ImageOperation], encoding: JPEGEncoding = JPEGEncoding(quality: 92),
+        huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(), spillDirectory: String,
         rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },
         keepICCProfile: Bool = true, threads: Int = 1
     ) {
-        self.inputPath = inputPath
-        self.outputPath = outputPath
         self.operations = operations
         self.encoding = encoding
         self.huffman = huffman
@@ -63,57 +57,73 @@ public struct RenderResult: Sendable {
 }
 
 public enum Renderer {
-    /// Reads the header and plans, without decoding pixels.
-    public static func plan(_ request: RenderRequest, orientation: Orientation) throws -> RenderPlan {
-        let decoder = try openDecoder(request.inputPath, maxScans: request.limits.maxScans)
-        return try plan(request, header: decoder.header, orientation: orientation)
+    /// Reads the header from `input` and plans, without decoding pixels. `orientation` picks
+    /// the orientation to apply from the header (the EXIF one, or a given one).
+    public static func plan(_ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+                            orientation: (JPEGHeader) throws -> Orientation) throws -> RenderPlan {
+        let decoder = try openDecoder(input, maxScans: request.limits.maxScans)
+        return try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: withDisplayCopy)
     }
 
-    /// Renders `request.inputPath` to `request.outputPath`. The output appears whole or not
-    /// at all: pixels go to a temporary file beside it, which is synced and renamed.
-    /// `orientation` is the original's EXIF orientation, applied to the pixels.
-    public static func render(_ request: RenderRequest, orientation: Orientation) throws -> RenderResult {
-        let decoder = try openDecoder(request.inputPath, maxScans: request.limits.maxScans)
-        let plan = try plan(request, header: decoder.header, orientation: orientation)
-        let output = plan.geometry.outputSize
-        let temporary = try AtomicOutput(finalPath: request.outputPath)
-        let display = try request.displayOutputPath.map { try AtomicOutput(finalPath: $0) }
-        var warnings: [String] = []
+    /// Renders what `input` holds into `output`, and a display-size copy into `display` when
+    /// given. Both uploads are committed only after both JPEGs are complete; on any failure
+    /// (damaged input, a stream error, cancellation) both are aborted, so nothing is published.
+    public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+                              display: (any ObjectUpload)? = nil, orientation: Orientation) throws -> RenderResult {
+        try render(request, from: input, to: output, display: display) { _ in orientation }
+    }
+
+    /// As above, with the orientation picked from the header (its EXIF orientation).
+    public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+                              display: (any ObjectUpload)? = nil,
+                              orientation: (JPEGHeader) throws -> Orientation) throws -> RenderResult {
         do {
-            let encoder = try wrap { try JPEGEncoder(path: temporary.temporaryPath) }
-            let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
-                                        optimizeCoding: plan.optimizeCoding)
-            try wrap {
-                _ = try decoder.start()
-                try encoder.start(width: output.width, height: output.height, encoding: encoding)
-            }
-            try writeMetadata(to: encoder, size: output, request: request, header: decoder.header, warnings: &warnings)
-            var derivative: Derivative?
-            if let display, let size = plan.displaySize {
-                let displayEncoder = try wrap { try JPEGEncoder(path: display.temporaryPath) }
-                try wrap { try displayEncoder.start(width: size.width, height: size.height, encoding: encoding) }
-                try writeMetadata(to: displayEncoder, size: size, request: request, header: decoder.header, warnings: &warnings)
-                derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: output, target: size))
-            }
-            try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
-                              threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
-            try wrap {
-                // Read what is left so damage after the last needed row is still caught.
-                let remaining = decoder.outputHeight - decoder.nextRow
-                if remaining > 0 { try decoder.skipRows(remaining) }
-                try decoder.finish()
-                try encoder.finish(sync: true)
-                try derivative?.encoder.finish(sync: true)
-            }
-            let bytes = try temporary.commit()
-            let displayBytes = try display?.commit()
-            return RenderResult(plan: plan, outputSize: output, outputBytes: bytes,
-                                displaySize: display == nil ? nil : plan.displaySize, displayBytes: displayBytes, warnings: warnings)
+            let result = try encode(request, from: input, to: output, display: display, orientation: orientation)
+            let bytes = try publish(output)
+            let displayBytes = try display.map(publish)
+            return RenderResult(plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
+                                displaySize: display == nil ? nil : result.plan.displaySize, displayBytes: displayBytes,
+                                warnings: result.warnings)
         } catch {
-            temporary.discard()
-            display?.discard()
+            output.abort()
+            display?.abort()
             throw error
         }
+    }
+
+    /// Decodes, runs the strips and finishes both encoders; commits nothing.
+    static func encode(_ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
+                       orientation: (JPEGHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [String]) {
+        let decoder = try openDecoder(input, maxScans: request.limits.maxScans)
+        let plan = try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
+        let size = plan.geometry.outputSize
+        var warnings: [String] = []
+        let encoder = try wrap { try JPEGEncoder(sink: output) }
+        let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
+                                    optimizeCoding: plan.optimizeCoding)
+        try wrap {
+            _ = try decoder.start()
+            try encoder.start(width: size.width, height: size.height, encoding: encoding)
+        }
+        try writeMetadata(to: encoder, size: size, request: request, header: decoder.header, warnings: &warnings)
+        var derivative: Derivative?
+        if let display, let displaySize = plan.displaySize {
+            let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
+            try wrap { try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding) }
+            try writeMetadata(to: displayEncoder, size: displaySize, request: request, header: decoder.header, warnings: &warnings)
+            derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
+        }
+        try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
+                          threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
+        try wrap {
+            // Read what is left so damage after the last needed row is still caught.
+            let remaining = decoder.outputHeight - decoder.nextRow
+            if remaining > 0 { try decoder.skipRows(remaining) }
+            try decoder.finish()
+            try encoder.finish()
+            try derivative?.encoder.finish()
+        }
+        return (plan, warnings)
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
@@ -137,17 +147,26 @@ public enum Renderer {
         }
     }
 
-    static func plan(_ request: RenderRequest, header: JPEGHeader, orientation: Orientation) throws -> RenderPlan {
+    static func plan(_ request: RenderRequest, header: JPEGHeader, orientation: Orientation, withDisplayCopy: Bool) throws -> RenderPlan {
         let geometry = try RenderGeometry(
             storedSize: PixelSize(width: header.width, height: header.height),
             orientation: orientation, operations: request.operations)
         return try RenderPlanner.plan(header: header, geometry: geometry, encoding: request.encoding,
                                       huffman: request.huffman, limits: request.limits,
-                                      displayLongestSide: request.displayOutputPath == nil ? nil : request.displayLongestSide)
+                                      displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
+                                      streamBufferBytes: request.streamBufferBytes)
     }
 
-    static func openDecoder(_ path: String, maxScans: Int) throws -> JPEGDecoder {
-        try wrap { try JPEGDecoder(path: path, maxScans: maxScans) }
+    static func openDecoder(_ input: any ByteSource, maxScans: Int) throws -> JPEGDecoder {
+        try wrap { try JPEGDecoder(source: input, maxScans: maxScans) }
+    }
+
+    static func publish(_ upload: any ObjectUpload) throws(RenderError) -> Int {
+        do {
+            return try upload.commit()
+        } catch {
+            throw .output(error)
+        }
     }
 }
 

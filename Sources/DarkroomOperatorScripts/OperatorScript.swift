@@ -33,13 +33,15 @@ public struct OperatorScript: Sendable, Hashable {
     public var schedule: String
     public var parameters: [Parameter]
     public var repeats: Repeat
-    /// `renders`: the runner lists render files and binds them to `:paths`; each returned `path`
-    /// is deleted (see `Jobs/clean-orphaned-renders.sql`).
+    /// `renders`: the runner lists render files and binds them to `:paths`, with the job that
+    /// wrote each (`:job_ids`, from the storage layout) and whether it is an unfinished upload
+    /// (`:temporary`); each returned `path` is deleted (see `Jobs/clean-orphaned-renders.sql`).
     public var files: String?
     /// The statement with `:name` placeholders.
     public var sql: String
 
-    static let types: Set<String> = ["text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "double precision"]
+    static let types: Set<String> = ["text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "bigint[]",
+                                     "boolean[]", "double precision"]
 
     /// Parses a job file; `expectedName` is its file name without `.sql`, which must match.
     public init(parsing text: String, expectedName: String) throws(OperatorScriptError) {
@@ -89,8 +91,9 @@ public struct OperatorScript: Sendable, Hashable {
         if let undeclared = used.first(where: { !declared.contains($0) }) {
             throw OperatorScriptError(job: name, message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
         }
-        if fields["files"] == "renders", !declared.contains("paths") || !declared.contains("min_age_minutes") {
-            throw OperatorScriptError(job: name, message: "`files: renders` needs `-- param: paths text[]` (the runner fills it) and `-- param: min_age_minutes int = N`")
+        if fields["files"] == "renders", !["paths", "job_ids", "temporary", "min_age_minutes"].allSatisfy(declared.contains) {
+            throw OperatorScriptError(job: name, message: "`files: renders` needs `-- param: paths text[]`, `-- param: job_ids bigint[]` and "
+                + "`-- param: temporary boolean[]` (the runner fills them) and `-- param: min_age_minutes int = N`")
         }
         self.name = name
         self.summary = summary

@@ -3,11 +3,28 @@ import LibPQ
 import Logging
 
 /// Render files a `files: renders` job looks at: listed by the caller, which owns the storage
-/// root, and deleted through it (so nothing outside the root is ever touched).
+/// and its layout, and deleted through it (so nothing outside the storage is ever touched).
 public protocol RenderFileStore {
-    /// Paths relative to the storage root of files under `renders/` last modified longer ago than `minimumAge`.
-    func renderFiles(olderThan minimumAge: Duration) throws -> [String]
-    func deleteRenderFile(_ relativePath: String) throws
+    /// Files of job outputs last modified longer ago than `minimumAge`.
+    func renderFiles(olderThan minimumAge: Duration) throws -> [RenderFileCandidate]
+    /// Deletes a file by the `path` a candidate gave.
+    func deleteRenderFile(_ path: String) throws
+}
+
+/// A render file and what the storage layout says about it; the SQL decides its fate.
+public struct RenderFileCandidate: Sendable, Hashable {
+    /// As the storage names it: the key, or an unfinished upload's temporary name.
+    public var path: String
+    /// The job that wrote it.
+    public var jobID: Int64
+    /// An upload that never finished (a crashed or stopped attempt).
+    public var isTemporary: Bool
+
+    public init(path: String, jobID: Int64, isTemporary: Bool) {
+        self.path = path
+        self.jobID = jobID
+        self.isTemporary = isTemporary
+    }
 }
 
 /// What a job run did.
@@ -35,8 +52,12 @@ public struct OperatorScriptRunner {
 
     static let pathsPerStatement = 1000
 
+    /// The parameters a `files: renders` job gets from the runner: the candidates as parallel
+    /// arrays. Empty ones check a job's other parameters before anything is listed.
+    public static let renderFileParameters = ["paths": "{}", "job_ids": "{}", "temporary": "{}"]
+
     public func run(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws -> OperatorScriptReport {
-        _ = try job.bound(job.files == nil ? parameters : parameters.merging(["paths": "{}"]) { given, _ in given })
+        _ = try job.bound(job.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
         let paramsJSON = String(decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
         let runID = try connection.query(
             "INSERT INTO darkroom.job_runs (name, params) VALUES ($1, $2::jsonb) RETURNING id",
@@ -74,7 +95,10 @@ public struct OperatorScriptRunner {
             logger.info("checking render files", metadata: ["candidates": "\(candidates.count)"])
             for start in stride(from: 0, to: candidates.count, by: Self.pathsPerStatement) {
                 let chunk = Array(candidates[start..<min(start + Self.pathsPerStatement, candidates.count)])
-                let rows = try once(job, parameters.merging(["paths": Self.arrayLiteral(chunk)]) { _, runner in runner }, into: &report)
+                let filled = ["paths": Self.arrayLiteral(chunk.map(\.path)),
+                              "job_ids": Self.arrayLiteral(chunk.map { String($0.jobID) }),
+                              "temporary": Self.arrayLiteral(chunk.map { String($0.isTemporary) })]
+                let rows = try once(job, parameters.merging(filled) { _, runner in runner }, into: &report)
                 for row in rows {
                     guard let path = row["path"].string else {
                         throw OperatorScriptError(job: job.name, message: "a `files: renders` job must return a `path` column")

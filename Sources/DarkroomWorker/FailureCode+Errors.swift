@@ -1,6 +1,8 @@
 import DarkroomAdjustments
 import DarkroomImaging
+import ByteStreams
 import DarkroomDatabase
+import DarkroomStorage
 import JPEGTurbo
 
 /// The failure code each module's own error codes are recorded under. Exhaustive switches, so
@@ -46,7 +48,15 @@ extension FailureCode {
         case .notConfigured: self = .storageNotConfigured
         case .unavailable: self = .storageUnavailable
         case .outsideRoot: self = .pathOutsideStorageRoot
-        case .originalMissing: self = .originalMissing
+        }
+    }
+
+    init(_ code: StreamError.Code) {
+        switch code {
+        case .notFound: self = .objectMissing
+        case .unavailable: self = .storageUnavailable
+        case .refused: self = .permissionDenied
+        case .outsideStorage: self = .pathOutsideStorageRoot
         case .io: self = .storageIO
         }
     }

@@ -21,10 +21,8 @@ struct FileDigest: Sendable, Equatable {
         self.byteCount = byteCount
     }
 
-    /// Reads `path` once from start to end, hashing every chunk and, with `copy`, writing it
-    /// there too: an import that copies the photo into the storage root reads it only once.
-    init(reading path: String, copyingTo copy: (descriptor: Int32, path: String)? = nil,
-         chunkSize: Int = defaultChunkSize) throws(FileDigestError) {
+    /// Reads `path` once from start to end, hashing every chunk.
+    init(reading path: String, chunkSize: Int = defaultChunkSize) throws(FileDigestError) {
         let input = open(path, O_RDONLY | O_CLOEXEC)
         guard input >= 0 else { throw .unreadable(path: path, errno: errno) }
         defer { close(input) }
@@ -45,23 +43,10 @@ struct FileDigest: Sendable, Equatable {
             if count == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             hasher.update(bufferPointer: chunk)
-            if let copy { try Self.writeAll(chunk, to: copy.descriptor, path: copy.path) }
             total += Int64(count)
         }
         sha256 = Self.hex(hasher.finalize())
         byteCount = total
-    }
-
-    private static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(FileDigestError) {
-        var offset = 0
-        while offset < bytes.count {
-            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw .unwritable(path: path, errno: errno)
-            }
-            offset += written
-        }
     }
 
     private static func hex(_ digest: SHA256.Digest) -> String {
@@ -76,15 +61,13 @@ struct FileDigest: Sendable, Equatable {
     }
 }
 
-/// A failed read of the file being hashed, or a failed write of its copy; each names its file.
+/// A failed read of the file being hashed, naming it.
 enum FileDigestError: Error, Equatable, CustomStringConvertible {
     case unreadable(path: String, errno: Int32)
-    case unwritable(path: String, errno: Int32)
 
     var description: String {
         switch self {
         case let .unreadable(path, code): "\(path): cannot be read: \(String(cString: strerror(code)))"
-        case let .unwritable(path, code): "\(path): cannot be written: \(String(cString: strerror(code)))"
         }
     }
 }

@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomMetadata
@@ -5,7 +6,8 @@ import Foundation
 import JPEGTurbo
 
 /// `darkroom render`: one file, no database. The same decoding of adjustment data, the
-/// same orientation handling and EXIF rewriting as a worker's job.
+/// same orientation handling and EXIF rewriting as a worker's job, through the same streams:
+/// a local file in, local files published whole or not at all out.
 public struct FileRender {
     public var inputPath: String
     public var outputPath: String
@@ -36,7 +38,6 @@ public struct FileRender {
 
     func request() throws -> RenderRequest {
         var request = RenderRequest(
-            inputPath: inputPath, outputPath: outputPath,
             operations: try registry.operations(identifier: formatIdentifier, version: formatVersion, data: data),
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: spillDirectory,
@@ -44,27 +45,33 @@ public struct FileRender {
                 try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
             },
             threads: settings.threads)
-        request.displayOutputPath = displayOutputPath
         request.displayLongestSide = displayLongestSide
         return request
     }
 
-    func resolvedOrientation() throws -> Orientation {
-        if let orientation { return orientation }
-        let header = try JPEGDecoder(path: inputPath).header
-        return Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
+    /// The given orientation, or else the one in the input's EXIF.
+    func orientation(for header: JPEGHeader) -> Orientation {
+        orientation ?? Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
     }
 
-    /// The plan, without decoding a pixel.
+    /// The plan, without decoding a pixel. A missing or unreadable input throws `StreamError`.
     public func plan() throws -> RenderPlan {
-        try wrapJPEG { try Renderer.plan(request(), orientation: resolvedOrientation()) }
+        let input = try FileSource(path: inputPath)
+        return try Renderer.plan(request(), input: input, withDisplayCopy: displayOutputPath != nil, orientation: orientation(for:))
     }
 
+    /// Renders; the output (and display copy) appear only if the whole render succeeds.
     public func render() throws -> RenderResult {
-        try wrapJPEG { try Renderer.render(request(), orientation: resolvedOrientation()) }
-    }
-
-    private func wrapJPEG<T>(_ body: () throws -> T) throws -> T {
-        do { return try body() } catch let error as JPEGError { throw RenderError.jpeg(error) }
+        let request = try request()
+        let input = try FileSource(path: inputPath)
+        let output = try FileUpload(finalPath: outputPath)
+        let display: FileUpload?
+        do {
+            display = try displayOutputPath.map { path throws(StreamError) in try FileUpload(finalPath: path) }
+        } catch {
+            output.abort()
+            throw error
+        }
+        return try Renderer.render(request, from: input, to: output, display: display, orientation: orientation(for:))
     }
 }

@@ -1,42 +1,32 @@
+import ByteStreams
 import DarkroomDatabase
 import DarkroomOperatorScripts
+import DarkroomStorage
 import Foundation
 
-/// The render files under a storage root, for `Jobs/clean-orphaned-renders.sql`. Only regular
-/// files inside `renders/` are listed, and each deletion goes through `StorageRoot.resolve`,
-/// so a path from the database can never reach outside the root.
+/// The render files of a storage, for `Jobs/clean-orphaned-renders.sql`. The layout says which
+/// job wrote each file (a name it did not build names no job and is never offered), the
+/// storage says which are unfinished uploads, and each deletion goes back through the storage,
+/// so nothing outside its renders is ever touched.
 public struct RenderFiles: RenderFileStore {
-    public let storage: StorageRoot
+    public let storage: any ObjectStorage
 
-    public init(storage: StorageRoot) {
+    public init(storage: any ObjectStorage) {
         self.storage = storage
     }
 
-    public func renderFiles(olderThan minimumAge: Duration) throws -> [String] {
-        let renders = storage.path + "/renders"
+    public func renderFiles(olderThan minimumAge: Duration) throws -> [RenderFileCandidate] {
         let cutoff = Date().addingTimeInterval(-minimumAge.seconds)
-        guard let walker = FileManager.default.enumerator(atPath: renders) else {
-            throw StorageError(code: .unavailable, message: "cannot list renders/; is the share mounted?", path: renders)
+        return try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: cutoff).compactMap { object in
+            guard let key = object.key, let output = StorageLayout.renderOutput(key) else { return nil }
+            return RenderFileCandidate(path: object.name, jobID: output.jobID, isTemporary: object.isUnfinishedUpload)
         }
-        var found: [String] = []
-        while let relative = walker.nextObject() as? String {
-            let attributes = walker.fileAttributes ?? [:]
-            guard attributes[.type] as? FileAttributeType == .typeRegular,
-                  let modified = attributes[.modificationDate] as? Date, modified < cutoff else { continue }
-            found.append("renders/" + relative)
-        }
-        return found.sorted()
     }
 
-    public func deleteRenderFile(_ relativePath: String) throws {
-        guard relativePath.hasPrefix("renders/") else {
-            throw StorageError(code: .outsideRoot, message: "refusing to delete \(relativePath): only files under renders/ are cleaned", path: relativePath)
+    public func deleteRenderFile(_ path: String) throws {
+        guard path.hasPrefix(StorageLayout.rendersFolder + "/") else {
+            throw StorageError(code: .outsideRoot, message: "refusing to delete \(path): only files under \(StorageLayout.rendersFolder)/ are cleaned", path: path)
         }
-        let absolute = try storage.resolve(relativePath)
-        do {
-            try FileManager.default.removeItem(atPath: absolute)
-        } catch CocoaError.fileNoSuchFile {
-            // Already gone (another cleaner, or the share was cleaned by hand): nothing to do.
-        }
+        try storage.remove(path)
     }
 }

@@ -1,6 +1,7 @@
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomDatabase
+import DarkroomStorage
 import Logging
 
 /// Reverts and re-renders: the chain that stays is rendered again from the original, layer
@@ -23,7 +24,7 @@ extension RenderJobRunner {
     func replay(_ chain: [Adjustment], job: ClaimedJob, asset: Asset, logger: Logger,
                 isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> [NewAdjustment] {
         var layers: [NewAdjustment] = []
-        var input = try originalPath(of: asset)
+        var input = try originalInput(of: asset)
         var orientation = Orientation(exifValue: asset.orientation)
         for (index, old) in chain.enumerated() {
             let isTop = index == chain.count - 1
@@ -37,20 +38,16 @@ extension RenderJobRunner {
             }
             let operations = try decode(identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
                                         data: upgraded.data, job: job)
-            let output = isTop ? Self.renderedPath(assetID: asset.id, jobID: job.id)
-                               : Self.layerPath(assetID: asset.id, jobID: job.id, layer: index + 1)
+            let output = isTop ? StorageLayout.render(assetID: asset.id, jobID: job.id)
+                               : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
             let result = try render(operations, from: input, orientation: orientation, to: output,
-                                    display: isTop ? Self.displayPath(assetID: asset.id, jobID: job.id) : nil,
+                                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
                                     asset: asset, job: job, logger: logger, isCancelled: isCancelled)
             layers.append(NewAdjustment(
                 formatIdentifier: upgraded.formatIdentifier, formatVersion: upgraded.formatVersion, data: upgraded.data,
-                baseAdjustmentID: nil, renderedPath: output, renderedWidth: result.outputSize.width,
+                baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
                 renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: old.id))
-            do {
-                input = try storage.resolve(output)
-            } catch {
-                throw .transient(code: .storageUnavailable, message: "cannot read back \(output): \(error)", cause: error)
-            }
+            input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
             orientation = .up  // renders are upright already
         }
         return layers

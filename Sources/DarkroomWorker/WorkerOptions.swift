@@ -1,5 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomStorage
 import Foundation
 
 public struct WorkerOptions: Sendable {
@@ -7,7 +8,8 @@ public struct WorkerOptions: Sendable {
     /// A direct (never pooled) connection for LISTEN; `databaseURL` when nil. Through PgBouncer
     /// in transaction mode, point `databaseURL` at PgBouncer and this at PostgreSQL itself.
     public var listenURL: String?
-    public var storage: StorageRoot
+    /// Where originals are read and renders published.
+    public var storage: any ObjectStorage
     /// Jobs rendered at once, each on its own thread and connection; one per core by default.
     public var concurrency: Int
     /// Exit once no job is runnable, instead of waiting for more.
@@ -39,7 +41,7 @@ public struct WorkerOptions: Sendable {
     public var cores: Int
 
     public init(
-        databaseURL: String, listenURL: String? = nil, storage: StorageRoot, concurrency: Int = WorkerOptions.defaultConcurrency,
+        databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage, concurrency: Int = WorkerOptions.defaultConcurrency,
         drain: Bool = false,
         memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),

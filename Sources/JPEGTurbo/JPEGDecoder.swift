@@ -1,36 +1,45 @@
+import ByteStreams
 import CJPEG
 import CJPEGBoundary
 
-/// Owns one libjpeg decompressor and the file it reads. Rows come out top to bottom,
+/// Owns one libjpeg decompressor and the source it reads. Rows come out top to bottom,
 /// as 8-bit RGB (greyscale is expanded), a few at a time: nothing here holds the image.
 public final class JPEGDecoder {
-    public let path: String
+    /// The object being read, as its source names it: errors say this.
+    public let objectName: String
     public let header: JPEGHeader
     /// Ordinary progressive files have about ten scans; a thousand is never legitimate.
     public static let defaultMaxScans = 1000
+    /// The buffer libjpeg reads the source through: one allocation, counted in render budgets.
+    public static let sourceBufferBytes = 16 << 10
     private let handle: UnsafeMutablePointer<dr_jpeg_decoder>
+    /// Reached by the read callback through the handle: lives exactly as long as the handle.
+    private let stream: SourceContext
     private var state: State = .headerRead
 
     private enum State { case headerRead, decoding, finished }
 
-    /// Opens `path` and reads its header. With `warningsAreErrors` (the default) damaged
-    /// entropy data is an error instead of grey or smeared pixels. Files with more than
-    /// `maxScans` scans are refused (0: no limit).
-    public init(path: String, warningsAreErrors: Bool = true, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
+    /// Reads the header from `source`. With `warningsAreErrors` (the default) damaged entropy
+    /// data is an error instead of grey or smeared pixels. Files with more than `maxScans`
+    /// scans are refused (0: no limit). The source is read front to back, once, and only
+    /// while one of this decoder's methods runs.
+    public init(source: any ByteSource, warningsAreErrors: Bool = true, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
+        let name = source.objectName
         guard let handle = dr_decoder_create(warningsAreErrors ? 1 : 0, Int32(clamping: maxScans)) else {
-            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: path)
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: name)
         }
+        let context = SourceContext(source)
         self.handle = handle
-        self.path = path
-        var osError: Int32 = 0
+        objectName = name
+        stream = context
         // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
-        if dr_decoder_open(handle, path, &osError) != DR_JPEG_OK {
-            let error = Self.error(from: handle, path: path, osError: osError)
+        if dr_decoder_open(handle, readFromSource, context.pointer, Self.sourceBufferBytes) != DR_JPEG_OK {
+            let error = JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true)
             dr_decoder_destroy(handle)
             throw error
         }
         do {
-            header = try Self.readHeader(handle, path: path)
+            header = try Self.readHeader(handle, stream: context, name: name)
         } catch {
             dr_decoder_destroy(handle)
             throw error
@@ -47,12 +56,12 @@ public final class JPEGDecoder {
         guard (1...16).contains(scaleEighths) else { throw misuse("scale \(scaleEighths)/8 is outside 1/8…2") }
         switch header.colorSpace {
         case .cmyk, .ycck, .unknown:
-            throw JPEGError(code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported", path: path)
+            throw JPEGError(code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported", path: objectName)
         case .grayscale, .ycbcr, .rgb:
             break
         }
         guard header.bitsPerSample == 8 else {
-            throw JPEGError(code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: path)
+            throw JPEGError(code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: objectName)
         }
         try check(dr_decoder_start(handle, JCS_RGB, UInt32(scaleEighths), 0))
         state = .decoding
@@ -95,26 +104,16 @@ public final class JPEGDecoder {
     }
 
     private func check(_ status: Int32) throws {
-        if status != DR_JPEG_OK { throw Self.error(from: handle, path: path, osError: 0) }
+        if status != DR_JPEG_OK {
+            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true)
+        }
     }
 
     private func misuse(_ message: String) -> JPEGError {
-        JPEGError(code: .misuse, message: message, path: path)
+        JPEGError(code: .misuse, message: message, path: objectName)
     }
 
-    private static func error(from handle: UnsafeMutablePointer<dr_jpeg_decoder>, path: String, osError: Int32) -> JPEGError {
-        let message = withUnsafeBytes(of: &handle.pointee.error.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if osError != 0 {
-            return JPEGError(code: .io, message: "cannot read: \(message)", path: path, systemErrno: osError)
-        }
-        let offset = handle.pointee.error.failed_at_offset
-        let code: JPEGError.Code = handle.pointee.error.failed_on_warning != 0 ? .damaged : .corrupt
-        return JPEGError(code: code, message: message, path: path, byteOffset: offset >= 0 ? Int(offset) : nil)
-    }
-
-    private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, path: String) throws -> JPEGHeader {
+    private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, stream: SourceContext, name: String) throws -> JPEGHeader {
         let info = handle.pointee.cinfo
         var factors: [JPEGHeader.SamplingFactor] = []
         if let components = info.comp_info {
@@ -138,7 +137,7 @@ public final class JPEGDecoder {
         var profile: UnsafeMutablePointer<JOCTET>?
         var profileLength: UInt32 = 0
         if dr_decoder_icc_profile(handle, &profile, &profileLength) != DR_JPEG_OK {
-            throw error(from: handle, path: path, osError: 0)
+            throw JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: stream.failure, isDecoder: true)
         }
         var icc: [UInt8]?
         if let profile {

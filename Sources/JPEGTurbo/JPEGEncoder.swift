@@ -1,3 +1,4 @@
+import ByteStreams
 import CJPEG
 import CJPEGBoundary
 
@@ -27,11 +28,17 @@ public struct JPEGEncoding: Sendable, Equatable {
     }
 }
 
-/// Owns one libjpeg compressor and the file it writes. The file is created exclusively
-/// (it must not exist), so callers write to a fresh temporary name and rename it.
+/// Owns one libjpeg compressor and hands its bytes to a sink, a buffer at a time. The sink
+/// decides when the object becomes visible (see `ObjectUpload`); the encoder only writes.
 public final class JPEGEncoder {
-    public let path: String
+    /// The object being written, as its sink names it: errors say this.
+    public let objectName: String
+    /// The buffer libjpeg writes through before handing bytes to the sink: one allocation,
+    /// counted in render budgets.
+    public static let destinationBufferBytes = 16 << 10
     private let handle: UnsafeMutablePointer<dr_jpeg_encoder>
+    /// Reached by the write callback through the handle: lives exactly as long as the handle.
+    private let stream: SinkContext
     private var width = 0
     private var rowsWritten = 0
     private var height = 0
@@ -39,16 +46,18 @@ public final class JPEGEncoder {
 
     private enum State { case opened, started, finished }
 
-    public init(path: String) throws {
+    public init(sink: any ByteSink) throws {
+        let name = sink.objectName
         guard let handle = dr_encoder_create() else {
-            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG encoder", path: path)
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG encoder", path: name)
         }
+        let context = SinkContext(sink)
         self.handle = handle
-        self.path = path
-        var osError: Int32 = 0
-        if dr_encoder_open(handle, path, &osError) != DR_JPEG_OK {
+        objectName = name
+        stream = context
+        if dr_encoder_open(handle, writeToSink, context.pointer, Self.destinationBufferBytes) != DR_JPEG_OK {
             // Every stored property is set, so deinit runs and destroys the handle.
-            throw Self.error(from: handle, path: path, osError: osError)
+            throw JPEGError(code: .outOfMemory, message: boundaryMessage(&handle.pointee.error), path: name)
         }
     }
 
@@ -59,7 +68,7 @@ public final class JPEGEncoder {
     public func start(width: Int, height: Int, encoding: JPEGEncoding) throws {
         guard state == .opened else { throw misuse("start called twice") }
         guard (1...65_500).contains(width), (1...65_500).contains(height) else {
-            throw JPEGError(code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: path)
+            throw JPEGError(code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: objectName)
         }
         try check(dr_encoder_start(handle, JDIMENSION(width), JDIMENSION(height),
                                    Int32(min(max(encoding.quality, 1), 100)),
@@ -102,34 +111,23 @@ public final class JPEGEncoder {
         rowsWritten += rowCount
     }
 
-    /// Completes the file; with `sync` it is on disk (fsync) before this returns.
-    public func finish(sync: Bool) throws {
+    /// Completes the JPEG: its last bytes are in the sink when this returns (making them
+    /// durable and visible is the sink's `commit`).
+    public func finish() throws {
         guard state == .started, rowsWritten == height else {
             throw misuse("finish after \(rowsWritten) of \(height) rows")
         }
-        var osError: Int32 = 0
-        if dr_encoder_finish(handle, sync ? 1 : 0, &osError) != DR_JPEG_OK {
-            throw Self.error(from: handle, path: path, osError: osError)
-        }
+        try check(dr_encoder_finish(handle))
         state = .finished
     }
 
     private func check(_ status: Int32) throws {
-        if status != DR_JPEG_OK { throw Self.error(from: handle, path: path, osError: 0) }
+        if status != DR_JPEG_OK {
+            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: false)
+        }
     }
 
     private func misuse(_ message: String) -> JPEGError {
-        JPEGError(code: .misuse, message: message, path: path)
-    }
-
-    private static func error(from handle: UnsafeMutablePointer<dr_jpeg_encoder>, path: String, osError: Int32) -> JPEGError {
-        let message = withUnsafeBytes(of: &handle.pointee.error.message) { raw in
-            String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
-        }
-        if osError != 0 {
-            return JPEGError(code: .io, message: "cannot write: \(message)", path: path, systemErrno: osError)
-        }
-        // libjpeg's compressor fails only on its output (write errors) or on misuse.
-        return JPEGError(code: .io, message: message, path: path)
+        JPEGError(code: .misuse, message: message, path: objectName)
     }
 }

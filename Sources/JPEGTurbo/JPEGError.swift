@@ -1,8 +1,11 @@
-/// A JPEG that could not be read or written, with the file and, when libjpeg knows it,
-/// the byte offset where decoding stopped.
+import ByteStreams
+
+/// A JPEG that could not be read or written, with the object (a storage key or a path) and,
+/// when known, the byte offset where decoding stopped. When reading or writing the bytes
+/// failed, `cause` is the stream's own error.
 public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
-        /// The file could not be opened, read, written or synced (see `systemErrno`).
+        /// The bytes could not be read or written (see `cause` and `systemErrno`).
         case io
         /// The bytes are not a JPEG, or libjpeg met a fatal error in them.
         case corrupt
@@ -17,23 +20,33 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
+    /// The object read or written, as its stream names it.
     public var path: String
     public var byteOffset: Int?
     public var systemErrno: Int32?
+    /// Why the bytes could not be read or written, for `.io` errors from a stream.
+    public var cause: StreamError?
 
-    public init(code: Code, message: String, path: String, byteOffset: Int? = nil, systemErrno: Int32? = nil) {
+    public init(code: Code, message: String, path: String, byteOffset: Int? = nil, systemErrno: Int32? = nil,
+                cause: StreamError? = nil) {
         self.code = code
         self.message = message
         self.path = path
         self.byteOffset = byteOffset
         self.systemErrno = systemErrno
+        self.cause = cause
     }
 
+    /// Whether the bytes themselves are bad (as opposed to reading or writing them).
+    public var isDamagedData: Bool { code == .damaged || code == .corrupt }
+
+    /// Says what is wrong; what to do about it depends on what the object is, which the
+    /// caller knows (an original is re-imported, a render is rendered again).
     public var description: String {
         var text = "\(path): \(message)"
         if let byteOffset { text += " (at byte \(byteOffset))" }
         switch code {
-        case .damaged, .corrupt: text += "; the file is damaged — re-import it from an intact copy"
+        case .damaged, .corrupt: text += "; the JPEG data is damaged"
         case .unsupported: text += "; convert it to an 8-bit RGB or greyscale JPEG first"
         case .io, .misuse, .outOfMemory: break
         }

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomStorage
 import DarkroomWorker
 import LibPQ
 
@@ -13,13 +14,14 @@ enum Environment {
         }
     }
 
-    static func storage(_ options: GlobalOptions, create: Bool = false) throws -> StorageRoot {
+    /// The storage every command reads and publishes through: the one place a backend is chosen.
+    static func storage(_ options: GlobalOptions, create: Bool = false) throws -> any ObjectStorage {
         let path = try options.resolvedStoragePath()
-        do {
+        do throws(StorageError) {
             let root = create ? try StorageRoot.create(path) : try StorageRoot(path)
             try root.prepare()
             return root
-        } catch let error as StorageError {
+        } catch {
             throw CommandFailure.cannotWork(error.description)
         }
     }

@@ -19,7 +19,7 @@ extension Darkroom {
                 try withExitCodes {
                     for job in try location.catalog() {
                         print("\(job.name)\n  \(job.summary)\n  schedule: \(job.schedule)")
-                        for parameter in job.parameters where !(job.files != nil && parameter.name == "paths") {
+                        for parameter in job.parameters where !(job.files != nil && OperatorScriptRunner.renderFileParameters[parameter.name] != nil) {
                             let value = parameter.defaultValue.map { " = \($0)" } ?? " (required)"
                             print("  --param \(parameter.name)=\(parameter.type.uppercased())\(value)" + (parameter.help.isEmpty ? "" : "  \(parameter.help)"))
                         }
@@ -51,7 +51,7 @@ extension Darkroom {
                     guard let job = catalog.first(where: { $0.name == name }) else {
                         throw CommandFailure.invalidInput("there is no job \(name); the jobs are \(catalog.map(\.name).joined(separator: ", "))")
                     }
-                    do { _ = try job.bound(job.files == nil ? parameters : parameters.merging(["paths": "{}"]) { a, _ in a }) } catch {
+                    do { _ = try job.bound(job.files == nil ? parameters : parameters.merging(OperatorScriptRunner.renderFileParameters) { a, _ in a }) } catch {
                         throw CommandFailure.invalidInput("\(error)")
                     }
                     let connection = try Environment.connect(global)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DarkroomDatabase
+import DarkroomStorage
 import Foundation
 import LibPQ
 
@@ -49,7 +50,7 @@ extension Darkroom {
                                 _ = try queue.complete(job, with: NewAdjustment(
                                     formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
                     data: job.data ?? [],
-                                    renderedPath: "renders/\(job.assetID)/\(job.id).jpg", renderedWidth: 1, renderedHeight: 1, renderedBytes: 0))
+                                    renderedPath: StorageLayout.render(assetID: job.assetID, jobID: job.id).rawValue, renderedWidth: 1, renderedHeight: 1, renderedBytes: 0))
                             }
                             done += jobs.count
                         }

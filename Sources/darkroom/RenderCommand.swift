@@ -1,4 +1,5 @@
 import ArgumentParser
+import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomWorker
@@ -64,6 +65,8 @@ extension Darkroom {
                         print("\(display)\t\(size)\t\(bytes) bytes")
                     }
                 } catch let error as RenderError {
+                    throw CommandFailure.invalidInput(error.description)
+                } catch let error as StreamError {
                     throw CommandFailure.invalidInput(error.description)
                 } catch let error as AdjustmentError {
                     throw CommandFailure.invalidInput(error.description)

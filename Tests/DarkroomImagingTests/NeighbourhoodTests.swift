@@ -124,10 +124,10 @@ final class ArrayRows: LinearRowSource {
         var heights: Set<Int> = []
         for (index, budget) in [600 << 10, 2 << 20, 1 << 30].enumerated() {
             let output = folder.file("out-\(budget).jpg")
-            var request = RenderRequest(inputPath: input, outputPath: output, operations: operations,
+            var request = RenderRequest(operations: operations,
                                         limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
             request.threads = index % 2 + 1
-            heights.insert(try Renderer.render(request, orientation: orientation).plan.stripHeight)
+            heights.insert(try Renderer.render(request, input: input, output: output, orientation: orientation).plan.stripHeight)
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
         }
         #expect(heights.count > 1)
@@ -141,9 +141,9 @@ final class ArrayRows: LinearRowSource {
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
         func render(_ operations: [ImageOperation], _ name: String) throws -> DecodedImage {
-            let request = RenderRequest(inputPath: input, outputPath: folder.file(name), operations: operations,
+            let request = RenderRequest(operations: operations,
                                         encoding: .init(quality: 100), spillDirectory: folder.path)
-            _ = try Renderer.render(request, orientation: .up)
+            _ = try Renderer.render(request, input: input, output: folder.file(name), orientation: .up)
             return try DecodedImage(path: folder.file(name))
         }
         let whole = try render([.gaussianBlur(sigma: 3)], "whole.jpg")

@@ -46,9 +46,9 @@ import Testing
         for value in 1...8 {
             let input = Fixtures.exifSample("orientation/landscape_\(value).jpg").path
             let output = folder.file("landscape_\(value).jpg")
-            let request = RenderRequest(inputPath: input, outputPath: output, operations: [],
+            let request = RenderRequest(operations: [],
                                         limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
-            let result = try Renderer.render(request, orientation: Orientation(exifValue: value))
+            let result = try Renderer.render(request, input: input, output: output, orientation: Orientation(exifValue: value))
             spills.insert(result.plan.spill)
             rendered.append(try DecodedImage(path: output))
         }
@@ -84,9 +84,9 @@ import Testing
         try DecodedImage(width: stored.width, height: stored.height, pixels: pixels).write(to: input)
         let original = try DecodedImage(path: input)
         let output = folder.file("out.jpg")
-        let request = RenderRequest(inputPath: input, outputPath: output, operations: [],
+        let request = RenderRequest(operations: [],
                                     encoding: .init(quality: 100), spillDirectory: folder.path)
-        _ = try Renderer.render(request, orientation: orientation)
+        _ = try Renderer.render(request, input: input, output: output, orientation: orientation)
         let rendered = try DecodedImage(path: output)
         let expected = orientation.orientedSize(of: stored)
         #expect(rendered.width == expected.width && rendered.height == expected.height)

@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
@@ -10,11 +11,7 @@ import Testing
     func progressiveSample(in folder: TemporaryFolder) throws -> String {
         let original = try DecodedImage(path: Fixtures.exifSample("gps/DSCN0010.jpg").path)
         let path = folder.file("progressive.jpg")
-        let encoder = try JPEGEncoder(path: path)
-        try encoder.start(width: original.width, height: original.height,
-                          encoding: JPEGEncoding(quality: 90, fullChroma: false, progressive: true))
-        try original.pixels.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: original.width * 3, rowCount: original.height) }
-        try encoder.finish(sync: false)
+        try original.write(to: path, encoding: JPEGEncoding(quality: 90, fullChroma: false, progressive: true))
         return path
     }
 
@@ -22,10 +19,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
-        #expect(try JPEGDecoder(path: input).header.isProgressive)
-        let request = RenderRequest(inputPath: input, outputPath: folder.file("out.jpg"), operations: [.sepia(intensity: 1)],
+        #expect(try JPEGDecoder(source: FileSource(path: input)).header.isProgressive)
+        let request = RenderRequest(operations: [.sepia(intensity: 1)],
                                     limits: RenderLimits(memoryBudget: 8 << 20), spillDirectory: folder.path)
-        let result = try Renderer.render(request, orientation: .right)
+        let result = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .right)
         #expect(result.plan.isProgressive && result.outputSize == PixelSize(width: 480, height: 640))
     }
 
@@ -34,10 +31,10 @@ import Testing
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
         // 640×480 at 4:2:0: 1.5 samples a pixel × 2 bytes ≈ 900 KiB of coefficients.
-        let request = RenderRequest(inputPath: input, outputPath: folder.file("out.jpg"), operations: [],
+        let request = RenderRequest(operations: [],
                                     limits: RenderLimits(memoryBudget: 512 << 10), spillDirectory: folder.path)
         #expect {
-            _ = try Renderer.render(request, orientation: .up)
+            _ = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)
         } throws: { error in
             guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else { return false }
             return needed > 900_000 && budget == 512 << 10 && reason.contains("progressive")
@@ -50,10 +47,10 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
-        let request = RenderRequest(inputPath: input, outputPath: folder.file("out.jpg"), operations: [],
+        let request = RenderRequest(operations: [],
                                     limits: RenderLimits(maxScans: 3), spillDirectory: folder.path)
         #expect {
-            _ = try Renderer.render(request, orientation: .up)
+            _ = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)
         } throws: { "\($0)".contains("more than 3 scans") }
     }
 }

@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
@@ -5,10 +6,8 @@ import JPEGTurbo
 import Testing
 
 @Suite struct RenderTests {
-    func request(_ input: String, _ output: String, _ operations: [ImageOperation] = [], budget: Int = 64 << 20,
-                 folder: TemporaryFolder) -> RenderRequest {
-        RenderRequest(inputPath: input, outputPath: output, operations: operations,
-                      limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
+    func request(_ operations: [ImageOperation] = [], budget: Int = 64 << 20, folder: TemporaryFolder) -> RenderRequest {
+        RenderRequest(operations: operations, limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
     }
 
     /// A render whose input is damaged must fail, name the file, and leave nothing behind.
@@ -17,7 +16,7 @@ import Testing
         defer { folder.remove() }
         let output = folder.file("out.jpg")
         #expect {
-            _ = try Renderer.render(request(input, output, [.sepia(intensity: 1)], folder: folder), orientation: .up)
+            _ = try Renderer.render(request([.sepia(intensity: 1)], folder: folder), input: input, output: output, orientation: .up)
         } throws: { error in
             guard case .jpeg(let jpeg)? = error as? RenderError else { return false }
             return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)
@@ -49,8 +48,20 @@ import Testing
         try expectFailure(text, code: .corrupt, mentioning: "Not a JPEG file")
     }
 
+    /// Opening the input is the stream's business now: it fails before a render starts,
+    /// naming the file, and nothing is written.
     @Test func missingOriginalFails() throws {
-        try expectFailure("/nonexistent/original.jpg", code: .io, mentioning: "No such file")
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = "/nonexistent/original.jpg"
+        #expect {
+            _ = try Renderer.render(request([.sepia(intensity: 1)], folder: folder), input: input, output: folder.file("out.jpg"),
+                                    orientation: .up)
+        } throws: { error in
+            guard let stream = error as? StreamError else { return false }
+            return stream.code == .notFound && stream.object == input && stream.systemErrno == ENOENT && "\(error)".contains("No such file")
+        }
+        #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")
     }
 
     /// The same input and operations give the same bytes whatever the budget, strip
@@ -65,9 +76,9 @@ import Testing
         var plans: Set<Int> = []
         for (index, budget) in [400 << 10, 1 << 20, 4 << 20, 1 << 30].enumerated() {
             let output = folder.file("out-\(budget).jpg")
-            var request = request(input, output, operations, budget: budget, folder: folder)
+            var request = request(operations, budget: budget, folder: folder)
             request.threads = index % 2 + 1
-            let result = try Renderer.render(request, orientation: orientation)
+            let result = try Renderer.render(request, input: input, output: output, orientation: orientation)
             plans.insert(result.plan.stripHeight)
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
         }
@@ -80,14 +91,14 @@ import Testing
         defer { folder.remove() }
         let input = Fixtures.exifSample("orientation/landscape_6.jpg").path
         let output = folder.file("out.jpg")
-        var request = request(input, output, folder: folder)
+        var request = request(folder: folder)
         request.rewriteExif = { original, size in
             #expect(size == PixelSize(width: 600, height: 450))
             return original
         }
-        _ = try Renderer.render(request, orientation: .right)
-        let original = try JPEGDecoder(path: input).header
-        let rendered = try JPEGDecoder(path: output).header
+        _ = try Renderer.render(request, input: input, output: output, orientation: .right)
+        let original = try JPEGDecoder(source: FileSource(path: input)).header
+        let rendered = try JPEGDecoder(source: FileSource(path: output)).header
         #expect(original.iccProfile != nil)
         #expect(rendered.iccProfile == original.iccProfile)
         #expect(rendered.exifPayload == original.exifPayload)
@@ -98,9 +109,9 @@ import Testing
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
         let full = folder.file("full.jpg"), cropped = folder.file("cropped.jpg")
-        _ = try Renderer.render(request(input, full, folder: folder), orientation: .right)
+        _ = try Renderer.render(request(folder: folder), input: input, output: full, orientation: .right)
         let result = try Renderer.render(
-            request(input, cropped, [.crop(PixelRect(x: 100, y: 200, width: 64, height: 48))], folder: folder),
+            request([.crop(PixelRect(x: 100, y: 200, width: 64, height: 48))], folder: folder), input: input, output: cropped,
             orientation: .right)
         #expect(result.outputSize == PixelSize(width: 64, height: 48))
         let whole = try DecodedImage(path: full), part = try DecodedImage(path: cropped)
@@ -122,8 +133,8 @@ import Testing
         defer { folder.remove() }
         let output = folder.file("out.jpg")
         #expect(throws: RenderError.self) {
-            _ = try Renderer.render(request(Fixtures.exifSample("gps/DSCN0010.jpg").path, output, budget: 64 << 10, folder: folder),
-                                    orientation: .up)
+            _ = try Renderer.render(request(budget: 64 << 10, folder: folder), input: Fixtures.exifSample("gps/DSCN0010.jpg").path,
+                                    output: output, orientation: .up)
         }
         #expect(folder.contents().isEmpty)
     }
@@ -137,13 +148,14 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let checks = Counter()
-        var request = RenderRequest(inputPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, outputPath: folder.file("out.jpg"),
-                                    operations: [.sepia(intensity: 1)], limits: RenderLimits(memoryBudget: 1 << 20),
+        var request = RenderRequest(operations: [.sepia(intensity: 1)], limits: RenderLimits(memoryBudget: 1 << 20),
                                     spillDirectory: folder.path)
-        request.displayOutputPath = folder.file("display.jpg")
         request.threads = threads
         request.isCancelled = { checks.increment() > 3 }
-        #expect(throws: RenderError.cancelled) { _ = try Renderer.render(request, orientation: orientation) }
+        #expect(throws: RenderError.cancelled) {
+            _ = try Renderer.render(request, input: Fixtures.exifSample("gps/DSCN0010.jpg").path, output: folder.file("out.jpg"),
+                                    display: folder.file("display.jpg"), orientation: orientation)
+        }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }
 }

@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomImaging
 import Foundation
 import JPEGTurbo
@@ -15,7 +16,7 @@ struct DecodedImage: Equatable {
     }
 
     init(path: String) throws {
-        let decoder = try JPEGDecoder(path: path)
+        let decoder = try JPEGDecoder(source: FileSource(path: path))
         let size = try decoder.start()
         width = size.width
         height = size.height
@@ -73,12 +74,29 @@ struct DecodedImage: Equatable {
 
     /// Writes the image as a JPEG (test inputs of exactly known content).
     func write(to path: String, quality: Int = 100) throws {
-        let encoder = try JPEGEncoder(path: path)
-        try encoder.start(width: width, height: height, encoding: JPEGEncoding(quality: quality, fullChroma: true))
+        try write(to: path, encoding: JPEGEncoding(quality: quality, fullChroma: true))
+    }
+
+    func write(to path: String, encoding: JPEGEncoding) throws {
+        let file = try FileUpload(finalPath: path)
+        let encoder = try JPEGEncoder(sink: file)
+        try encoder.start(width: width, height: height, encoding: encoding)
         try pixels.withUnsafeBytes { buffer in
             try encoder.writeRows(from: buffer, rowStride: width * 3, rowCount: height)
         }
-        try encoder.finish(sync: false)
+        try encoder.finish()
+        try file.commit()
+    }
+}
+
+extension Renderer {
+    /// File to file through the local streams, as `darkroom render` runs one.
+    static func render(_ request: RenderRequest, input: String, output: String, display: String? = nil,
+                       orientation: Orientation) throws -> RenderResult {
+        let source = try FileSource(path: input)
+        let upload = try FileUpload(finalPath: output)
+        let displayUpload = try display.map { try FileUpload(finalPath: $0) }
+        return try render(request, from: source, to: upload, display: displayUpload, orientation: orientation)
     }
 }
 

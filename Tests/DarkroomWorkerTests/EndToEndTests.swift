@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomMetadata
 import DarkroomTestSupport
 import Foundation
@@ -89,7 +90,7 @@ import Testing
                 #expect(try adjustment["rendered_path"].decode(String.self) == "renders/\(assetID)/\(job).jpg")
                 let attributes = try FileManager.default.attributesOfItem(atPath: path)
                 #expect((attributes[.size] as? NSNumber)?.int64Value == (try adjustment["rendered_bytes"].decode(Int64.self)))
-                let decoder = try JPEGDecoder(path: path)
+                let decoder = try JPEGDecoder(source: FileSource(path: path))
                 #expect(decoder.header.width == size.0 && decoder.header.height == size.1)
                 #expect(try adjustment["rendered_width"].decode(Int.self) == size.0)
                 // Orientation is baked in: the render's EXIF says 1 and carries the new size.
@@ -97,7 +98,7 @@ import Testing
                 #expect(exif.metadata.orientation == 1)
                 _ = try decoder.start()
                 // The display-size copy sits beside it, longest side at most 2048.
-                let display = try JPEGDecoder(path: f.storage + "/renders/\(assetID)/\(job).display.jpg").header
+                let display = try JPEGDecoder(source: FileSource(path: f.storage + "/renders/\(assetID)/\(job).display.jpg")).header
                 #expect(max(display.width, display.height) <= 2048 && display.width * size.1 == display.height * size.0)
             }
             // The rotated original was 2048×1536 stored with orientation 6.

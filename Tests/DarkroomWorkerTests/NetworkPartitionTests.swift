@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
@@ -114,7 +115,7 @@ import Testing
             #expect(after["leased_by"].string == nameB)
             #expect(after["open_transactions"].int == 0, "A rolled back; it holds no locks")
             // The file on record is whole (A's render of the same edit landed on the same path first).
-            let decoder = try JPEGDecoder(path: rendered[0])
+            let decoder = try JPEGDecoder(source: FileSource(path: rendered[0], name: rendered[0]))
             #expect(decoder.header.width == Self.photo.width && decoder.header.height == Self.photo.height)
             _ = try decoder.start()
             #expect(try f.temporaryRenders().isEmpty)

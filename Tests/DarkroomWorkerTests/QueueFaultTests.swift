@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
@@ -46,7 +47,7 @@ import Testing
             #expect(renders.contains("renders/\(asset)/\(job).jpg"))
             #expect(renders.allSatisfy { $0.hasPrefix("renders/\(asset)/\(job).") }, "\(renders)")
             let recorded = try f.connection.query("SELECT rendered_path, rendered_width FROM darkroom.adjustments WHERE job_id = $1", [.int(job)])[0]
-            let decoder = try JPEGDecoder(path: f.storage + "/" + (try recorded["rendered_path"].decode(String.self)))
+            let decoder = try JPEGDecoder(source: FileSource(path: f.storage + "/" + (try recorded["rendered_path"].decode(String.self))))
             #expect(decoder.header.width == (try recorded["rendered_width"].decode(Int.self)))
             _ = try decoder.start()
 

@@ -1,6 +1,8 @@
+import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomDatabase
+import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWorker
 import Foundation
@@ -47,10 +49,12 @@ struct PipelineEditor110: Editor {
                 pixels[index + 2] = UInt8((x * y + seed * 3) & 255)
             }
         }
-        let encoder = try JPEGEncoder(path: path)
+        let file = try FileUpload(finalPath: path)
+        let encoder = try JPEGEncoder(sink: file)
         try encoder.start(width: width, height: height, encoding: JPEGEncoding(quality: 90))
         try pixels.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: width * 3, rowCount: height) }
-        try encoder.finish(sync: false)
+        try encoder.finish()
+        try file.commit()
     }
 
     struct Snapshot: Equatable {

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomStorage
 import DarkroomTestSupport
 @testable import DarkroomWorker
 import Foundation
@@ -35,37 +36,14 @@ import Testing
         }
     }
 
-    @Test func theCopyMadeWhileHashingIsTheFile() throws {
-        // Over three default chunks, and not a multiple of one.
-        let bytes = (0..<(3 * FileDigest.defaultChunkSize + 12_345)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ 7) }
-        let copyPath = NSTemporaryDirectory() + "darkroom-digest-copy-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: copyPath) }
-        let output = open(copyPath, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-        try #require(output >= 0)
-        let (copied, plain) = try withTemporaryFile(bytes) { path in
-            defer { close(output) }
-            return (try FileDigest(reading: path, copyingTo: (output, copyPath)), try FileDigest(reading: path))
-        }
-        #expect(copied == plain && copied.byteCount == Int64(bytes.count))
-        #expect(try Array(Data(contentsOf: URL(fileURLWithPath: copyPath))) == bytes)
-    }
-
     @Test func failuresNameTheirFile() throws {
         #expect(throws: FileDigestError.unreadable(path: "/nonexistent/photo.jpg", errno: ENOENT)) {
             try FileDigest(reading: "/nonexistent/photo.jpg")
         }
-        // A descriptor open for reading only: the copy's first write fails.
-        let readOnly = open("/dev/null", O_RDONLY)
-        defer { close(readOnly) }
-        try withTemporaryFile(Array("abc".utf8)) { path in
-            #expect(throws: FileDigestError.unwritable(path: "/storage/originals/copy", errno: EBADF)) {
-                try FileDigest(reading: path, copyingTo: (readOnly, "/storage/originals/copy"))
-            }
-        }
     }
 }
 
-/// Importing through one pass: the staged copy becomes the stored original, or disappears.
+/// Importing through the storage seam: originals stored by hash, and nothing left behind.
 @Suite struct ImporterStorageTests {
     func entries(_ folder: String) -> [String] {
         ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).sorted()
@@ -92,18 +70,18 @@ import Testing
             let afterFirst = entries(storage.path + "/originals")
             #expect(afterFirst == ["\(digest.sha256.prefix(2))", "\(first.storedPath.dropFirst("originals/".count))"])
 
-            // Known photo: the staged copy is dropped.
+            // Known photo: nothing is copied.
             #expect(try importer.importFile(source).status == .existing)
             #expect(entries(storage.path + "/originals") == afterFirst)
 
-            // Known photo whose stored original went missing: the staged copy takes its place.
+            // Known photo whose stored original went missing: it is copied back.
             try FileManager.default.removeItem(atPath: stored)
             let restored = try importer.importFile(source)
             #expect(restored.status == .restored && restored.assetID == first.assetID)
             #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == sourceBytes)
             #expect(entries(storage.path + "/originals") == afterFirst)
 
-            // Not a JPEG: refused, and its staged copy removed.
+            // Not a JPEG: refused before anything is copied.
             let text = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString).jpg"
             try Data("hello\n".utf8).write(to: URL(fileURLWithPath: text))
             defer { try? FileManager.default.removeItem(atPath: text) }

@@ -1,7 +1,9 @@
 import DarkroomAdjustments
 import Foundation
 import DarkroomImaging
+import ByteStreams
 import DarkroomDatabase
+import DarkroomStorage
 @testable import DarkroomWorker
 import JPEGTurbo
 import Testing
@@ -73,7 +75,7 @@ struct WorkerDecisionTests {
         errors += [
             .cropOutOfBounds(operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1), canvas: PixelSize(width: 1, height: 1)),
             .budgetTooSmall(needed: 2, budget: 1, reason: "r"), .imageTooLarge(pixels: 2, limit: 1),
-            .spill(path: "p", message: "m"), .output(path: "p", message: "m"), .cancelled,
+            .spill(path: "p", message: "m"), .output(StreamError(code: .io, object: "p", message: "m")), .cancelled,
         ]
         for error in errors {
             #expect(FailureCode(error).rawValue == error.code, "\(error)")
@@ -84,8 +86,10 @@ struct WorkerDecisionTests {
         let adjustment: [AdjustmentError.Code] = [.malformedData, .unknownOperation, .invalidParameter, .unknownFormat,
                                                   .unsupportedVersion, .dataTooLarge, .unrepresentable]
         for code in adjustment { #expect(FailureCode(code).rawValue == code.rawValue) }
-        let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot, .originalMissing, .io]
+        let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot]
         for code in storage { #expect(FailureCode(code).rawValue == code.rawValue) }
+        let streams: [StreamError.Code] = [.notFound, .unavailable, .refused, .outsideStorage, .io]
+        for code in streams { #expect(FailureCode(code).rawValue == code.rawValue) }
     }
 
     @Test func theSummaryCountsOutcomesByWhatTheyMeanForTheExitCode() {

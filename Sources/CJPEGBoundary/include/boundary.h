@@ -8,6 +8,12 @@
 //
 // Warnings (for example "Corrupt JPEG data: premature end of data segment") are errors
 // too when `warnings_are_errors` is set: libjpeg would otherwise hand back grey pixels.
+//
+// Bytes come and go through callbacks, not FILE*: the decoder's source manager fills its
+// buffer by calling `dr_read_callback`, the encoder's destination manager empties its buffer
+// by calling `dr_write_callback`. Both are called only from inside a dr_* call, and they
+// return normally (a Swift callback keeps its error in its context and returns -1); the
+// boundary then jumps, in C frames only, and the dr_* call fails with `stream_failed` set.
 
 #include <stdio.h>
 #include <stddef.h>
@@ -18,42 +24,72 @@
 #define DR_JPEG_FAILED -1
 #define DR_JPEG_MESSAGE_CAPACITY 256
 
+// Fills `buffer` with up to `capacity` bytes; returns how many (0 at the end of the
+// stream), or -1 when reading failed (the callback keeps the reason).
+typedef long (*dr_read_callback)(void *context, JOCTET *buffer, size_t capacity);
+// Takes all `count` bytes; returns 0, or -1 when writing failed (the callback keeps the reason).
+typedef int (*dr_write_callback)(void *context, const JOCTET *bytes, size_t count);
+
 typedef struct dr_jpeg_error {
     struct jpeg_error_mgr manager;      // must stay first: libjpeg casts to it
     jmp_buf jump;
     int warnings_are_errors;
     int failed_on_warning;
-    long failed_at_offset;              // byte offset in the file when known, else -1
+    int stream_failed;                  // the read or write callback failed
+    long long failed_at_offset;         // byte offset in the stream when known, else -1
     char message[DR_JPEG_MESSAGE_CAPACITY];
-    FILE *file;                         // for byte offsets in messages
 } dr_jpeg_error;
+
+typedef struct dr_jpeg_source {
+    struct jpeg_source_mgr manager;     // must stay first: libjpeg casts to it
+    dr_read_callback read;
+    void *context;
+    JOCTET *buffer;                     // owned: malloc'd by open, freed by destroy
+    size_t capacity;
+    long long delivered;                // bytes the callback returned so far
+    int start_of_file;
+    int ended;                          // the callback said end of stream
+} dr_jpeg_source;
+
+typedef struct dr_jpeg_destination {
+    struct jpeg_destination_mgr manager;  // must stay first: libjpeg casts to it
+    dr_write_callback write;
+    void *context;
+    JOCTET *buffer;                     // owned: malloc'd by open, freed by destroy
+    size_t capacity;
+    long long written;                  // bytes the callback took so far
+} dr_jpeg_destination;
 
 typedef struct dr_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     dr_jpeg_error error;
     struct jpeg_progress_mgr progress;
+    dr_jpeg_source source;
     int max_scans;                      // 0: no limit
-    FILE *file;
+    int opened;
     int started;
 } dr_jpeg_decoder;
 
 typedef struct dr_jpeg_encoder {
     struct jpeg_compress_struct cinfo;
     dr_jpeg_error error;
-    FILE *file;
+    dr_jpeg_destination destination;
+    int opened;
     int started;
 } dr_jpeg_encoder;
 
 // ---- decoding -------------------------------------------------------------------
-// Create returns NULL only when out of memory. Destroy closes the file and frees all.
+// Create returns NULL only when out of memory. Destroy frees all (it never calls back).
 // max_scans > 0 refuses files with more scans (a progressive file can carry thousands,
 // each a full pass over the coefficients: a cheap way to make a decoder spin).
 dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans);
 void dr_decoder_destroy(dr_jpeg_decoder *decoder);
-// Opens `path` and reads the header, keeping APP1 (EXIF, XMP) and APP2 (ICC) markers.
-// On failure, errno is kept in *os_error (0 when the failure is libjpeg's).
-int dr_decoder_open(dr_jpeg_decoder *decoder, const char *path, int *os_error);
+// Reads through `read` (with `context`) into a buffer of `buffer_size` bytes, and reads the
+// header, keeping APP1 (EXIF, XMP) and APP2 (ICC) markers. `context` must stay valid until
+// destroy.
+int dr_decoder_open(dr_jpeg_decoder *decoder, dr_read_callback read, void *context, size_t buffer_size);
 // Sets the output colour space and DCT scaling (scale_num/8), then starts decompression.
+// A progressive file is read to its end here, into the whole-image coefficient buffer.
 int dr_decoder_start(dr_jpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                      unsigned int scale_num, int fast_upsample);
 int dr_decoder_read(dr_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_rows,
@@ -66,7 +102,9 @@ int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned 
 // ---- encoding -------------------------------------------------------------------
 dr_jpeg_encoder *dr_encoder_create(void);
 void dr_encoder_destroy(dr_jpeg_encoder *encoder);
-int dr_encoder_open(dr_jpeg_encoder *encoder, const char *path, int *os_error);
+// Writes through `write` (with `context`) from a buffer of `buffer_size` bytes. `context`
+// must stay valid until destroy.
+int dr_encoder_open(dr_jpeg_encoder *encoder, dr_write_callback write, void *context, size_t buffer_size);
 // 3-component RGB input; quality 1..100; chroma 4:4:4 when full_chroma, else 4:2:0;
 // progressive uses libjpeg's standard scan script.
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
@@ -77,7 +115,8 @@ int dr_encoder_write_icc_profile(dr_jpeg_encoder *encoder, const JOCTET *data,
                                  unsigned int length);
 int dr_encoder_write(dr_jpeg_encoder *encoder, JSAMPARRAY rows, JDIMENSION count,
                      JDIMENSION *rows_written);
-// Finishes the stream, flushes, fsyncs (when asked) and closes the file.
-int dr_encoder_finish(dr_jpeg_encoder *encoder, int sync, int *os_error);
+// Finishes the stream and hands the last buffered bytes to the write callback. Making
+// them durable is the sink's business.
+int dr_encoder_finish(dr_jpeg_encoder *encoder);
 
 #endif

@@ -1,3 +1,4 @@
+import ByteStreams
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
@@ -80,7 +81,8 @@ struct QueueFaultFixture {
     func importPhoto(width: Int, height: Int, seed: UInt8 = 0) throws -> Int64 {
         let path = NSTemporaryDirectory() + "darkroom-photo-\(UUID().uuidString).jpg"
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let encoder = try JPEGEncoder(path: path)
+        let file = try FileUpload(finalPath: path)
+        let encoder = try JPEGEncoder(sink: file)
         try encoder.start(width: width, height: height, encoding: JPEGEncoding(quality: 90))
         var row = [UInt8](repeating: 0, count: width * 3)
         for y in 0..<height {
@@ -91,7 +93,8 @@ struct QueueFaultFixture {
             }
             try row.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: width * 3, rowCount: 1) }
         }
-        try encoder.finish(sync: false)
+        try encoder.finish()
+        try file.commit()
         let imported = try command.run("import", path)
         try #require(imported.status == 0, "import: \(imported.stderr)")
         let fields = imported.stdout.split(separator: "\t")

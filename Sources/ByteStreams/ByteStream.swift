@@ -1,0 +1,54 @@
+/// Where a decoder's bytes come from: a local file today, an HTTP body tomorrow. Read once,
+/// front to back; whoever creates a source owns it and closes it when it goes away.
+public protocol ByteSource: AnyObject {
+    /// The object being read, as operators know it (a storage key or a path): errors name it.
+    var objectName: String { get }
+    /// Fills the front of `buffer` and returns how many bytes it wrote: at least 1, blocking
+    /// until they arrive, or 0 at the end of the object.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int
+}
+
+/// Where an encoder's bytes go. A sink may be used from another thread than the one that
+/// made it, but only by one thread at a time.
+public protocol ByteSink: AnyObject {
+    var objectName: String { get }
+    /// Takes all of `bytes` (it may keep a bounded amount buffered until `commit`).
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError)
+}
+
+/// A sink whose object appears whole or not at all: nothing is visible under its name until
+/// `commit` returns; `abort` (or dropping it uncommitted) leaves no object and no temporary.
+public protocol ObjectUpload: ByteSink {
+    /// Makes the written bytes durable and visible under the object's name; returns their count.
+    @discardableResult
+    func commit() throws(StreamError) -> Int
+    /// Throws the written bytes away. Safe to call more than once, and after a failed commit.
+    func abort()
+}
+
+extension ByteSource {
+    /// Reads until `buffer` is full or the object ends; returns the bytes read.
+    public func readFully(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        var filled = 0
+        while filled < buffer.count {
+            let got = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            if got == 0 { break }
+            filled += got
+        }
+        return filled
+    }
+}
+
+/// Copies `source` into `sink` through one buffer of `chunkSize` bytes; returns the bytes copied.
+@discardableResult
+public func copyStream(from source: any ByteSource, to sink: any ByteSink, chunkSize: Int = 1 << 20) throws(StreamError) -> Int {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
+    defer { buffer.deallocate() }
+    var total = 0
+    while true {
+        let got = try source.read(into: buffer)
+        if got == 0 { return total }
+        try sink.write(UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+        total += got
+    }
+}

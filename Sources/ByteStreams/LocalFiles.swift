@@ -1,0 +1,163 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+// The methods are called read and write too: these reach the system calls.
+private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.read(descriptor, buffer, count)
+    #else
+    Darwin.read(descriptor, buffer, count)
+    #endif
+}
+
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    #if canImport(Glibc)
+    Glibc.write(descriptor, bytes, count)
+    #else
+    Darwin.write(descriptor, bytes, count)
+    #endif
+}
+
+/// Reads a local file through its descriptor, which it owns and closes.
+public final class FileSource: ByteSource {
+    public let objectName: String
+    private let descriptor: Int32
+    private var offset = 0
+
+    /// Opens `path`; `name` is what errors call it (the storage key), the path by default.
+    public init(path: String, name: String? = nil) throws(StreamError) {
+        objectName = name ?? path
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .system(errno, object: objectName, doing: "cannot open it") }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
+            close(descriptor)
+            throw StreamError(code: .io, object: objectName, message: "it is a folder, not a file", systemErrno: EISDIR)
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { close(descriptor) }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let got = systemRead(descriptor, base, buffer.count)
+            if got >= 0 {
+                offset += got
+                return got
+            }
+            if errno == EINTR { continue }
+            throw .system(errno, object: objectName, doing: "read failed", at: offset)
+        }
+    }
+}
+
+/// A local file that appears whole or not at all: written under a unique temporary name in
+/// the same folder, then synced, renamed over the final name, and the folder synced, so a
+/// crash leaves either nothing or a complete file (and at worst a `.partial` temporary for the
+/// orphan cleanup).
+public final class FileUpload: ObjectUpload {
+    public let objectName: String
+    public let finalPath: String
+    public let temporaryPath: String
+    private var descriptor: Int32
+    private var written = 0
+    private var state: State = .writing
+
+    private enum State { case writing, committed, aborted }
+
+    static let temporarySuffix = ".partial"
+
+    /// Starts the temporary file beside `finalPath`, whose folder must exist.
+    public init(finalPath: String, name: String? = nil) throws(StreamError) {
+        objectName = name ?? finalPath
+        self.finalPath = finalPath
+        let (folder, file) = Self.split(finalPath)
+        var suffix = ""
+        for _ in 0..<12 { suffix.append("abcdefghijklmnopqrstuvwxyz0123456789".randomElement()!) }
+        temporaryPath = "\(folder)/.\(file).\(suffix)\(Self.temporarySuffix)"
+        // O_EXCL: never write over anything, not even a stale temporary.
+        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            let number = errno
+            if number == ENOENT {
+                throw StreamError(code: .notFound, object: objectName, message: "the folder \(folder) does not exist", systemErrno: number)
+            }
+            throw .system(number, object: objectName, doing: "cannot create a temporary file in \(folder)")
+        }
+        self.descriptor = descriptor
+    }
+
+    deinit { abort() }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
+        guard state == .writing else {
+            throw StreamError(code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
+        }
+        guard let base = bytes.baseAddress else { return }
+        var done = 0
+        while done < bytes.count {
+            let wrote = systemWrite(descriptor, base + done, bytes.count - done)
+            if wrote < 0 && errno == EINTR { continue }
+            guard wrote > 0 else { throw .system(errno, object: objectName, doing: "write failed", at: written + done) }
+            done += wrote
+        }
+        written += done
+    }
+
+    @discardableResult
+    public func commit() throws(StreamError) -> Int {
+        guard state == .writing else {
+            throw StreamError(code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
+        }
+        guard fsync(descriptor) == 0 else {
+            let number = errno
+            abort()
+            throw .system(number, object: objectName, doing: "cannot sync the finished file")
+        }
+        close(descriptor)
+        descriptor = -1
+        guard rename(temporaryPath, finalPath) == 0 else {
+            let number = errno
+            abort()
+            throw .system(number, object: objectName, doing: "cannot move the finished file into place")
+        }
+        state = .committed
+        // The rename is durable once the folder is; a failure here only risks the name.
+        let folder = open(Self.split(finalPath).folder, O_RDONLY | O_CLOEXEC)
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
+        return written
+    }
+
+    public func abort() {
+        guard state == .writing else { return }
+        state = .aborted
+        if descriptor >= 0 {
+            close(descriptor)
+            descriptor = -1
+        }
+        _ = unlink(temporaryPath)
+    }
+
+    /// The final file name of a temporary `.NAME.XXXXXXXXXXXX.partial`, or nil if `name` is not one.
+    public static func finalName(ofTemporary name: Substring) -> Substring? {
+        guard name.hasPrefix("."), name.hasSuffix(temporarySuffix) else { return nil }
+        let stem = name.dropFirst().dropLast(temporarySuffix.count)
+        guard let dot = stem.lastIndex(of: "."), stem.distance(from: dot, to: stem.endIndex) == 13 else { return nil }
+        let final = stem[..<dot]
+        return final.isEmpty ? nil : final
+    }
+
+    static func split(_ path: String) -> (folder: String, file: String) {
+        guard let slash = path.lastIndex(of: "/") else { return (".", path) }
+        let folder = slash == path.startIndex ? "/" : String(path[..<slash])
+        return (folder, String(path[path.index(after: slash)...]))
+    }
+}

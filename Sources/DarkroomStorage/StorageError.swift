@@ -1,0 +1,22 @@
+/// A storage that cannot be used at all (not configured, not there), or a key that must not
+/// be used. Reading and writing objects fails with `StreamError` instead.
+public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        case notConfigured = "storage_not_configured"
+        case unavailable = "storage_unavailable"
+        case outsideRoot = "path_outside_storage_root"
+    }
+
+    public var code: Code
+    public var message: String
+    /// The root, key or path concerned.
+    public var path: String
+
+    public init(code: Code, message: String, path: String) {
+        self.code = code
+        self.message = message
+        self.path = path
+    }
+
+    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+}

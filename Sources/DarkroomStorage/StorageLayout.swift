@@ -1,0 +1,81 @@
+/// Where everything lives, as keys relative to the storage. The one place that knows the
+/// layout: the importer, the worker, the orphan cleanup and every backend ask it.
+///
+///     originals/ab/ab12…ef.jpg            imported originals, named by SHA-256 (never modified)
+///     renders/<asset>/<job>.jpg           one render per job
+///     renders/<asset>/<job>.display.jpg   its display-size copy
+///     renders/<asset>/<job>.layerN.jpg    lower layers of a chain a revert or re-render replayed
+///     tmp/                                spill files of running renders (local scratch)
+public enum StorageLayout {
+    public static let originalsFolder = "originals"
+    public static let rendersFolder = "renders"
+    public static let scratchFolder = "tmp"
+    /// The top-level folders a storage holds.
+    public static let folders = [originalsFolder, rendersFolder, scratchFolder]
+
+    /// Content-addressed: the same photo always has the same key, whatever its file name.
+    public static func original(sha256 digest: String) -> StorageKey {
+        StorageKey(trusted: "\(originalsFolder)/\(digest.prefix(2))/\(digest).jpg")
+    }
+
+    /// One render per job, so retries of a job replace their own output and never another job's.
+    public static func render(assetID: Int64, jobID: Int64) -> StorageKey {
+        StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).jpg")
+    }
+
+    /// The display-size copy (PhotoKit's displaySizeImage) beside each render.
+    public static func display(assetID: Int64, jobID: Int64) -> StorageKey {
+        StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).display.jpg")
+    }
+
+    /// A lower layer of a replayed chain (`layer` counts from 1 at the bottom); only the top
+    /// layer, the job's own render, gets a display copy.
+    public static func layer(assetID: Int64, jobID: Int64, layer: Int) -> StorageKey {
+        StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).layer\(layer).jpg")
+    }
+
+    /// What a render key names: which job wrote it, and as what.
+    public struct RenderOutput: Sendable, Hashable {
+        public enum Kind: Sendable, Hashable {
+            case render, display
+            case layer(Int)
+        }
+
+        public var assetID: Int64
+        public var jobID: Int64
+        public var kind: Kind
+
+        public init(assetID: Int64, jobID: Int64, kind: Kind) {
+            self.assetID = assetID
+            self.jobID = jobID
+            self.kind = kind
+        }
+    }
+
+    /// Parses a key the layout built for a job's output; nil for anything else (which the orphan
+    /// cleanup then leaves alone).
+    public static func renderOutput(_ key: StorageKey) -> RenderOutput? {
+        let parts = key.rawValue.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == rendersFolder, let assetID = decimal(parts[1]) else { return nil }
+        let name = parts[2]
+        guard name.hasSuffix(".jpg") else { return nil }
+        let stem = name.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
+        guard let jobID = decimal(stem[0]) else { return nil }
+        switch stem.count {
+        case 1:
+            return RenderOutput(assetID: assetID, jobID: jobID, kind: .render)
+        case 2 where stem[1] == "display":
+            return RenderOutput(assetID: assetID, jobID: jobID, kind: .display)
+        case 2 where stem[1].hasPrefix("layer"):
+            guard let layer = decimal(stem[1].dropFirst(5)), layer > 0 else { return nil }
+            return RenderOutput(assetID: assetID, jobID: jobID, kind: .layer(Int(layer)))
+        default:
+            return nil
+        }
+    }
+
+    private static func decimal(_ text: Substring) -> Int64? {
+        guard !text.isEmpty, text.allSatisfy({ $0.isASCII && $0.isNumber }) else { return nil }
+        return Int64(text)
+    }
+}

@@ -1,0 +1,115 @@
+import ByteStreams
+import DarkroomImaging
+import DarkroomMetadata
+import DarkroomDatabase
+import DarkroomStorage
+import JPEGTurbo
+import Logging
+
+/// How a job's render reads its input and publishes its outputs: through `storage`, by key,
+/// with the input's identity kept alongside so failures name the right object and remedy.
+extension RenderJobRunner {
+    /// Renders `operations` from `input` to `output` (and `display`). Nothing is visible under
+    /// either key unless the whole render succeeded.
+    func render(_ operations: [ImageOperation], from input: RenderInput, orientation: Orientation, to output: StorageKey,
+                display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
+                isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> RenderResult {
+        let source = try open(input)
+        let upload = try beginPublishing(output)
+        var displayUpload: (any ObjectUpload)?
+        if let display {
+            do {
+                displayUpload = try beginPublishing(display)
+            } catch {
+                upload.abort()
+                throw error
+            }
+        }
+        var request = RenderRequest(
+            operations: operations, encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
+            spillDirectory: storage.scratchDirectory,
+            rewriteExif: { original, size in
+                try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+            },
+            threads: settings.threads)
+        request.displayLongestSide = settings.displayLongestSide
+        request.streamBufferBytes = storage.bufferedBytesPerStream
+        request.isCancelled = isCancelled
+        let result: RenderResult
+        do {
+            result = try Renderer.render(request, from: source, to: upload, display: displayUpload, orientation: orientation)
+        } catch let error as RenderError {
+            throw classify(error, input: input)
+        } catch {
+            throw .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
+        }
+        for warning in result.warnings {
+            logger.warning("render warning", metadata: ["job_id": "\(job.id)", "asset_id": "\(asset.id)", "reason": "\(warning)"])
+        }
+        return result
+    }
+
+    /// The asset's original, by the key its import recorded.
+    func originalInput(of asset: Asset) throws(JobFailure) -> RenderInput {
+        do {
+            return .original(assetID: asset.id, key: try StorageKey(asset.originalPath))
+        } catch {
+            throw .permanent(code: .pathOutsideStorageRoot, message: "asset \(asset.id): \(error)", cause: error)
+        }
+    }
+
+    /// The recorded render of a layer an edit goes on top of.
+    func renderInput(of layer: Adjustment, asset: Asset) throws(JobFailure) -> RenderInput {
+        do {
+            return .render(adjustmentID: layer.id, assetID: asset.id, formatIdentifier: layer.formatIdentifier,
+                           key: try StorageKey(layer.renderedPath))
+        } catch {
+            throw .permanent(code: .pathOutsideStorageRoot, message: "adjustment \(layer.id): \(error)", cause: error)
+        }
+    }
+
+    /// A missing object under a reachable storage is permanent (someone deleted it); an
+    /// unreachable storage is transient (the share is not mounted).
+    func open(_ input: RenderInput) throws(JobFailure) -> any ByteSource {
+        do {
+            return try storage.openForReading(input.key)
+        } catch where error.code == .notFound {
+            let message = "\(input.key): \(input) is missing from the storage; \(input.remedyForMissing)"
+            throw input.damageIsPermanent ? .permanent(code: input.missingCode, message: message, cause: error)
+                                          : .transient(code: input.missingCode, message: message, cause: error)
+        } catch {
+            throw Self.failure(error, doing: "cannot read \(input)")
+        }
+    }
+
+    func beginPublishing(_ key: StorageKey) throws(JobFailure) -> any ObjectUpload {
+        do {
+            return try storage.beginPublishing(key)
+        } catch {
+            throw Self.failure(error, doing: "cannot prepare the output")
+        }
+    }
+
+    /// Only a key that leads outside the storage is permanent; everything else may pass.
+    static func failure(_ error: StreamError, doing what: String) -> JobFailure {
+        let message = "\(error.object): \(what): \(error.message)"
+        return error.code == .outsideStorage ? .permanent(code: FailureCode(error.code), message: message, cause: error)
+                                             : .transient(code: FailureCode(error.code), message: message, cause: error)
+    }
+
+    /// Errors name their object: libjpeg's about the input (its key) blame the input by
+    /// identity; the rest concern the render itself or its outputs, and say so themselves.
+    func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
+        switch error {
+        case .jpeg(let jpeg) where jpeg.path == input.key.rawValue:
+            let failure = RenderInputError(input: input, cause: jpeg)
+            return failure.isPermanent ? .permanent(code: failure.code, message: failure.description, cause: failure)
+                                       : .transient(code: failure.code, message: failure.description, cause: failure)
+        case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds:
+            return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
+        default:
+            return error.isPermanent ? .permanent(code: FailureCode(error), message: "\(error)", cause: error)
+                                     : .transient(code: FailureCode(error), message: "\(error)", cause: error)
+        }
+    }
+}

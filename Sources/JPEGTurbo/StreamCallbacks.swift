@@ -1,0 +1,73 @@
+import ByteStreams
+import CJPEG
+import CJPEGBoundary
+
+/// What a C callback reaches through its context pointer: the stream, and the error it threw,
+/// kept for the Swift call that is waiting on the dr_* function. Owned by the codec that owns
+/// the C handle, so it outlives every callback.
+final class SourceContext {
+    let source: any ByteSource
+    var failure: StreamError?
+    init(_ source: any ByteSource) { self.source = source }
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+final class SinkContext {
+    let sink: any ByteSink
+    var failure: StreamError?
+    init(_ sink: any ByteSink) { self.sink = sink }
+    var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+}
+
+/// Never throws into C: a failure is kept in the context and reported as -1; the boundary then
+/// stops libjpeg inside its own frames and the dr_* call returns DR_JPEG_FAILED.
+let readFromSource: dr_read_callback = { context, buffer, capacity in
+    let box = Unmanaged<SourceContext>.fromOpaque(context!).takeUnretainedValue()
+    do throws(StreamError) {
+        return try box.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+    } catch {
+        box.failure = error
+        return -1
+    }
+}
+
+let writeToSink: dr_write_callback = { context, bytes, count in
+    let box = Unmanaged<SinkContext>.fromOpaque(context!).takeUnretainedValue()
+    do throws(StreamError) {
+        try box.sink.write(UnsafeRawBufferPointer(start: bytes, count: count))
+        return 0
+    } catch {
+        box.failure = error
+        return -1
+    }
+}
+
+/// The message libjpeg (or the boundary) left in an error manager.
+func boundaryMessage(_ error: inout dr_jpeg_error) -> String {
+    withUnsafeBytes(of: &error.message) { raw in
+        String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+    }
+}
+
+extension JPEGError {
+    /// The error a failed dr_* call left: the stream's own error when a callback failed.
+    init(boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool) {
+        let offset = error.failed_at_offset >= 0 ? Int(error.failed_at_offset) : nil
+        if error.stream_failed != 0 {
+            let cause = streamFailure ?? StreamError(
+                code: .io, object: object, message: "the stream returned more bytes than it was asked for (a bug in its backend)",
+                byteOffset: offset)
+            self.init(code: .io, message: (isDecoder ? "cannot read: " : "cannot write: ") + cause.message, path: object,
+                      byteOffset: cause.byteOffset ?? offset, systemErrno: cause.systemErrno, cause: cause)
+            return
+        }
+        let message = boundaryMessage(&error)
+        guard isDecoder else {
+            // Not the output: libjpeg's compressor ran out of memory or was misused. Retrying
+            // is the cautious answer, as it always was.
+            self.init(code: .io, message: message, path: object, byteOffset: offset)
+            return
+        }
+        self.init(code: error.failed_on_warning != 0 ? .damaged : .corrupt, message: message, path: object, byteOffset: offset)
+    }
+}

@@ -1,0 +1,122 @@
+import DarkroomAdjustments
+import DarkroomDatabase
+import DarkroomStorage
+import DarkroomTestSupport
+import DarkroomWorker
+import Foundation
+import LibPQ
+import Logging
+import Testing
+
+/// A damaged input is reported as what it is: an original (re-import it) or the render of a
+/// layer an edit goes on top of (render the asset again) — never one for the other.
+@Suite(.serialized) struct DamagedInputTests {
+    struct Fixture {
+        let url: String
+        let storage: StorageRoot
+        let connection: PostgresConnection
+        let asset: Int64
+
+        func drain() -> WorkerSummary {
+            var logger = Logger(label: "damaged-input-test")
+            logger.logLevel = .critical
+            return Worker(options: WorkerOptions(databaseURL: url, storage: storage, drain: true, workerName: "damaged-input-test"),
+                          logger: logger).run()
+        }
+
+        func enqueue(_ identifier: String, _ version: String, _ data: [UInt8]) throws -> Int64 {
+            try connection.query("SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea) AS id",
+                                 [.int(asset), .text(identifier), .text(version), .bytes(data)])[0]["id"].decode(Int64.self)
+        }
+
+        /// Cuts a stored file to half its length, as a failing disk or an interrupted copy would.
+        func truncate(_ key: String) throws {
+            let path = try storage.resolve(key)
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            try bytes.prefix(bytes.count / 2).write(to: URL(fileURLWithPath: path))
+        }
+
+        /// (state, last_error, attempts) of a job.
+        func outcome(_ job: Int64) throws -> (state: String, error: String, attempts: Int) {
+            let row = try connection.query("SELECT state, last_error, attempts FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
+            return (try row["state"].decode(String.self), try row["last_error"].decode(String.self), try row["attempts"].decode(Int.self))
+        }
+
+        var originalKey: String {
+            get throws { try connection.query("SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0][0].decode(String.self) }
+        }
+    }
+
+    func withFixture(_ body: (Fixture) throws -> Void) throws {
+        try TestDatabase.withFreshDatabase { url in
+            let root = NSTemporaryDirectory() + "darkroom-damaged-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            let storage = try StorageRoot.create(root)
+            let connection = try PostgresConnection(url)
+            _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
+            // Copied in first, so truncating the stored original never touches the fixture.
+            let copy = root + "/incoming.jpg"
+            try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, toPath: copy)
+            let asset = try Importer(storage: storage, connection: connection, logger: Logger(label: "import")).importFile(copy).assetID
+            try body(Fixture(url: url, storage: storage, connection: connection, asset: asset))
+        }
+    }
+
+    static let sepia = Array(#"{"operations":[{"op":"sepia","intensity":0.6}]}"#.utf8)
+
+    @Test func aTruncatedOriginalIsBlamedOnTheOriginal() throws {
+        try withFixture { f in
+            let original = try f.originalKey
+            try f.truncate(original)
+            let job = try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia)
+            #expect(f.drain().failed == 1)
+            let outcome = try f.outcome(job)
+            #expect(outcome.state == "failed" && outcome.attempts == 1, "damage is permanent: \(outcome)")
+            #expect(outcome.error.hasPrefix("jpeg_damaged: \(original): the original of asset \(f.asset) is damaged: Premature end of JPEG file"),
+                    "\(outcome.error)")
+            #expect(outcome.error.contains("re-import it from an intact copy"), "\(outcome.error)")
+            #expect(!outcome.error.contains("renders/"), "\(outcome.error)")
+        }
+    }
+
+    /// Filtster layers on top of the pipeline's render (the can-handle rule), so a damaged
+    /// render of that layer is what the edit reads; the original is intact.
+    @Test func aTruncatedBaseLayerRenderIsBlamedOnThatRender() throws {
+        try withFixture { f in
+            let base = try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia)
+            #expect(f.drain().succeeded == 1)
+            let layer = try f.connection.query("SELECT id, rendered_path FROM darkroom.adjustments WHERE job_id = $1", [.int(base)])[0]
+            let layerID = try layer["id"].decode(Int64.self), layerKey = try layer["rendered_path"].decode(String.self)
+            #expect(layerKey == StorageLayout.render(assetID: f.asset, jobID: base).rawValue)
+            try f.truncate(layerKey)
+
+            let filtster = FiltsterSettings(vignetteIntensity: 2, vignetteRadius: 0.8, sepiaIntensity: 0.3).archive()
+            let job = try f.enqueue("com.shinobicontrols.filster", "1.0", filtster)
+            #expect(f.drain().failed == 1)
+            let outcome = try f.outcome(job)
+            #expect(outcome.state == "failed" && outcome.attempts == 1, "damage is permanent: \(outcome)")
+            #expect(outcome.error.hasPrefix("jpeg_damaged: \(layerKey): the render of adjustment \(layerID) (the layer this edit goes on top of) is damaged: Premature end of JPEG file"),
+                    "\(outcome.error)")
+            #expect(outcome.error.contains("render asset \(f.asset)'s chain again from its original"), "\(outcome.error)")
+            #expect(outcome.error.contains("darkroom rerender --format-identifier io.darkroom.pipeline"), "\(outcome.error)")
+            let original = try f.originalKey
+            #expect(!outcome.error.contains("re-import") && !outcome.error.contains(original), "the original is fine: \(outcome.error)")
+            #expect(try f.connection.query("SELECT count(*) FROM darkroom.adjustments")[0][0].decode(Int64.self) == 1, "nothing recorded")
+        }
+    }
+
+    @Test func aMissingBaseLayerRenderIsNamedWithItsRemedy() throws {
+        try withFixture { f in
+            let base = try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia)
+            #expect(f.drain().succeeded == 1)
+            let layerKey = StorageLayout.render(assetID: f.asset, jobID: base).rawValue
+            try FileManager.default.removeItem(atPath: try f.storage.resolve(layerKey))
+            let filtster = FiltsterSettings(vignetteIntensity: 2, vignetteRadius: 0.8, sepiaIntensity: 0.3).archive()
+            let job = try f.enqueue("com.shinobicontrols.filster", "1.0", filtster)
+            #expect(f.drain().failed == 1)
+            let outcome = try f.outcome(job)
+            #expect(outcome.error.hasPrefix("base_render_missing: \(layerKey): the render of adjustment "), "\(outcome.error)")
+            #expect(outcome.error.contains("is missing from the storage; re-render asset \(f.asset)"), "\(outcome.error)")
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import DarkroomDatabase
+import DarkroomOperatorScripts
+import DarkroomStorage
+import DarkroomTestSupport
+import DarkroomWorker
+import Foundation
+import LibPQ
+import Logging
+import Testing
+
+/// `Jobs/clean-orphaned-renders.sql` decides from what the layout and the storage say about
+/// each file (its job, whether it is an unfinished upload), not from parsing names in SQL.
+@Suite struct OrphanCleanupTests {
+    static let jobsDir = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("Jobs").path
+
+    @Test func deletesWhatNoJobWillEverRecordAndKeepsTheRest() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let base = NSTemporaryDirectory() + "darkroom-orphans-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: base) }
+            let storage = try StorageRoot.create(base)
+            let connection = try PostgresConnection(url)
+            let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
+            _ = try Migrator().migrate(on: connection, logger: quiet)
+            let asset = try AssetStore(connection).register(NewAsset(
+                originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
+                pixelWidth: 1, pixelHeight: 1)).id
+            let queue = JobQueue(connection, logger: quiet)
+            func claimNext() throws -> ClaimedJob { try #require(try queue.claim(workerID: "test", limit: 1, lease: .seconds(60)).first) }
+            let data = Array(#"{"operations":[]}"#.utf8)
+            let succeeded = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+            let recorded = StorageLayout.render(assetID: asset, jobID: succeeded).rawValue
+            _ = try queue.complete(try claimNext(), with: NewAdjustment(
+                formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data, baseAdjustmentID: nil,
+                renderedPath: recorded, renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
+            let failed = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+            _ = try queue.fail(try claimNext(), .permanent(code: .jpegDamaged, message: "test"), retryPolicy: .standard)
+            let queued = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+
+            let folder = "renders/\(asset)"
+            let files: [String: Bool] = [  // name → deleted
+                recorded: false,
+                StorageLayout.display(assetID: asset, jobID: succeeded).rawValue: false,
+                "\(folder)/.\(succeeded).jpg.abcdefghijkl.partial": true,   // a crashed earlier attempt
+                StorageLayout.render(assetID: asset, jobID: failed).rawValue: true,
+                StorageLayout.layer(assetID: asset, jobID: failed, layer: 1).rawValue: true,
+                StorageLayout.render(assetID: asset, jobID: queued).rawValue: false,
+                "\(folder)/notes.txt": false,                                  // names no job
+                "\(folder)/\(failed).thumb.jpg": false,                        // not a name the layout builds
+            ]
+            try FileManager.default.createDirectory(atPath: storage.path + "/" + folder, withIntermediateDirectories: true)
+            let old = Date().addingTimeInterval(-7200)
+            for name in files.keys {
+                let path = storage.path + "/" + name
+                #expect(FileManager.default.createFile(atPath: path, contents: Data([1])))
+                try FileManager.default.setAttributes([.modificationDate: old], ofItemAtPath: path)
+            }
+            let job = try #require(try OperatorScriptCatalog.load(from: Self.jobsDir).first { $0.name == "clean-orphaned-renders" })
+            let report = try OperatorScriptRunner(connection, logger: quiet).run(job, parameters: ["min_age_minutes": "60"],
+                                                                      files: RenderFiles(storage: storage))
+            #expect(Set(report.deletedFiles) == Set(files.filter(\.value).keys))
+            for (name, deleted) in files {
+                #expect(FileManager.default.fileExists(atPath: storage.path + "/" + name) == !deleted, "\(name)")
+            }
+        }
+    }
+}
