@@ -62,21 +62,26 @@ let package = Package(
             "LibPQ",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.embedInCode("SQL")]),
-        // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs).
+        // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs),
+        // and lists and removes render files through the storage for the cleanup among them.
         .target(name: "DarkroomOperatorScripts", dependencies: [
-            "LibPQ",
+            "LibPQ", "DarkroomStorage", "ByteStreams",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        // Brings photos into the storage (content-addressed by SHA-256) and the catalogue.
+        .target(name: "DarkroomImport", dependencies: [
+            "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "JPEGTurbo", "ByteStreams", "LibPQ",
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "DarkroomWorker", dependencies: [
-            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomOperatorScripts",
-            "DarkroomStorage", "ByteStreams",
-            .product(name: "Crypto", package: "swift-crypto"),
+            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage", "ByteStreams",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWorker", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging", "DarkroomAdjustments",
-            "DarkroomStorage", "ByteStreams", "LibPQ",
+            "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
+            "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -101,7 +106,7 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
-            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibPQ",
+            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport", "ByteStreams", "LibPQ",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

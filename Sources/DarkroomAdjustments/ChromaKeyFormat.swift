@@ -4,9 +4,9 @@ import DarkroomImaging
 /// `com.shinobicontrols.chromakey` 1.0: an NSKeyedArchiver archive of an NSDictionary.
 ///
 /// The sample archives `threshold` (a Float) and `activeColor` (a CIColor), but reads the
-/// colour back from a key named `color` that it never writes, so every edit it makes renders
-/// with its default key colour, pure green. A CIColor's coded fields are Core Image's private
-/// business, so darkroom never interprets one: the key colour is three plain NSNumbers,
+/// color back from a key named `color` that it never writes, so every edit it makes renders
+/// with its default key color, pure green. A CIColor's coded fields are Core Image's private
+/// business, so darkroom never interprets one: the key color is three plain NSNumbers,
 /// `keyColorRed`, `keyColorGreen`, `keyColorBlue` (sRGB-encoded, 0…1, what
 /// `UIColor(red:green:blue:alpha:)` takes), and the background `backgroundRed`/`Green`/`Blue`
 /// the same way. An archive that uses only property-list classes can also be read by the
@@ -24,13 +24,13 @@ public struct ChromaKeySettings: Sendable, Equatable {
 
     public static let identifier = "com.shinobicontrols.chromakey"
     public static let currentVersion = SemanticVersion("1.0")!
-    /// The sample's archive with a CIColor is a few kilobytes (a colour space may be coded).
+    /// The sample's archive with a CIColor is a few kilobytes (a color space may be coded).
     public static let maxDataBytes = 64 << 10
 
     /// Linear-light distance; √3 ≈ 1.732 already keys every pixel in [0, 1]³.
     static let thresholdRange: ClosedRange<Double> = 0...2
     static let componentRange: ClosedRange<Double> = 0...1
-    static let colourKeys = ["keyColorRed", "keyColorGreen", "keyColorBlue", "backgroundRed", "backgroundGreen", "backgroundBlue"]
+    static let colorKeys = ["keyColorRed", "keyColorGreen", "keyColorBlue", "backgroundRed", "backgroundGreen", "backgroundBlue"]
 
     public init(threshold: Double = 0.7, keyColorRed: Double = 0, keyColorGreen: Double = 1, keyColorBlue: Double = 0,
                 backgroundRed: Double = 0, backgroundGreen: Double = 0, backgroundBlue: Double = 0) {
@@ -56,7 +56,7 @@ public struct ChromaKeySettings: Sendable, Equatable {
         if let active = settings.take("activeColor") {
             guard case .object(let className, _, _) = active, className == "CIColor" else {
                 throw AdjustmentError(.invalidParameter,
-                    "\(Self.identifier): \"activeColor\" must be an archived CIColor (it is ignored; give the key colour as keyColorRed/Green/Blue), got \(active.kind)")
+                    "\(Self.identifier): \"activeColor\" must be an archived CIColor (it is ignored; give the key color as keyColorRed/Green/Blue), got \(active.kind)")
             }
         }
         try settings.refuseUnknownKeys()
@@ -78,7 +78,7 @@ public struct ChromaKeySettings: Sendable, Equatable {
     public func validate() throws {
         let format = Self.identifier
         try ArchivedSettings.check(threshold, key: "threshold", in: Self.thresholdRange, format: format)
-        for (key, value) in zip(Self.colourKeys, components) {
+        for (key, value) in zip(Self.colorKeys, components) {
             try ArchivedSettings.check(value, key: key, in: Self.componentRange, format: format)
         }
     }
@@ -89,7 +89,7 @@ public struct ChromaKeySettings: Sendable, Equatable {
     /// value, as the sample's `Float` property is, so its `as? Float` reads it back exactly.
     public func archive() -> [UInt8] {
         var dictionary: [String: ArchivedValue] = ["threshold": .real(threshold)]
-        for (key, value) in zip(Self.colourKeys, components) { dictionary[key] = .real(value) }
+        for (key, value) in zip(Self.colorKeys, components) { dictionary[key] = .real(value) }
         return KeyedArchive.encode(.dictionary(dictionary))
     }
 

@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The colour-grading kernels: colorControls, colorMatrix, posterize, photoEffect and
+/// The color-grading kernels: colorControls, colorMatrix, posterize, photoEffect and
 /// chromaKey. Like the others they loop over the raw strip with no allocation or dynamic
 /// dispatch per pixel; anything costly (transfer functions, tone curves) is computed once
 /// per strip or once per process into a table.
@@ -85,8 +85,8 @@ extension ColorKernels {
         }
     }
 
-    /// Pixels whose linear-light distance to the key colour is below the threshold become the
-    /// background colour. Squared distances are compared, so there is no square root per pixel.
+    /// Pixels whose linear-light distance to the key color is below the threshold become the
+    /// background color. Squared distances are compared, so there is no square root per pixel.
     static func chromaKey(_ parameters: ChromaKey, _ strip: LinearStrip) {
         guard let pixels = strip.pixels.baseAddress else { return }
         let kr = Float(SRGB.toLinear(Double(parameters.key.red)))

@@ -15,7 +15,7 @@ public struct LinearStrip {
     }
 }
 
-/// The per-pixel math of each colour operation. Loops run over raw buffers with no
+/// The per-pixel math of each color operation. Loops run over raw buffers with no
 /// allocation or dispatch per pixel, so the optimiser can vectorise them.
 public enum ColorKernels {
     public static func apply(_ step: PlacedOperation, to strip: LinearStrip) {

@@ -1,4 +1,4 @@
-/// Three colour components. Whether they are linear light or sRGB-encoded is said
+/// Three color components. Whether they are linear light or sRGB-encoded is said
 /// wherever the type is used.
 public struct RGBColor: Sendable, Hashable, CustomStringConvertible {
     public var red: Float
@@ -25,7 +25,7 @@ public struct ColorMatrix: Sendable, Hashable {
     public var offset: RGBColor
 
     public init(rows: [Float], offset: RGBColor = .black) {
-        precondition(rows.count == 9, "a colour matrix has 3 rows of 3 coefficients")
+        precondition(rows.count == 9, "a color matrix has 3 rows of 3 coefficients")
         self.rows = rows
         self.offset = offset
     }
@@ -128,7 +128,7 @@ extension RGBColor {
 }
 
 /// Chroma key parameters. `key` and `background` are sRGB-encoded components in 0…1 (the
-/// numbers a colour picker or `UIColor(red:green:blue:alpha:)` shows); the kernel converts
+/// numbers a color picker or `UIColor(red:green:blue:alpha:)` shows); the kernel converts
 /// them to linear light, where the distance is measured.
 public struct ChromaKey: Sendable, Hashable {
     public var key: RGBColor

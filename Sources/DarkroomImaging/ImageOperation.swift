@@ -1,4 +1,4 @@
-/// One step of a render, already validated. Colour operations work on linear-light RGB;
+/// One step of a render, already validated. Color operations work on linear-light RGB;
 /// positions are those of the oriented image as it stands at that step.
 public enum ImageOperation: Sendable, Hashable {
     /// out = c · 2^ev
@@ -17,7 +17,7 @@ public enum ImageOperation: Sendable, Hashable {
     case posterize(levels: Int)
     /// One of darkroom's looks (matrix, then tone curve), mixed with the input by intensity.
     case photoEffect(PhotoEffect, intensity: Float)
-    /// Pixels within `threshold` (linear-light distance) of the key colour become the background.
+    /// Pixels within `threshold` (linear-light distance) of the key color become the background.
     case chromaKey(ChromaKey)
     /// Separable Gaussian, σ = `sigma` pixels, truncated at ±ceil(3σ), edges clamped.
     case gaussianBlur(sigma: Float)
@@ -49,7 +49,7 @@ public enum ImageOperation: Sendable, Hashable {
     }
 }
 
-/// A colour operation placed on the output: `canvas` is the image size the operation
+/// A color operation placed on the output: `canvas` is the image size the operation
 /// sees and `offset` where output pixel (0, 0) lies on that canvas (crops that come
 /// after an operation shift and shrink what it is applied to, not how it is computed).
 public struct PlacedOperation: Sendable, Hashable {

@@ -14,16 +14,16 @@ public struct RenderGeometry: Sendable, Hashable {
     public var readRect: PixelRect
     /// The stored pixels behind `readRect`.
     public var storedRect: PixelRect
-    /// Colour operations placed on the output; the whole list when there is no blur.
+    /// Color operations placed on the output; the whole list when there is no blur.
     public var steps: [PlacedOperation]
-    /// The render as stages: runs of colour operations, each on the region it applies to,
+    /// The render as stages: runs of color operations, each on the region it applies to,
     /// separated by neighbourhood operations.
     public var stages: [RenderStage]
 
     public var outputSize: PixelSize { outputRect.size }
     public var hasNeighbourhoodOperations: Bool { stages.contains { if case .neighbourhood = $0 { true } else { false } } }
 
-    /// Composes the crops of `operations` and places every colour operation.
+    /// Composes the crops of `operations` and places every color operation.
     /// Throws when a crop leaves the image it is applied to.
     public init(storedSize: PixelSize, orientation: Orientation, operations: [ImageOperation]) throws {
         self.storedSize = storedSize
@@ -56,13 +56,13 @@ public struct RenderGeometry: Sendable, Hashable {
         }
         readRect = needed
         storedRect = orientation.storedRect(for: needed, stored: storedSize)
-        // Group into stages; colour operations are placed on the region they run over.
+        // Group into stages; color operations are placed on the region they run over.
         var stages: [RenderStage] = []
         var run: [PlacedOperation] = []
         var runRegion = needed
         for (index, (operation, canvas)) in placed.enumerated() {
             if operation.halo > 0 {
-                stages.append(.colour(run, region: runRegion))
+                stages.append(.color(run, region: runRegion))
                 run = []
                 runRegion = regions[index + 1]
                 stages.append(.neighbourhood(operation, canvas: canvas, input: regions[index], output: runRegion))
@@ -71,8 +71,8 @@ public struct RenderGeometry: Sendable, Hashable {
                                            offsetX: runRegion.x - canvas.x, offsetY: runRegion.y - canvas.y))
             }
         }
-        stages.append(.colour(run, region: runRegion))
-        self.stages = stages.filter { if case .colour(let steps, _) = $0 { !steps.isEmpty } else { true } }
+        stages.append(.color(run, region: runRegion))
+        self.stages = stages.filter { if case .color(let steps, _) = $0 { !steps.isEmpty } else { true } }
         steps = placed.map { operation, canvas in
             PlacedOperation(operation: operation, canvas: canvas.size,
                             offsetX: output.x - canvas.x, offsetY: output.y - canvas.y)
@@ -82,8 +82,8 @@ public struct RenderGeometry: Sendable, Hashable {
 
 /// A step of the row pipeline.
 public enum RenderStage: Sendable, Hashable {
-    /// Colour operations applied in place to each row of `region`.
-    case colour([PlacedOperation], region: PixelRect)
+    /// Color operations applied in place to each row of `region`.
+    case color([PlacedOperation], region: PixelRect)
     /// Reads rows of `input` (with its halo), writes rows of `output`; clamps at `canvas`.
     case neighbourhood(ImageOperation, canvas: PixelRect, input: PixelRect, output: PixelRect)
 }

@@ -218,14 +218,14 @@ public enum RenderPlanner {
         encoderBytes(width: display.width, fullChroma: fullChroma) + output.width * 12 + display.width * 12 * 4
     }
 
-    /// Two 8-bit output strips (one coloured while the other is encoded) and the
-    /// cache-sized chunk of linear floats the colour operations run on.
+    /// Two 8-bit output strips (one colored while the other is encoded) and the
+    /// cache-sized chunk of linear floats the color operations run on.
     static func outputStripBytes(width: Int, rows: Int) -> Int {
-        width * rows * 3 * 2 + colourChunkBytes(width: width, maxRows: rows)
+        width * rows * 3 * 2 + colorChunkBytes(width: width, maxRows: rows)
     }
 
-    static func colourChunkBytes(width: Int, maxRows: Int) -> Int {
-        width * StripColour.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
+    static func colorChunkBytes(width: Int, maxRows: Int) -> Int {
+        width * StripColor.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
     }
 
     /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the
@@ -255,7 +255,7 @@ public enum RenderPlanner {
         return Int(Double(size.area) * samplesPerPixel * 2)
     }
 
-    /// libjpeg's compressor: colour-converted and downsampled rows for one MCU row.
+    /// libjpeg's compressor: color-converted and downsampled rows for one MCU row.
     static func encoderBytes(width: Int, fullChroma: Bool) -> Int {
         let mcuHeight = fullChroma ? 8 : 16
         return width * 3 * mcuHeight * 2 + 64 << 10

@@ -35,8 +35,8 @@ final class DecodedRows: LinearRowSource {
     }
 }
 
-/// Colour operations applied in place to each row from upstream.
-final class ColourRows: LinearRowSource {
+/// Color operations applied in place to each row from upstream.
+final class ColorRows: LinearRowSource {
     let region: PixelRect
     private let upstream: any LinearRowSource
     private let steps: [PlacedOperation]
@@ -63,8 +63,8 @@ enum RowChain {
         var chain: any LinearRowSource = DecodedRows(source: source, region: plan.geometry.readRect, stripHeight: plan.stripHeight)
         for stage in plan.geometry.stages {
             switch stage {
-            case .colour(let steps, _):
-                chain = ColourRows(upstream: chain, steps: steps)
+            case .color(let steps, _):
+                chain = ColorRows(upstream: chain, steps: steps)
             case .neighbourhood(let operation, let canvas, _, let output):
                 chain = GaussianRows(upstream: chain, operation: operation, canvas: canvas, output: output)
             }

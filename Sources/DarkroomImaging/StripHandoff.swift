@@ -1,6 +1,6 @@
 import Foundation
 
-/// Hands finished 8-bit strips from the thread that decodes and colours them to the thread
+/// Hands finished 8-bit strips from the thread that decodes and colors them to the thread
 /// that encodes them. Two buffers: one being filled while the other is encoded. Either side
 /// can fail; the other then stops at its next call instead of waiting forever.
 final class StripHandoff: @unchecked Sendable {

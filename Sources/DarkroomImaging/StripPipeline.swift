@@ -1,9 +1,9 @@
 import Foundation
 import JPEGTurbo
 
-/// Moves the output through its strips: oriented 8-bit rows → linear floats → colour
+/// Moves the output through its strips: oriented 8-bit rows → linear floats → color
 /// operations → 8-bit sRGB → encoder. With two threads, the JPEG encoder runs on its own
-/// thread while the next strip is decoded and coloured; the pixels are the same either way.
+/// thread while the next strip is decoded and colored; the pixels are the same either way.
 struct StripPipeline {
     let plan: RenderPlan
     let decoder: JPEGDecoder
@@ -80,17 +80,17 @@ struct StripPipeline {
 
 extension StripPipeline {
     /// Fills a buffer with the next finished 8-bit output strip and returns its rows (0 at
-    /// the end). Colour-only renders colour the decoded strips in place; renders with
+    /// the end). Color-only renders color the decoded strips in place; renders with
     /// blurs pull rows through the row chain.
     func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
         let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
         let output = plan.geometry.outputSize
         guard plan.geometry.hasNeighbourhoodOperations else {
-            let colour = StripColour(plan: plan)
+            let color = StripColor(plan: plan)
             var firstRow = 0
             return { buffer in
                 let rows = try wrap { try source.nextStrip(into: buffer) }
-                colour.apply(to: buffer, rows: rows, firstRow: firstRow)
+                color.apply(to: buffer, rows: rows, firstRow: firstRow)
                 firstRow += rows
                 return rows
             }

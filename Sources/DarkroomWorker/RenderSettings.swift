@@ -8,7 +8,7 @@ public struct RenderSettings: Sendable {
     /// For one job; the worker divides its whole budget between its concurrent jobs.
     public var memoryBudgetPerJob: Int
     public var maxPixels: Int
-    /// Threads per render: 2 runs the JPEG encoder beside decoding and colour work. The worker
+    /// Threads per render: 2 runs the JPEG encoder beside decoding and color work. The worker
     /// sets it for each job as it starts (`SlotResources.renderThreads`).
     public var threads: Int
     /// Longest side of the display-size copy each job writes.

@@ -89,7 +89,7 @@ public final class JPEGDecoder {
         }
     }
 
-    /// Skips rows without producing them (cheaper than decoding: no IDCT, no colour conversion).
+    /// Skips rows without producing them (cheaper than decoding: no IDCT, no color conversion).
     public func skipRows(_ count: Int) throws {
         guard state == .decoding else { throw misuse("skipRows before start or after finish") }
         var skipped: JDIMENSION = 0

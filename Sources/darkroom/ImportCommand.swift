@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomImport
 import DarkroomWorker
 import Foundation
 

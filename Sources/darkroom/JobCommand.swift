@@ -56,7 +56,7 @@ extension Darkroom {
                     }
                     let connection = try Environment.connect(global)
                     try Environment.requireSchema(connection)
-                    let files = job.files == nil ? nil : RenderFiles(storage: try Environment.storage(global))
+                    let files = job.files == nil ? nil : StoredRenderFiles(storage: try Environment.storage(global))
                     let started = ContinuousClock.now
                     let report: OperatorScriptReport
                     do {

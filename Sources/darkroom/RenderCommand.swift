@@ -26,7 +26,7 @@ extension Darkroom {
         @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels
         @Option(help: "Also write a display-size copy (longest side --display-size) here.") var display: String?
         @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int = 2048
-        @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and colour work.") var threads: Int = 2
+        @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 
         func validate() throws {

@@ -112,8 +112,8 @@ func refusal(code expected: AdjustmentError.Code? = nil, _ body: () throws -> Vo
     }
 
     @Test func theSamplesArchivedCIColorIsIgnored() throws {
-        let colour = ArchivedValue.object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: ["anything": .string("0 0 1 1")])
-        let data = archive(["activeColor": colour, "threshold": .real(0.5)])
+        let color = ArchivedValue.object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: ["anything": .string("0 0 1 1")])
+        let data = archive(["activeColor": color, "threshold": .real(0.5)])
         #expect(try editor.operations(from: data, version: version) == [.chromaKey(ChromaKey(key: .green, threshold: 0.5))])
         #expect(refusal(code: .invalidParameter) { _ = try ChromaKeySettings(archive: archive(["activeColor": .real(1)])) }
             .contains(#""activeColor" must be an archived CIColor"#))
@@ -121,7 +121,7 @@ func refusal(code expected: AdjustmentError.Code? = nil, _ body: () throws -> Vo
         #expect(refusal(code: .invalidParameter) { _ = try ChromaKeySettings(archive: archive(["activeColor": other])) }
             .contains("got an archived UIColor"))
         // The key the sample reads but never writes is not guessed at.
-        #expect(refusal(code: .invalidParameter) { _ = try ChromaKeySettings(archive: archive(["color": colour])) }
+        #expect(refusal(code: .invalidParameter) { _ = try ChromaKeySettings(archive: archive(["color": color])) }
             .contains(#"unknown key "color""#))
     }
 
@@ -143,9 +143,9 @@ func refusal(code expected: AdjustmentError.Code? = nil, _ body: () throws -> Vo
             == "com.shinobicontrols.chromakey can only express [chromaKey], not [chromaKey, chromaKey]")
     }
 
-    @Test func upgradeDropsTheIgnoredColour() throws {
-        let colour = ArchivedValue.object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: [:])
-        let upgraded = try editor.upgrade(archive(["activeColor": colour, "threshold": .real(0.5)]), from: version)
+    @Test func upgradeDropsTheIgnoredColor() throws {
+        let color = ArchivedValue.object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: [:])
+        let upgraded = try editor.upgrade(archive(["activeColor": color, "threshold": .real(0.5)]), from: version)
         #expect(try KeyedArchive.decode(upgraded) == .dictionary([
             "threshold": .real(0.5), "keyColorRed": .real(0), "keyColorGreen": .real(1), "keyColorBlue": .real(0),
             "backgroundRed": .real(0), "backgroundGreen": .real(0), "backgroundBlue": .real(0),

@@ -70,7 +70,7 @@ import Testing
             "numbers": .array([.integer(3), .real(0.1), .bool(true), .integer(-7)]),
             "text": .string("Grüße"), "bytes": .data([1, 2, 3]), "nothing": .null,
             "nested": .dictionary(["empty": .array([]), "same": .string("Grüße")]),
-            "colour": .object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: ["red": .real(0), "space": .string("sRGB")]),
+            "color": .object(className: "CIColor", classes: ["CIColor", "NSObject"], fields: ["red": .real(0), "space": .string("sRGB")]),
         ])
         #expect(try KeyedArchive.decode(KeyedArchive.encode(value)) == value)
     }

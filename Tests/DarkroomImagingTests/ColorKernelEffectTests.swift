@@ -2,7 +2,7 @@
 import Foundation
 import Testing
 
-/// The colour-grading kernels against pixels computed by hand from the formulas in
+/// The color-grading kernels against pixels computed by hand from the formulas in
 /// docs/adjustment-formats.md (the arithmetic is in the comments).
 @Suite struct ColorKernelEffectTests {
     func run(_ operation: ImageOperation, _ pixels: [Float]) -> [Float] {
@@ -123,7 +123,7 @@ import Testing
 
     @Test(arguments: PhotoEffect.allCases)
     func tablesMatchTheExactCurve(_ effect: PhotoEffect) {
-        // Every look, over a fine ramp of greys and some colours: the interpolated table stays
+        // Every look, over a fine ramp of greys and some colors: the interpolated table stays
         // within 1/100 of an 8-bit step of the curve computed directly in double precision.
         let look = effect.look
         let m = look.matrix.rows
@@ -162,11 +162,11 @@ import Testing
         // Exactly at the threshold is not below it: (0, 0.5, 0) is 0.5 from green.
         #expect(run(.chromaKey(ChromaKey(threshold: 0.5)), [0, 0.5, 0]) == [0, 0.5, 0])
         #expect(run(.chromaKey(ChromaKey(threshold: 0.5001)), [0, 0.5, 0]) == [0, 0, 0])
-        // Threshold 0 keys nothing, not even the key colour itself.
+        // Threshold 0 keys nothing, not even the key color itself.
         #expect(run(.chromaKey(ChromaKey(threshold: 0)), [0, 1, 0]) == [0, 1, 0])
     }
 
-    @Test func chromaKeyColoursAreSRGBEncoded() {
+    @Test func chromaKeyColorsAreSRGBEncoded() {
         // Key sRGB 0.5 grey is linear 0.2140411; background sRGB (1, 0.5, 0) is linear (1, 0.2140411, 0).
         let key = ChromaKey(key: .grey(0.5), threshold: 0.01, background: RGBColor(red: 1, green: 0.5, blue: 0))
         let out = run(.chromaKey(key), [0.2140411, 0.2140411, 0.2140411, 0.5, 0.5, 0.5])

@@ -47,7 +47,7 @@ import Testing
         let full = try DecodedImage(path: folder.file("full.jpg"))
         let display = try DecodedImage(path: folder.file("display.jpg"))
         #expect(display.width == 384 && display.height == 512)
-        // The copy is the full render scaled: their mean colours agree.
+        // The copy is the full render scaled: their mean colors agree.
         for (a, b) in zip(full.channelMeans(), display.channelMeans()) {
             #expect(abs(a - b) < 2, "\(a) vs \(b)")
         }

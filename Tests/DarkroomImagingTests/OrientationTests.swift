@@ -69,7 +69,7 @@ import Testing
     func everyOrientationPlacesEveryPixel(orientation: Orientation) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        // 4:4:4 quality 100 keeps flat 8×8 blocks exact; each block has its own colour.
+        // 4:4:4 quality 100 keeps flat 8×8 blocks exact; each block has its own color.
         let stored = PixelSize(width: 8 * 5, height: 8 * 3)
         var pixels = [UInt8](repeating: 0, count: stored.area * 3)
         for y in 0..<stored.height {

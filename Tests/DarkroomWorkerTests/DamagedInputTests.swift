@@ -1,5 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomImport
 import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWorker

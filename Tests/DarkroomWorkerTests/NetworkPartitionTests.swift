@@ -49,7 +49,7 @@ import Testing
             }
             try network.setLink(up: false)
             let nameA = try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(job)]).decode(String.self)
-            try #require(nameA.hasSuffix("-\(a.pid)/0"), "worker A holds the job: \(nameA)\(logA())")
+            try #require(nameA.contains("-\(a.pid)/"), "worker A holds the job: \(nameA)\(logA())")
             try #require(!rendered.contains { FileManager.default.fileExists(atPath: $0) },
                          "the render finished before the link went down; the photo is too small for this machine")
 
@@ -125,7 +125,8 @@ import Testing
             try Self.poll("worker A completed the next job", timeout: .seconds(60), logA) {
                 try f.value("SELECT state = 'succeeded' FROM darkroom.jobs WHERE id = $1", [.int(next)]).bool == true
             }
-            #expect(try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(next)]).string == nameA)
+            // Any of A's slots (one per core) may take it; only A is running.
+            #expect(try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(next)]).string?.contains("-\(a.pid)/") == true)
             #expect(try f.value("SELECT count(*) FROM darkroom.adjustments WHERE job_id = $1", [.int(next)]).int == 1)
 
             // SIGTERM: an idle worker exits at once. 3, not 0: it reports the result it lost.

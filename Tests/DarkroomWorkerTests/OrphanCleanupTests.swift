@@ -57,7 +57,7 @@ import Testing
             }
             let job = try #require(try OperatorScriptCatalog.load(from: Self.jobsDir).first { $0.name == "clean-orphaned-renders" })
             let report = try OperatorScriptRunner(connection, logger: quiet).run(job, parameters: ["min_age_minutes": "60"],
-                                                                      files: RenderFiles(storage: storage))
+                                                                      files: StoredRenderFiles(storage: storage))
             #expect(Set(report.deletedFiles) == Set(files.filter(\.value).keys))
             for (name, deleted) in files {
                 #expect(FileManager.default.fileExists(atPath: storage.path + "/" + name) == !deleted, "\(name)")

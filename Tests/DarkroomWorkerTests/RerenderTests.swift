@@ -2,6 +2,7 @@ import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomDatabase
+import DarkroomImport
 import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWorker

@@ -1,7 +1,7 @@
 import DarkroomDatabase
 import DarkroomStorage
 import DarkroomTestSupport
-@testable import DarkroomWorker
+@testable import DarkroomImport
 import Foundation
 import LibPQ
 import Logging

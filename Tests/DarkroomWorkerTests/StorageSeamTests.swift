@@ -1,5 +1,6 @@
 import ByteStreams
 import DarkroomDatabase
+import DarkroomImport
 import DarkroomOperatorScripts
 import DarkroomStorage
 import DarkroomTestSupport
@@ -84,12 +85,12 @@ struct ChunkingStorage: ObjectStorage {
         #expect(listed.contains(StoredObject(name: key.rawValue, key: key, isUnfinishedUpload: false)))
         let partial = try #require(listed.first { $0.isUnfinishedUpload })
         #expect(partial.key == StorageLayout.display(assetID: 3, jobID: 7) && partial.name.hasSuffix(".partial"))
-        let candidates = try RenderFiles(storage: root).renderFiles(olderThan: .seconds(-60))
+        let candidates = try StoredRenderFiles(storage: root).renderFiles(olderThan: .seconds(-60))
         #expect(Set(candidates) == [RenderFileCandidate(path: key.rawValue, jobID: 7, isTemporary: false),
                                     RenderFileCandidate(path: partial.name, jobID: 7, isTemporary: true)])
-        try RenderFiles(storage: root).deleteRenderFile(partial.name)
-        try RenderFiles(storage: root).deleteRenderFile(partial.name)  // gone already: fine
-        #expect(throws: (any Error).self) { try RenderFiles(storage: root).deleteRenderFile("originals/ab/x.jpg") }
+        try StoredRenderFiles(storage: root).deleteRenderFile(partial.name)
+        try StoredRenderFiles(storage: root).deleteRenderFile(partial.name)  // gone already: fine
+        #expect(throws: (any Error).self) { try StoredRenderFiles(storage: root).deleteRenderFile("originals/ab/x.jpg") }
         withExtendedLifetime(unfinished) {}
     }
 }

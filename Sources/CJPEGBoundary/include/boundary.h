@@ -88,7 +88,7 @@ void dr_decoder_destroy(dr_jpeg_decoder *decoder);
 // header, keeping APP1 (EXIF, XMP) and APP2 (ICC) markers. `context` must stay valid until
 // destroy.
 int dr_decoder_open(dr_jpeg_decoder *decoder, dr_read_callback read, void *context, size_t buffer_size);
-// Sets the output colour space and DCT scaling (scale_num/8), then starts decompression.
+// Sets the output color space and DCT scaling (scale_num/8), then starts decompression.
 // A progressive file is read to its end here, into the whole-image coefficient buffer.
 int dr_decoder_start(dr_jpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                      unsigned int scale_num, int fast_upsample);

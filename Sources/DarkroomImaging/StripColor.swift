@@ -1,6 +1,6 @@
-/// The colour operations of a plan, applied in place to 8-bit strips a few rows at a time
+/// The color operations of a plan, applied in place to 8-bit strips a few rows at a time
 /// so the floats stay in cache.
-struct StripColour {
+struct StripColor {
     let steps: [PlacedOperation]
     let width: Int
     let chunkHeight: Int
@@ -15,14 +15,14 @@ struct StripColour {
         chunkHeight = Self.chunkHeight(width: width, maxRows: maxRows)
     }
 
-    /// Rows per pass through the colour operations: about 48K floats (192 KB), which
+    /// Rows per pass through the color operations: about 48K floats (192 KB), which
     /// stays in a core's L2 cache. (Smaller, L1-sized chunks measured no faster: the
     /// passes are bound by arithmetic and table lookups, not by cache traffic.)
     static func chunkHeight(width: Int, maxRows: Int) -> Int {
         min(maxRows, max(1, 16_384 / max(width, 1)))
     }
 
-    /// No colour operation: 8-bit values go straight through (the round trip through
+    /// No color operation: 8-bit values go straight through (the round trip through
     /// linear light would give back the same codes anyway).
     func apply(to strip: UnsafeMutableRawBufferPointer, rows: Int, firstRow: Int) {
         guard !steps.isEmpty else { return }

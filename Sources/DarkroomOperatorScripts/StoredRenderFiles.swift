@@ -1,6 +1,4 @@
 import ByteStreams
-import DarkroomDatabase
-import DarkroomOperatorScripts
 import DarkroomStorage
 import Foundation
 
@@ -8,7 +6,7 @@ import Foundation
 /// job wrote each file (a name it did not build names no job and is never offered), the
 /// storage says which are unfinished uploads, and each deletion goes back through the storage,
 /// so nothing outside its renders is ever touched.
-public struct RenderFiles: RenderFileStore {
+public struct StoredRenderFiles: RenderFileStore {
     public let storage: any ObjectStorage
 
     public init(storage: any ObjectStorage) {
@@ -16,7 +14,8 @@ public struct RenderFiles: RenderFileStore {
     }
 
     public func renderFiles(olderThan minimumAge: Duration) throws -> [RenderFileCandidate] {
-        let cutoff = Date().addingTimeInterval(-minimumAge.seconds)
+        let (seconds, attoseconds) = minimumAge.components
+        let cutoff = Date().addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
         return try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: cutoff).compactMap { object in
             guard let key = object.key, let output = StorageLayout.renderOutput(key) else { return nil }
             return RenderFileCandidate(path: object.name, jobID: output.jobID, isTemporary: object.isUnfinishedUpload)
