@@ -72,6 +72,13 @@ final class StreamingDownscaler {
     private let encodedRow: UnsafeMutableBufferPointer<UInt8>
     private var nextInputRow = 0
 
+    /// The column spans flattened for the per-row loop: output column `c` sums input columns
+    /// `columnFirst[c] ..< columnFirst[c] + (weightStart[c + 1] - weightStart[c])` with the
+    /// weights `columnWeights[weightStart[c]...]` (no array of arrays in the hot loop).
+    private let columnFirst: UnsafeMutableBufferPointer<Int>
+    private let weightStart: UnsafeMutableBufferPointer<Int>
+    private let columnWeights: UnsafeMutableBufferPointer<Float>
+
     init(resampler: AreaResampler, emit: @escaping (UnsafePointer<UInt8>) throws -> Void) {
         self.resampler = resampler
         self.emit = emit
@@ -80,6 +87,20 @@ final class StreamingDownscaler {
         linearRow = .allocate(capacity: resampler.source.width * 3)
         reducedRow = .allocate(capacity: resampler.target.width * 3)
         encodedRow = .allocate(capacity: resampler.target.width * 3)
+        let spans = resampler.columnSpans
+        columnFirst = .allocate(capacity: spans.count)
+        weightStart = .allocate(capacity: spans.count + 1)
+        columnWeights = .allocate(capacity: spans.reduce(0) { $0 + $1.weights.count })
+        var next = 0
+        for (column, span) in spans.enumerated() {
+            columnFirst[column] = span.first
+            weightStart[column] = next
+            for weight in span.weights {
+                columnWeights[next] = weight
+                next += 1
+            }
+        }
+        weightStart[spans.count] = next
     }
 
     deinit {
@@ -87,6 +108,9 @@ final class StreamingDownscaler {
         linearRow.deallocate()
         reducedRow.deallocate()
         encodedRow.deallocate()
+        columnFirst.deallocate()
+        weightStart.deallocate()
+        columnWeights.deallocate()
     }
 
     /// Adds `rows` rows of `source.width * 3` bytes.
@@ -96,26 +120,33 @@ final class StreamingDownscaler {
             SRGB.decode(bytes + row * width * 3, into: linearRow.baseAddress!, count: width * 3)
             reduceColumns()
             for (output, weight) in resampler.contributions(ofRow: nextInputRow) {
-                let sum = accumulator(for: output)
-                for index in 0..<reducedRow.count { sum[index] += weight * reducedRow[index] }
+                let sum = accumulator(for: output).baseAddress!
+                let reduced = UnsafePointer(reducedRow.baseAddress!)
+                for index in 0..<reducedRow.count { sum[index] += weight * reduced[index] }
             }
             nextInputRow += 1
             try flushFinishedRows()
         }
     }
 
+    /// Same sums in the same order as a loop over `columnSpans`, so the result is unchanged.
     private func reduceColumns() {
-        for (column, span) in resampler.columnSpans.enumerated() {
+        let input = UnsafePointer(linearRow.baseAddress!)
+        let output = reducedRow.baseAddress!
+        let firsts = columnFirst.baseAddress!, starts = weightStart.baseAddress!, weights = columnWeights.baseAddress!
+        for column in 0..<columnFirst.count {
             var r: Float = 0, g: Float = 0, b: Float = 0
-            for (offset, weight) in span.weights.enumerated() {
-                let base = (span.first + offset) * 3
-                r += weight * linearRow[base]
-                g += weight * linearRow[base + 1]
-                b += weight * linearRow[base + 2]
+            var pixel = input + firsts[column] * 3
+            for index in starts[column]..<starts[column + 1] {
+                let weight = weights[index]
+                r += weight * pixel[0]
+                g += weight * pixel[1]
+                b += weight * pixel[2]
+                pixel += 3
             }
-            reducedRow[column * 3] = r
-            reducedRow[column * 3 + 1] = g
-            reducedRow[column * 3 + 2] = b
+            output[column * 3] = r
+            output[column * 3 + 1] = g
+            output[column * 3 + 2] = b
         }
     }
 
