@@ -70,20 +70,20 @@ public struct AssetStore {
 
     /// Every adjustment recorded for the asset, oldest first.
     /// The layers the asset shows now, bottom (rendered from the original) first; empty when it
-    /// shows its original. `darkroom.current_chain` walks the chain: the one walk there is.
+    /// shows its original. `darkroom.current_chains` walks the chain: the one walk there is.
     public func currentChain(of assetID: Int64) throws -> [Adjustment] {
         try connection.query("""
             SELECT \(Adjustment.columns(of: "a"))
-              FROM darkroom.current_chain($1) AS layer
+              FROM darkroom.current_chains(ARRAY[$1::bigint]) AS layer
               JOIN darkroom.adjustments AS a ON a.id = layer.adjustment_id
              ORDER BY layer.layer_number
             """, [.int(assetID)]).map(Adjustment.init(row:))
     }
 
     /// Whether a re-render of `formatIdentifier` (below `belowVersion`) still has work on the
-    /// asset: `darkroom.rerender_needed`, the rule that also chose which assets to queue.
+    /// asset: `darkroom.rerender_scope`, the rule that also chose which assets to queue.
     public func rerenderNeeded(assetID: Int64, formatIdentifier: String?, belowVersion: String?) throws -> Bool {
-        try connection.query("SELECT darkroom.rerender_needed($1::bigint, $2::text, $3::text) AS needed", [
+        try connection.query("SELECT EXISTS (SELECT 1 FROM darkroom.rerender_scope($2::text, $3::text, ARRAY[$1::bigint])) AS needed", [
             .int(assetID), .optional(formatIdentifier, PostgresBind.text), .optional(belowVersion, PostgresBind.text),
         ])[0]["needed"].decode(Bool.self)
     }

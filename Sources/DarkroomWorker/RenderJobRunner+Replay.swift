@@ -10,7 +10,7 @@ import Logging
 /// the one it renders again), so the history stays append-only and every record's render is
 /// the render of its own chain.
 extension RenderJobRunner {
-    /// What a re-render the database found nothing for says it did (`rerender_needed` was false).
+    /// What a re-render the database found nothing for says it did (`rerender_scope` did not name the asset).
     static func nothingToRerender(_ chain: [Adjustment], identifier: String?, below: String?, assetID: Int64) -> String {
         guard !chain.isEmpty, let identifier else {
             return "asset \(assetID) shows its original; there is nothing to re-render"

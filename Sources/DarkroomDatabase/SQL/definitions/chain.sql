@@ -2,41 +2,46 @@
 -- (its editors must read every layer the job renders) and which assets a re-render reaches.
 -- The worker reads chains through these functions; it walks no chain of its own.
 
--- The layers the asset shows now, bottom first: its current adjustment and, through
--- base_adjustment_id, every layer beneath it. Empty when it shows its original. The foreign
+-- The layers each of the assets shows now, bottom first (layer_number 1 is rendered from the
+-- original): its current adjustment and, through base_adjustment_id, every layer beneath it.
+-- An asset that shows its original has no rows. One walk for one asset (ARRAY[id]: index
+-- probes) or for a whole library at once (a hash join), so every caller shares it. The foreign
 -- key on base_adjustment_id means a base always exists, and is always an older record.
-CREATE OR REPLACE FUNCTION darkroom.current_chain(asset_id bigint)
-RETURNS TABLE (layer_number int, layer_count int, adjustment_id bigint, format_identifier text, format_version text)
+CREATE OR REPLACE FUNCTION darkroom.current_chains(asset_ids bigint[])
+RETURNS TABLE (asset_id bigint, layer_number int, layer_count int, adjustment_id bigint,
+               format_identifier text, format_version text)
 LANGUAGE sql STABLE AS $$
     WITH RECURSIVE walk AS (
-        SELECT a.id, a.base_adjustment_id, a.format_identifier, a.format_version, 1 AS depth
-          FROM darkroom.assets AS s
+        SELECT s.id AS asset_id, a.id, a.base_adjustment_id, a.format_identifier, a.format_version, 1 AS depth
+          FROM unnest(current_chains.asset_ids) AS requested(id)
+          JOIN darkroom.assets AS s ON s.id = requested.id
           JOIN darkroom.adjustments AS a ON a.id = s.current_adjustment_id
-         WHERE s.id = current_chain.asset_id
         UNION ALL
-        SELECT b.id, b.base_adjustment_id, b.format_identifier, b.format_version, w.depth + 1
+        SELECT w.asset_id, b.id, b.base_adjustment_id, b.format_identifier, b.format_version, w.depth + 1
           FROM walk AS w
           JOIN darkroom.adjustments AS b ON b.id = w.base_adjustment_id
     )
-    SELECT (count(*) OVER () - w.depth + 1)::int, (count(*) OVER ())::int, w.id, w.format_identifier, w.format_version
+    SELECT w.asset_id, (count(*) OVER chain - w.depth + 1)::int, (count(*) OVER chain)::int,
+           w.id, w.format_identifier, w.format_version
       FROM walk AS w
-     ORDER BY w.depth DESC
+    WINDOW chain AS (PARTITION BY w.asset_id)
+     ORDER BY w.asset_id, w.depth DESC
 $$;
 
--- Whether a re-render of format_identifier (below below_version, if given) still has work on
--- the asset: its current chain has such a layer. A whole-chain re-render (no identifier) has
--- work whenever the asset shows any layer. enqueue_rerender queues by it; the worker asks it
--- again when it runs the job, since the chain may have changed in between.
-CREATE OR REPLACE FUNCTION darkroom.rerender_needed(asset_id bigint, format_identifier text, below_version text)
-RETURNS boolean
+-- The assets among asset_ids a re-render of format_identifier (below below_version, if given)
+-- still has work on: their current chain has such a layer. A whole-chain re-render (no
+-- identifier) has work on every asset that shows a layer. enqueue_rerender queues by it; the
+-- worker asks it again for its one asset when it runs the job (the chain may have changed).
+CREATE OR REPLACE FUNCTION darkroom.rerender_scope(format_identifier text, below_version text, asset_ids bigint[])
+RETURNS TABLE (asset_id bigint)
 LANGUAGE sql STABLE AS $$
-    SELECT EXISTS (
-        SELECT 1 FROM darkroom.current_chain(rerender_needed.asset_id) AS layer
-         WHERE rerender_needed.format_identifier IS NULL
-            OR (layer.format_identifier = rerender_needed.format_identifier
-                AND (rerender_needed.below_version IS NULL
-                     OR darkroom.semver_sort_key(layer.format_version) COLLATE "C"
-                        < darkroom.semver_sort_key(rerender_needed.below_version))))
+    SELECT DISTINCT layer.asset_id
+      FROM darkroom.current_chains(rerender_scope.asset_ids) AS layer
+     WHERE rerender_scope.format_identifier IS NULL
+        OR (layer.format_identifier = rerender_scope.format_identifier
+            AND (rerender_scope.below_version IS NULL
+                 OR darkroom.semver_sort_key(layer.format_version) COLLATE "C"
+                    < darkroom.semver_sort_key(rerender_scope.below_version)))
 $$;
 
 -- Whether a worker whose editors are (identifiers[i], reading lows[i] to highs[i], as
@@ -63,7 +68,7 @@ LANGUAGE sql STABLE AS $$
                   WHERE f.identifier = can_run.format_identifier
                     AND (can_run.format_version_sort IS NULL OR f.high >= can_run.format_version_sort COLLATE "C")))
              AND NOT EXISTS (
-                 SELECT 1 FROM darkroom.current_chain(can_run.asset_id) AS layer
+                 SELECT 1 FROM darkroom.current_chains(ARRAY[can_run.asset_id]) AS layer
                   WHERE (can_run.kind <> 'revert_last' OR layer.layer_number < layer.layer_count)
                     AND NOT EXISTS (
                         SELECT 1 FROM unnest(can_run.identifiers, can_run.highs) AS f(identifier, high)

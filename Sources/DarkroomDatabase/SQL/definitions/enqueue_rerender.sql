@@ -1,6 +1,6 @@
 -- Queueing re-renders after an editor upgrade.
 
--- After an editor upgrade: queues one re-render per asset that darkroom.rerender_needed says
+-- After an editor upgrade: queues one re-render per asset that darkroom.rerender_scope says
 -- has a layer in format_identifier (below below_version, if given), in one INSERT ... SELECT (one
 -- NOTIFY), skipping assets with the same re-render already queued or running. Workers
 -- that write below below_version do not claim these jobs. Returns how many were queued.
@@ -17,17 +17,16 @@ BEGIN
     END IF;
     PERFORM darkroom.require_job_options(priority, batch);
     INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version, priority, batch)
-    SELECT s.id, 'rerender', enqueue_rerender.format_identifier, below_version,
+    SELECT scope.asset_id, 'rerender', enqueue_rerender.format_identifier, below_version,
            enqueue_rerender.priority, enqueue_rerender.batch
-      FROM darkroom.assets AS s
-     WHERE s.current_adjustment_id IS NOT NULL
-       AND darkroom.rerender_needed(s.id, enqueue_rerender.format_identifier, below_version)
-       AND NOT EXISTS (
+      FROM darkroom.rerender_scope(enqueue_rerender.format_identifier, below_version,
+               ARRAY(SELECT s.id FROM darkroom.assets AS s WHERE s.current_adjustment_id IS NOT NULL)) AS scope
+     WHERE NOT EXISTS (
            SELECT 1 FROM darkroom.jobs AS j
-            WHERE j.asset_id = s.id AND j.state IN ('queued', 'running') AND j.kind = 'rerender'
+            WHERE j.asset_id = scope.asset_id AND j.state IN ('queued', 'running') AND j.kind = 'rerender'
               AND j.format_identifier IS NOT DISTINCT FROM enqueue_rerender.format_identifier
               AND j.format_version IS NOT DISTINCT FROM below_version)
-     ORDER BY s.id;
+     ORDER BY scope.asset_id;
     GET DIAGNOSTICS queued = ROW_COUNT;
     RETURN queued;
 END $$;
