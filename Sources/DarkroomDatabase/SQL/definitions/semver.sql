@@ -38,6 +38,22 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
                 THEN NULL ELSE darkroom.semver_problem_detail(version) END
 $$;
 
+-- The pre-release part of semver_sort_key: ' ' before each identifier; a numeric one as '0',
+-- its length in three digits and its digits, an alphanumeric one as '1' and itself.
+CREATE OR REPLACE FUNCTION darkroom.semver_prerelease_key(prerelease text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE STRICT AS $$
+DECLARE
+    key text := '';
+    identifier text;
+BEGIN
+    FOREACH identifier IN ARRAY string_to_array(prerelease, '.') LOOP
+        key := key || ' ' || CASE WHEN identifier ~ '^[0-9]+$'
+                                  THEN '0' || lpad(length(identifier)::text, 3, '0') || identifier
+                                  ELSE '1' || identifier END;
+    END LOOP;
+    RETURN key;
+END $$;
+
 -- Versions as text whose byte order (COLLATE "C") is semver precedence (semver.org §11), so
 -- an index or a BETWEEN can compare them. MAJOR.MINOR.PATCH, each zero-padded to 9 digits
 -- (the most semver_problem allows); then '~' for a release, or for a pre-release one ' '
@@ -48,25 +64,18 @@ $$;
 -- Build metadata does not count. Only valid versions have a meaningful key.
 -- Tests/Fixtures/semver-precedence.txt holds the vectors both this and SemanticVersion pass.
 CREATE OR REPLACE FUNCTION darkroom.semver_sort_key(version text) RETURNS text
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
-DECLARE
-    precedence text := split_part(version, '+', 1);
-    core text := split_part(precedence, '-', 1);
-    prerelease text := substring(precedence FROM length(core) + 2);
-    key text;
-    identifier text;
-BEGIN
-    IF version IS NULL THEN RETURN NULL; END IF;
-    key := lpad(split_part(core, '.', 1), 9, '0') || '.' || lpad(split_part(core, '.', 2), 9, '0') || '.'
-           || lpad(coalesce(nullif(split_part(core, '.', 3), ''), '0'), 9, '0');
-    IF prerelease = '' THEN RETURN key || '~'; END IF;
-    FOREACH identifier IN ARRAY string_to_array(prerelease, '.') LOOP
-        key := key || ' ' || CASE WHEN identifier ~ '^[0-9]+$'
-                                  THEN '0' || lpad(length(identifier)::text, 3, '0') || identifier
-                                  ELSE '1' || identifier END;
-    END LOOP;
-    RETURN key;
-END $$;
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    -- Plain SQL without FROM, so it is inlined into the statement (and the generated column):
+    -- a release needs no function call; only a pre-release's identifiers are looped over.
+    SELECT CASE WHEN version IS NOT NULL THEN
+           lpad(split_part(split_part(split_part(version, '+', 1), '-', 1), '.', 1), 9, '0') || '.'
+        || lpad(split_part(split_part(split_part(version, '+', 1), '-', 1), '.', 2), 9, '0') || '.'
+        || lpad(coalesce(nullif(split_part(split_part(split_part(version, '+', 1), '-', 1), '.', 3), ''), '0'), 9, '0')
+        || CASE WHEN strpos(split_part(version, '+', 1), '-') = 0 THEN '~'
+                ELSE darkroom.semver_prerelease_key(
+                         substr(split_part(version, '+', 1), strpos(split_part(version, '+', 1), '-') + 1)) END
+    END
+$$;
 
 -- The version itself, or an error naming what is wrong: for parameters of plain SQL jobs.
 CREATE OR REPLACE FUNCTION darkroom.require_semver(version text) RETURNS text
