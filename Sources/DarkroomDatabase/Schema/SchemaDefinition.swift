@@ -39,8 +39,11 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("retry.sql", PackageResources.retry_sql),
         SchemaDefinition("prune_jobs.sql", PackageResources.prune_jobs_sql),
         SchemaDefinition("queue_summary.sql", PackageResources.queue_summary_sql),
+        SchemaDefinition("recent_failures.sql", PackageResources.recent_failures_sql),
+        SchemaDefinition("failures.sql", PackageResources.failures_sql),
         SchemaDefinition("batch_summary.sql", PackageResources.batch_summary_sql),
         SchemaDefinition("worker_status.sql", PackageResources.worker_status_sql),
+        SchemaDefinition("waiting_for_editor.sql", PackageResources.waiting_for_editor_sql),
     ]
 
     public static var all: [SchemaDefinition] { beforeMigrations + afterMigrations }

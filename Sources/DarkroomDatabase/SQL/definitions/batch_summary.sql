@@ -1,5 +1,3 @@
--- Operators' views: batches.
-
 -- Per batch: counts by state, progress rate over the last ten minutes, and an ETA.
 CREATE OR REPLACE VIEW darkroom.batch_summary AS
 SELECT j.batch,
