@@ -30,6 +30,7 @@ CREATE OR REPLACE FUNCTION darkroom.complete_job(
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, adjustment_id bigint)
 LANGUAGE plpgsql SECURITY INVOKER AS $$
 DECLARE
+    found record;
     job darkroom.jobs;
     previous bigint;
     current bigint;
@@ -46,14 +47,20 @@ BEGIN
         RAISE EXCEPTION 'a completion with change % needs % layers', change, CASE WHEN change = 'layers' THEN 'one or more' ELSE 'no' END
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = complete_job.job_id FOR UPDATE;
+    -- The job and its asset, both locked, in one statement (a job's asset always exists:
+    -- deleting it cascades).
+    SELECT j AS job_row, a.current_adjustment_id AS current_id INTO found
+      FROM darkroom.jobs AS j JOIN darkroom.assets AS a ON a.id = j.asset_id
+     WHERE j.id = complete_job.job_id
+       FOR UPDATE;
+    job := found.job_row;
+    previous := found.current_id;
     loss := darkroom.lease_loss(job, complete_job.lease_token);
     IF loss IS NOT NULL THEN
         status := 'lease_lost';
         RETURN NEXT;
         RETURN;
     END IF;
-    SELECT a.current_adjustment_id INTO previous FROM darkroom.assets AS a WHERE a.id = job.asset_id FOR UPDATE;
     IF check_expected AND previous IS DISTINCT FROM expected_current THEN
         status := 'asset_changed';
         current_adjustment_id := previous;
