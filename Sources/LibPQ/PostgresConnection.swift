@@ -20,8 +20,17 @@ public final class PostgresConnection {
     /// DateStyle is not ISO (see `configureSession`), so connections may go through PgBouncer.
     public init(_ conninfo: String) throws {
         // Earlier entries can be overridden by the connection string, later ones cannot:
-        // the caller may rename the application, but results must be UTF-8.
-        let parameters = [("application_name", "darkroom"), ("dbname", conninfo), ("client_encoding", "UTF8")]
+        // the caller may rename the application or the timeouts, but results must be UTF-8.
+        // A worker cut off from the server (a link down, a host gone without a reset) must
+        // notice within about a minute, not after the kernel's ~15 minutes of retransmission:
+        // keepalives end a connection that waits for an answer in silence, tcp_user_timeout one
+        // whose sent data stays unacknowledged. Both only ever close a dead connection.
+        let parameters = [
+            ("application_name", "darkroom"), ("connect_timeout", "10"),
+            ("keepalives", "1"), ("keepalives_idle", "30"), ("keepalives_interval", "10"), ("keepalives_count", "3"),
+            ("tcp_user_timeout", "60000"),
+            ("dbname", conninfo), ("client_encoding", "UTF8"),
+        ]
         let connection = withCStrings(parameters.map { $0.0 as String? } + [nil]) { keywords in
             withCStrings(parameters.map { $0.1 as String? } + [nil]) { values in
                 PQconnectdbParams(keywords, values, 1)
