@@ -9,7 +9,6 @@ import DarkroomDatabase
 ///
 ///     new ─claimed─▶ rendering ─rendered─────────────▶ writing(complete) ─completed───────▶ finished
 ///                      │  ├─renderFailed───────────────▶ writing(fail) ──────failureRecorded─▶ finished
-///                      │  ├─needsOtherWorker───────────▶ writing(release) ───released────────▶ finished
 ///                      │  └─tick past the grace period─▶ writing(release, shutdown)
 ///                      └─lease lost (heartbeat, or no heartbeat in time), then the render ends ─▶ finished(discarded)
 ///     writing(complete) ─assetChanged─▶ writing(fail)        writing ─writeRefused─▶ finished(discarded)
@@ -23,8 +22,6 @@ struct JobAttempt: Sendable {
         /// How long a claim or heartbeat keeps the job ours.
         var lease: Duration
         var retryPolicy: RetryPolicy
-        /// How long a job this worker cannot render waits before any worker may claim it again.
-        var otherWorkerDelay: Duration = .seconds(60)
         /// A number in 0...1 for each decision that needs chance: retry jitter, reconnect backoff.
         var randomUnit: @Sendable () -> Double = { Double.random(in: 0...1) }
     }
@@ -34,8 +31,6 @@ struct JobAttempt: Sendable {
         case claimed
         case rendered(JobResult)
         case renderFailed(JobFailure)
-        /// The job needs an editor this worker lacks.
-        case needsOtherWorker(reason: String)
         /// A heartbeat sent at `now` answered this about the job.
         case heartbeat(LeaseCheck)
         /// Time passed: the lease and the shutdown deadline are checked against `now`.
@@ -163,9 +158,6 @@ struct JobAttempt: Sendable {
         case (.rendering, .renderFailed(let failure)):
             if let loss { return finish(.discarded(loss)) }
             return startWrite(.fail(failure, decide(failure)))
-        case (.rendering, .needsOtherWorker(let reason)):
-            if let loss { return finish(.discarded(loss)) }
-            return startWrite(.release(.needsOtherWorker(reason), delay: configuration.otherWorkerDelay))
 
         case (.writing(.complete(let result), _), .completed(let current)):
             return finish(.succeeded(result, .recorded(currentAdjustmentID: current)))
@@ -225,7 +217,6 @@ struct JobAttempt: Sendable {
         switch (write, lost) {
         case let (.fail(failure, .fail), .finished(.failed)): .failed(failure)
         case let (.fail(failure, .retry(after)), .requeued): .retried(failure, after: after)
-        case let (.release(reason, _), .requeued): .released(reason)
         default: .discarded(lost)
         }
     }

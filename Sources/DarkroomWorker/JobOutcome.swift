@@ -30,14 +30,11 @@ enum JobOutcome: Sendable, Equatable {
 enum ReleaseReason: Sendable, Hashable, CustomStringConvertible {
     /// The shutdown grace period ran out while it was rendering.
     case shutdown
-    /// It needs an editor (or an editor version) this worker lacks; the reason says which.
-    case needsOtherWorker(String)
 
     /// Kept in the job's `last_error`.
     var description: String {
         switch self {
         case .shutdown: "released unfinished at worker shutdown"
-        case .needsOtherWorker(let reason): reason
         }
     }
 }

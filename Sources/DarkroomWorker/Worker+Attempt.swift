@@ -140,8 +140,6 @@ extension Worker {
             logger.error("job \(outcome.isRetry ? "will be retried" : "failed")", metadata: metadata)
         case .released(.shutdown):
             logger.notice("released the unfinished job; another worker will take it over")
-        case .released(.needsOtherWorker(let reason)):
-            logger.notice("job needs an editor this worker lacks; gave it back", metadata: ["reason": "\(reason)"])
         case .discarded(let loss):
             logger.warning("result not recorded", metadata: ["reason": "\(loss)", "loss": "\(loss.code)"])
         case .abandoned(let why):

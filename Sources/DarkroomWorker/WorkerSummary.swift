@@ -13,13 +13,11 @@ public struct WorkerSummary: Sendable, CustomStringConvertible {
     public var cancelled = 0
     /// Jobs given back to the queue unfinished at shutdown (their attempt not counted).
     public var released = 0
-    /// Jobs given back for a worker with an editor this one lacks (their attempt not counted).
-    public var deferred = 0
     public var elapsed: Duration = .zero
 
     public init() {}
 
-    public var processed: Int { succeeded + failed + retried + leaseLost + cancelled + released + deferred }
+    public var processed: Int { succeeded + failed + retried + leaseLost + cancelled + released }
 
     /// 0 when every job it ran succeeded (or was cancelled, or given back unfinished), 3 when
     /// some did not.
@@ -32,7 +30,6 @@ public struct WorkerSummary: Sendable, CustomStringConvertible {
             + (leaseLost > 0 ? ", \(leaseLost) lost their lease" : "")
             + (cancelled > 0 ? ", \(cancelled) cancelled" : "")
             + (released > 0 ? ", \(released) released at shutdown" : "")
-            + (deferred > 0 ? ", \(deferred) left for a worker with newer editors" : "")
             + String(format: " in %.1fs (%.2f jobs/s)", seconds, rate)
     }
 
@@ -43,7 +40,6 @@ public struct WorkerSummary: Sendable, CustomStringConvertible {
         case .failed: failed += 1
         case .retried: retried += 1
         case .released(.shutdown): released += 1
-        case .released(.needsOtherWorker): deferred += 1
         case .discarded(.cancelled): cancelled += 1
         // Not recorded, and the job runs again elsewhere: this run did not get it done.
         case .discarded, .abandoned: leaseLost += 1

@@ -97,13 +97,6 @@ struct JobAttemptRenderTests {
         #expect(driver.send(.failureRecorded) == [.finish(.failed(transient))])
     }
 
-    @Test func aJobForAnotherWorkerIsReleasedWithADelay() {
-        var driver = AttemptDriver.rendering()
-        let reason = "waiting for a worker that can read io.darkroom.pipeline 2.0.0"
-        #expect(driver.send(.needsOtherWorker(reason: reason)) == [.release(.needsOtherWorker(reason), delay: .seconds(60))])
-        #expect(driver.send(.released) == [.finish(.released(.needsOtherWorker(reason)))])
-    }
-
     @Test func writeResultsThatDoNotMatchTheWriteAreIgnored() {
         var driver = AttemptDriver.completing()
         #expect(driver.send(.failureRecorded).isEmpty)
@@ -128,12 +121,6 @@ struct JobAttemptLeaseTests {
         var driver = AttemptDriver.rendering()
         _ = driver.send(.heartbeat(LeaseCheck(jobID: 7, loss: .cancelled)))
         #expect(driver.send(.rendered(result)) == [.finish(.discarded(.cancelled))])
-    }
-
-    @Test func aJobForAnotherWorkerWhoseLeaseIsGoneIsNotReleased() {
-        var driver = AttemptDriver.rendering()
-        _ = driver.send(.heartbeat(LeaseCheck(jobID: 7, loss: .takenOver)))
-        #expect(driver.send(.needsOtherWorker(reason: "x")) == [.finish(.discarded(.takenOver))])
     }
 
     @Test func theFirstLossIsTheOneThatCounts() {
@@ -185,7 +172,7 @@ struct JobAttemptLeaseTests {
         _ = failing.send(.renderFailed(transient))
         #expect(failing.send(.writeRefused(.cancelled)) == [.finish(.discarded(.cancelled))])
         var releasing = AttemptDriver.rendering()
-        _ = releasing.send(.needsOtherWorker(reason: "x"))
+        _ = releasing.send(.shutdownRequested(releaseAt: releasing.start), at: .zero)
         #expect(releasing.send(.writeRefused(.requeued)) == [.finish(.discarded(.requeued))], "a first try's refusal is not its own commit")
     }
 
@@ -272,14 +259,6 @@ struct JobAttemptReconnectTests {
         _ = driver.send(.connectionBroke(broken))
         _ = driver.send(.readyToRetry)
         #expect(driver.send(.writeRefused(.finished(.failed))) == [.finish(.failed(corrupt))])
-    }
-
-    @Test func aBrokenReleaseThatCommittedCountsAsReleased() {
-        var driver = AttemptDriver.rendering()
-        _ = driver.send(.needsOtherWorker(reason: "x"))
-        _ = driver.send(.connectionBroke(broken))
-        #expect(driver.send(.readyToRetry) == [.release(.needsOtherWorker("x"), delay: .seconds(60))])
-        #expect(driver.send(.writeRefused(.requeued)) == [.finish(.released(.needsOtherWorker("x")))])
     }
 
     @Test func aRetriedWriteRefusedForAnotherReasonIsDiscarded() {
@@ -373,7 +352,7 @@ struct JobAttemptInvariantTests {
     }
 
     static let events: [JobAttempt.Event] = [
-        .claimed, .rendered(result), .renderFailed(transient), .needsOtherWorker(reason: "x"),
+        .claimed, .rendered(result), .renderFailed(transient),
         .heartbeat(LeaseCheck(jobID: 7, loss: nil)), .heartbeat(LeaseCheck(jobID: 7, loss: .cancelled)), .tick,
         .completed(currentAdjustmentID: 1), .failureRecorded, .released, .writeRefused(.takenOver), .writeRefused(.requeued),
         .assetChanged(.assetChanged(assetID: 3, expected: 12, found: nil)), .connectionBroke(broken), .readyToRetry,

@@ -97,11 +97,11 @@ struct WorkerDecisionTests {
         let failure = JobFailure.transient(code: .storageIO, message: "m")
         var clean = WorkerSummary()
         for outcome: JobOutcome in [.succeeded(result, .recorded(currentAdjustmentID: nil)), .discarded(.cancelled),
-                                    .released(.shutdown), .released(.needsOtherWorker("r"))] {
+                                    .released(.shutdown)] {
             clean.record(outcome)
         }
         #expect(clean.exitCode == 0)
-        #expect((clean.succeeded, clean.cancelled, clean.released, clean.deferred) == (1, 1, 1, 1))
+        #expect((clean.succeeded, clean.cancelled, clean.released) == (1, 1, 1))
         #expect(clean.description.contains("1 released at shutdown") && clean.description.contains("1 cancelled"))
 
         for outcome: JobOutcome in [.failed(failure), .retried(failure, after: .seconds(1)), .discarded(.takenOver),
