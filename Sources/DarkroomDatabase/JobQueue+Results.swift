@@ -112,10 +112,6 @@ extension JobQueue {
             .first.map { try $0["adjustment_id"].decode(Int64?.self) }
     }
 
-    static func leaseLoss(_ word: String) -> LeaseLoss {
-        LeaseLoss(databaseWord: word)
-    }
-
     private func leaseLost(_ job: ClaimedJob, _ loss: LeaseLoss) -> QueueError {
         logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(loss)"])
         return .leaseLost(jobID: job.id, reason: loss)
@@ -133,7 +129,7 @@ private enum ReportStatus {
         switch status {
         case "done": self = .done
         case "asset_changed": self = .assetChanged
-        case "lease_lost": self = .leaseLost(JobQueue.leaseLoss(try row["loss"].decode(String?.self) ?? "expired"))
+        case "lease_lost": self = .leaseLost(LeaseLoss(databaseWord: try row["loss"].decode(String?.self) ?? "expired"))
         default:
             throw PostgresError(kind: .unexpectedResult, message: "job \(job.id): the report returned status \(status)")
         }

@@ -70,9 +70,7 @@ public struct JobQueue {
     /// Whether any running job's lease has run out (its worker is gone; the next claim that
     /// can lock the row puts it back).
     public func hasExpiredLeases() throws -> Bool {
-        try connection.query("""
-            SELECT EXISTS (SELECT 1 FROM darkroom.jobs WHERE state = 'running' AND lease_expires_at < now()) AS expired
-            """)[0]["expired"].decode(Bool.self)
+        try connection.query("SELECT darkroom.leases_have_expired() AS expired")[0]["expired"].decode(Bool.self)
     }
 
     /// Puts running jobs whose lease has expired back in the queue, or fails them if that was
@@ -125,7 +123,7 @@ public struct JobQueue {
         var checks: [Int64: LeaseCheck] = [:]
         for row in rows {
             let jobID = try row["job_id"].decode(Int64.self)
-            checks[jobID] = LeaseCheck(jobID: jobID, loss: try row["loss"].decode(String?.self).map(Self.leaseLoss))
+            checks[jobID] = LeaseCheck(jobID: jobID, loss: try row["loss"].decode(String?.self).map(LeaseLoss.init(databaseWord:)))
         }
         return checks
     }

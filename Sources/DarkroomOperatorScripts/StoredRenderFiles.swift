@@ -14,8 +14,7 @@ public struct StoredRenderFiles: RenderFileStore {
     }
 
     public func renderFiles(olderThan minimumAge: Duration) throws -> [RenderFileCandidate] {
-        let (seconds, attoseconds) = minimumAge.components
-        let cutoff = Date().addingTimeInterval(-(Double(seconds) + Double(attoseconds) / 1e18))
+        let cutoff = Date().addingTimeInterval(-(minimumAge / .seconds(1)))
         return try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: cutoff).compactMap { object in
             guard let key = object.key, let output = StorageLayout.renderOutput(key) else { return nil }
             return RenderFileCandidate(path: object.name, jobID: output.jobID, isTemporary: object.isUnfinishedUpload)

@@ -33,10 +33,7 @@ BEGIN
     IF problem IS NOT NULL THEN
         RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    -- The sweep looks before it locks, but calling it costs a function call per claim.
-    IF EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now()) THEN
-        PERFORM darkroom.rescue_expired_leases();
-    END IF;
+    PERFORM darkroom.rescue_expired_leases();  -- it looks before it locks
     IF formats IS NOT NULL THEN
         SELECT coalesce(array_agg(f->>'identifier'), '{}'), coalesce(array_agg(darkroom.semver_sort_key(f->>'min')), '{}'),
                coalesce(array_agg(darkroom.semver_sort_key(f->>'max')), '{}')

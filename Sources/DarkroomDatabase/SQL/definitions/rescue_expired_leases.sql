@@ -1,5 +1,12 @@
 -- What happens to a job whose worker stopped heartbeating.
 
+-- Whether any running job's lease has run out (its worker is gone; the next claim that can
+-- lock the row puts it back). Every claim asks before it sweeps; a draining worker asks too.
+CREATE OR REPLACE FUNCTION darkroom.leases_have_expired() RETURNS boolean
+LANGUAGE sql STABLE AS $$
+    SELECT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now())
+$$;
+
 -- Running jobs whose lease ran out go back to the queue, or fail: on their last attempt, or
 -- when their worker died crash_limit times in a row (a crash loop: the job kills workers).
 -- Returns what it did. Every claim runs it first.
@@ -10,7 +17,7 @@ DECLARE
     crash_limit int;
 BEGIN
     -- Every claim calls this; almost always nothing has expired, so look before locking.
-    IF NOT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now()) THEN
+    IF NOT darkroom.leases_have_expired() THEN
         RETURN;
     END IF;
     crash_limit := coalesce(darkroom.setting('crash_limit')::int, 3);
