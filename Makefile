@@ -28,8 +28,9 @@ SWIFT_BUILD_FLAGS ?=
 
 # Debian 12 package names: headers for the three C libraries, the server, and pkg-config.
 APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev pkg-config postgresql-15 postgresql-client-15
-# Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks).
-APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif
+# Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks,
+# Little CMS's transicc to check the ICC profiles darkroom builds).
+APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif liblcms2-utils
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer) and
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL).
 APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat
@@ -109,7 +110,7 @@ db-url:
 # may point at another server where the role can CREATE DATABASE).
 TEST_SERVER_URL := postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres
 
-test: deps ops-deps
+test: deps ops-deps tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" swift test --skip-build $(SWIFT_BUILD_FLAGS)
