@@ -8,41 +8,32 @@ public struct AssetStore {
         self.connection = connection
     }
 
-    /// Registers a photo, or finds it if a file with the same content was registered before (in
-    /// which case nothing is changed). `created` tells which happened.
+    /// Registers a photo (`darkroom.register_asset`, which a worker role may call), or finds it
+    /// if a file with the same content was registered before (in which case nothing is
+    /// changed). `created` tells which happened. A path outside the storage root, or a value a
+    /// constraint refuses, throws `QueueError.invalidAsset`.
     public func register(_ asset: NewAsset) throws -> (id: Int64, created: Bool) {
-        let sha256 = asset.contentSHA256.lowercased()
         let warnings = asset.metadataWarnings
             .map { $0.split(whereSeparator: \.isNewline).joined(separator: " ") }
             .joined(separator: "\n")
-        let inserted: PostgresRows
+        let row: PostgresRow
         do {
-            inserted = try connection.query("""
-                INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height,
-                                             orientation, latitude, longitude, altitude, creation_date, metadata_warnings)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
-                ON CONFLICT (content_sha256) DO NOTHING
-                RETURNING id
+            row = try connection.query("""
+                SELECT asset_id, created
+                  FROM darkroom.register_asset($1::text, $2::text, $3::bigint, $4::int, $5::int, $6::int, $7::double precision,
+                                               $8::double precision, $9::double precision, $10::timestamptz, $11::text)
                 """, [
-                    .text(asset.originalPath), .text(sha256), .int(asset.byteSize),
+                    .text(asset.originalPath), .text(asset.contentSHA256.lowercased()), .int(asset.byteSize),
                     .int(Int64(asset.pixelWidth)), .int(Int64(asset.pixelHeight)), .int(Int64(asset.orientation)),
                     .optional(asset.latitude, PostgresBind.double), .optional(asset.longitude, PostgresBind.double),
                     .optional(asset.altitude, PostgresBind.double), .optional(asset.creationDate, PostgresBind.timestamp),
                     warnings.isEmpty ? .null : .text(warnings),
-                ])
-        } catch let error as PostgresError where error.sqlState == "23514" {
-            throw QueueError.invalidAsset(path: asset.originalPath, constraint: error.constraintName ?? "a check constraint", message: error.message)
+                ])[0]
+        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "22023" {
+            throw QueueError.invalidAsset(path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset",
+                                          message: error.message)
         }
-        if let row = inserted.first {
-            return (try row["id"].decode(Int64.self), true)
-        }
-        // ON CONFLICT waited for any concurrent insert of the same file to commit, so it is visible now.
-        let existing = try connection.query("SELECT id FROM darkroom.assets WHERE content_sha256 = $1", [.text(sha256)])
-        guard let row = existing.first else {
-            // Only possible if the conflicting row was deleted in between; registering again inserts it.
-            return try register(asset)
-        }
-        return (try row["id"].decode(Int64.self), false)
+        return (try row["asset_id"].decode(Int64.self), try row["created"].decode(Bool.self))
     }
 
     public func asset(id: Int64) throws -> Asset? {

@@ -1,8 +1,8 @@
 import Foundation
 import LibPQ
 
-/// A job a worker has leased. Report back with `complete`, `fail` or `release`, and call
-/// `extendLease` while working so the lease does not run out.
+/// A job a worker has leased. Report back with `complete`, `fail` or `release`; the worker's
+/// `heartbeat` extends the lease while it works so the lease does not run out.
 public struct ClaimedJob: Sendable, Hashable, Identifiable {
     public var id: Int64
     public var assetID: Int64

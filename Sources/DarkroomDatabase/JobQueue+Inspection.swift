@@ -2,7 +2,7 @@ import Foundation
 import LibPQ
 
 /// Operator-facing reads and controls; the controls call the same SQL functions an operator
-/// would use from psql.
+/// would use from psql, and `status` reads only views, so a viewer role can run it.
 extension JobQueue {
     public func job(id: Int64) throws -> Job? {
         guard let row = try connection.query("""
@@ -59,13 +59,10 @@ extension JobQueue {
             counts[try row["state"].decode(JobState.self)] = try row["count"].decode(Int.self)
         }
 
-        let oldest = try connection.query("""
-            SELECT id, run_at, greatest(extract(epoch FROM now() - run_at), 0) AS age_seconds
-              FROM darkroom.jobs WHERE state = 'queued' ORDER BY run_at, id LIMIT 1
-            """).first.map { row in
-                QueueStatus.WaitingJob(jobID: try row["id"].decode(Int64.self), runAt: try row["run_at"].decode(Date.self),
-                                       age: .seconds(try row["age_seconds"].decode(Double.self)))
-            }
+        let oldest = try connection.query("SELECT job_id, run_at, age_seconds FROM darkroom.oldest_queued").first.map { row in
+            QueueStatus.WaitingJob(jobID: try row["job_id"].decode(Int64.self), runAt: try row["run_at"].decode(Date.self),
+                                   age: .seconds(try row["age_seconds"].decode(Double.self)))
+        }
 
         let failures = try connection.query("SELECT * FROM darkroom.recent_failures LIMIT $1", [.int(Int64(max(recentFailures, 0)))])
             .map { row in

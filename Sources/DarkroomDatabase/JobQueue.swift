@@ -95,18 +95,6 @@ public struct JobQueue {
         return rows.count
     }
 
-    /// Pushes the lease's expiry to `duration` from now. Returns false, changing nothing, when
-    /// the lease is no longer held; the worker should then abandon the job.
-    public func extendLease(_ job: ClaimedJob, by duration: Duration) throws -> Bool {
-        precondition(duration > .zero, "the lease must be extended by a positive duration")
-        let rows = try connection.query("""
-            UPDATE darkroom.jobs AS j
-               SET lease_expires_at = now() + make_interval(secs => $3::double precision)
-             WHERE j.id = $1 AND darkroom.lease_loss(j, $2::uuid) IS NULL
-            """, [.int(job.id), .text(job.leaseToken.uuidString), .double(duration.inSeconds)])
-        return rows.affectedRows == 1
-    }
-
     /// One round trip for a whole worker process: records it as alive (`darkroom.workers`) and
     /// extends the leases of `jobs` by `lease`. Returns what it learned about each job; a job
     /// whose check is not `held` must stop and write nothing.

@@ -19,6 +19,8 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
     case migrationFailed(version: Int, name: String, underlying: PostgresError)
     /// A file of `SQL/definitions` failed; nothing was applied.
     case definitionFailed(file: String, underlying: PostgresError)
+    /// `darkroom.grant_access` refused the role names or could not create a role; nothing was applied.
+    case grantsFailed(underlying: PostgresError)
 
     /// A stable identifier for logs and metrics.
     public var code: String {
@@ -31,6 +33,7 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
         case .invalidAsset: return "invalid_asset"
         case .migrationFailed: return "migration_failed"
         case .definitionFailed: return "definition_failed"
+        case .grantsFailed: return "grants_failed"
         }
     }
 
@@ -55,6 +58,8 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
             return "schema migration \(version) (\(name)) failed, so none were applied: \(underlying)"
         case let .definitionFailed(file, underlying):
             return "the schema definition \(file) failed, so nothing was applied: \(underlying)"
+        case let .grantsFailed(underlying):
+            return "granting the viewer, operator and worker roles failed, so nothing was applied: \(underlying)"
         }
     }
 }

@@ -11,14 +11,14 @@ struct AssetStoreTests {
             let store = AssetStore(connection)
             let taken = Date(timeIntervalSince1970: 1_224_692_919)
             let new = NewAsset(
-                originalPath: "/photos/DSCN0010.jpg", contentSHA256: String(repeating: "AB", count: 32), byteSize: 161_713,
+                originalPath: "photos/DSCN0010.jpg", contentSHA256: String(repeating: "AB", count: 32), byteSize: 161_713,
                 pixelWidth: 640, pixelHeight: 480, orientation: 6, latitude: 43.467157, longitude: -11.885395,
                 altitude: -12.5, creationDate: taken, metadataWarnings: ["MakerNote skipped", "two\nlines"])
             let (id, created) = try store.register(new)
             #expect(created)
 
             let asset = try #require(try store.asset(id: id))
-            #expect(asset.originalPath == "/photos/DSCN0010.jpg")
+            #expect(asset.originalPath == "photos/DSCN0010.jpg")
             #expect(asset.contentSHA256 == String(repeating: "ab", count: 32))
             #expect(asset.byteSize == 161_713 && asset.pixelWidth == 640 && asset.pixelHeight == 480 && asset.orientation == 6)
             #expect(asset.latitude == 43.467157 && asset.longitude == -11.885395 && asset.altitude == -12.5)
@@ -40,11 +40,11 @@ struct AssetStoreTests {
     @Test func registeringTheSameContentAgainReturnsTheExistingAsset() throws {
         try withQueueDatabase { _, connection in
             let store = AssetStore(connection)
-            let first = try store.register(sampleAsset(7, path: "/a/IMG.jpg"))
-            let again = try store.register(sampleAsset(7, path: "/b/copy of IMG.jpg"))
+            let first = try store.register(sampleAsset(7, path: "a/IMG.jpg"))
+            let again = try store.register(sampleAsset(7, path: "b/copy of IMG.jpg"))
             #expect(first.created && !again.created)
             #expect(again.id == first.id)
-            #expect(try store.asset(id: first.id)?.originalPath == "/a/IMG.jpg")
+            #expect(try store.asset(id: first.id)?.originalPath == "a/IMG.jpg")
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.assets").int == 1)
         }
     }
@@ -101,7 +101,7 @@ struct AssetStoreTests {
             let secondForJob = #expect(throws: PostgresError.self) {
                 try connection.query("""
                     INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes)
-                    VALUES ($1, $2, 'io.darkroom.pipeline', '1.0', '\\x00', '/r.jpg', 1, 1, 1)
+                    VALUES ($1, $2, 'io.darkroom.pipeline', '1.0', '\\x00', 'r.jpg', 1, 1, 1)
                     """, [.int(asset), .int(job.id)])
             }
             #expect(secondForJob?.constraintName == "adjustments_one_per_job")

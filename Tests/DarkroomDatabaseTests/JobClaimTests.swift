@@ -120,17 +120,18 @@ struct JobClaimTests {
     @Test func extendingALeaseNeedsTheLiveToken() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
+            let worker = WorkerIdentity(name: "w1", host: "host-1", pid: 42)
             _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(5)).first)
-            #expect(try queue.extendLease(job, by: .seconds(600)))
+            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [job], formats: [])[job.id]?.loss == nil)
             let remaining = try scalar(connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(job.id)]).decode(Double.self)
             #expect(remaining > 590)
 
             var forged = job
             forged.leaseToken = UUID()
-            #expect(try !queue.extendLease(forged, by: .seconds(600)))
+            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [forged], formats: [])[job.id]?.loss == .takenOver)
             try expireLease(of: job.id, on: connection)
-            #expect(try !queue.extendLease(job, by: .seconds(600)))
+            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [job], formats: [])[job.id]?.loss == .expired(at: nil))
         }
     }
 

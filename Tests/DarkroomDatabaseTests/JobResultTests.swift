@@ -33,7 +33,7 @@ struct JobResultTests {
             #expect(current.baseAdjustmentID == firstAdjustment)
             #expect(current.jobID == second.id)
             #expect(current.data == sampleData)
-            #expect(current.renderedPath == "/rendered/\(second.id).jpg")
+            #expect(current.renderedPath == "rendered/\(second.id).jpg")
 
             let history = try store.adjustments(of: asset)
             #expect(history.map(\.id) == [firstAdjustment, secondAdjustment])

@@ -8,7 +8,7 @@ struct MigratorTests {
     @Test func firstRunAppliesEverythingAndSecondRunNothing() throws {
         try TestDatabase.withFreshDatabase { url in
             let connection = try PostgresConnection(url)
-            let migrator = Migrator()
+            let migrator = Migrator.forTestDatabase(url)
             #expect(try migrator.appliedVersions(on: connection) == [])
             let all = Migration.darkroom.map(\.version)
             #expect(Array(all.prefix(6)) == [1, 2, 3, 4, 5, 6])
@@ -53,9 +53,14 @@ struct MigratorTests {
             ] {
                 #expect(functions.contains(expected), "missing \(expected); have \(functions)")
             }
-            // Operator functions run with the caller's rights.
-            let definers = try connection.query("SELECT count(*) AS n FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE n.nspname = 'darkroom' AND p.prosecdef")
-            #expect(definers[0]["n"].int == 0)
+            // A function that runs with the owner's rights fixes its search_path, so nothing the
+            // caller sets changes what it calls (RoleTests checks what each role may call).
+            let unpinned = try connection.query("""
+                SELECT p.proname AS name FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                 WHERE n.nspname = 'darkroom' AND p.prosecdef
+                   AND NOT coalesce(p.proconfig @> ARRAY['search_path=pg_catalog, pg_temp'], false)
+                """).map { $0["name"].string ?? "" }
+            #expect(unpinned.isEmpty, "SECURITY DEFINER without a fixed search_path: \(unpinned)")
 
             let claimIndex = try scalar(connection, "SELECT pg_get_indexdef('darkroom.jobs_claim_order'::regclass)").string ?? ""
             #expect(claimIndex.contains("(priority DESC, run_at, id) WHERE (state = 'queued'::text)"))
@@ -67,7 +72,7 @@ struct MigratorTests {
     @Test func workersStartingTogetherApplyEachMigrationOnce() throws {
         try TestDatabase.withFreshDatabase { url in
             let results = try runConcurrently((0 ..< 3).map { _ in
-                { @Sendable in try Migrator().migrate(on: try PostgresConnection(url), logger: .quiet) }
+                { @Sendable in try Migrator.forTestDatabase(url).migrate(on: try PostgresConnection(url), logger: .quiet) }
             })
             #expect(results.flatMap { $0 }.sorted() == Migration.darkroom.map(\.version))
             #expect(results.filter { !$0.isEmpty }.count == 1)

@@ -9,19 +9,27 @@ extension Logger {
     public static let quiet = Logger(label: "darkroom.tests", factory: { _ in SwiftLogNoOpLogHandler() })
 }
 
-/// A fresh, migrated database and one connection to it.
+/// A fresh, migrated database and one connection to it (as the owner).
 public func withQueueDatabase<T>(_ body: (_ url: String, _ connection: PostgresConnection) throws -> T) throws -> T {
     try TestDatabase.withFreshDatabase { url in
         let connection = try PostgresConnection(url)
-        try Migrator().migrate(on: connection, logger: .quiet)
+        try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
         return try body(url, connection)
+    }
+}
+
+extension Migrator {
+    /// darkroom's migrator granting to roles named after the test database at `url`, which
+    /// `TestDatabase` drops with the database.
+    public static func forTestDatabase(_ url: String) -> Migrator {
+        Migrator(roles: TestDatabase.accessRoles(forDatabaseAt: url))
     }
 }
 
 /// A distinct valid asset per `seed`.
 public func sampleAsset(_ seed: Int, path: String? = nil) -> NewAsset {
     NewAsset(
-        originalPath: path ?? "/photos/IMG_\(seed).jpg",
+        originalPath: path ?? "photos/IMG_\(seed).jpg",
         contentSHA256: String(repeating: String(format: "%02x", seed % 256), count: 32),
         byteSize: 1000 + Int64(seed), pixelWidth: 640, pixelHeight: 480)
 }
@@ -43,7 +51,7 @@ extension JobQueue {
 public func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment {
     NewAdjustment(formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
                     data: job.data ?? [],
-                  baseAdjustmentID: base, renderedPath: "/rendered/\(job.id).jpg",
+                  baseAdjustmentID: base, renderedPath: "rendered/\(job.id).jpg",
                   renderedWidth: 640, renderedHeight: 480, renderedBytes: 12_345)
 }
 

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import Foundation
 import LibPQ
 
@@ -59,6 +60,51 @@ public enum TestDatabase {
     private static func drop(_ name: String, on server: String) throws {
         let connection = try PostgresConnection(server)
         try connection.execute("DROP DATABASE IF EXISTS \(try connection.quotedIdentifier(name)) WITH (FORCE)")
+        // The roles the test made, named after its database: they hold nothing now it is gone.
+        for row in try connection.query("SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)", [.text(name + "_")]) {
+            try connection.execute("DROP ROLE IF EXISTS \(try connection.quotedIdentifier(try row["rolname"].decode(String.self)))")
+        }
+    }
+
+    /// Role names are cluster-wide and tests run at once in many databases of one server, so a
+    /// test's roles are named after its database (`<database>_viewer`, …, `<database>_alice`)
+    /// and dropped with it.
+    public static func roleName(_ suffix: String, forDatabaseAt url: String) -> String {
+        databaseName(of: url) + "_" + suffix
+    }
+
+    /// The viewer, operator and worker roles of the test database at `url`.
+    public static func accessRoles(forDatabaseAt url: String) -> AccessRoles {
+        AccessRoles(viewer: roleName("viewer", forDatabaseAt: url), operator: roleName("operator", forDatabaseAt: url),
+                    worker: roleName("worker", forDatabaseAt: url))
+    }
+
+    /// The `DARKROOM_*_ROLE` variables that make `darkroom migrate` use those roles.
+    public static func roleEnvironment(forDatabaseAt url: String) -> [String: String] {
+        let roles = accessRoles(forDatabaseAt: url)
+        return ["DARKROOM_VIEWER_ROLE": roles.viewer ?? "", "DARKROOM_OPERATOR_ROLE": roles.operatorRole ?? "",
+                "DARKROOM_WORKER_ROLE": roles.worker ?? ""]
+    }
+
+    /// The same URL (or conninfo) logging in as `user` (the test server trusts loopback logins).
+    public static func url(_ url: String, as user: String) throws -> String {
+        guard url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") else { return url + " user=\(user)" }
+        guard var components = URLComponents(string: url) else {
+            throw SetupError(description: "not a valid URL: \(url)")
+        }
+        components.user = user
+        components.password = nil
+        guard let changed = components.string else { throw SetupError(description: "cannot build a URL for \(user) from \(url)") }
+        return changed
+    }
+
+    /// The database a URL made by `withFreshDatabase` names: its path, or its last `dbname=`.
+    static func databaseName(of url: String) -> String {
+        if url.hasPrefix("postgresql://") || url.hasPrefix("postgres://") {
+            return String((URLComponents(string: url)?.path ?? "").drop { $0 == "/" })
+        }
+        let last = url.split(separator: " ").last { $0.hasPrefix("dbname=") }
+        return String(last?.dropFirst("dbname=".count) ?? "")
     }
 
     /// The same server, user and options, with another database: the URI's path is replaced, and a

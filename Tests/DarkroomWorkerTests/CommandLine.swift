@@ -31,6 +31,8 @@ struct DarkroomCommand {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         environment["DARKROOM_STORAGE"] = storage
+        // `migrate` grants to roles named after the test database, dropped with it.
+        environment.merge(TestDatabase.roleEnvironment(forDatabaseAt: databaseURL)) { $1 }
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
         let out = Pipe(), err = Pipe()

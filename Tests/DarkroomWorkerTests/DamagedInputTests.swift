@@ -54,7 +54,7 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
             let connection = try PostgresConnection(url)
-            _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             // Copied in first, so truncating the stored original never touches the fixture.
             let copy = root + "/incoming.jpg"
             try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, toPath: copy)

@@ -21,7 +21,7 @@ import Testing
             let storage = try StorageRoot.create(base)
             let connection = try PostgresConnection(url)
             let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
-            _ = try Migrator().migrate(on: connection, logger: quiet)
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: quiet)
             let asset = try AssetStore(connection).register(NewAsset(
                 originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
                 pixelWidth: 1, pixelHeight: 1)).id

@@ -81,7 +81,7 @@ struct PipelineEditor110: Editor {
             let storage = try StorageRoot.create(root)
             try storage.prepare()
             let connection = try PostgresConnection(url)
-            _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             let sources = root + "/incoming"
             try FileManager.default.createDirectory(atPath: sources, withIntermediateDirectories: true)

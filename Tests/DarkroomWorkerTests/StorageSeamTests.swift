@@ -112,7 +112,7 @@ struct ChunkingStorage: ObjectStorage {
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
             let connection = try PostgresConnection(url)
-            _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             let asset = try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID
             try body(url, storage, connection, asset)

@@ -2,9 +2,10 @@ import LibPQ
 import Logging
 
 /// Brings the `darkroom` schema up to date: in one transaction holding an advisory lock, drops
-/// the views, applies the definitions that constraints need, the pending migrations, then
-/// every other definition. Several processes starting at once apply each migration exactly
-/// once, and a failure leaves nothing behind.
+/// the views, applies the definitions that constraints need, the pending migrations, every
+/// other definition, then grants the viewer, operator and worker roles what `roles.sql` says.
+/// Several processes starting at once apply each migration exactly once, and a failure leaves
+/// nothing behind.
 public struct Migrator: Sendable {
     /// `pg_advisory_xact_lock` key: the ASCII bytes of "darkroom".
     static let lockKey: Int64 = 0x6461_726B_726F_6F6D
@@ -13,15 +14,18 @@ public struct Migrator: Sendable {
 
     public let definitionsBefore: [SchemaDefinition]
     public let definitionsAfter: [SchemaDefinition]
+    public let roles: AccessRoles
 
     public init(migrations: [Migration] = Migration.darkroom,
                 definitionsBefore: [SchemaDefinition] = SchemaDefinition.beforeMigrations,
-                definitionsAfter: [SchemaDefinition] = SchemaDefinition.afterMigrations) {
+                definitionsAfter: [SchemaDefinition] = SchemaDefinition.afterMigrations,
+                roles: AccessRoles = .recordedOrDefault) {
         precondition(zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
                      "migrations must be listed in strictly increasing version order")
         self.migrations = migrations
         self.definitionsBefore = definitionsBefore
         self.definitionsAfter = definitionsAfter
+        self.roles = roles
     }
 
     /// Applies the migrations the database has not seen and returns their versions (empty when
@@ -63,6 +67,13 @@ public struct Migrator: Sendable {
                 newlyApplied.append(migration.version)
             }
             try apply(definitionsAfter, on: connection)
+            do {
+                for role in try roles.grant(on: connection) where role.created {
+                    logger.notice("created role", metadata: ["kind": "\(role.kind)", "role": "\(role.name)"])
+                }
+            } catch let error as PostgresError {
+                throw QueueError.grantsFailed(underlying: error)
+            }
             if newlyApplied.isEmpty {
                 logger.debug("schema is up to date", metadata: ["version": "\(applied.max() ?? 0)"])
             }

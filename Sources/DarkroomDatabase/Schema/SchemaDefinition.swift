@@ -27,10 +27,12 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("append_only.sql", PackageResources.append_only_sql),
         SchemaDefinition("require.sql", PackageResources.require_sql),
         SchemaDefinition("chain.sql", PackageResources.chain_sql),
+        SchemaDefinition("audit.sql", PackageResources.audit_sql),
         SchemaDefinition("job_reports.sql", PackageResources.job_reports_sql),
         SchemaDefinition("rescue_expired_leases.sql", PackageResources.rescue_expired_leases_sql),
         SchemaDefinition("claim_jobs.sql", PackageResources.claim_jobs_sql),
         SchemaDefinition("heartbeat.sql", PackageResources.heartbeat_sql),
+        SchemaDefinition("register_asset.sql", PackageResources.register_asset_sql),
         SchemaDefinition("enqueue_edit.sql", PackageResources.enqueue_edit_sql),
         SchemaDefinition("enqueue_edits.sql", PackageResources.enqueue_edits_sql),
         SchemaDefinition("enqueue_revert.sql", PackageResources.enqueue_revert_sql),
@@ -44,6 +46,10 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("batch_summary.sql", PackageResources.batch_summary_sql),
         SchemaDefinition("worker_status.sql", PackageResources.worker_status_sql),
         SchemaDefinition("waiting_for_editor.sql", PackageResources.waiting_for_editor_sql),
+        SchemaDefinition("oldest_queued.sql", PackageResources.oldest_queued_sql),
+        SchemaDefinition("audit_trail.sql", PackageResources.audit_trail_sql),
+        // Last: it grants on every function and view above (Migrator calls darkroom.grant_access).
+        SchemaDefinition("roles.sql", PackageResources.roles_sql),
     ]
 
     public static var all: [SchemaDefinition] { beforeMigrations + afterMigrations }

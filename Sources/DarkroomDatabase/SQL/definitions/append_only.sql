@@ -1,5 +1,6 @@
--- The adjustment records and the asset history are never rewritten: the only deletion
--- allowed is the cascade from deleting the asset itself, which takes its whole history.
+-- The adjustment records, the asset history and the audit log are never rewritten. The only
+-- deletion allowed is of an asset's records by deleting the asset, which takes its whole
+-- history; audit rows are never deleted.
 
 CREATE OR REPLACE FUNCTION darkroom.refuse_adjustment_changes() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -31,3 +32,15 @@ END $$;
 CREATE OR REPLACE TRIGGER asset_history_append_only
     BEFORE UPDATE OR DELETE ON darkroom.asset_history
     FOR EACH ROW EXECUTE FUNCTION darkroom.refuse_history_changes();
+
+CREATE OR REPLACE FUNCTION darkroom.refuse_audit_changes() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    RAISE EXCEPTION 'darkroom.audit_log is append-only: entry % cannot be %',
+        OLD.id, CASE TG_OP WHEN 'UPDATE' THEN 'updated' ELSE 'deleted' END
+        USING ERRCODE = 'restrict_violation', HINT = 'what was done stays recorded';
+END $$;
+
+CREATE OR REPLACE TRIGGER audit_log_append_only
+    BEFORE UPDATE OR DELETE ON darkroom.audit_log
+    FOR EACH ROW EXECUTE FUNCTION darkroom.refuse_audit_changes();

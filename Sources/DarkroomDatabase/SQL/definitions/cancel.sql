@@ -4,7 +4,7 @@
 -- still rendering a cancelled job fails its lease check when it reports back, so it writes
 -- nothing. A job that already finished is left alone: NOTICE and false.
 CREATE OR REPLACE FUNCTION darkroom.cancel_job(job_id bigint) RETURNS boolean
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     current_state text;
 BEGIN
@@ -17,6 +17,8 @@ BEGIN
         RAISE EXCEPTION 'job % does not exist', cancel_job.job_id USING ERRCODE = 'no_data_found',
             HINT = 'existing ids are in darkroom.jobs';
     END IF;
+    PERFORM darkroom.record_action('cancel_job', jsonb_build_object('job_id', cancel_job.job_id),
+        jsonb_build_object('cancelled', current_state IN ('queued', 'running'), 'state_before', current_state));
     IF current_state NOT IN ('queued', 'running') THEN
         RAISE NOTICE 'job % is already %; nothing to cancel', cancel_job.job_id, current_state;
         RETURN false;
@@ -30,7 +32,7 @@ END $$;
 -- Cancels every queued or running job of a batch; running ones notice at their next
 -- heartbeat and write nothing. Returns how many were cancelled.
 CREATE OR REPLACE FUNCTION darkroom.cancel_batch(batch text) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     changed bigint;
 BEGIN
@@ -46,5 +48,7 @@ BEGIN
         RAISE EXCEPTION 'there is no batch %', quote_literal(cancel_batch.batch) USING ERRCODE = 'no_data_found',
             HINT = 'batches are listed in darkroom.batch_summary';
     END IF;
+    PERFORM darkroom.record_action('cancel_batch', jsonb_build_object('batch', cancel_batch.batch),
+                                   jsonb_build_object('cancelled', changed));
     RETURN changed;
 END $$;

@@ -12,7 +12,7 @@
 CREATE OR REPLACE FUNCTION darkroom.claim_jobs(
     worker_name text, max_jobs int, lease_seconds double precision, formats jsonb DEFAULT NULL
 ) RETURNS SETOF darkroom.jobs
-LANGUAGE plpgsql SECURITY INVOKER
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp
 -- A custom plan per call costs more than the claim itself; the generic one is as good.
 SET plan_cache_mode = force_generic_plan AS $$
 DECLARE

@@ -1,11 +1,13 @@
 -- Queueing one edit: the SQL API operators use from psql, and the one JobQueue.enqueue calls,
--- so validation lives here and only here.
+-- so validation lives here and only here. Like every operator API function it runs with the
+-- owner's rights (operators cannot write darkroom.jobs themselves), with a fixed search_path
+-- so nothing the caller sets can change what it calls, and writes one darkroom.audit_log row.
 
 CREATE OR REPLACE FUNCTION darkroom.enqueue_edit(
     asset_id bigint, format_identifier text, format_version text, data bytea,
     priority int DEFAULT 0, batch text DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     problem text;
     new_job_id bigint;
@@ -30,6 +32,7 @@ BEGIN
         RAISE EXCEPTION 'priority must not be NULL' USING ERRCODE = 'null_value_not_allowed',
             HINT = 'pass 0 for normal priority; higher numbers run first';
     END IF;
+    PERFORM darkroom.require_job_options(enqueue_edit.priority, enqueue_edit.batch);
     IF NOT EXISTS (SELECT 1 FROM darkroom.assets AS a WHERE a.id = enqueue_edit.asset_id) THEN
         RAISE EXCEPTION 'asset % does not exist', enqueue_edit.asset_id USING ERRCODE = 'foreign_key_violation',
             HINT = 'register the photo first; existing ids are in darkroom.assets';
@@ -56,6 +59,10 @@ BEGIN
     VALUES (enqueue_edit.asset_id, 'edit', enqueue_edit.format_identifier, enqueue_edit.format_version,
             enqueue_edit.data, enqueue_edit.priority, enqueue_edit.batch)
     RETURNING id INTO new_job_id;
+    PERFORM darkroom.record_action('enqueue_edit', jsonb_build_object(
+        'asset_id', enqueue_edit.asset_id, 'format_identifier', enqueue_edit.format_identifier,
+        'format_version', enqueue_edit.format_version, 'priority', enqueue_edit.priority, 'batch', enqueue_edit.batch)
+        || darkroom.audited_data(enqueue_edit.data), jsonb_build_object('job_id', new_job_id));
     RETURN new_job_id;
 END $$;
 
@@ -64,7 +71,7 @@ CREATE OR REPLACE FUNCTION darkroom.enqueue_edit(
     asset_id bigint, format_identifier text, format_version text, data jsonb,
     priority int DEFAULT 0, batch text DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE sql SECURITY INVOKER AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     SELECT darkroom.enqueue_edit(asset_id, format_identifier, format_version,
                                  convert_to(data::text, 'UTF8'), priority, batch)
 $$;
@@ -75,7 +82,7 @@ CREATE OR REPLACE FUNCTION darkroom.enqueue_edit(
     asset_id bigint, format_identifier text, format_version text, data text,
     priority int DEFAULT 0, batch text DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     parsed jsonb;
 BEGIN

@@ -2,15 +2,17 @@
 
 -- Queues the same edit for many assets in one INSERT ... SELECT (so one NOTIFY), with the
 -- checks of enqueue_edit. Refuses the whole call, naming up to ten of them, if any asset is
--- unknown. Returns (asset_id, job_id) per queued job.
+-- unknown. Returns (asset_id, job_id) per queued job. The audit row names the first 1000
+-- assets and how many there were.
 CREATE OR REPLACE FUNCTION darkroom.enqueue_edits(
     asset_ids bigint[], format_identifier text, format_version text, data bytea,
     priority int DEFAULT -10, batch text DEFAULT NULL
 ) RETURNS TABLE (asset_id bigint, job_id bigint)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     problem text;
     missing bigint[];
+    queued bigint;
 BEGIN
     IF asset_ids IS NULL OR format_identifier IS NULL OR format_version IS NULL OR data IS NULL OR priority IS NULL THEN
         RAISE EXCEPTION 'asset_ids, format_identifier, format_version, data and priority must not be NULL'
@@ -47,13 +49,19 @@ BEGIN
       FROM unnest(asset_ids) WITH ORDINALITY AS requested(id, n)
      ORDER BY requested.n
     RETURNING j.asset_id, j.id;
+    GET DIAGNOSTICS queued = ROW_COUNT;
+    PERFORM darkroom.record_action('enqueue_edits', jsonb_build_object(
+        'asset_count', cardinality(asset_ids), 'asset_ids', to_jsonb(asset_ids[1:1000]),
+        'format_identifier', enqueue_edits.format_identifier, 'format_version', enqueue_edits.format_version,
+        'priority', enqueue_edits.priority, 'batch', enqueue_edits.batch) || darkroom.audited_data(enqueue_edits.data),
+        jsonb_build_object('queued', queued));
 END $$;
 
 CREATE OR REPLACE FUNCTION darkroom.enqueue_edits(
     asset_ids bigint[], format_identifier text, format_version text, data jsonb,
     priority int DEFAULT -10, batch text DEFAULT NULL
 ) RETURNS TABLE (asset_id bigint, job_id bigint)
-LANGUAGE sql SECURITY INVOKER AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     SELECT * FROM darkroom.enqueue_edits(asset_ids, format_identifier, format_version,
                                          convert_to(data::text, 'UTF8'), priority, batch)
 $$;

@@ -7,7 +7,7 @@
 CREATE OR REPLACE FUNCTION darkroom.enqueue_rerender(
     format_identifier text, below_version text DEFAULT NULL, priority int DEFAULT -20, batch text DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     queued bigint;
 BEGIN
@@ -28,5 +28,8 @@ BEGIN
               AND j.format_version IS NOT DISTINCT FROM below_version)
      ORDER BY scope.asset_id;
     GET DIAGNOSTICS queued = ROW_COUNT;
+    PERFORM darkroom.record_action('enqueue_rerender', jsonb_build_object(
+        'format_identifier', enqueue_rerender.format_identifier, 'below_version', below_version,
+        'priority', priority, 'batch', batch), jsonb_build_object('queued', queued));
     RETURN queued;
 END $$;

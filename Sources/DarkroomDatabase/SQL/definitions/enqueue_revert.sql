@@ -6,7 +6,7 @@
 CREATE OR REPLACE FUNCTION darkroom.enqueue_revert(
     asset_id bigint, last_only boolean DEFAULT false, priority int DEFAULT 0, batch text DEFAULT NULL
 ) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     new_job_id bigint;
 BEGIN
@@ -27,5 +27,8 @@ BEGIN
     VALUES (enqueue_revert.asset_id, CASE WHEN last_only THEN 'revert_last' ELSE 'revert' END,
             enqueue_revert.priority, enqueue_revert.batch)
     RETURNING id INTO new_job_id;
+    PERFORM darkroom.record_action('enqueue_revert', jsonb_build_object(
+        'asset_id', enqueue_revert.asset_id, 'last_only', last_only, 'priority', priority, 'batch', batch),
+        jsonb_build_object('job_id', new_job_id));
     RETURN new_job_id;
 END $$;

@@ -7,8 +7,20 @@ CREATE OR REPLACE FUNCTION darkroom.heartbeat(
     worker_name text, host text, pid int, lease_seconds double precision,
     job_ids bigint[], lease_tokens uuid[], formats jsonb DEFAULT '[]', stopping boolean DEFAULT false
 ) RETURNS TABLE (job_id bigint, loss text)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    problem text := darkroom.formats_problem(formats);
 BEGIN
+    IF worker_name IS NULL OR worker_name = '' OR length(worker_name) > 200 THEN
+        RAISE EXCEPTION 'worker_name must be 1 to 200 characters' USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF host IS NULL OR length(host) > 255 OR pid IS NULL OR pid <= 0 OR stopping IS NULL THEN
+        RAISE EXCEPTION 'heartbeat needs a host of at most 255 characters, a positive pid and stopping true or false'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_parameter_value';
+    END IF;
     IF cardinality(job_ids) IS DISTINCT FROM cardinality(lease_tokens) THEN
         RAISE EXCEPTION 'job_ids and lease_tokens must have the same length' USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -38,6 +50,6 @@ END $$;
 
 -- A worker leaving cleanly.
 CREATE OR REPLACE FUNCTION darkroom.worker_stopped(worker_name text) RETURNS void
-LANGUAGE sql SECURITY INVOKER AS $$
+LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     DELETE FROM darkroom.workers WHERE name = worker_name
 $$;

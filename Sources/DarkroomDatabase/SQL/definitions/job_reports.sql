@@ -28,7 +28,7 @@ CREATE OR REPLACE FUNCTION darkroom.complete_job(
     layer_formats text[], layer_versions text[], layer_data bytea[], layer_paths text[],
     layer_widths int[], layer_heights int[], layer_bytes bigint[], layer_rerender_of bigint[]
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, adjustment_id bigint)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     found record;
     job darkroom.jobs;
@@ -39,7 +39,7 @@ DECLARE
     layer int;
     layer_count int := coalesce(cardinality(layer_formats), 0);
 BEGIN
-    IF change NOT IN ('layers', 'original', 'none') THEN
+    IF change IS NULL OR change NOT IN ('layers', 'original', 'none') THEN
         RAISE EXCEPTION 'change must be layers, original or none, got %', quote_nullable(change)
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
@@ -47,6 +47,15 @@ BEGIN
         RAISE EXCEPTION 'a completion with change % needs % layers', change, CASE WHEN change = 'layers' THEN 'one or more' ELSE 'no' END
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
+    IF layer_count > 0 AND ARRAY[cardinality(layer_versions), cardinality(layer_data), cardinality(layer_paths),
+                                 cardinality(layer_widths), cardinality(layer_heights), cardinality(layer_bytes),
+                                 cardinality(layer_rerender_of)] <> array_fill(layer_count, ARRAY[7]) THEN
+        RAISE EXCEPTION 'every layer_* array must have one entry per layer (%)', layer_count
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    FOR layer IN 1 .. layer_count LOOP
+        PERFORM darkroom.require_stored_path(layer_paths[layer], format('layer %s''s rendered path', layer));
+    END LOOP;
     -- The job and its asset, both locked, in one statement (a job's asset always exists:
     -- deleting it cascades).
     SELECT j AS job_row, a.current_adjustment_id AS current_id INTO found
@@ -106,13 +115,13 @@ END $$;
 CREATE OR REPLACE FUNCTION darkroom.fail_job(
     job_id bigint, lease_token uuid, next_state text, retry_delay_seconds double precision, code text, message text
 ) RETURNS TABLE (status text, loss text)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     job darkroom.jobs;
 BEGIN
-    IF next_state NOT IN ('queued', 'failed') OR code IS NULL OR message IS NULL
+    IF next_state IS NULL OR next_state NOT IN ('queued', 'failed') OR code IS NULL OR code !~ '^[A-Za-z][A-Za-z0-9_]{0,63}$' OR message IS NULL
        OR retry_delay_seconds IS NULL OR retry_delay_seconds < 0 THEN
-        RAISE EXCEPTION 'fail_job needs next_state queued or failed, a code, a message and a delay >= 0'
+        RAISE EXCEPTION 'fail_job needs next_state queued or failed, a code (a letter, then up to 63 letters, digits or _), a message and a delay >= 0'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = fail_job.job_id FOR UPDATE;
@@ -137,7 +146,7 @@ END $$;
 CREATE OR REPLACE FUNCTION darkroom.release_job(
     job_id bigint, lease_token uuid, reason text DEFAULT NULL, delay_seconds double precision DEFAULT 0
 ) RETURNS TABLE (status text, loss text)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     job darkroom.jobs;
 BEGIN
@@ -162,7 +171,7 @@ END $$;
 -- job succeeded under this very lease. One row (with the adjustment it recorded, if any) if so.
 CREATE OR REPLACE FUNCTION darkroom.completed_under_lease(job_id bigint, lease_token uuid)
 RETURNS TABLE (adjustment_id bigint)
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     SELECT j.adjustment_id FROM darkroom.jobs AS j
      WHERE j.id = completed_under_lease.job_id AND j.state = 'succeeded'
        AND j.completed_lease = completed_under_lease.lease_token

@@ -3,7 +3,7 @@
 -- Whether any running job's lease has run out (its worker is gone; the next claim that can
 -- lock the row puts it back). Every claim asks before it sweeps; a draining worker asks too.
 CREATE OR REPLACE FUNCTION darkroom.leases_have_expired() RETURNS boolean
-LANGUAGE sql STABLE AS $$
+LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     SELECT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now())
 $$;
 
@@ -12,7 +12,7 @@ $$;
 -- Returns what it did. Every claim runs it first.
 CREATE OR REPLACE FUNCTION darkroom.rescue_expired_leases()
 RETURNS TABLE (job_id bigint, new_state text, worker text, crashes int)
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     crash_limit int;
 BEGIN

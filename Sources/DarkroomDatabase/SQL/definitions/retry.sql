@@ -2,7 +2,7 @@
 
 -- retry_job also resets the crash count, so a parked crash loop gets its full chances.
 CREATE OR REPLACE FUNCTION darkroom.retry_job(job_id bigint) RETURNS boolean
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     current_state text;
 BEGIN
@@ -15,6 +15,8 @@ BEGIN
         RAISE EXCEPTION 'job % does not exist', retry_job.job_id USING ERRCODE = 'no_data_found',
             HINT = 'existing ids are in darkroom.jobs';
     END IF;
+    PERFORM darkroom.record_action('retry_job', jsonb_build_object('job_id', retry_job.job_id),
+        jsonb_build_object('retried', current_state IN ('failed', 'cancelled'), 'state_before', current_state));
     IF current_state NOT IN ('failed', 'cancelled') THEN
         RAISE NOTICE 'job % is %; only failed or cancelled jobs can be retried', retry_job.job_id, current_state;
         RETURN false;
@@ -29,7 +31,7 @@ END $$;
 -- Queues a batch's failed (and, with include_cancelled, cancelled) jobs again with fresh
 -- attempts, keeping their error history. One NOTIFY however many. Returns how many.
 CREATE OR REPLACE FUNCTION darkroom.retry_batch(batch text, include_cancelled boolean DEFAULT false) RETURNS bigint
-LANGUAGE plpgsql SECURITY INVOKER AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     changed bigint;
 BEGIN
@@ -46,5 +48,7 @@ BEGIN
        AND (j.state = 'failed' OR (include_cancelled AND j.state = 'cancelled'));
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN PERFORM pg_notify('darkroom_jobs', ''); END IF;
+    PERFORM darkroom.record_action('retry_batch', jsonb_build_object('batch', retry_batch.batch, 'include_cancelled', include_cancelled),
+                                   jsonb_build_object('retried', changed));
     RETURN changed;
 END $$;

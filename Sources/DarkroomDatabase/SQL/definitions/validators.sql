@@ -55,3 +55,31 @@ BEGIN
     END LOOP;
     RETURN NULL;
 END $$;
+
+-- NULL when a stored path (relative to the storage root) cannot name anything outside the
+-- root, otherwise why not: the rule of StorageKey (Sources/DarkroomStorage/StorageKey.swift),
+-- which both pass as Tests/Fixtures/stored-paths.txt says. The CHECK constraints on
+-- assets.original_path and adjustments.rendered_path call it; text cannot hold NUL here.
+CREATE OR REPLACE FUNCTION darkroom.stored_path_problem(path text) RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT CASE
+        WHEN path IS NULL THEN 'it is missing'
+        WHEN path = '' THEN 'it is empty'
+        WHEN left(path, 1) = '/' THEN 'it is absolute; stored paths are relative to the storage root'
+        WHEN string_to_array(path, '/') && ARRAY['..', '.', ''] THEN 'it contains ''..'', ''.'' or an empty component'
+    END
+$$;
+
+-- The path itself, or an error naming what is wrong with it, for functions that take paths.
+CREATE OR REPLACE FUNCTION darkroom.require_stored_path(path text, what text) RETURNS text
+LANGUAGE plpgsql IMMUTABLE AS $$
+DECLARE
+    problem text := darkroom.stored_path_problem(path);
+BEGIN
+    IF problem IS NOT NULL THEN
+        RAISE EXCEPTION '% % is refused: %', what, quote_nullable(path), problem
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'store paths relative to the storage root, e.g. originals/ab/ab12….jpg, without .. or . components';
+    END IF;
+    RETURN path;
+END $$;

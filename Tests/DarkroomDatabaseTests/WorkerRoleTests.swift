@@ -1,0 +1,143 @@
+import DarkroomDatabase
+import DarkroomTestSupport
+import Foundation
+import LibPQ
+import Testing
+
+/// A worker logged in as a member of the worker role runs every SQL call the worker and the
+/// importer make (JobQueue, AssetStore), and can do nothing else.
+@Suite("Worker role")
+struct WorkerRoleTests {
+    let pipeline = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "1.0", maxVersion: "1.0.0")]
+    let identity = WorkerIdentity(name: "walter/0", host: "host-1", pid: 42)
+
+    /// A migrated database, an operator session and a worker session.
+    func withWorker(_ body: (_ owner: PostgresConnection, _ operatorSession: PostgresConnection, _ worker: PostgresConnection) throws -> Void) throws {
+        try withQueueDatabase { url, owner in
+            let roles = TestDatabase.accessRoles(forDatabaseAt: url)
+            var sessions: [PostgresConnection] = []
+            for (login, group) in [("olga", roles.operatorRole!), ("walter", roles.worker!)] {
+                let name = TestDatabase.roleName(login, forDatabaseAt: url)
+                try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))")
+                sessions.append(try PostgresConnection(try TestDatabase.url(url, as: name)))
+            }
+            try body(owner, sessions[0], sessions[1])
+        }
+    }
+
+    @Test func importsRegisterInsideTheStorageRootOnly() throws {
+        try withWorker { _, _, worker in
+            let store = AssetStore(worker)
+            let registered = try store.register(sampleAsset(1, path: "originals/01/0101.jpg"))
+            #expect(registered.created)
+            let again = try store.register(sampleAsset(1, path: "incoming/copy.jpg"))
+            #expect(again.id == registered.id && !again.created)
+            #expect(try store.asset(contentSHA256: sampleAsset(1).contentSHA256)?.originalPath == "originals/01/0101.jpg")
+            for path in ["/etc/passwd", "../outside.jpg", "originals/../../x.jpg", "originals//x.jpg", ""] {
+                let refused = #expect(throws: QueueError.self, "\(path)") { try store.register(sampleAsset(2, path: path)) }
+                #expect(refused?.code == "invalid_asset", "\(path)")
+            }
+            let badOrientation = #expect(throws: QueueError.self) {
+                var asset = sampleAsset(3)
+                asset.orientation = 9
+                _ = try store.register(asset)
+            }
+            #expect(badOrientation?.description.contains("assets_orientation_is_exif") == true)
+        }
+    }
+
+    @Test func aWorkerClaimsHeartbeatsReadsAndReports() throws {
+        try withWorker { owner, operatorSession, worker in
+            let asset = try AssetStore(worker).register(sampleAsset(1, path: "originals/01/0101.jpg")).id
+            let operatorQueue = JobQueue(operatorSession, logger: .quiet)
+            let first = try operatorQueue.enqueueSample(assetID: asset)
+            let second = try operatorQueue.enqueueSample(assetID: asset)
+            let queue = JobQueue(worker, logger: .quiet)
+            let store = AssetStore(worker)
+
+            let job = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            #expect(job.id == first)
+            #expect(try queue.heartbeat(identity, lease: .seconds(60), jobs: [job], formats: pipeline)[job.id]?.held == true)
+            #expect(try store.asset(id: asset)?.originalPath == "originals/01/0101.jpg")
+            #expect(try store.currentChain(of: asset).isEmpty)
+            #expect(try !store.rerenderNeeded(assetID: asset, formatIdentifier: "io.darkroom.pipeline", belowVersion: "2.0"))
+            var outside = sampleAdjustment(for: job)
+            outside.renderedPath = "/etc/cron.d/darkroom"
+            let refused = #expect(throws: PostgresError.self) { try queue.complete(job, with: outside) }
+            #expect(refused?.sqlState == "22023")
+            #expect(refused?.message.contains("is absolute") == true)
+            let adjustment = try queue.complete(job, with: sampleAdjustment(for: job))
+            #expect(try store.currentChain(of: asset).map(\.id) == [adjustment])
+            #expect(try store.currentAdjustment(of: asset)?.id == adjustment)
+            #expect(try queue.completionCommitted(job) == .some(adjustment))
+
+            let next = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            #expect(next.id == second)
+            #expect(try queue.fail(next, .transient(code: .storageIO, message: "the disk hiccupped"), outcome: .retry(after: .zero)) == .queued)
+            let retried = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            try queue.release(retried, reason: "shutting down")
+            #expect(try !queue.hasExpiredLeases())
+            #expect(try queue.rescueExpiredLeases() == 0)
+            try queue.workerStopped(identity)
+            #expect(try scalar(owner, "SELECT count(*) FROM darkroom.workers").int == 0)
+            #expect(try scalar(owner, "SELECT state FROM darkroom.jobs WHERE id = $1", [.int(second)]).string == "queued")
+        }
+    }
+
+    @Test func aWorkerCannotQueueEditOrReadTheQueue() throws {
+        try withWorker { owner, _, worker in
+            let asset = try registerAsset(1, on: owner)
+            func refusal(_ sql: String) -> String? {
+                do {
+                    _ = try worker.query(sql)
+                    return nil
+                } catch {
+                    return (error as? PostgresError)?.sqlState
+                }
+            }
+            #expect(refusal("SELECT darkroom.enqueue_edit(\(asset), 'io.darkroom.pipeline', '1.0', '{}'::jsonb)") == "42501")
+            #expect(refusal("SELECT darkroom.cancel_job(1)") == "42501")
+            #expect(refusal("UPDATE darkroom.jobs SET state = 'failed'") == "42501")
+            #expect(refusal("UPDATE darkroom.assets SET current_adjustment_id = NULL") == "42501")
+            #expect(refusal("INSERT INTO darkroom.adjustments (asset_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes) VALUES (\(asset), 'a.b', '1.0', '\\x00', 'r.jpg', 1, 1, 1)") == "42501")
+            #expect(refusal("SELECT * FROM darkroom.jobs") == "42501")
+            #expect(refusal("SELECT * FROM darkroom.queue_summary") == "42501")
+            #expect(refusal("SELECT * FROM darkroom.audit_trail") == "42501")
+            #expect(refusal("SELECT darkroom.prune_jobs()") == "42501")
+            #expect(refusal("UPDATE darkroom.settings SET value = '9' WHERE name = 'crash_limit'") == "42501")
+        }
+    }
+
+    /// The worker API refuses what a worker must never send, whoever calls it.
+    @Test func reportsAndHeartbeatsValidateWhatTheyTake() throws {
+        try withWorker { _, operatorSession, worker in
+            let asset = try AssetStore(worker).register(sampleAsset(1)).id
+            _ = try JobQueue(operatorSession, logger: .quiet).enqueueSample(assetID: asset)
+            let queue = JobQueue(worker, logger: .quiet)
+            let job = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60)).first)
+            func sqlState(_ sql: String, _ binds: [PostgresBind] = []) -> String? {
+                do {
+                    _ = try worker.query(sql, binds)
+                    return nil
+                } catch {
+                    return (error as? PostgresError)?.sqlState
+                }
+            }
+            #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '{\"not\": \"a list\"}')") == "22023")
+            #expect(sqlState("SELECT * FROM darkroom.heartbeat('', 'h', 1, 60, '{}', '{}')") == "22023")
+            #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 0, 60, '{}', '{}')") == "22023")
+            #expect(sqlState("SELECT * FROM darkroom.fail_job($1, $2::uuid, 'failed', 0, 'no spaces allowed', 'm')",
+                             [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+            #expect(sqlState("SELECT * FROM darkroom.fail_job($1, $2::uuid, NULL, 0, 'code', 'm')",
+                             [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+            #expect(sqlState("""
+                SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
+                                                    '{1.0}', '{}', '{renders/1/1.jpg}', '{1}', '{1}', '{1}', '{NULL}')
+                """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023", "one layer_data entry is missing")
+            #expect(sqlState("""
+                SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
+                                                    '{1.0}', '{\\\\x00}', '{renders/../../etc/x.jpg}', '{1}', '{1}', '{1}', '{NULL}')
+                """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+        }
+    }
+}
