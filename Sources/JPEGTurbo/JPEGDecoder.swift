@@ -39,7 +39,7 @@ public final class JPEGDecoder {
         // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
         if dr_decoder_open(handle, readFromSource, context.pointer, Self.sourceBufferBytes) != DR_JPEG_OK {
             let error = JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
-                                  inputRanDryAt: Self.ranDryAt(handle))
+                                  inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
             dr_decoder_destroy(handle)
             throw error
         }

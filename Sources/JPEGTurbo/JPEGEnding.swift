@@ -76,10 +76,11 @@ private let scanDataWarnings: Set<UInt32> = [
 
 extension JPEGError.Damage {
     /// What failed a decode. `warningCode` is libjpeg's message code when a warning failed it
-    /// (nil for a fatal error); `inputRanDry` says the input had run out before. Returns nil
-    /// for a fatal error in data that did not run out: that is `.corrupt`, not damage.
-    init?(warningCode: Int32?, inputRanDry: Bool) {
-        guard let warningCode else {
+    /// (nil for a fatal error); `inputRanDry` says the input had run out before, and
+    /// `inHeader` that the decoder was still reading the markers before the first scan.
+    /// Returns nil for a fatal error in data that did not run out: that is `.corrupt`, not damage.
+    init?(warningCode: Int32?, inputRanDry: Bool, inHeader: Bool = false) {
+        guard let warningCode, !(inputRanDry && inHeader) else {
             guard inputRanDry else { return nil }
             self = .cutInMarkers
             return

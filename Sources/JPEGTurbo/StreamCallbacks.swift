@@ -51,9 +51,10 @@ func boundaryMessage(_ error: inout dr_jpeg_error) -> String {
 
 extension JPEGError {
     /// The error a failed dr_* call left: the stream's own error when a callback failed.
-    /// `inputRanDryAt` (decoders only) is where the input ran out before an EOI marker, if it did.
+    /// `inputRanDryAt` (decoders only) is where the input ran out before an EOI marker, if it
+    /// did; `inHeader`, that the decoder was reading the markers before the first scan.
     init(boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool,
-         inputRanDryAt: Int? = nil) {
+         inputRanDryAt: Int? = nil, inHeader: Bool = false) {
         let offset = error.failed_at_offset >= 0 ? Int(error.failed_at_offset) : nil
         if error.stream_failed != 0 {
             let cause = streamFailure ?? StreamError(
@@ -74,7 +75,7 @@ extension JPEGError {
         // about the file or the caller, not about where the input ended.
         let fromLibjpeg = error.message_code >= 0
         guard let damage = Damage(warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
-                                  inputRanDry: fromLibjpeg && inputRanDryAt != nil) else {
+                                  inputRanDry: fromLibjpeg && inputRanDryAt != nil, inHeader: inHeader) else {
             self.init(code: .corrupt, message: message, path: object, byteOffset: offset)
             return
         }
