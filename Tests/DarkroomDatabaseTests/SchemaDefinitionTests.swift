@@ -68,7 +68,7 @@ struct SchemaDefinitionTests {
                 try run("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", upgraded,
                                  "-f", Fixtures.root.appendingPathComponent("schema/migrations-1-9.sql").path])
                 let applied = try Migrator().migrate(on: try PostgresConnection(upgraded), logger: .quiet)
-                #expect(applied == [10, 11])
+                #expect(applied == Migration.darkroom.map(\.version).filter { $0 > 9 })
                 let freshSchema = try schemaDump(fresh)
                 let upgradedSchema = try schemaDump(upgraded)
                 #expect(freshSchema.count > 500)
