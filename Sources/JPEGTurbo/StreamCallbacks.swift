@@ -84,13 +84,14 @@ extension JPEGError {
     }
 
     /// libjpeg's text says what it met; for a cut file it does not say that the file was cut.
+    /// (Where it ends is the error's byte offset.)
     private static func describe(_ damage: Damage, libjpeg message: String, end: Int?) -> String {
-        guard let end else { return message }
+        guard end != nil else { return message }
         switch damage {
         case .cutInScanData:
-            return "the file ends at byte \(end), inside its scan data: the rest of the image is missing (libjpeg: \(message))"
+            return "the file ends inside its scan data: the rest of the image is missing (libjpeg: \(message))"
         case .cutInMarkers:
-            return "the file ends at byte \(end), before its image data is complete (libjpeg: \(message))"
+            return "the file ends before its image data is complete (libjpeg: \(message))"
         case .cutBetweenScans, .corruptScanData, .unverifiableEnd, .inconsistentMarkers:
             return message
         }
