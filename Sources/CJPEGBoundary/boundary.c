@@ -166,7 +166,11 @@ int dr_decoder_read(dr_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_ro
 int dr_decoder_skip(dr_jpeg_decoder *decoder, JDIMENSION rows, JDIMENSION *rows_skipped) {
     *rows_skipped = 0;
     GUARD(&decoder->error);
-    *rows_skipped = jpeg_skip_scanlines(&decoder->cinfo, rows);
+    // Never onto the bottom: libjpeg would mark the input finished without reading it, and
+    // neither damage below nor the end of the file would be seen. Finish reads the last row.
+    JDIMENSION left = decoder->cinfo.output_height - decoder->cinfo.output_scanline;
+    if (rows >= left) rows = left > 0 ? left - 1 : 0;
+    if (rows > 0) *rows_skipped = jpeg_skip_scanlines(&decoder->cinfo, rows);
     return DR_JPEG_OK;
 }
 

@@ -99,7 +99,9 @@ public final class JPEGDecoder {
         }
     }
 
-    /// Skips rows without producing them (cheaper than decoding: no IDCT, no color conversion).
+    /// Skips rows without producing them (cheaper than decoding: no IDCT, no color conversion;
+    /// their data is still decoded, so damage there is still found). Stops before the last
+    /// row, which `readRows` or `finish` reads.
     public func skipRows(_ count: Int) throws {
         guard state == .decoding else { throw misuse("skipRows before start or after finish") }
         var skipped: JDIMENSION = 0

@@ -215,4 +215,24 @@ import Testing
             #expect(renders.isEmpty, "\(renders)")
         }
     }
+
+    /// `darkroom render`, as a user runs it: the warning on stderr with its code, or the refusal.
+    @Test func darkroomRenderPrintsTheWarningOrRefusesTheCut() throws {
+        let folder = NSTemporaryDirectory() + "darkroom-render-cli-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let intact = try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg"))
+        let noEOI = folder + "/no-eoi.jpg", cut = folder + "/cut.jpg"
+        try Data(DamagedJPEGs.withoutEOI(intact)).write(to: URL(fileURLWithPath: noEOI))
+        try Data(DamagedJPEGs.cutInScan(intact)).write(to: URL(fileURLWithPath: cut))
+        let command = DarkroomCommand(databaseURL: "", storage: folder)
+
+        let rendered = try command.run("render", noEOI, "-o", folder + "/out.jpg")
+        #expect(rendered.status == 0, "\(rendered.stderr)")
+        #expect(rendered.stderr.contains("darkroom: warning: jpeg.missing_eoi: \(noEOI): the file ends at byte \(intact.count - 2) "
+            + "without its EOI marker"), "\(rendered.stderr)")
+        let refused = try command.run("render", cut, "-o", folder + "/refused.jpg")
+        #expect(refused.status != 0 && refused.stderr.contains("\(cut): the file ends inside its scan data"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: folder + "/refused.jpg"))
+    }
 }

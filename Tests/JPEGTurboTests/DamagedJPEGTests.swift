@@ -78,6 +78,23 @@ import Testing
         expectDamage(corrupt, .corruptScanData, rows: 16)
     }
 
+    /// libjpeg's own skip to the bottom would mark the input finished without reading it: the
+    /// decoder stops one row short, and finish reads the rest.
+    @Test func skippingToTheBottomStillReadsTheRestOfTheFile() throws {
+        let intact = try Self.baseline()
+        func skipAllAndFinish(_ bytes: [UInt8]) throws -> [JPEGWarning] {
+            let decoder = try JPEGDecoder(source: ChunkedSource(bytes, name: "originals/ab/cd.jpg", maxChunk: 5000))
+            let size = try decoder.start()
+            try decoder.skipRows(size.height)
+            #expect(decoder.nextRow == size.height - 1)
+            try decoder.finish()
+            return decoder.warnings
+        }
+        #expect(try skipAllAndFinish(DamagedJPEGs.withTrailingBytes(intact, count: 10)) == [.trailingBytes(count: 10, eoiEnd: intact.count)])
+        let error = #expect(throws: JPEGError.self) { _ = try skipAllAndFinish(DamagedJPEGs.cutInScan(intact)) }
+        #expect(error?.damage == .cutInScanData)
+    }
+
     /// Inside the EXIF segment and inside the Huffman tables.
     @Test(arguments: [7_973, 11_600])
     func aCutInsideTheHeaderIsRefused(length: Int) throws {

@@ -123,6 +123,7 @@ int dr_decoder_start(dr_jpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                      unsigned int scale_num, int fast_upsample);
 int dr_decoder_read(dr_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_rows,
                     JDIMENSION *rows_read);
+// Skips at most up to the last row, which is left for read or finish (see finish).
 int dr_decoder_skip(dr_jpeg_decoder *decoder, JDIMENSION rows, JDIMENSION *rows_skipped);
 // Decodes the entropy data of every row not read yet (libjpeg's own skip to the bottom marks
 // the input finished without reading it, which would hide damage there), reads up to the
