@@ -87,9 +87,10 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
 
-        // Shared by the test targets: fresh PostgreSQL databases and the bundled fixtures.
+        // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
+        // damaged copies of them made at test time.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", "JPEGTurbo", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),

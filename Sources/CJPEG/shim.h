@@ -4,4 +4,6 @@
 #include <stdio.h>
 #include <stddef.h>
 #include <jpeglib.h>
+// The message codes (JWRN_*, JERR_*): decisions read these, never the message text.
+#include <jerror.h>
 #endif

@@ -10,36 +10,35 @@ static void record_and_jump(j_common_ptr cinfo, int from_warning) {
     dr_jpeg_error *error = (dr_jpeg_error *)cinfo->err;
     error->manager.format_message(cinfo, error->message);
     error->failed_on_warning = from_warning;
+    error->message_code = error->manager.msg_code;
     error->failed_at_offset = dr_stream_offset(cinfo);
     longjmp(error->jump, 1);
 }
 
 static void on_error_exit(j_common_ptr cinfo) { record_and_jump(cinfo, 0); }
 
+// Level < 0 is a warning: libjpeg would carry on, inventing what the data does not say.
+// Trace messages (level >= 0) are dropped: they are debugging output.
 static void on_emit_message(j_common_ptr cinfo, int level) {
-    dr_jpeg_error *error = (dr_jpeg_error *)cinfo->err;
-    if (level < 0) {  // a warning: the data is damaged but libjpeg would carry on
-        if (error->warnings_are_errors) record_and_jump(cinfo, 1);
-        error->manager.num_warnings++;
-    }
-    // Trace messages (level >= 0) are dropped: they are debugging output.
+    if (level < 0) record_and_jump(cinfo, 1);
 }
 
 static void on_output_message(j_common_ptr cinfo) { (void)cinfo; }
 
-static void error_init(dr_jpeg_error *error, int warnings_are_errors) {
+static void error_init(dr_jpeg_error *error) {
     jpeg_std_error(&error->manager);
     error->manager.error_exit = on_error_exit;
     error->manager.emit_message = on_emit_message;
     error->manager.output_message = on_output_message;
-    error->warnings_are_errors = warnings_are_errors;
     error->failed_on_warning = 0;
+    error->message_code = -1;
     error->stream_failed = 0;
     error->failed_at_offset = -1;
     error->message[0] = '\0';
 }
 
 static int fail_with(dr_jpeg_error *error, const char *message) {
+    error->message_code = -1;
     strncpy(error->message, message, DR_JPEG_MESSAGE_CAPACITY - 1);
     error->message[DR_JPEG_MESSAGE_CAPACITY - 1] = '\0';
     return DR_JPEG_FAILED;
@@ -51,22 +50,58 @@ static int fail_with(dr_jpeg_error *error, const char *message) {
 
 // ---- decoding -------------------------------------------------------------------
 
+// The components of the scan whose header was read last.
+static void note_scanned_components(dr_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    for (int i = 0; i < cinfo->comps_in_scan && i < MAX_COMPS_IN_SCAN; i++) {
+        jpeg_component_info *component = cinfo->cur_comp_info[i];
+        if (component != NULL && component->component_index >= 0 && component->component_index < 32) {
+            decoder->scanned_components |= 1u << component->component_index;
+        }
+    }
+}
+
+static void take_coverage(dr_jpeg_decoder *decoder, int input_complete) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    dr_jpeg_coverage *coverage = &decoder->coverage;
+    coverage->components = cinfo->num_components;
+    coverage->components_scanned = 0;
+    for (int i = 0; i < cinfo->num_components && i < 32; i++) {
+        if (decoder->scanned_components & (1u << i)) coverage->components_scanned++;
+    }
+    // coef_bits[c][k] is the successive-approximation bit coefficient k of component c has
+    // reached: -1 never sent, 0 full precision. Allocated by start, freed by finish.
+    coverage->coefficients_short = 0;
+    if (cinfo->progressive_mode && cinfo->coef_bits != NULL) {
+        for (int c = 0; c < cinfo->num_components; c++) {
+            for (int k = 0; k < DCTSIZE2; k++) {
+                if (cinfo->coef_bits[c][k] != 0) coverage->coefficients_short++;
+            }
+        }
+    }
+    coverage->arithmetic = cinfo->arith_code ? 1 : 0;
+    coverage->input_complete = input_complete;
+}
+
+// Called before each step of input, so after every scan header and before its data.
 static void on_progress(j_common_ptr cinfo) {
     dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;  // cinfo is the first member
     j_decompress_ptr d = (j_decompress_ptr)cinfo;
+    note_scanned_components(decoder);
     if (decoder->max_scans > 0 && d->input_scan_number > decoder->max_scans) {
         snprintf(decoder->error.message, DR_JPEG_MESSAGE_CAPACITY,
                  "the file has more than %d scans; refusing it as a decompression bomb", decoder->max_scans);
         decoder->error.failed_on_warning = 0;
+        decoder->error.message_code = -1;
         decoder->error.failed_at_offset = dr_stream_offset(cinfo);
         longjmp(decoder->error.jump, 1);
     }
 }
 
-dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans) {
+dr_jpeg_decoder *dr_decoder_create(int max_scans) {
     dr_jpeg_decoder *decoder = calloc(1, sizeof(dr_jpeg_decoder));
     if (decoder == NULL) return NULL;
-    error_init(&decoder->error, warnings_are_errors);
+    error_init(&decoder->error);
     decoder->cinfo.err = &decoder->error.manager;
     decoder->max_scans = max_scans;
     decoder->progress.progress_monitor = on_progress;
@@ -96,6 +131,7 @@ int dr_decoder_open(dr_jpeg_decoder *decoder, dr_read_callback read, void *conte
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
     jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
     jpeg_read_header(&decoder->cinfo, TRUE);
+    note_scanned_components(decoder);  // the first scan's header ends the header
     return DR_JPEG_OK;
 }
 
@@ -109,6 +145,7 @@ int dr_decoder_start(dr_jpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
     decoder->cinfo.dct_method = JDCT_ISLOW;  // exact and SIMD-accelerated in libjpeg-turbo
     jpeg_start_decompress(&decoder->cinfo);
     decoder->started = 1;
+    take_coverage(decoder, jpeg_input_complete(&decoder->cinfo) ? 1 : 0);
     return DR_JPEG_OK;
 }
 
@@ -129,14 +166,36 @@ int dr_decoder_read(dr_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_ro
 int dr_decoder_skip(dr_jpeg_decoder *decoder, JDIMENSION rows, JDIMENSION *rows_skipped) {
     *rows_skipped = 0;
     GUARD(&decoder->error);
-    *rows_skipped = jpeg_skip_scanlines(&decoder->cinfo, rows);
+    // Never onto the bottom: libjpeg would mark the input finished without reading it, and
+    // neither damage below nor the end of the file would be seen. Finish reads the last row.
+    JDIMENSION left = decoder->cinfo.output_height - decoder->cinfo.output_scanline;
+    if (rows >= left) rows = left > 0 ? left - 1 : 0;
+    if (rows > 0) *rows_skipped = jpeg_skip_scanlines(&decoder->cinfo, rows);
     return DR_JPEG_OK;
 }
 
 int dr_decoder_finish(dr_jpeg_decoder *decoder) {
     GUARD(&decoder->error);
-    jpeg_finish_decompress(&decoder->cinfo);
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (cinfo->output_scanline < cinfo->output_height) {
+        // Skipping to the bottom would not read the data; skipping all but the last row
+        // entropy-decodes the rows in between (without their IDCT), and the last row is read.
+        JDIMENSION left = cinfo->output_height - cinfo->output_scanline;
+        if (left > 1) jpeg_skip_scanlines(cinfo, left - 1);
+        JSAMPARRAY row = (*cinfo->mem->alloc_sarray)((j_common_ptr)cinfo, JPOOL_IMAGE,
+                                                     cinfo->output_width * (JDIMENSION)cinfo->output_components, 1);
+        while (cinfo->output_scanline < cinfo->output_height) {
+            if (jpeg_read_scanlines(cinfo, row, 1) == 0) {
+                return fail_with(&decoder->error, "the decoder produced no rows (suspended source)");
+            }
+        }
+    }
+    take_coverage(decoder, 0);  // before finish frees the progression table
+    jpeg_finish_decompress(cinfo);
+    decoder->coverage.input_complete = 1;
     decoder->started = 0;
+    decoder->eoi_end_offset = dr_stream_offset((j_common_ptr)cinfo);
+    decoder->trailing_bytes = dr_source_drain(cinfo);
     return DR_JPEG_OK;
 }
 
@@ -156,7 +215,7 @@ int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned 
 dr_jpeg_encoder *dr_encoder_create(void) {
     dr_jpeg_encoder *encoder = calloc(1, sizeof(dr_jpeg_encoder));
     if (encoder == NULL) return NULL;
-    error_init(&encoder->error, 1);
+    error_init(&encoder->error);
     encoder->cinfo.err = &encoder->error.manager;
     if (setjmp(encoder->error.jump) != 0) {
         free(encoder);

@@ -1,6 +1,6 @@
 #include "streams.h"
 
-#include <jerror.h>  // ERREXIT, WARNMS and the message codes libjpeg's own sources use
+#include <jerror.h>  // ERREXIT and the message codes libjpeg's own sources use
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,8 +23,10 @@ static void source_init(j_decompress_ptr cinfo) {
     source->start_of_file = 1;
 }
 
-// Blocks in the callback until bytes arrive: the decoder never suspends. The end of the
-// stream is handled as libjpeg's stdio source does, so messages and offsets stay the same.
+// Blocks in the callback until bytes arrive: the decoder never suspends. At the end of the
+// stream it supplies an EOI marker, as libjpeg's stdio source does, but records the end
+// instead of warning: whether the image was complete by then is judged from what the decoder
+// did (see dr_jpeg_coverage in boundary.h).
 static boolean source_fill(j_decompress_ptr cinfo) {
     dr_jpeg_source *source = (dr_jpeg_source *)cinfo->src;
     long got = source->read(source->context, source->buffer, source->capacity);
@@ -36,8 +38,6 @@ static boolean source_fill(j_decompress_ptr cinfo) {
         // decoder's stale copy of bytes_in_buffer would not give.
         source->ended = 1;
         if (source->start_of_file) ERREXIT(cinfo, JERR_INPUT_EMPTY);
-        WARNMS(cinfo, JWRN_JPEG_EOF);
-        // Without warnings-as-errors libjpeg goes on: end the stream with a fake EOI.
         source->buffer[0] = (JOCTET)0xFF;
         source->buffer[1] = (JOCTET)JPEG_EOI;
         got = 2;
@@ -80,6 +80,22 @@ int dr_source_install(j_decompress_ptr cinfo, dr_jpeg_source *source, dr_read_ca
     source->manager.term_source = source_term;
     cinfo->src = &source->manager;
     return 0;
+}
+
+long long dr_source_drain(j_decompress_ptr cinfo) {
+    dr_jpeg_source *source = (dr_jpeg_source *)cinfo->src;
+    if (source->ended) return 0;  // the buffer holds the supplied EOI, not input
+    long long count = (long long)source->manager.bytes_in_buffer;
+    source->manager.bytes_in_buffer = 0;
+    for (;;) {
+        long got = source->read(source->context, source->buffer, source->capacity);
+        if (got < 0 || (size_t)got > source->capacity) {
+            stream_failed((j_common_ptr)cinfo, "reading the input failed", source->delivered);
+        }
+        if (got == 0) return count;
+        source->delivered += got;
+        count += got;
+    }
 }
 
 void dr_source_release(dr_jpeg_source *source) {

@@ -12,6 +12,9 @@ int dr_source_install(j_decompress_ptr cinfo, dr_jpeg_source *source, dr_read_ca
 int dr_destination_install(j_compress_ptr cinfo, dr_jpeg_destination *destination,
                            dr_write_callback write, void *context, size_t capacity);
 void dr_source_release(dr_jpeg_source *source);
+// After the EOI marker: reads the stream to its end and returns how many bytes followed the
+// marker (0 when the source had run dry before one). Jumps like any failed read.
+long long dr_source_drain(j_decompress_ptr cinfo);
 void dr_destination_release(dr_jpeg_destination *destination);
 
 // The stream offset libjpeg has reached: the next unread input byte, or the next output

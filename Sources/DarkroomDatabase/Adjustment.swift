@@ -14,10 +14,13 @@ public struct NewAdjustment: Sendable, Hashable {
     public var renderedBytes: Int64
     /// For a replayed layer: the adjustment whose edit it renders again.
     public var rerenderOf: Int64?
+    /// What its render met without spoiling the pixels (kept in `adjustments.warnings`).
+    public var warnings: [RecordedWarning]
 
     public init(
         formatIdentifier: String, formatVersion: String, data: [UInt8], baseAdjustmentID: Int64? = nil,
-        renderedPath: String, renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64, rerenderOf: Int64? = nil
+        renderedPath: String, renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64, rerenderOf: Int64? = nil,
+        warnings: [RecordedWarning] = []
     ) {
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
@@ -28,6 +31,7 @@ public struct NewAdjustment: Sendable, Hashable {
         self.renderedHeight = renderedHeight
         self.renderedBytes = renderedBytes
         self.rerenderOf = rerenderOf
+        self.warnings = warnings
     }
 }
 
@@ -48,10 +52,12 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
     public var createdAt: Date
     /// For a replayed layer: the adjustment whose edit it renders again.
     public var rerenderOf: Int64?
+    /// What its render met without spoiling the pixels.
+    public var warnings: [RecordedWarning]
 
     static let columnNames = [
         "id", "asset_id", "job_id", "format_identifier", "format_version", "data", "base_adjustment_id",
-        "rendered_path", "rendered_width", "rendered_height", "rendered_bytes", "created_at", "rerender_of",
+        "rendered_path", "rendered_width", "rendered_height", "rendered_bytes", "created_at", "rerender_of", "warnings",
     ]
     static let columns = columnNames.joined(separator: ", ")
 
@@ -74,12 +80,14 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
         renderedBytes = try row["rendered_bytes"].decode(Int64.self)
         createdAt = try row["created_at"].decode(Date.self)
         rerenderOf = try row["rerender_of"].decode(Int64?.self)
+        warnings = try row["warnings"].decode(RecordedWarnings.self).list
     }
 
     public init(
         id: Int64, assetID: Int64, jobID: Int64? = nil, formatIdentifier: String, formatVersion: String, data: [UInt8],
         baseAdjustmentID: Int64? = nil, renderedPath: String, renderedWidth: Int, renderedHeight: Int,
-        renderedBytes: Int64, createdAt: Date = Date(timeIntervalSince1970: 0), rerenderOf: Int64? = nil
+        renderedBytes: Int64, createdAt: Date = Date(timeIntervalSince1970: 0), rerenderOf: Int64? = nil,
+        warnings: [RecordedWarning] = []
     ) {
         self.id = id
         self.assetID = assetID
@@ -94,5 +102,6 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
         self.renderedBytes = renderedBytes
         self.createdAt = createdAt
         self.rerenderOf = rerenderOf
+        self.warnings = warnings
     }
 }

@@ -116,6 +116,8 @@ public struct Job: Sendable, Hashable, Identifiable {
     public var adjustmentID: Int64?
     /// What a job that succeeded without recording an adjustment did.
     public var outcome: String?
+    /// What its renders met without spoiling the pixels, bottom layer first.
+    public var warnings: [RecordedWarning] = []
 }
 
 /// A snapshot for operators: how many jobs are where, what has waited longest, what failed.

@@ -8,7 +8,7 @@ extension JobQueue {
         guard let row = try connection.query("""
             SELECT id, asset_id, kind, state, format_identifier, format_version, data, priority, run_at, attempts,
                    max_attempts, last_error, batch, lease_token, leased_by, lease_expires_at, created_at, started_at,
-                   finished_at, adjustment_id, outcome
+                   finished_at, adjustment_id, outcome, warnings
               FROM darkroom.jobs WHERE id = $1
             """, [.int(id)]).first
         else { return nil }
@@ -37,7 +37,8 @@ extension JobQueue {
             leaseToken: try row["lease_token"].decode(UUID?.self), leasedBy: try row["leased_by"].decode(String?.self),
             leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self), createdAt: try row["created_at"].decode(Date.self),
             startedAt: try row["started_at"].decode(Date?.self), finishedAt: try row["finished_at"].decode(Date?.self),
-            adjustmentID: try row["adjustment_id"].decode(Int64?.self), outcome: try row["outcome"].decode(String?.self))
+            adjustmentID: try row["adjustment_id"].decode(Int64?.self), outcome: try row["outcome"].decode(String?.self),
+            warnings: try row["warnings"].decode(RecordedWarnings.self).list)
     }
 
     /// Cancels a queued or running job (`darkroom.cancel_job`). Returns false if it had already

@@ -14,9 +14,9 @@ extension JobQueue {
         return current
     }
 
-    /// Records what the job did (`darkroom.complete_job`): its adjustment records, the asset's
-    /// new current adjustment, an `asset_history` entry when the look changed, and the job's
-    /// success. Returns the asset's current adjustment afterwards (`nil`: the original).
+    /// Records what the job did (`darkroom.complete_job`): its adjustment records (each with
+    /// its render's warnings, which the job keeps too), the asset's new current adjustment, an
+    /// `asset_history` entry when the look changed, and the job's success. Returns the asset's current adjustment afterwards (`nil`: the original).
     /// Throws `QueueError.leaseLost` if the lease is gone and `QueueError.assetChanged` if the
     /// asset's current adjustment is no longer what the job read; either way nothing is written.
     @discardableResult
@@ -37,7 +37,7 @@ extension JobQueue {
             SELECT status, loss, current_adjustment_id
               FROM darkroom.complete_job($1::bigint, $2::uuid, $3::boolean, $4::bigint, $5::text, $6::text, $7::bigint,
                                          $8::text[], $9::text[], $10::bytea[], $11::text[], $12::int[], $13::int[],
-                                         $14::bigint[], $15::bigint[])
+                                         $14::bigint[], $15::bigint[], $16::jsonb)
             """, [
                 .int(job.id), .text(job.leaseToken.uuidString), .bool(result.expectedCurrent != nil),
                 .optional(result.expectedCurrent?.id, PostgresBind.int), .text(change), .optional(outcome, PostgresBind.text),
@@ -47,6 +47,7 @@ extension JobQueue {
                 .int32Array(layers.map { Int32(clamping: $0.renderedWidth) }),
                 .int32Array(layers.map { Int32(clamping: $0.renderedHeight) }),
                 .int64Array(layers.map(\.renderedBytes)), .int64Array(layers.map(\.rerenderOf)),
+                .text(RecordedWarning.json(perLayer: layers.map(\.warnings))),
             ])[0]
         let current = try row["current_adjustment_id"].decode(Int64?.self)
         switch try ReportStatus(row, job: job) {

@@ -229,10 +229,11 @@ public enum RenderPlanner {
     }
 
     /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the
-    /// context rows fancy upsampling keeps), and for progressive files every coefficient.
+    /// context rows fancy upsampling keeps), the row `JPEGDecoder.finish` reads the last row
+    /// into, and for progressive files every coefficient.
     static func decoderBytes(_ header: JPEGHeader) -> Int {
         let rows = header.mcuRowHeight * 3
-        let working = header.width * max(header.components, 3) * rows + 64 << 10
+        let working = header.width * max(header.components, 3) * rows + header.width * 3 + 64 << 10
         guard header.isProgressive else { return working }
         return working + coefficientBytes(header)
     }

@@ -52,8 +52,9 @@ public struct RenderResult: Sendable {
     /// The display-size JPEG, when one was asked for.
     public var displaySize: PixelSize?
     public var displayBytes: Int?
-    /// Things that went wrong without spoiling the pixels (unreadable EXIF, ...).
-    public var warnings: [String]
+    /// Things that went wrong without spoiling the pixels (an input without its EOI marker,
+    /// unreadable EXIF, ...).
+    public var warnings: [RenderWarning]
 }
 
 public enum Renderer {
@@ -93,11 +94,11 @@ public enum Renderer {
 
     /// Decodes, runs the strips and finishes both encoders; commits nothing.
     static func encode(_ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-                       orientation: (JPEGHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [String]) {
+                       orientation: (JPEGHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
         let decoder = try openDecoder(input, maxScans: request.limits.maxScans)
         let plan = try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
         let size = plan.geometry.outputSize
-        var warnings: [String] = []
+        var warnings: [RenderWarning] = []
         let encoder = try wrap { try JPEGEncoder(sink: output) }
         let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
                                     optimizeCoding: plan.optimizeCoding)
@@ -116,19 +117,19 @@ public enum Renderer {
         try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
                           threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
         try wrap {
-            // Read what is left so damage after the last needed row is still caught.
-            let remaining = decoder.outputHeight - decoder.nextRow
-            if remaining > 0 { try decoder.skipRows(remaining) }
+            // Decodes what is left, so damage below the last needed row still fails the render,
+            // and judges how the input ended before either output is finished.
             try decoder.finish()
             try encoder.finish()
             try derivative?.encoder.finish()
         }
+        warnings = decoder.warnings.map { .input($0, object: decoder.objectName) } + warnings
         return (plan, warnings)
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
     static func writeMetadata(to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: JPEGHeader,
-                              warnings: inout [String]) throws {
+                              warnings: inout [RenderWarning]) throws {
         if let original = header.exifPayload {
             do {
                 if let exif = try request.rewriteExif(original, size) {
@@ -138,7 +139,7 @@ public enum Renderer {
                 throw error
             } catch {
                 // The display copy fails the same way as the full render: say it once.
-                let warning = "EXIF not copied to the render: \(error)"
+                let warning = RenderWarning.exifNotCopied(reason: "\(error)")
                 if !warnings.contains(warning) { warnings.append(warning) }
             }
         }

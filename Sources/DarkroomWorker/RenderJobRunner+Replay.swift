@@ -46,7 +46,8 @@ extension RenderJobRunner {
             layers.append(NewAdjustment(
                 formatIdentifier: upgraded.formatIdentifier, formatVersion: upgraded.formatVersion, data: upgraded.data,
                 baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-                renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: old.id))
+                renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: old.id,
+                warnings: result.warnings.map(RecordedWarning.init)))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
             orientation = .up  // renders are upright already
         }

@@ -44,7 +44,8 @@ extension RenderJobRunner {
             throw .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
         }
         for warning in result.warnings {
-            logger.warning("render warning", metadata: ["job_id": "\(job.id)", "asset_id": "\(asset.id)", "reason": "\(warning)"])
+            logger.warning("render warning", metadata: [
+                "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)", "reason": "\(warning)"])
         }
         return result
     }

@@ -94,7 +94,8 @@ public struct RenderJobRunner: Sendable {
         return NewAdjustment(
             formatIdentifier: identifier, formatVersion: version, data: data,
             baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes))
+            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
+            warnings: result.warnings.map(RecordedWarning.init))
     }
 
     func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure) -> [ImageOperation] {

@@ -16,16 +16,20 @@ public final class JPEGDecoder {
     /// Reached by the read callback through the handle: lives exactly as long as the handle.
     private let stream: SourceContext
     private var state: State = .headerRead
+    /// What was irregular but harmless about the file (no EOI marker, bytes after it): set by
+    /// `finish`, which fails instead when the file is damaged.
+    public private(set) var warnings: [JPEGWarning] = []
 
     private enum State { case headerRead, decoding, finished }
 
-    /// Reads the header from `source`. With `warningsAreErrors` (the default) damaged entropy
-    /// data is an error instead of grey or smeared pixels. Files with more than `maxScans`
-    /// scans are refused (0: no limit). The source is read front to back, once, and only
-    /// while one of this decoder's methods runs.
-    public init(source: any ByteSource, warningsAreErrors: Bool = true, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
+    /// Reads the header from `source`. Damaged data is an error, never grey or smeared pixels:
+    /// a cut or corrupt scan fails the call that meets it, a file that stops between scans fails
+    /// `start` or `finish`. Files with more than `maxScans` scans are refused (0: no limit). The
+    /// source is read front to back, once (to its end, by `finish`), and only while one of this
+    /// decoder's methods runs.
+    public init(source: any ByteSource, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
         let name = source.objectName
-        guard let handle = dr_decoder_create(warningsAreErrors ? 1 : 0, Int32(clamping: maxScans)) else {
+        guard let handle = dr_decoder_create(Int32(clamping: maxScans)) else {
             throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: name)
         }
         let context = SourceContext(source)
@@ -34,7 +38,8 @@ public final class JPEGDecoder {
         stream = context
         // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
         if dr_decoder_open(handle, readFromSource, context.pointer, Self.sourceBufferBytes) != DR_JPEG_OK {
-            let error = JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true)
+            let error = JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
+                                  inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
             dr_decoder_destroy(handle)
             throw error
         }
@@ -65,6 +70,11 @@ public final class JPEGDecoder {
         }
         try check(dr_decoder_start(handle, JCS_RGB, UInt32(scaleEighths), 0))
         state = .decoding
+        // A multi-scan file was read to its end by now: refuse one that stopped between scans
+        // before any pixel is worked on.
+        if handle.pointee.coverage.input_complete != 0, case .damaged(let damage, let message, let offset) = ending().verdict {
+            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
+        }
         return (Int(handle.pointee.cinfo.output_width), Int(handle.pointee.cinfo.output_height))
     }
 
@@ -89,23 +99,53 @@ public final class JPEGDecoder {
         }
     }
 
-    /// Skips rows without producing them (cheaper than decoding: no IDCT, no color conversion).
+    /// Skips rows without producing them (cheaper than decoding: no IDCT, no color conversion;
+    /// their data is still decoded, so damage there is still found). Stops before the last
+    /// row, which `readRows` or `finish` reads.
     public func skipRows(_ count: Int) throws {
         guard state == .decoding else { throw misuse("skipRows before start or after finish") }
         var skipped: JDIMENSION = 0
         try check(dr_decoder_skip(handle, JDIMENSION(count), &skipped))
     }
 
-    /// Reads the end of the stream; call after the last row to catch damage in the trailer.
+    /// Decodes the data of the rows not read (without producing them), reads the end of the
+    /// stream and what follows its EOI marker, and judges how the file ended: throws if the
+    /// image was not complete, else sets `warnings`. Call it after the rows you need; until it
+    /// returns, no row read is known to come from an intact file.
     public func finish() throws {
         guard state == .decoding else { throw misuse("finish before start") }
         try check(dr_decoder_finish(handle))
         state = .finished
+        switch ending().verdict {
+        case .intact(let found):
+            warnings = found
+        case .damaged(let damage, let message, let offset):
+            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
+        }
+    }
+
+    /// What the boundary recorded about the end of the data so far.
+    private func ending() -> JPEGEnding {
+        let taken = handle.pointee.coverage
+        let coverage = JPEGEnding.Coverage(
+            components: Int(taken.components), componentsScanned: Int(taken.components_scanned),
+            coefficientsShort: Int(taken.coefficients_short), isArithmetic: taken.arithmetic != 0)
+        let trailer = state == .finished && handle.pointee.source.ended == 0
+            ? JPEGEnding.Trailer(count: Int(handle.pointee.trailing_bytes), eoiEnd: Int(handle.pointee.eoi_end_offset)) : nil
+        return JPEGEnding(ranDryAt: Self.ranDryAt(handle), coverage: coverage, trailer: trailer)
+    }
+
+    /// The input's length when it ran out before an EOI marker; nil while it has not, and for
+    /// an empty input (which is not a cut JPEG but no JPEG at all).
+    private static func ranDryAt(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>) -> Int? {
+        let source = handle.pointee.source  // a small struct: the buffer is not copied
+        return source.ended != 0 && source.delivered > 0 ? Int(source.delivered) : nil
     }
 
     private func check(_ status: Int32) throws {
         if status != DR_JPEG_OK {
-            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true)
+            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true,
+                            inputRanDryAt: Self.ranDryAt(handle))
         }
     }
 
@@ -137,7 +177,8 @@ public final class JPEGDecoder {
         var profile: UnsafeMutablePointer<JOCTET>?
         var profileLength: UInt32 = 0
         if dr_decoder_icc_profile(handle, &profile, &profileLength) != DR_JPEG_OK {
-            throw JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: stream.failure, isDecoder: true)
+            throw JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: stream.failure, isDecoder: true,
+                            inputRanDryAt: ranDryAt(handle))
         }
         var icc: [UInt8]?
         if let profile {

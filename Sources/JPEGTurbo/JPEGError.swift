@@ -9,7 +9,8 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case io
         /// The bytes are not a JPEG, or libjpeg met a fatal error in them.
         case corrupt
-        /// libjpeg could go on, but only by inventing pixels (truncated or damaged entropy data).
+        /// libjpeg could go on, but only by inventing pixels (truncated or damaged entropy data);
+        /// `damage` says which.
         case damaged
         /// A valid JPEG darkroom does not render (CMYK, 12-bit, ...).
         case unsupported
@@ -18,7 +19,28 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         case outOfMemory
     }
 
+    /// Why the data is `.damaged`: where the file was cut, or that its scan data is corrupt.
+    public enum Damage: String, Sendable {
+        /// The file ends inside its scan data: the rows below the cut never arrived.
+        case cutInScanData = "cut_in_scan_data"
+        /// The file ends between the scans of a progressive or multi-scan JPEG: whole scans
+        /// (components, or the refinement of their coefficients) never arrived.
+        case cutBetweenScans = "cut_between_scans"
+        /// The file ends inside a marker segment, before its image data is complete.
+        case cutInMarkers = "cut_in_markers"
+        /// The entropy-coded data is corrupt (a bad code, a marker inside it, bytes left over):
+        /// libjpeg would fill blocks with grey or smear them.
+        case corruptScanData = "corrupt_scan_data"
+        /// An arithmetic-coded file without its EOI marker: arithmetic coding may legally stop
+        /// short inside a scan, so a cut there cannot be told from the end.
+        case unverifiableEnd = "unverifiable_end"
+        /// Markers that contradict each other (the progression, the ICC chunks, ...).
+        case inconsistentMarkers = "inconsistent_markers"
+    }
+
     public var code: Code
+    /// Set for `.damaged`.
+    public var damage: Damage?
     public var message: String
     /// The object read or written, as its stream names it.
     public var path: String
@@ -27,9 +49,10 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why the bytes could not be read or written, for `.io` errors from a stream.
     public var cause: StreamError?
 
-    public init(code: Code, message: String, path: String, byteOffset: Int? = nil, systemErrno: Int32? = nil,
-                cause: StreamError? = nil) {
+    public init(code: Code, damage: Damage? = nil, message: String, path: String, byteOffset: Int? = nil,
+                systemErrno: Int32? = nil, cause: StreamError? = nil) {
         self.code = code
+        self.damage = damage
         self.message = message
         self.path = path
         self.byteOffset = byteOffset

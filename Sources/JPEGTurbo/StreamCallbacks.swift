@@ -51,7 +51,10 @@ func boundaryMessage(_ error: inout dr_jpeg_error) -> String {
 
 extension JPEGError {
     /// The error a failed dr_* call left: the stream's own error when a callback failed.
-    init(boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool) {
+    /// `inputRanDryAt` (decoders only) is where the input ran out before an EOI marker, if it
+    /// did; `inHeader`, that the decoder was reading the markers before the first scan.
+    init(boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool,
+         inputRanDryAt: Int? = nil, inHeader: Bool = false) {
         let offset = error.failed_at_offset >= 0 ? Int(error.failed_at_offset) : nil
         if error.stream_failed != 0 {
             let cause = streamFailure ?? StreamError(
@@ -68,6 +71,29 @@ extension JPEGError {
             self.init(code: .io, message: message, path: object, byteOffset: offset)
             return
         }
-        self.init(code: error.failed_on_warning != 0 ? .damaged : .corrupt, message: message, path: object, byteOffset: offset)
+        // A fatal error from the boundary itself (message_code -1: a scan limit, a misuse) is
+        // about the file or the caller, not about where the input ended.
+        let fromLibjpeg = error.message_code >= 0
+        guard let damage = Damage(warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
+                                  inputRanDry: fromLibjpeg && inputRanDryAt != nil, inHeader: inHeader) else {
+            self.init(code: .corrupt, message: message, path: object, byteOffset: offset)
+            return
+        }
+        self.init(code: .damaged, damage: damage, message: Self.describe(damage, libjpeg: message, end: inputRanDryAt),
+                  path: object, byteOffset: inputRanDryAt ?? offset)
+    }
+
+    /// libjpeg's text says what it met; for a cut file it does not say that the file was cut.
+    /// (Where it ends is the error's byte offset.)
+    private static func describe(_ damage: Damage, libjpeg message: String, end: Int?) -> String {
+        guard end != nil else { return message }
+        switch damage {
+        case .cutInScanData:
+            return "the file ends inside its scan data: the rest of the image is missing (libjpeg: \(message))"
+        case .cutInMarkers:
+            return "the file ends before its image data is complete (libjpeg: \(message))"
+        case .cutBetweenScans, .corruptScanData, .unverifiableEnd, .inconsistentMarkers:
+            return message
+        }
     }
 }

@@ -122,7 +122,7 @@ import Testing
             try Data("not a photo at all\n".utf8).write(to: URL(fileURLWithPath: bad + "/notes.jpg"))
             // Register them as if their files were damaged after import.
             let cases: [(file: String, reason: String)] = [
-                ("truncated.jpg", "Premature end of JPEG file"),
+                ("truncated.jpg", "inside its scan data"),
                 ("corrupted.jpg", "Corrupt JPEG data"),
                 ("empty.jpg", "Empty input file"),
                 ("notes.jpg", "Not a JPEG file"),

@@ -82,8 +82,8 @@ import Testing
             _ = try decode(ChunkedSource(Array(bytes.prefix(bytes.count / 2)), name: "half.jpg"))
         } throws: { error in
             let jpeg = error as? JPEGError
-            return jpeg?.code == .damaged && jpeg?.cause == nil && jpeg?.byteOffset == bytes.count / 2
-                && "\(error)".contains("Premature end of JPEG file")
+            return jpeg?.code == .damaged && jpeg?.damage == .cutInScanData && jpeg?.cause == nil
+                && jpeg?.byteOffset == bytes.count / 2 && "\(error)".contains("the file ends inside its scan data")
         }
         #expect {
             _ = try decode(ChunkedSource([], name: "empty.jpg"))

@@ -6,8 +6,16 @@
 // returns DR_JPEG_FAILED with the library's message. Every libjpeg call that can fail
 // goes through a dr_* function below, so no longjmp ever crosses a Swift frame.
 //
-// Warnings (for example "Corrupt JPEG data: premature end of data segment") are errors
-// too when `warnings_are_errors` is set: libjpeg would otherwise hand back grey pixels.
+// Warnings (for example "Corrupt JPEG data: premature end of data segment") are errors too:
+// libjpeg warns when it is about to invent pixels (grey blocks, zeroed coefficients), and
+// darkroom never hands those back. The call fails with `failed_on_warning` set and libjpeg's
+// message code in `message_code`, so the caller can tell a cut scan from corrupt data
+// without reading the text.
+//
+// A source that runs dry before the EOI marker is not a warning here: the source records
+// where it ended (`dr_jpeg_source.ended`, `.delivered`) and supplies an EOI, and the caller
+// judges afterwards whether the image was complete by then (every scan present, see
+// dr_jpeg_coverage; a cut inside a scan fails on libjpeg's own warning first).
 //
 // Bytes come and go through callbacks, not FILE*: the decoder's source manager fills its
 // buffer by calling `dr_read_callback`, the encoder's destination manager empties its buffer
@@ -33,8 +41,8 @@ typedef int (*dr_write_callback)(void *context, const JOCTET *bytes, size_t coun
 typedef struct dr_jpeg_error {
     struct jpeg_error_mgr manager;      // must stay first: libjpeg casts to it
     jmp_buf jump;
-    int warnings_are_errors;
     int failed_on_warning;
+    int message_code;                   // libjpeg's J_MESSAGE_CODE of the failure; -1 when the boundary failed the call
     int stream_failed;                  // the read or write callback failed
     long long failed_at_offset;         // byte offset in the stream when known, else -1
     char message[DR_JPEG_MESSAGE_CAPACITY];
@@ -48,7 +56,8 @@ typedef struct dr_jpeg_source {
     size_t capacity;
     long long delivered;                // bytes the callback returned so far
     int start_of_file;
-    int ended;                          // the callback said end of stream
+    int ended;                          // the callback said end of stream before an EOI marker was
+                                        // read: the buffer has held a supplied EOI since
 } dr_jpeg_source;
 
 typedef struct dr_jpeg_destination {
@@ -60,12 +69,32 @@ typedef struct dr_jpeg_destination {
     long long written;                  // bytes the callback took so far
 } dr_jpeg_destination;
 
+// What the scans read so far delivered, for judging a file that ended without its EOI
+// marker: complete when every component was scanned and, for a progressive file, every
+// coefficient of every component reached full precision (its last successive-approximation
+// bit). An encoder that ends with EOI may legitimately send less; a file that merely stops
+// cannot be told from a cut one otherwise.
+typedef struct dr_jpeg_coverage {
+    int components;                     // in the frame
+    int components_scanned;             // of those, how many appeared in at least one scan
+    int coefficients_short;             // progressive: (component, coefficient) pairs never sent
+                                        // or not refined to full precision; 0 otherwise
+    int arithmetic;                     // arithmetic-coded: hitting the end inside a scan is legal
+                                        // there, so a cut scan cannot be told from a complete one
+    int input_complete;                 // when taken, the decoder had read up to an EOI (the file's
+                                        // or the supplied one): true after start for multi-scan files
+} dr_jpeg_coverage;
+
 typedef struct dr_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     dr_jpeg_error error;
     struct jpeg_progress_mgr progress;
     dr_jpeg_source source;
     int max_scans;                      // 0: no limit
+    unsigned int scanned_components;    // bit i: component i appeared in a scan so far
+    long long eoi_end_offset;           // set by finish: the offset just past the EOI marker read
+    long long trailing_bytes;           // set by finish: bytes after that EOI marker
+    dr_jpeg_coverage coverage;          // taken by start (final then for a multi-scan file) and by finish
     int opened;
     int started;
 } dr_jpeg_decoder;
@@ -82,7 +111,7 @@ typedef struct dr_jpeg_encoder {
 // Create returns NULL only when out of memory. Destroy frees all (it never calls back).
 // max_scans > 0 refuses files with more scans (a progressive file can carry thousands,
 // each a full pass over the coefficients: a cheap way to make a decoder spin).
-dr_jpeg_decoder *dr_decoder_create(int warnings_are_errors, int max_scans);
+dr_jpeg_decoder *dr_decoder_create(int max_scans);
 void dr_decoder_destroy(dr_jpeg_decoder *decoder);
 // Reads through `read` (with `context`) into a buffer of `buffer_size` bytes, and reads the
 // header, keeping APP1 (EXIF, XMP) and APP2 (ICC) markers. `context` must stay valid until
@@ -94,7 +123,12 @@ int dr_decoder_start(dr_jpeg_decoder *decoder, J_COLOR_SPACE out_color_space,
                      unsigned int scale_num, int fast_upsample);
 int dr_decoder_read(dr_jpeg_decoder *decoder, JSAMPARRAY rows, JDIMENSION max_rows,
                     JDIMENSION *rows_read);
+// Skips at most up to the last row, which is left for read or finish (see finish).
 int dr_decoder_skip(dr_jpeg_decoder *decoder, JDIMENSION rows, JDIMENSION *rows_skipped);
+// Decodes the entropy data of every row not read yet (libjpeg's own skip to the bottom marks
+// the input finished without reading it, which would hide damage there), reads up to the
+// EOI marker, then reads what follows it to the end of the stream, counting it in
+// `trailing_bytes` (0 when the source ran dry: there was no EOI to follow).
 int dr_decoder_finish(dr_jpeg_decoder *decoder);
 // The ICC profile assembled from APP2 chunks, malloc'd (free with free()); NULL if none.
 int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned int *length);

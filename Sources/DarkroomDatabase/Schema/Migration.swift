@@ -30,6 +30,7 @@ public struct Migration: Sendable, Hashable {
         Migration(9, "fast_validators", PackageResources._009_fast_validators_sql),
         Migration(10, "semver_precedence", PackageResources._010_semver_precedence_sql),
         Migration(11, "single_call_reports", PackageResources._011_single_call_reports_sql),
+        Migration(12, "render_warnings", PackageResources._012_render_warnings_sql),
         Migration(13, "roles_and_audit", PackageResources._013_roles_and_audit_sql),
     ]
 }

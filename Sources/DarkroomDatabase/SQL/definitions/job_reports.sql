@@ -21,12 +21,16 @@ $$;
 -- original; 'none' leaves it as it is. outcome says what a job without a new layer did. An
 -- asset_history entry is written when the asset's look changed. With check_expected, the
 -- asset must still show expected_current (NULL: its original), else nothing is written and
--- status is 'asset_changed' (the job runs again on what it shows now).
+-- status is 'asset_changed' (the job runs again on what it shows now). layer_warnings is a
+-- JSON array with one array of warnings per layer (NULL: none; workers older than migration 12
+-- leave it out); each layer keeps its own in adjustments.warnings and the job keeps them all,
+-- bottom layer first, in jobs.warnings.
 CREATE OR REPLACE FUNCTION darkroom.complete_job(
     job_id bigint, lease_token uuid, check_expected boolean, expected_current bigint,
     change text, outcome text, first_base bigint,
     layer_formats text[], layer_versions text[], layer_data bytea[], layer_paths text[],
-    layer_widths int[], layer_heights int[], layer_bytes bigint[], layer_rerender_of bigint[]
+    layer_widths int[], layer_heights int[], layer_bytes bigint[], layer_rerender_of bigint[],
+    layer_warnings jsonb DEFAULT NULL
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, adjustment_id bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -38,6 +42,7 @@ DECLARE
     base bigint := first_base;
     layer int;
     layer_count int := coalesce(cardinality(layer_formats), 0);
+    job_warnings jsonb := '[]';
 BEGIN
     IF change IS NULL OR change NOT IN ('layers', 'original', 'none') THEN
         RAISE EXCEPTION 'change must be layers, original or none, got %', quote_nullable(change)
@@ -56,6 +61,11 @@ BEGIN
     FOR layer IN 1 .. layer_count LOOP
         PERFORM darkroom.require_stored_path(layer_paths[layer], format('layer %s''s rendered path', layer));
     END LOOP;
+    IF layer_warnings IS NOT NULL AND (jsonb_typeof(layer_warnings) <> 'array' OR jsonb_array_length(layer_warnings) <> layer_count
+       OR EXISTS (SELECT FROM jsonb_array_elements(layer_warnings) AS w(list) WHERE jsonb_typeof(w.list) <> 'array')) THEN
+        RAISE EXCEPTION 'layer_warnings must hold one array of warnings per layer (%), got %', layer_count, layer_warnings
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
     -- The job and its asset, both locked, in one statement (a job's asset always exists:
     -- deleting it cascades).
     SELECT j AS job_row, a.current_adjustment_id AS current_id INTO found
@@ -80,11 +90,12 @@ BEGIN
     FOR layer IN 1 .. layer_count LOOP
         INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
                                                base_adjustment_id, rendered_path, rendered_width, rendered_height,
-                                               rendered_bytes, rerender_of)
+                                               rendered_bytes, rerender_of, warnings)
         VALUES (job.asset_id, CASE WHEN layer = layer_count THEN job.id END, layer_formats[layer], layer_versions[layer],
                 layer_data[layer], base, layer_paths[layer], layer_widths[layer], layer_heights[layer],
-                layer_bytes[layer], layer_rerender_of[layer])
+                layer_bytes[layer], layer_rerender_of[layer], coalesce(layer_warnings -> (layer - 1), '[]'))
         RETURNING a.id INTO base;
+        job_warnings := job_warnings || coalesce(layer_warnings -> (layer - 1), '[]');
         recorded := base;
         current := base;
     END LOOP;
@@ -100,7 +111,7 @@ BEGIN
     )
     UPDATE darkroom.jobs AS j
        SET state = 'succeeded', finished_at = now(), adjustment_id = recorded,
-           outcome = CASE WHEN change = 'layers' THEN NULL ELSE complete_job.outcome END,
+           outcome = CASE WHEN change = 'layers' THEN NULL ELSE complete_job.outcome END, warnings = job_warnings,
            completed_lease = j.lease_token, lease_token = NULL, lease_expires_at = NULL, crashes = 0
      WHERE j.id = job.id;
     status := 'done';

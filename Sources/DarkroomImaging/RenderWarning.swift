@@ -1,0 +1,44 @@
+import JPEGTurbo
+
+/// Something a render met that did not spoil its pixels. Workers record these on the job and
+/// on the adjustment it wrote; `code` is stable, for operators to query.
+public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
+    /// The input JPEG, `object`, is irregular in a harmless way (no EOI marker, bytes after it).
+    case input(JPEGWarning, object: String)
+    /// The original's EXIF could not be rewritten for the output, which carries none.
+    case exifNotCopied(reason: String)
+
+    public var code: String {
+        switch self {
+        case .input(let warning, _): warning.code
+        case .exifNotCopied: "exif.not_copied"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .input(let warning, _): warning.message
+        case .exifNotCopied(let reason): "EXIF not copied to the render: \(reason)"
+        }
+    }
+
+    /// The object the warning is about, when it is a file.
+    public var object: String? {
+        if case .input(_, let object) = self { return object }
+        return nil
+    }
+
+    public var byteOffset: Int? {
+        if case .input(let warning, _) = self { return warning.byteOffset }
+        return nil
+    }
+
+    public var byteCount: Int? {
+        if case .input(let warning, _) = self { return warning.byteCount }
+        return nil
+    }
+
+    public var description: String {
+        "\(code): " + (object.map { "\($0): " } ?? "") + message
+    }
+}
