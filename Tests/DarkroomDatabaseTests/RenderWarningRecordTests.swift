@@ -25,7 +25,7 @@ struct RenderWarningRecordTests {
             var bottom = sampleAdjustment(for: job)
             bottom.warnings = [missingEOI]
             var top = sampleAdjustment(for: job)
-            top.renderedPath = "/rendered/top.jpg"
+            top.renderedPath = "renders/top.jpg"
             top.warnings = [exif]
             try queue.complete(job, with: JobResult(.layers([bottom, top]), expectedCurrent: nil))
 
@@ -70,7 +70,7 @@ struct RenderWarningRecordTests {
             let job = try claim(queue, asset: asset)
             let status = try connection.query("""
                 SELECT status FROM darkroom.complete_job($1::bigint, $2::uuid, false, NULL, 'layers', NULL, NULL,
-                    ARRAY['io.darkroom.pipeline'], ARRAY['1.0'], ARRAY['\\x7b7d'::bytea], ARRAY['/rendered/old.jpg'],
+                    ARRAY['io.darkroom.pipeline'], ARRAY['1.0'], ARRAY['\\x7b7d'::bytea], ARRAY['renders/old.jpg'],
                     ARRAY[640], ARRAY[480], ARRAY[1000::bigint], ARRAY[NULL::bigint])
                 """, [.int(job.id), .text(job.leaseToken.uuidString)])
             #expect(status.first?["status"].string == "done")
@@ -88,7 +88,7 @@ struct RenderWarningRecordTests {
                 let error = #expect(throws: PostgresError.self) {
                     try connection.query("""
                         SELECT status FROM darkroom.complete_job($1::bigint, $2::uuid, false, NULL, 'layers', NULL, NULL,
-                            ARRAY['io.darkroom.pipeline'], ARRAY['1.0'], ARRAY['\\x7b7d'::bytea], ARRAY['/rendered/x.jpg'],
+                            ARRAY['io.darkroom.pipeline'], ARRAY['1.0'], ARRAY['\\x7b7d'::bytea], ARRAY['renders/x.jpg'],
                             ARRAY[640], ARRAY[480], ARRAY[1000::bigint], ARRAY[NULL::bigint], $3::jsonb)
                         """, [.int(job.id), .text(job.leaseToken.uuidString), .text(wrong)])
                 }
