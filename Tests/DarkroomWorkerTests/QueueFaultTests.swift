@@ -81,7 +81,8 @@ import Testing
             let job = try f.enqueue(try f.importPhoto(width: Self.slow.width, height: Self.slow.height))
             let small = try f.importPhoto(width: 64, height: 48)
             // One slot per core by default: on two cores or more, a slot is idle while the job renders.
-            let worker = try WorkerProcess(f.command, ["worker", "--shutdown-grace", "60"] + Self.lease)
+            // A generous grace: on a loaded machine the slow render can take over a minute.
+            let worker = try WorkerProcess(f.command, ["worker", "--shutdown-grace", "300"] + Self.lease)
             try waitUntilRendering(f, job: job, worker: worker)
             worker.signal(SIGTERM)
             let acknowledged = ContinuousClock.now + .seconds(10)
@@ -89,7 +90,7 @@ import Testing
             try #require(worker.stderr.contains("shutdown requested"), "\(worker.stderr)")
             // Queued while the first job still renders: neither an idle slot nor the busy one takes it.
             let second = try f.enqueue(small)
-            #expect(worker.wait(timeout: .seconds(60)) == 0, "\(worker.stderr)")
+            #expect(worker.wait(timeout: .seconds(320)) == 0, "\(worker.stderr)")
             #expect(try f.value("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(job)]).string == "succeeded")
             #expect(try f.value("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(second)]).string == "queued",
                     "nothing is claimed after SIGTERM")
