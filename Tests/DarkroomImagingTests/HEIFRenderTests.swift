@@ -135,13 +135,19 @@ import Testing
         #expect(rendered.result.warnings.isEmpty)
     }
 
-    /// nclx without an ICC profile: sRGB needs nothing; other primaries cannot be described yet.
-    @Test func nclxColoursAreDescribedOrFlagged() throws {
+    /// nclx without an ICC profile: sRGB needs nothing; Display P3 gets the equivalent ICC
+    /// profile (built by `ICCProfile`); what no SDR profile can describe (PQ) renders untagged
+    /// with a warning.
+    @Test func nclxColoursAreDescribedByAnEquivalentProfile() throws {
         let srgb = try Self.render(try Self.heic(HEIFEncoding(nclx: .sRGB)))
         #expect(try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty)
         #expect(HEIFFixtures.misplacedQuadrants(in: srgb.image).isEmpty)
         let p3 = try Self.render(try Self.heic(HEIFEncoding(nclx: .displayP3)))
-        // TODO(icc): expect the ICC profile built from the nclx once the builder is on main.
-        #expect(p3.result.warnings.contains { $0.contains("nclx (primaries 12, transfer 13)") }, "\(p3.result.warnings)")
+        let embedded = try #require(try JPEGDecoder(source: ChunkedSource(p3.output)).header.iccProfile)
+        #expect(embedded == (try ICCProfile(for: .displayP3).bytes) && p3.result.warnings.isEmpty)
+        let pq = HEIFColorDescription(primaries: 9, transfer: 16, matrix: 9, fullRange: true)
+        let hdr = try Self.render(try Self.heic(HEIFEncoding(nclx: pq)))
+        #expect(try JPEGDecoder(source: ChunkedSource(hdr.output)).header.iccProfile == nil)
+        #expect(hdr.result.warnings.map(\.code) == ["colour.profile_not_embedded"], "\(hdr.result.warnings)")
     }
 }
