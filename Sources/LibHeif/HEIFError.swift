@@ -48,7 +48,8 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// From a `heif_error` that is not Ok; `message` is copied here, before libheif reuses it.
     init(_ error: heif_error, path: String) {
-        let message = error.message.map { String(cString: $0) } ?? ""
+        // Some of libheif's messages end in a newline.
+        let message = String((error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
         self.init(code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
                   path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
     }

@@ -77,7 +77,8 @@ import Testing
     @Test func importRecordsTheMetadataOfAHEIC() throws {
         try withFixture { f in
             let exif = HEIFFixtures.exif(orientation: 6, bigEndian: false, gps: true, date: "2024:05:06 07:08:09", offset: "+10:00")
-            let outcome = try f.importBytes(try Self.heic(HEIFEncoding(orientation: 6, exif: exif)), name: "IMG_0001.HEIC")
+            // Named like a JPEG: the content decides, and the stored copy is named for it.
+            let outcome = try f.importBytes(try Self.heic(HEIFEncoding(orientation: 6, exif: exif)), name: "IMG_0001.jpg")
             #expect(outcome.status == .imported && outcome.warnings.isEmpty)
             #expect(outcome.storedPath.hasPrefix("originals/") && outcome.storedPath.hasSuffix(".heic"))
             let asset = try f.asset(outcome.assetID)

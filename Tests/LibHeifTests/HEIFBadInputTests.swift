@@ -43,6 +43,7 @@ import Testing
         let arrow = try Self.arrow
         let cut = try #require(Self.open(Array(arrow.prefix(arrow.count / 2))))
         #expect(cut.code == .damaged && cut.libheifCode == 2 && cut.libheifSubcode == 100, "\(cut)")
+        #expect(!cut.message.hasSuffix("\n"), "libheif's trailing newline is trimmed")
         let outside = ISOBMFFEdit.pointingLastExtentOutside(arrow)
         #expect(outside != arrow)
         let error = try #require(Self.open(outside))
