@@ -109,8 +109,9 @@ final class SourceDecoder {
         let got = try prefix.withUnsafeMutableBytes { buffer throws(StreamError) in try input.readFully(into: buffer) }
         prefix.removeSubrange(got...)
         let source = ReplayingSource(prefix: prefix, then: input)
-        if HEIFFileType(prefix: prefix) != nil {
-            // Every ISO media file goes to libheif, which reads HEIF and says what else it is.
+        if let fileType = HEIFFileType(prefix: prefix) {
+            // An MP4 or a CR3 is refused before it is read into memory.
+            guard fileType.isHEIF else { throw HEIFError.notHEIF(fileType, path: input.objectName) }
             return SourceDecoder(.heif(try HEIFDecoder(source: source, limits: heifLimits)))
         }
         return SourceDecoder(.jpeg(try JPEGDecoder(source: source, maxScans: maxScans)))

@@ -41,9 +41,8 @@ public final class HEIFDecoder {
         let name = source.objectName
         objectName = name
         let file = try FileBytes(reading: source, limit: limits.maxFileBytes)
-        guard let fileType = HEIFFileType(prefix: file.bytes.prefix(HEIFFileType.sniffLength)), fileType.isHEIF else {
-            throw HEIFError(code: .unsupported, message: Self.notHEIF(file.bytes), path: name)
-        }
+        let fileType = HEIFFileType(prefix: file.bytes.prefix(HEIFFileType.sniffLength))
+        guard let fileType, fileType.isHEIF else { throw HEIFError.notHEIF(fileType, path: name) }
         let context = try Context(file: file, limits: limits, name: name)
         let primary = try PrimaryImage(context: context, name: name)
         self.primary = primary
@@ -93,13 +92,6 @@ public final class HEIFDecoder {
 
     private func misuse(_ message: String) -> HEIFError {
         HEIFError(code: .misuse, message: message, path: objectName)
-    }
-
-    private static func notHEIF(_ bytes: UnsafeMutableRawBufferPointer) -> String {
-        if let type = HEIFFileType(prefix: bytes.prefix(HEIFFileType.sniffLength)) {
-            return "an ISO media file of brand '\(type.majorBrand)' (\(type.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
-        }
-        return "not a HEIF file: it has no 'ftyp' box"
     }
 }
 

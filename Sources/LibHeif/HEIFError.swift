@@ -54,6 +54,14 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
                   path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
     }
 
+    /// A file that is no HEIF: an ISO media file of another kind, or no ISO media file at all.
+    public static func notHEIF(_ fileType: HEIFFileType?, path: String) -> HEIFError {
+        let message = fileType.map {
+            "an ISO media file of brand '\($0.majorBrand)' (\($0.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
+        } ?? "not a HEIF file: it has no 'ftyp' box"
+        return HEIFError(code: .unsupported, message: message, path: path)
+    }
+
     /// Whether the bytes themselves are bad (as opposed to reading them, or darkroom's limits).
     public var isDamagedData: Bool { code == .damaged || code == .corrupt }
 

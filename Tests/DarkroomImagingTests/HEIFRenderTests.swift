@@ -126,6 +126,17 @@ import Testing
         #expect(output.committed == nil)
     }
 
+    /// An ISO media file that is no image (an MP4) is told by its brands, before it is read whole.
+    @Test func otherISOMediaIsRefusedForWhatItIs() throws {
+        let mp4: [UInt8] = [0, 0, 0, 20] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("mp41".utf8) + [UInt8](repeating: 0, count: 4096)
+        #expect {
+            _ = try Renderer.render(Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
+        } throws: { error in
+            guard case .heif(let heif)? = error as? RenderError else { return false }
+            return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")
+        }
+    }
+
     /// The original's ICC profile travels with its pixels (libheif converts no colours).
     @Test func theICCProfileIsCarried() throws {
         let profile = try #require(try HEIFDecoder(source: FileSource(path: HEIFFixtures.arrow.path)).header.iccProfile)
