@@ -51,7 +51,9 @@ public struct HEIFHeader: Sendable, Equatable {
     }
 }
 
-/// An nclx colour description (ITU-T H.273 code points), as the `colr` box stores it.
+/// An nclx colour description (ITU-T H.273 code points), as the `colr` box stores it: raw
+/// numbers. What they mean (and whether they need a profile) is `ColourDescription`'s, in
+/// DarkroomImaging.
 public struct HEIFColorDescription: Sendable, Equatable {
     public var primaries: Int
     public var transfer: Int
@@ -63,12 +65,6 @@ public struct HEIFColorDescription: Sendable, Equatable {
         self.transfer = transfer
         self.matrix = matrix
         self.fullRange = fullRange
-    }
-
-    /// BT.709 primaries (sRGB's) with the sRGB curve, or unspecified ones (2): what a JPEG
-    /// without an ICC profile means, so nothing needs to be embedded.
-    public var isSRGB: Bool {
-        (primaries == 1 || primaries == 2) && (transfer == 13 || transfer == 2)
     }
 
     /// Display P3 (P3-D65 primaries, sRGB curve), what iPhones use.
