@@ -2,7 +2,8 @@
 #   make demo   install what is missing, start a private PostgreSQL (unless DATABASE_URL is set),
 #               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
 #   make test   the whole suite against a real PostgreSQL server started the same way.
-#   make bench  render, drain, import and queue benchmarks against djpeg/cjpeg, vips, sha256sum and raw SQL,
+#   make bench  render (JPEG and HEIC), drain, import and queue benchmarks against djpeg/cjpeg, heif-convert,
+#               vips, sha256sum and raw SQL,
 #               measured in the same run.
 
 SHELL        := /bin/bash
@@ -26,11 +27,12 @@ PRIVATE_URL  := postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_BUILD_FLAGS ?=
 
-# Debian 12 package names: headers for the three C libraries, the server, and pkg-config.
-APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev pkg-config postgresql-15 postgresql-client-15
-# Reference tools for tests and benchmarks (djpeg/cjpeg, vips, GNU time for peak RSS, exif for cross-checks,
-# Little CMS's transicc to check the ICC profiles darkroom builds).
-APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif liblcms2-utils
+# Debian 12 package names: headers for the four C libraries (libheif-dev brings its HEVC and AV1
+# decoders, libde265 and dav1d), the server, and pkg-config.
+APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev pkg-config postgresql-15 postgresql-client-15
+# Reference tools for tests and benchmarks (djpeg/cjpeg, heif-convert, vips, GNU time for peak RSS, exif for
+# cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds).
+APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer) and
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL).
 APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat
@@ -150,8 +152,10 @@ soak: deps ops-deps db-start
 DEMO_DIR     := $(BUILD_DIR)/demo
 DEMO_STORAGE ?= $(DEMO_DIR)/storage
 SAMPLES      := $(ROOT)/Tests/Fixtures/exif-samples
+# Six JPEGs and an iPhone HEIC (Tests/Fixtures/heif/README.md).
 DEMO_PHOTOS  := $(SAMPLES)/gps/DSCN0010.jpg $(SAMPLES)/canon_hdr_NO.jpg $(SAMPLES)/orientation/landscape_3.jpg \
-                $(SAMPLES)/hdr/iphone_hdr_NO.jpg $(SAMPLES)/Nikon_D70.jpg $(SAMPLES)/gps/DSCN0021.jpg
+                $(SAMPLES)/hdr/iphone_hdr_NO.jpg $(SAMPLES)/Nikon_D70.jpg $(SAMPLES)/gps/DSCN0021.jpg \
+                $(ROOT)/Tests/Fixtures/heif/arrow.heic
 DARKROOM_BIN := $(BUILD_DIR)/release/darkroom
 
 # Without DATABASE_URL the demo gets a fresh database and storage on the private cluster
@@ -174,7 +178,7 @@ demo: release
 	first=$$(psql -X -tA "$$DATABASE_URL" -c "SELECT coalesce(max(id), 0) + 1 FROM darkroom.jobs"); \
 	echo "==> queueing edits with plain SQL: docs/demo-edits.sql"; \
 	psql -X -q -tA -v ON_ERROR_STOP=1 "$$DATABASE_URL" \
-	  -v a1=$${ids[0]} -v a2=$${ids[1]} -v a3=$${ids[2]} -v a4=$${ids[3]} -v a5=$${ids[4]} -v a6=$${ids[5]} \
+	  -v a1=$${ids[0]} -v a2=$${ids[1]} -v a3=$${ids[2]} -v a4=$${ids[3]} -v a5=$${ids[4]} -v a6=$${ids[5]} -v a7=$${ids[6]} \
 	  -f $(ROOT)/docs/demo-edits.sql | sed 's/^/    queued job /'; \
 	echo "==> draining the queue with two workers"; \
 	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning; \

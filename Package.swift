@@ -30,6 +30,11 @@ let package = Package(
             providers: [.apt(["libpq-dev"])]
         ),
         .systemLibrary(
+            name: "CHeif",
+            pkgConfig: "libheif",
+            providers: [.apt(["libheif-dev"])]
+        ),
+        .systemLibrary(
             name: "CExif",
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
@@ -42,10 +47,11 @@ let package = Package(
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
         .target(name: "LibPQ", dependencies: ["CPostgres"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
+        .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
 
         // Domain modules.
         .target(name: "DarkroomImaging", dependencies: [
-            "JPEGTurbo", "ByteStreams",
+            "JPEGTurbo", "LibHeif", "ByteStreams",
         ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
@@ -70,7 +76,7 @@ let package = Package(
         ]),
         // Brings photos into the storage (content-addressed by SHA-256) and the catalogue.
         .target(name: "DarkroomImport", dependencies: [
-            "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "JPEGTurbo", "ByteStreams", "LibPQ",
+            "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "LibPQ",
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
@@ -90,13 +96,16 @@ let package = Package(
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
         // damaged copies of them made at test time.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", "JPEGTurbo", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
+        .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomImagingTests", dependencies: ["DarkroomImaging", "JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(name: "DarkroomImagingTests", dependencies: [
+            "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport",
+        ]),
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
-            "DarkroomMetadata", "LibExif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+            "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDatabaseTests", dependencies: [
@@ -107,7 +116,7 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
-            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport", "ByteStreams", "LibPQ",
+            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport", "ByteStreams", "LibPQ", "LibHeif",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

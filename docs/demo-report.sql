@@ -2,6 +2,8 @@
 -- Parameters: :storage, the storage root (stored paths are relative to it);
 -- :first_job, the first job this run queued.
 SELECT a.asset_id                                                 AS asset,
+       upper(split_part(s.original_path, '.', -1))
+         || ' ' || s.pixel_width || '×' || s.pixel_height               AS original,
        (SELECT string_agg(op->>'op', '+' ORDER BY n)
           FROM jsonb_array_elements(convert_from(a.data, 'UTF8')::jsonb->'operations')
                WITH ORDINALITY AS e(op, n))                      AS edit,
@@ -11,5 +13,6 @@ SELECT a.asset_id                                                 AS asset,
        round(extract(epoch FROM j.finished_at - j.started_at) * 1000) || ' ms' AS time
   FROM darkroom.adjustments a
   JOIN darkroom.jobs j ON j.id = a.job_id
+  JOIN darkroom.assets s ON s.id = a.asset_id
  WHERE j.id >= :first_job
  ORDER BY a.id;

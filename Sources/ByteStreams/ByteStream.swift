@@ -52,3 +52,27 @@ public func copyStream(from source: any ByteSource, to sink: any ByteSink, chunk
         total += got
     }
 }
+
+/// A source whose first bytes were already read (to tell its format): hands them out again,
+/// then reads on from the source it wraps, so a decoder still sees the object from its start.
+public final class ReplayingSource: ByteSource {
+    private let prefix: [UInt8]
+    private var offset = 0
+    private let rest: any ByteSource
+
+    public init(prefix: [UInt8], then rest: any ByteSource) {
+        self.prefix = prefix
+        self.rest = rest
+    }
+
+    public var objectName: String { rest.objectName }
+
+    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        guard offset < prefix.count else { return try rest.read(into: buffer) }
+        let count = min(buffer.count, prefix.count - offset)
+        guard count > 0 else { return 0 }
+        prefix.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: count) }
+        offset += count
+        return count
+    }
+}

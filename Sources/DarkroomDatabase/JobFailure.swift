@@ -83,13 +83,22 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// A layer this job replayed was gone before the next layer read it back.
     case replayedLayerMissing = "replayed_layer_missing"
 
-    // Rendering (`RenderError.code` in DarkroomImaging; `jpeg_` + `JPEGError.Code`).
+    // Rendering (`RenderError.code` in DarkroomImaging; `jpeg_` + `JPEGError.Code`, `heif_` + `HEIFError.Code`).
     case jpegIO = "jpeg_io"
     case jpegCorrupt = "jpeg_corrupt"
     case jpegDamaged = "jpeg_damaged"
     case jpegUnsupported = "jpeg_unsupported"
     case jpegMisuse = "jpeg_misuse"
     case jpegOutOfMemory = "jpeg_outOfMemory"
+    // HEIF and AVIF inputs (`heif_` + `HEIFError.Code` in LibHeif).
+    case heifIO = "heif_io"
+    case heifCorrupt = "heif_corrupt"
+    case heifDamaged = "heif_damaged"
+    case heifUnsupported = "heif_unsupported"
+    /// Wider or taller than darkroom reads (libheif's limit on the `ispe` box).
+    case heifTooLarge = "heif_tooLarge"
+    case heifOutOfMemory = "heif_outOfMemory"
+    case heifMisuse = "heif_misuse"
     case cropOutOfBounds = "crop_out_of_bounds"
     case memoryBudgetExceeded = "memory_budget_exceeded"
     case imageTooLarge = "image_too_large"

@@ -7,7 +7,7 @@ import JPEGTurbo
 /// decode the stored rectangle into a spill of tiles, then serve each output strip from
 /// one tile column (quarter turns) or one tile row (flips).
 final class OrientedRowSource {
-    private let decoder: JPEGDecoder
+    private let decoder: any ScanlineDecoder
     private let plan: RenderPlan
     private let region: PixelRect           // stored pixels needed
     private let outputWidth: Int
@@ -20,7 +20,7 @@ final class OrientedRowSource {
     private let spillDirectory: String
     private let isCancelled: @Sendable () -> Bool
 
-    init(decoder: JPEGDecoder, plan: RenderPlan, spillDirectory: String, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+    init(decoder: any ScanlineDecoder, plan: RenderPlan, spillDirectory: String, isCancelled: @escaping @Sendable () -> Bool = { false }) {
         self.isCancelled = isCancelled
         self.decoder = decoder
         self.plan = plan
@@ -174,6 +174,7 @@ final class OrientedRowSource {
         return rows
     }
 
+    /// Only a JPEG decoder can run out of rows (a HEIF is decoded whole before the first).
     private func truncated() -> RenderError {
         .jpeg(JPEGError(code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)", path: decoder.objectName))
     }

@@ -1,9 +1,12 @@
 import ByteStreams
 import JPEGTurbo
+import LibHeif
 
 /// Why a render could not be done. Every case says whether retrying could help.
 public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     case jpeg(JPEGError)
+    /// A HEIF or AVIF input libheif could not read or decode.
+    case heif(HEIFError)
     case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
@@ -17,6 +20,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isPermanent: Bool {
         switch self {
         case .jpeg(let error): error.code != .io && error.code != .outOfMemory
+        case .heif(let error): error.code != .io && error.code != .outOfMemory && error.code != .misuse
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
         case .spill, .output, .cancelled: false
         }
@@ -25,6 +29,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: String {
         switch self {
         case .jpeg(let error): "jpeg_\(error.code.rawValue)"
+        case .heif(let error): "heif_\(error.code.rawValue)"
         case .cropOutOfBounds: "crop_out_of_bounds"
         case .budgetTooSmall: "memory_budget_exceeded"
         case .imageTooLarge: "image_too_large"
@@ -37,6 +42,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .jpeg(let error):
+            return error.description
+        case .heif(let error):
             return error.description
         case .cropOutOfBounds(let index, let crop, let canvas):
             return "operation \(index) (crop): rectangle \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) "
@@ -52,6 +59,74 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(error)"
         case .cancelled:
             return "the render was stopped before it finished; nothing was written"
+        }
+    }
+}
+
+/// A decoder's error about the bytes it read, whatever their format: what a caller needs to
+/// blame the right object (its name), and to tell damage from everything else.
+public enum InputDecodeError: Error, Sendable, Equatable {
+    case jpeg(JPEGError)
+    case heif(HEIFError)
+
+    public var objectName: String {
+        switch self {
+        case .jpeg(let error): error.path
+        case .heif(let error): error.path
+        }
+    }
+
+    /// The bytes themselves are bad: truncated, corrupt, not an image.
+    public var isDamagedData: Bool {
+        switch self {
+        case .jpeg(let error): error.isDamagedData
+        case .heif(let error): error.isDamagedData
+        }
+    }
+
+    /// A valid file of a kind darkroom does not render.
+    public var isUnsupported: Bool {
+        switch self {
+        case .jpeg(let error): error.code == .unsupported
+        case .heif(let error): error.code == .unsupported
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .jpeg(let error): error.message
+        case .heif(let error): error.message
+        }
+    }
+
+    public var byteOffset: Int? {
+        if case .jpeg(let error) = self { return error.byteOffset }
+        return nil
+    }
+
+    /// What to do about an unsupported file.
+    public var conversionAdvice: String {
+        switch self {
+        case .jpeg: "convert it to an 8-bit RGB or greyscale JPEG first"
+        case .heif: "convert it to JPEG first"
+        }
+    }
+
+    public var renderError: RenderError {
+        switch self {
+        case .jpeg(let error): .jpeg(error)
+        case .heif(let error): .heif(error)
+        }
+    }
+}
+
+extension RenderError {
+    /// The decoder's error, when this is one.
+    public var inputDecodeError: InputDecodeError? {
+        switch self {
+        case .jpeg(let error): .jpeg(error)
+        case .heif(let error): .heif(error)
+        default: nil
         }
     }
 }

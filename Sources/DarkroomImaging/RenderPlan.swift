@@ -1,4 +1,5 @@
 import JPEGTurbo
+import LibHeif
 
 /// Limits a render must stay inside.
 public struct RenderLimits: Sendable, Equatable {
@@ -59,11 +60,22 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     public var isProgressive: Bool
     /// Size of the display-size copy, when one is written.
     public var displaySize: PixelSize?
+    /// "JPEG", "HEIC", "AVIF" or "HEIF".
+    public var inputFormat: String = "JPEG"
+    /// A decoder that delivers the whole image at once (HEIF, AVIF), priced in `memory.decoder`.
+    public var wholeImageDecode: WholeImageDecode?
 
     public var description: String {
         var lines: [String] = []
         let g = geometry
-        lines.append("input      \(g.storedSize) stored, orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")")
+        if let decode = wholeImageDecode {
+            lines.append("input      \(g.storedSize) \(inputFormat), as decoded (libheif applies its irot/imir/clap; EXIF orientation is not applied again), "
+                + "orientation \(g.orientation.rawValue) → \(g.orientedSize) upright")
+            lines.append("decode     whole image at once (libheif 1.15): \(decode.size) × \(decode.bytesPerPixel) B/px = \(ByteCount.format(decode.pixelBytes)), "
+                + "file 2 × \(ByteCount.format(decode.fileBytes)), codec \(ByteCount.format(decode.codecBytes)); rows then stream from the decoded image")
+        } else {
+            lines.append("input      \(g.storedSize) stored \(inputFormat), orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")")
+        }
         lines.append("output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
         if g.hasNeighbourhoodOperations {
             lines.append("halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))")
@@ -87,6 +99,33 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// The peak of a decoder that allocates the whole image before the first row (libheif 1.15).
+public struct WholeImageDecode: Sendable, Equatable {
+    /// The decoded image's size.
+    public var size: PixelSize
+    /// Peak bytes per pixel while decoding (`HEIFHeader.decodeBytesPerPixel`).
+    public var bytesPerPixel: Int
+    /// The file, held whole while libheif reads it (counted twice: libheif copies each item
+    /// it reads, and the copy of the largest item can be as large as the file).
+    public var fileBytes: Int
+    /// The codecs' own state and the tiles in flight on the decoding threads.
+    public var codecBytes: Int
+
+    public var pixelBytes: Int { size.area * bytesPerPixel }
+    public var total: Int { pixelBytes + 2 * fileBytes + codecBytes }
+
+    /// libde265 or dav1d with two tiles in flight: 512² tiles at 6 bytes a pixel are 1.5 MiB
+    /// each; the rest is the codec's reference pictures and tables. Checked by `make bench`.
+    public static let codecBytes = 16 << 20
+
+    init(_ header: HEIFHeader) {
+        size = PixelSize(width: header.width, height: header.height)
+        bytesPerPixel = header.decodeBytesPerPixel
+        fileBytes = header.fileBytes
+        codecBytes = Self.codecBytes
+    }
+}
+
 /// Chooses strip and tile sizes so a render fits its memory budget.
 public enum RenderPlanner {
     /// Optimised Huffman coding. `auto` turns it on only when it fits the budget, which
@@ -104,6 +143,15 @@ public enum RenderPlanner {
         huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
+        try plan(source: .jpeg(header), geometry: geometry, encoding: encoding, huffman: huffman, limits: limits,
+                 displayLongestSide: displayLongestSide, streamBufferBytes: streamBufferBytes)
+    }
+
+    public static func plan(
+        source: SourceHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
+        streamBufferBytes: Int = 0
+    ) throws -> RenderPlan {
         let streams = streamBytes(outputs: displayLongestSide == nil ? 1 : 2, backendBytesPerStream: streamBufferBytes)
         let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
         let displayBytes = display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) } ?? 0
@@ -111,19 +159,23 @@ public enum RenderPlanner {
         guard stored.area <= limits.maxPixels else {
             throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
         }
-        let decoder = decoderBytes(header)
-        if header.isProgressive, decoder > limits.memoryBudget {
+        let decoder = decoderBytes(source)
+        if source.isProgressive, decoder > limits.memoryBudget {
             throw RenderError.budgetTooSmall(needed: decoder, budget: limits.memoryBudget,
                 reason: "this progressive JPEG's whole-image coefficient buffer (\(stored))")
         }
-        let fitting = candidateHeights.lazy
-            .map { plan(header: header, geometry: geometry, encoding: encoding, height: $0,
-                        decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget) }
-            .first { $0.memory.total <= limits.memoryBudget }
-        guard var plan = fitting else {
+        let candidate = { (height: Int) in
+            Self.plan(source: source, geometry: geometry, encoding: encoding, height: height,
+                 decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget)
+        }
+        guard var plan = candidateHeights.lazy.map(candidate).first(where: { $0.memory.total <= limits.memoryBudget }) else {
             let smallest = candidateHeights.last!
-            let needed = plan(header: header, geometry: geometry, encoding: encoding, height: smallest,
-                              decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget).memory.total
+            let needed = candidate(smallest).memory.total
+            if case .heif(let heif) = source {
+                throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
+                    reason: "decoding this \(source.formatName)'s \(stored) image whole (libheif 1.15 holds all of it: "
+                        + "\(heif.decodeBytesPerPixel) bytes a pixel at its peak) and rendering it")
+            }
             throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
@@ -149,7 +201,7 @@ public enum RenderPlanner {
     }
 
     private static func plan(
-        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int,
+        source: SourceHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int,
         displayBytes: Int, streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
@@ -166,7 +218,9 @@ public enum RenderPlanner {
         var plan = RenderPlan(
             geometry: geometry, decodeRows: height, tile: nil, spill: .none, spillBytes: 0,
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
-            isProgressive: header.isProgressive)
+            isProgressive: source.isProgressive)
+        plan.inputFormat = source.formatName
+        if case .heif(let heif) = source { plan.wholeImageDecode = WholeImageDecode(heif) }
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
@@ -226,6 +280,14 @@ public enum RenderPlanner {
 
     static func colorChunkBytes(width: Int, maxRows: Int) -> Int {
         width * StripColor.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
+    }
+
+    /// The decoder at its peak: libjpeg's buffers, or a HEIF's whole-image decode.
+    static func decoderBytes(_ source: SourceHeader) -> Int {
+        switch source {
+        case .jpeg(let header): decoderBytes(header)
+        case .heif(let header): WholeImageDecode(header).total
+        }
     }
 
     /// libjpeg's decompressor: per-component row buffers for one MCU row (plus the

@@ -7,11 +7,15 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     case input(JPEGWarning, object: String)
     /// The original's EXIF could not be rewritten for the output, which carries none.
     case exifNotCopied(reason: String)
+    /// The original's colours are described by nclx alone and no equivalent ICC profile could
+    /// be built: the render carries none, so viewers read it as sRGB.
+    case colourProfileNotEmbedded(reason: String)
 
     public var code: String {
         switch self {
         case .input(let warning, _): warning.code
         case .exifNotCopied: "exif.not_copied"
+        case .colourProfileNotEmbedded: "colour.profile_not_embedded"
         }
     }
 
@@ -19,6 +23,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .input(let warning, _): warning.message
         case .exifNotCopied(let reason): "EXIF not copied to the render: \(reason)"
+        case .colourProfileNotEmbedded(let reason):
+            "no ICC profile embedded for the original's nclx colours, so viewers will read the render as sRGB: \(reason)"
         }
     }
 

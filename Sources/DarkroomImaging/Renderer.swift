@@ -1,5 +1,6 @@
 import ByteStreams
 import JPEGTurbo
+import LibHeif
 
 /// One render: the operations to apply and how. Where the bytes come from and where they go
 /// are streams handed to `Renderer.render`; imaging never opens a file of its own (spills
@@ -61,14 +62,15 @@ public enum Renderer {
     /// Reads the header from `input` and plans, without decoding pixels. `orientation` picks
     /// the orientation to apply from the header (the EXIF one, or a given one).
     public static func plan(_ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
-                            orientation: (JPEGHeader) throws -> Orientation) throws -> RenderPlan {
-        let decoder = try openDecoder(input, maxScans: request.limits.maxScans)
+                            orientation: (SourceHeader) throws -> Orientation) throws -> RenderPlan {
+        let decoder = try openDecoder(input, request: request)
         return try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: withDisplayCopy)
     }
 
     /// Renders what `input` holds into `output`, and a display-size copy into `display` when
     /// given. Both uploads are committed only after both JPEGs are complete; on any failure
     /// (damaged input, a stream error, cancellation) both are aborted, so nothing is published.
+    /// `orientation` is applied to the rows the decoder delivers: for a HEIF, already upright.
     public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
                               display: (any ObjectUpload)? = nil, orientation: Orientation) throws -> RenderResult {
         try render(request, from: input, to: output, display: display) { _ in orientation }
@@ -77,7 +79,7 @@ public enum Renderer {
     /// As above, with the orientation picked from the header (its EXIF orientation).
     public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
                               display: (any ObjectUpload)? = nil,
-                              orientation: (JPEGHeader) throws -> Orientation) throws -> RenderResult {
+                              orientation: (SourceHeader) throws -> Orientation) throws -> RenderResult {
         do {
             let result = try encode(request, from: input, to: output, display: display, orientation: orientation)
             let bytes = try publish(output)
@@ -94,8 +96,8 @@ public enum Renderer {
 
     /// Decodes, runs the strips and finishes both encoders; commits nothing.
     static func encode(_ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-                       orientation: (JPEGHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
-        let decoder = try openDecoder(input, maxScans: request.limits.maxScans)
+                       orientation: (SourceHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
+        let decoder = try openDecoder(input, request: request)
         let plan = try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
         let size = plan.geometry.outputSize
         var warnings: [RenderWarning] = []
@@ -103,18 +105,22 @@ public enum Renderer {
         let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
                                     optimizeCoding: plan.optimizeCoding)
         try wrap {
-            _ = try decoder.start()
+            try decoder.start()
             try encoder.start(width: size.width, height: size.height, encoding: encoding)
         }
-        try writeMetadata(to: encoder, size: size, request: request, header: decoder.header, warnings: &warnings)
+        let profile = OutputColorProfile(for: decoder.header)
+        if let warning = profile.warning { warnings.append(warning) }
+        try writeMetadata(to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
+                          warnings: &warnings)
         var derivative: Derivative?
         if let display, let displaySize = plan.displaySize {
             let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
             try wrap { try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding) }
-            try writeMetadata(to: displayEncoder, size: displaySize, request: request, header: decoder.header, warnings: &warnings)
+            try writeMetadata(to: displayEncoder, size: displaySize, request: request, header: decoder.header,
+                              profile: profile.iccProfile, warnings: &warnings)
             derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
         }
-        try StripPipeline(plan: plan, decoder: decoder, encoder: encoder, spillDirectory: request.spillDirectory,
+        try StripPipeline(plan: plan, decoder: decoder.rows, encoder: encoder, spillDirectory: request.spillDirectory,
                           threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
         try wrap {
             // Decodes what is left, so damage below the last needed row still fails the render,
@@ -123,13 +129,13 @@ public enum Renderer {
             try encoder.finish()
             try derivative?.encoder.finish()
         }
-        warnings = decoder.warnings.map { .input($0, object: decoder.objectName) } + warnings
+        warnings = decoder.warnings + warnings
         return (plan, warnings)
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
-    static func writeMetadata(to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: JPEGHeader,
-                              warnings: inout [RenderWarning]) throws {
+    static func writeMetadata(to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: SourceHeader,
+                              profile: [UInt8]?, warnings: inout [RenderWarning]) throws {
         if let original = header.exifPayload {
             do {
                 if let exif = try request.rewriteExif(original, size) {
@@ -143,23 +149,37 @@ public enum Renderer {
                 if !warnings.contains(warning) { warnings.append(warning) }
             }
         }
-        if request.keepICCProfile, let profile = header.iccProfile {
+        if request.keepICCProfile, let profile {
             try wrap { try encoder.writeICCProfile(profile) }
         }
     }
 
-    static func plan(_ request: RenderRequest, header: JPEGHeader, orientation: Orientation, withDisplayCopy: Bool) throws -> RenderPlan {
-        let geometry = try RenderGeometry(
-            storedSize: PixelSize(width: header.width, height: header.height),
-            orientation: orientation, operations: request.operations)
-        return try RenderPlanner.plan(header: header, geometry: geometry, encoding: request.encoding,
+    static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool) throws -> RenderPlan {
+        let geometry = try RenderGeometry(storedSize: header.storedSize, orientation: orientation, operations: request.operations)
+        return try RenderPlanner.plan(source: header, geometry: geometry, encoding: request.encoding,
                                       huffman: request.huffman, limits: request.limits,
                                       displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
                                       streamBufferBytes: request.streamBufferBytes)
     }
 
-    static func openDecoder(_ input: any ByteSource, maxScans: Int) throws -> JPEGDecoder {
-        try wrap { try JPEGDecoder(source: input, maxScans: maxScans) }
+    static func openDecoder(_ input: any ByteSource, request: RenderRequest) throws -> SourceDecoder {
+        do {
+            return try wrap {
+                try SourceDecoder.open(input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
+                                       maxScans: request.limits.maxScans)
+            }
+        } catch let error as StreamError {
+            // Reading the first bytes to tell the format failed: as libjpeg would report it.
+            throw RenderError.jpeg(JPEGError(code: .io, message: error.message, path: input.objectName,
+                                             byteOffset: error.byteOffset, systemErrno: error.systemErrno, cause: error))
+        } catch let error as RenderError {
+            // A file too big to hold in this budget is the budget's refusal, not damage.
+            if case .heif(let heif) = error, let fileBytes = heif.fileBytes {
+                throw RenderError.budgetTooSmall(needed: 2 * fileBytes, budget: request.limits.memoryBudget,
+                                                 reason: "holding this \(ByteCount.format(fileBytes)) HEIF file in memory while libheif reads it")
+            }
+            throw error
+        }
     }
 
     static func publish(_ upload: any ObjectUpload) throws(RenderError) -> Int {
@@ -171,12 +191,14 @@ public enum Renderer {
     }
 }
 
-/// libjpeg errors become render errors; render errors pass through.
+/// libjpeg and libheif errors become render errors; render errors pass through.
 @inline(__always)
 func wrap<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as JPEGError {
         throw RenderError.jpeg(error)
+    } catch let error as HEIFError {
+        throw RenderError.heif(error)
     }
 }

@@ -6,7 +6,7 @@ import JPEGTurbo
 /// thread while the next strip is decoded and colored; the pixels are the same either way.
 struct StripPipeline {
     let plan: RenderPlan
-    let decoder: JPEGDecoder
+    let decoder: any ScanlineDecoder
     let encoder: JPEGEncoder
     let spillDirectory: String
     let threads: Int

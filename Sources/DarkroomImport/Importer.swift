@@ -1,9 +1,11 @@
 import ByteStreams
 import DarkroomMetadata
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import Foundation
 import JPEGTurbo
+import LibHeif
 import LibPQ
 import Logging
 
@@ -40,7 +42,7 @@ public struct Importer {
             throw ImportError(source: source, message: "no such file")
         }
         guard !isDirectory.boolValue else { throw ImportError(source: source, message: "is a folder; pass the photos inside it") }
-        let (digest, size) = try hashFile(absolute, source: source)
+        let (digest, fileSize) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
             // Restored only when the storage says for sure it is gone; a key it refuses is left alone.
             if let key = try? StorageKey(existing.originalPath), (try? storage.exists(key)) == false {
@@ -50,38 +52,56 @@ public struct Importer {
             }
             return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
         }
-        // Read the header first: a file that is not a JPEG is refused before anything is copied.
-        let header: JPEGHeader
+        // Read the header first: a file that is not a JPEG or a HEIF is refused before anything is copied.
+        let header: SourceHeader
         do {
-            header = try JPEGDecoder(source: FileSource(path: absolute, name: source)).header
+            header = try SourceHeader.read(from: FileSource(path: absolute, name: source))
         } catch let error as StreamError {
             throw ImportError(source: source, message: "cannot be read: \(error.message)")
         } catch let error as JPEGError {
-            throw ImportError(source: source, message: error.message + (error.code == .corrupt ? " (not a readable JPEG)" : ""))
+            throw ImportError(source: source, message: error.message + (error.code == .corrupt ? " (not a readable JPEG, HEIC or AVIF)" : ""))
+        } catch let error as HEIFError {
+            throw ImportError(source: source, message: error.message + (error.isDamagedData ? " (not a readable HEIF)" : ""))
         }
         var metadata = MetadataReader.read(app1Payload: header.exifPayload)
-        if header.exifPayload == nil, header.hasXMP {
-            metadata.warnings.append("no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty")
+        switch header {
+        case .jpeg(let jpeg):
+            if jpeg.exifPayload == nil, jpeg.hasXMP {
+                metadata.warnings.append("no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty")
+            }
+        case .heif(let heif):
+            metadata.warnings += heif.warnings
         }
         for warning in metadata.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])
         }
-        let stored = try storeOriginal(absolute, digest: digest, source: source)
+        let stored = try storeOriginal(absolute, digest: digest, fileExtension: header.fileExtension, source: source)
         let info = metadata.metadata
+        let size = header.storedSize
         let registered = try assets.register(NewAsset(
-            originalPath: stored, contentSHA256: digest, byteSize: size,
-            pixelWidth: header.width, pixelHeight: header.height, orientation: info.orientation,
+            originalPath: stored, contentSHA256: digest, byteSize: fileSize,
+            pixelWidth: size.width, pixelHeight: size.height, orientation: Self.orientation(of: header, exif: info),
             latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
             creationDate: info.creationDate, metadataWarnings: metadata.warnings))
         return ImportOutcome(status: registered.created ? .imported : .existing, assetID: registered.id,
                              source: source, storedPath: stored, warnings: metadata.warnings)
     }
 
+    /// What `assets.orientation` holds: how the rows the decoder delivers must be turned to
+    /// stand upright, which is what a render applies. For a JPEG that is its EXIF orientation
+    /// (the stored size is before it). A HEIF's decoder applies `irot`/`imir` itself and the
+    /// recorded size is already the displayed one, so the answer is 1 whatever its EXIF says
+    /// (phones write a matching EXIF orientation, which HEIF treats as information only):
+    /// recording that 6 would turn the photo a second time.
+    static func orientation(of header: SourceHeader, exif: PhotoMetadata) -> Int {
+        header.decoderOrients ? 1 : exif.orientation
+    }
+
     /// Files already in the storage are registered where they are; others are copied to the
     /// key the layout gives their hash, published whole or not at all.
-    func storeOriginal(_ absolute: String, digest: String, source: String) throws -> String {
+    func storeOriginal(_ absolute: String, digest: String, fileExtension: String, source: String) throws -> String {
         if let inPlace = storage.key(ofLocalFile: absolute) { return inPlace.rawValue }
-        let key = StorageLayout.original(sha256: digest)
+        let key = StorageLayout.original(sha256: digest, fileExtension: fileExtension)
         if try !exists(key, source: source) { try copy(absolute, to: key, source: source) }
         return key.rawValue
     }

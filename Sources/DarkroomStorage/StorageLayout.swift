@@ -1,7 +1,8 @@
 /// Where everything lives, as keys relative to the storage. The one place that knows the
 /// layout: the importer, the worker, the orphan cleanup and every backend ask it.
 ///
-///     originals/ab/ab12…ef.jpg            imported originals, named by SHA-256 (never modified)
+///     originals/ab/ab12…ef.jpg            imported originals, named by SHA-256 (never modified);
+///                                         .heic, .avif or .heif for HEIF originals
 ///     renders/<asset>/<job>.jpg           one render per job
 ///     renders/<asset>/<job>.display.jpg   its display-size copy
 ///     renders/<asset>/<job>.layerN.jpg    lower layers of a chain a revert or re-render replayed
@@ -13,9 +14,10 @@ public enum StorageLayout {
     /// The top-level folders a storage holds.
     public static let folders = [originalsFolder, rendersFolder, scratchFolder]
 
-    /// Content-addressed: the same photo always has the same key, whatever its file name.
-    public static func original(sha256 digest: String) -> StorageKey {
-        StorageKey(trusted: "\(originalsFolder)/\(digest.prefix(2))/\(digest).jpg")
+    /// Content-addressed: the same photo always has the same key, whatever its file name. The
+    /// extension says the format the importer found in the content ("jpg", "heic", "avif", "heif").
+    public static func original(sha256 digest: String, fileExtension: String = "jpg") -> StorageKey {
+        StorageKey(trusted: "\(originalsFolder)/\(digest.prefix(2))/\(digest).\(fileExtension)")
     }
 
     /// One render per job, so retries of a job replace their own output and never another job's.

@@ -4,6 +4,7 @@ import ByteStreams
 import DarkroomDatabase
 import DarkroomStorage
 import JPEGTurbo
+import LibHeif
 
 /// The failure code each module's own error codes are recorded under. Exhaustive switches, so
 /// a new error case does not compile until it has a code.
@@ -11,6 +12,7 @@ extension FailureCode {
     init(_ error: RenderError) {
         switch error {
         case .jpeg(let jpeg): self.init(jpeg.code)
+        case .heif(let heif): self.init(heif.code)
         case .cropOutOfBounds: self = .cropOutOfBounds
         case .budgetTooSmall: self = .memoryBudgetExceeded
         case .imageTooLarge: self = .imageTooLarge
@@ -28,6 +30,18 @@ extension FailureCode {
         case .unsupported: self = .jpegUnsupported
         case .misuse: self = .jpegMisuse
         case .outOfMemory: self = .jpegOutOfMemory
+        }
+    }
+
+    init(_ code: HEIFError.Code) {
+        switch code {
+        case .io: self = .heifIO
+        case .corrupt: self = .heifCorrupt
+        case .damaged: self = .heifDamaged
+        case .unsupported: self = .heifUnsupported
+        case .tooLarge: self = .heifTooLarge
+        case .outOfMemory: self = .heifOutOfMemory
+        case .misuse: self = .heifMisuse
         }
     }
 

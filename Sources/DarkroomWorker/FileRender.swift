@@ -15,7 +15,8 @@ public struct FileRender {
     public var formatVersion: String
     public var data: [UInt8]
     public var settings: RenderSettings
-    /// nil: the orientation in the input's EXIF.
+    /// nil: the orientation in the input's EXIF (none for a HEIF: it is decoded upright). Given,
+    /// it is applied to the rows the decoder delivers.
     public var orientation: Orientation?
     public var spillDirectory: String
     /// Also write a display-size copy here, longest side `displayLongestSide`.
@@ -49,9 +50,12 @@ public struct FileRender {
         return request
     }
 
-    /// The given orientation, or else the one in the input's EXIF.
-    func orientation(for header: JPEGHeader) -> Orientation {
-        orientation ?? Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
+    /// The given orientation, or else the one in the input's EXIF; for a HEIF, whose decoder
+    /// turns it upright (`irot`/`imir`), none: its EXIF orientation is information only.
+    func orientation(for header: SourceHeader) -> Orientation {
+        if let orientation { return orientation }
+        if header.decoderOrients { return .up }
+        return Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
     }
 
     /// The plan, without decoding a pixel. A missing or unreadable input throws `StreamError`.

@@ -65,17 +65,17 @@ enum RenderInput: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A render whose input was bad or could not be read: what was read, and the error libjpeg
-/// or the storage reported, kept typed.
+/// A render whose input was bad or could not be read: what was read, and the error libjpeg,
+/// libheif or the storage reported, kept typed.
 struct RenderInputError: Error, Sendable, CustomStringConvertible {
     var input: RenderInput
-    var cause: JPEGError
+    var cause: InputDecodeError
 
-    /// The codes jobs always recorded (`jpeg_damaged`, `jpeg_io`, ...); the message says which object.
-    var code: FailureCode { FailureCode(cause.code) }
+    /// The codes jobs always recorded (`jpeg_damaged`, `heif_corrupt`, ...); the message says which object.
+    var code: FailureCode { FailureCode(cause.renderError) }
 
     var isPermanent: Bool {
-        cause.isDamagedData ? input.damageIsPermanent : RenderError.jpeg(cause).isPermanent
+        cause.isDamagedData ? input.damageIsPermanent : cause.renderError.isPermanent
     }
 
     var description: String {
@@ -85,8 +85,8 @@ struct RenderInputError: Error, Sendable, CustomStringConvertible {
         if let offset = cause.byteOffset { text += " (at byte \(offset))" }
         if cause.isDamagedData {
             text += "; " + input.remedyForDamage
-        } else if cause.code == .unsupported {
-            text += "; convert it to an 8-bit RGB or greyscale JPEG first"
+        } else if cause.isUnsupported {
+            text += "; " + cause.conversionAdvice
         }
         return text
     }

@@ -98,14 +98,15 @@ extension RenderJobRunner {
                                              : .transient(code: FailureCode(error.code), message: message, cause: error)
     }
 
-    /// Errors name their object: libjpeg's about the input (its key) blame the input by
+    /// Errors name their object: libjpeg's and libheif's about the input (its key) blame the input by
     /// identity; the rest concern the render itself or its outputs, and say so themselves.
     func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
-        switch error {
-        case .jpeg(let jpeg) where jpeg.path == input.key.rawValue:
-            let failure = RenderInputError(input: input, cause: jpeg)
+        if let cause = error.inputDecodeError, cause.objectName == input.key.rawValue {
+            let failure = RenderInputError(input: input, cause: cause)
             return failure.isPermanent ? .permanent(code: failure.code, message: failure.description, cause: failure)
                                        : .transient(code: failure.code, message: failure.description, cause: failure)
+        }
+        switch error {
         case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds:
             return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
         default:

@@ -11,7 +11,7 @@ extension Darkroom {
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "JPEG files to import.")
+        @Argument(help: "Photos to import: JPEG, HEIC/HEIF or AVIF (told by their content, not their names).")
         var paths: [String]
 
         func run() throws {

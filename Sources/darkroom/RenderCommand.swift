@@ -11,7 +11,7 @@ extension Darkroom {
             abstract: "Render one file with adjustment data, without a database.",
             discussion: "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering.")
 
-        @Argument(help: "The original JPEG.") var input: String
+        @Argument(help: "The original: a JPEG, HEIC/HEIF or AVIF (told by its content).") var input: String
         @Option(name: .shortAndLong, help: "Where to write the rendered JPEG.") var output: String?
         @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
         @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
@@ -20,7 +20,7 @@ extension Darkroom {
         var dataFile: String?
         @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality, 1–100.") var quality: Int = 92
-        @Option(help: "EXIF orientation 1–8 to apply instead of the file's own.") var orientation: Int?
+        @Option(help: "EXIF orientation 1–8 to apply instead of a JPEG's own (to a HEIF: on top of its upright decode).") var orientation: Int?
         @Option(name: .customLong("optimize-huffman"), help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
         var huffman: RenderPlanner.HuffmanOptimisation = .off
         @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips,
-# all measured in this run on this machine. Prints one table; see README.md, Benchmarks.
+# Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips, and for a
+# 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, all
+# measured in this run on this machine. Prints the tables; see README.md, Benchmarks.
 #   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
 set -euo pipefail
 darkroom=$1
@@ -9,6 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 cd "$work"
 samples=$here/../Fixtures/exif-samples
+heic=$here/../Fixtures/heif/arrow.heic
 time_cmd=/usr/bin/time
 
 # ---- inputs (generated once, kept in WORK_DIR) ---------------------------------------
@@ -55,7 +57,7 @@ measure() {
     fi
   done
   results+=("$label|$best_wall|$cpu|$rss")
-  eval "wall_${label//[^a-zA-Z0-9]/_}=$best_wall; rss_${label//[^a-zA-Z0-9]/_}=$rss"
+  eval "wall_${label//[^a-zA-Z0-9]/_}=$best_wall; cpu_${label//[^a-zA-Z0-9]/_}=$cpu; rss_${label//[^a-zA-Z0-9]/_}=$rss"
 }
 
 ops='{"operations":[{"op":"sepia"},{"op":"vignette","intensity":1.2}]}'
@@ -70,6 +72,17 @@ for size in photo24 pano150; do
   done
 done
 
+# The 12 MP iPhone HEIC (3024×4032 upright, an 8×6 grid of HEVC tiles, Display P3): libheif 1.15
+# decodes it whole in every tool. Quality 89 everywhere, so every encoder writes 4:2:0 (heif-convert
+# has no 4:4:4; darkroom and vips switch to 4:4:4 at 90). vips needs no autorotate: libheif has
+# applied irot already.
+heic_budget=128MiB
+measure "darkroom-heic12" "$darkroom" render "$heic" -o out.jpg --data "$ops" --quality 89 --memory-budget $heic_budget
+measure "darkroom1-heic12" "$darkroom" render "$heic" -o out.jpg --data "$ops" --quality 89 --memory-budget $heic_budget --threads 1
+measure "floor-heic12" heif-convert --quiet -q 89 "$heic" out.jpg
+measure "vips1-heic12" vips recomb "$heic" "out.jpg[Q=89]" sepia.mat --vips-concurrency=1
+measure "vips-heic12" vips recomb "$heic" "out.jpg[Q=89]" sepia.mat
+
 # ---- report --------------------------------------------------------------------------
 printf '\n%-26s %9s %9s %10s %12s %12s\n' "render (sepia+vignette)" "wall s" "cpu s" "peak RSS" "vs floor" "vs vips -c1"
 for row in "${results[@]}"; do
@@ -83,7 +96,12 @@ done
 echo
 echo "darkroom: --memory-budget 64MiB, quality 92 (4:4:4), 2 threads (darkroom1: --threads 1, one core). floor: djpeg -rgb | cjpeg -quality 92 -sample 1x1."
 echo "vips: recomb with the sepia matrix on the autorotated input (no vignette), -c1 = --vips-concurrency=1."
+echo "heic12: Tests/Fixtures/heif/arrow.heic, quality 89 (4:2:0) in every row, darkroom --memory-budget $heic_budget;"
+echo "        its floor is heif-convert -q 89 (libheif decode + libjpeg encode in one process)."
 echo "Best of 3 runs each; wall and CPU seconds from GNU time, peak RSS = max resident set."
+
+printf '\nheic12 on one core (CPU seconds): darkroom1 %s, heif-convert %s: %s\n' "$cpu_darkroom1_heic12" "$cpu_floor_heic12" \
+  "$(python3 -c "print(f'{$cpu_darkroom1_heic12 / $cpu_floor_heic12:.2f}x')")"
 
 # ---- the memory budget ---------------------------------------------------------------
 # Peak RSS minus the fixed cost of the running program (the same binary rendering a
@@ -105,4 +123,25 @@ for budget in 32 64 256; do
     printf '%-34s %8d MB %8d MB %10d MB %8s\n' "--memory-budget ${budget}MiB, orientation $o" $((rss / 1024)) $((fixed / 1024)) $((used / 1024)) "$ok"
   done
 done
+
+# The HEIC's whole-image decode: peak RSS minus the fixed cost of the same binary rendering a
+# 16×16 HEIC (libheif and its codecs loaded) against what the planner priced (`--explain`).
+vips black tiny.v 16 16 --bands 3 && vips copy tiny.v tiny.heic && rm -f tiny.v
+"$time_cmd" -f "%M" -o fixed.txt "$darkroom" render tiny.heic -o tiny-out.jpg >/dev/null
+rm -f tiny-out.jpg
+heic_fixed=$(cat fixed.txt)
+priced=$("$darkroom" render "$heic" --explain --data "$ops" --quality 89 --memory-budget $heic_budget)
+decoder_line=$(grep '^decode ' <<<"$priced")
+priced_total=$(awk '/^total/ {print $2, $3}' <<<"$priced")
+priced_kb=$(python3 -c "n, u = '$priced_total'.split(); print(int(float(n) * {'KiB': 1, 'MiB': 1024, 'GiB': 1048576}[u]))")
+printf '\n%-34s %10s %10s %12s %12s %8s\n' "HEIC decode check (3024×4032)" "peak RSS" "fixed" "peak−fixed" "priced" "within"
+for threads in 1 2; do
+  rm -f out.jpg
+  "$time_cmd" -f "%M" -o rss.txt "$darkroom" render "$heic" -o out.jpg --data "$ops" --quality 89 --memory-budget $heic_budget --threads $threads >/dev/null
+  rss=$(cat rss.txt)
+  used=$((rss - heic_fixed))
+  ok=yes; [ "$used" -le "$priced_kb" ] || { ok=NO; verdict=1; }
+  printf '%-34s %8d MB %8d MB %10d MB %10d MB %8s\n' "--threads $threads, budget $heic_budget" $((rss / 1024)) $((heic_fixed / 1024)) $((used / 1024)) $((priced_kb / 1024)) "$ok"
+done
+echo "priced by the planner: $decoder_line"
 exit $verdict

@@ -1,3 +1,4 @@
+import DarkroomTestSupport
 import LibExif
 import Testing
 

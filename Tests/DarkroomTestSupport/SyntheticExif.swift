@@ -1,60 +1,60 @@
 /// Builds small, well-formed EXIF APP1 payloads in either byte order, for cases no bundled
 /// photo covers (western longitudes, negative altitudes, offsets, odd types, hostile edits).
-struct SyntheticExif {
-    struct Field {
-        var tag: UInt16
-        var type: UInt16
-        var count: UInt32
+public struct SyntheticExif {
+    public struct Field {
+        public var tag: UInt16
+        public var type: UInt16
+        public var count: UInt32
         /// The value, already in the payload's byte order.
-        var bytes: [UInt8]
+        public var bytes: [UInt8]
     }
 
-    var bigEndian: Bool
-    var ifd0: [Field] = []
-    var exif: [Field] = []
-    var gps: [Field] = []
+    public var bigEndian: Bool
+    public var ifd0: [Field] = []
+    public var exif: [Field] = []
+    public var gps: [Field] = []
     /// When set, IFD1 points at these bytes as a JPEG thumbnail.
-    var thumbnail: [UInt8]?
+    public var thumbnail: [UInt8]?
 
-    init(bigEndian: Bool) {
+    public init(bigEndian: Bool) {
         self.bigEndian = bigEndian
     }
 
     // MARK: Values
 
-    func ascii(_ tag: UInt16, _ text: String) -> Field {
+    public func ascii(_ tag: UInt16, _ text: String) -> Field {
         let bytes = Array(text.utf8) + [0]
         return Field(tag: tag, type: 2, count: UInt32(bytes.count), bytes: bytes)
     }
 
-    func byte(_ tag: UInt16, _ value: UInt8) -> Field {
+    public func byte(_ tag: UInt16, _ value: UInt8) -> Field {
         Field(tag: tag, type: 1, count: 1, bytes: [value])
     }
 
-    func short(_ tag: UInt16, _ values: UInt16...) -> Field {
+    public func short(_ tag: UInt16, _ values: UInt16...) -> Field {
         Field(tag: tag, type: 3, count: UInt32(values.count), bytes: values.flatMap(encode))
     }
 
-    func long(_ tag: UInt16, _ values: UInt32...) -> Field {
+    public func long(_ tag: UInt16, _ values: UInt32...) -> Field {
         Field(tag: tag, type: 4, count: UInt32(values.count), bytes: values.flatMap(encode))
     }
 
-    func rationals(_ tag: UInt16, _ values: (UInt32, UInt32)...) -> Field {
+    public func rationals(_ tag: UInt16, _ values: (UInt32, UInt32)...) -> Field {
         Field(tag: tag, type: 5, count: UInt32(values.count), bytes: values.flatMap { encode($0.0) + encode($0.1) })
     }
 
-    func signedRationals(_ tag: UInt16, _ values: (Int32, Int32)...) -> Field {
+    public func signedRationals(_ tag: UInt16, _ values: (Int32, Int32)...) -> Field {
         Field(tag: tag, type: 10, count: UInt32(values.count), bytes: values.flatMap {
             encode(UInt32(bitPattern: $0.0)) + encode(UInt32(bitPattern: $0.1))
         })
     }
 
-    func encode(_ value: UInt16) -> [UInt8] {
+    public func encode(_ value: UInt16) -> [UInt8] {
         let bytes = [UInt8(value >> 8), UInt8(truncatingIfNeeded: value)]
         return bigEndian ? bytes : bytes.reversed()
     }
 
-    func encode(_ value: UInt32) -> [UInt8] {
+    public func encode(_ value: UInt32) -> [UInt8] {
         let bytes = (0..<4).map { UInt8(truncatingIfNeeded: value >> (24 - 8 * $0)) }
         return bigEndian ? bytes : bytes.reversed()
     }
@@ -62,7 +62,7 @@ struct SyntheticExif {
     // MARK: Layout
 
     /// `Exif\0\0`, header, IFD0 + values, Exif IFD, GPS IFD, IFD1, thumbnail — in that order.
-    var payload: [UInt8] {
+    public var payload: [UInt8] {
         let ifd1: [Field] = thumbnail == nil ? [] : [short(0x0103, 6), long(0x0201, 0), long(0x0202, 0)]
         var pointers: [Field] = []
         if !exif.isEmpty { pointers.append(long(0x8769, 0)) }
@@ -120,7 +120,7 @@ struct SyntheticExif {
 
 extension [UInt8] {
     /// Payload index of the 12-byte IFD0 entry for `tag` (IFD0 at TIFF offset 8 as built above).
-    func ifd0EntryIndex(of tag: UInt16, bigEndian: Bool) -> Int? {
+    public func ifd0EntryIndex(of tag: UInt16, bigEndian: Bool) -> Int? {
         func uint16(_ index: Int) -> UInt16 {
             bigEndian ? UInt16(self[index]) << 8 | UInt16(self[index + 1]) : UInt16(self[index + 1]) << 8 | UInt16(self[index])
         }

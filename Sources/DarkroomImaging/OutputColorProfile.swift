@@ -1,0 +1,32 @@
+import JPEGTurbo
+import LibHeif
+
+/// The ICC profile a render embeds so its colours mean what the original's did. darkroom does
+/// no gamut conversion: the pixels stay in the original's colour space (libheif applies no
+/// profile either) and a profile travels with them, so a Display P3 photo keeps its colours in
+/// any colour-managed viewer (see `ICCProfile` for why embedding, not converting).
+struct OutputColorProfile {
+    var iccProfile: [UInt8]?
+    /// Said when the colours cannot be described in the render.
+    var warning: RenderWarning?
+
+    init(for header: SourceHeader) {
+        switch header {
+        case .jpeg(let jpeg):
+            iccProfile = jpeg.iccProfile
+        case .heif(let heif):
+            if let icc = heif.iccProfile {
+                iccProfile = icc
+            } else if let nclx = heif.nclx {
+                // No colour description, or an sRGB one: a JPEG without a profile is read as sRGB.
+                do {
+                    let description = try ColourDescription(primaries: nclx.primaries, transfer: nclx.transfer,
+                                                            matrix: nclx.matrix, isFullRange: nclx.fullRange)
+                    if !description.isSRGB { iccProfile = try ICCProfile(for: description).bytes }
+                } catch {
+                    warning = .colourProfileNotEmbedded(reason: "\(error)")
+                }
+            }
+        }
+    }
+}

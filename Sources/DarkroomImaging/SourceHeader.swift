@@ -1,0 +1,152 @@
+import ByteStreams
+import JPEGTurbo
+import LibHeif
+
+/// What an input says about itself before any pixel is decoded, whatever its format: enough
+/// to plan a render and to record an asset. The format is told by content (a HEIF starts with
+/// an `ftyp` box naming a HEIF brand; anything else is read as JPEG), never by a file name.
+public enum SourceHeader: Sendable, Equatable {
+    case jpeg(JPEGHeader)
+    case heif(HEIFHeader)
+
+    /// The size of the rows the decoder delivers: a JPEG's stored size, a HEIF's displayed
+    /// size (libheif has applied `clap`, `irot` and `imir`).
+    public var storedSize: PixelSize {
+        switch self {
+        case .jpeg(let header): PixelSize(width: header.width, height: header.height)
+        case .heif(let header): PixelSize(width: header.width, height: header.height)
+        }
+    }
+
+    /// The EXIF block as a JPEG APP1 payload (`Exif\0\0` + TIFF), for either format.
+    public var exifPayload: [UInt8]? {
+        switch self {
+        case .jpeg(let header): header.exifPayload
+        case .heif(let header): header.exifPayload
+        }
+    }
+
+    /// Whether the decoder turns the pixels upright itself. HEIF stores rotation and mirroring
+    /// as `irot`/`imir`, which libheif applies; the EXIF Orientation phones also write is then
+    /// information only (HEIF and MIAF say so) and is never applied a second time.
+    public var decoderOrients: Bool {
+        if case .heif = self { return true }
+        return false
+    }
+
+    /// "JPEG", "HEIC", "AVIF" or "HEIF".
+    public var formatName: String {
+        switch self {
+        case .jpeg: "JPEG"
+        case .heif(let header): header.fileType.kind.rawValue
+        }
+    }
+
+    /// The extension a stored copy of the file gets.
+    public var fileExtension: String {
+        switch self {
+        case .jpeg: "jpg"
+        case .heif(let header): header.fileType.fileExtension
+        }
+    }
+
+    public var isProgressive: Bool {
+        if case .jpeg(let header) = self { return header.isProgressive }
+        return false
+    }
+
+    /// Reads the header of whatever image `source` holds, decoding no pixels (a HEIF is read
+    /// whole: libheif needs all of it). Throws `StreamError`, `JPEGError` or `HEIFError`.
+    public static func read(from source: any ByteSource, heifLimits: HEIFLimits = HEIFLimits()) throws -> SourceHeader {
+        switch try SourceDecoder.open(source, heifLimits: heifLimits).codec {
+        case .jpeg(let decoder): .jpeg(decoder.header)
+        case .heif(let decoder): .heif(decoder.header)
+        }
+    }
+}
+
+/// Stored rows top to bottom, whatever the format: what the strips read.
+protocol ScanlineDecoder: AnyObject {
+    var objectName: String { get }
+    var outputHeight: Int { get }
+    /// Rows handed out (or skipped) so far.
+    var nextRow: Int { get }
+    func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws -> Int
+    func skipRows(_ count: Int) throws
+}
+
+extension JPEGDecoder: ScanlineDecoder {}
+extension HEIFDecoder: ScanlineDecoder {}
+
+/// The decoder an input needs, picked by its first bytes.
+final class SourceDecoder {
+    enum Codec {
+        case jpeg(JPEGDecoder)
+        case heif(HEIFDecoder)
+    }
+
+    let codec: Codec
+    let header: SourceHeader
+
+    var rows: any ScanlineDecoder {
+        switch codec {
+        case .jpeg(let decoder): decoder
+        case .heif(let decoder): decoder
+        }
+    }
+
+    private init(_ codec: Codec) {
+        self.codec = codec
+        switch codec {
+        case .jpeg(let decoder): header = .jpeg(decoder.header)
+        case .heif(let decoder): header = .heif(decoder.header)
+        }
+    }
+
+    /// Reads the first bytes of `input` to tell its format, then opens the decoder on all of it.
+    static func open(_ input: any ByteSource, heifLimits: HEIFLimits, maxScans: Int = JPEGDecoder.defaultMaxScans) throws -> SourceDecoder {
+        var prefix = [UInt8](repeating: 0, count: HEIFFileType.sniffLength)
+        let got = try prefix.withUnsafeMutableBytes { buffer throws(StreamError) in try input.readFully(into: buffer) }
+        prefix.removeSubrange(got...)
+        let source = ReplayingSource(prefix: prefix, then: input)
+        if let fileType = HEIFFileType(prefix: prefix) {
+            // An MP4 or a CR3 is refused before it is read into memory.
+            guard fileType.isHEIF else { throw HEIFError.notHEIF(fileType, path: input.objectName) }
+            return SourceDecoder(.heif(try HEIFDecoder(source: source, limits: heifLimits)))
+        }
+        return SourceDecoder(.jpeg(try JPEGDecoder(source: source, maxScans: maxScans)))
+    }
+
+    /// Starts decoding: a JPEG's first scanline call, a HEIF's whole-image decode.
+    func start() throws {
+        switch codec {
+        case .jpeg(let decoder): _ = try decoder.start()
+        case .heif(let decoder): try decoder.decode()
+        }
+    }
+
+    /// Ends the decode: a JPEG decodes the data of the rows not read and judges how it ended
+    /// (damage below the last needed row still fails); a HEIF lets go of its image.
+    func finish() throws {
+        switch codec {
+        case .jpeg(let decoder): try decoder.finish()
+        case .heif(let decoder): try decoder.finish()
+        }
+    }
+
+    /// What the decoder met without spoiling the pixels (after `finish`): a JPEG's irregular
+    /// ending; libheif's warnings are errors (strict decoding).
+    var warnings: [RenderWarning] {
+        switch codec {
+        case .jpeg(let decoder): decoder.warnings.map { .input($0, object: decoder.objectName) }
+        case .heif: []
+        }
+    }
+}
+
+extension HEIFLimits {
+    /// What a render may hold: the file in memory within its budget, tiles on its threads.
+    init(_ limits: RenderLimits, threads: Int) {
+        self.init(maxFileBytes: min(limits.memoryBudget, HEIFLimits().maxFileBytes), decodingThreads: threads)
+    }
+}

@@ -1,0 +1,99 @@
+import ByteStreams
+import CHeif
+
+/// A HEIF or AVIF file that could not be read, decoded or written: the object (a storage key or
+/// a path), what libheif said (its code and subcode kept as numbers, its message copied at once:
+/// libheif overwrites it with the next error), and, when the bytes could not be read at all,
+/// the stream's own error.
+public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The bytes could not be read or written (see `cause`).
+        case io
+        /// The bytes are not a readable HEIF: boxes missing or malformed, no image, sizes that
+        /// contradict each other.
+        case corrupt
+        /// A well-formed file whose data ends early or whose coded image does not decode.
+        case damaged
+        /// A valid file darkroom does not read (a codec or feature libheif lacks, an ISO media
+        /// file that is not an image).
+        case unsupported
+        /// Larger than a limit darkroom sets (pixels per side, or bytes held in memory).
+        case tooLarge
+        case outOfMemory
+        /// The caller used the API out of order; a bug in darkroom, not in the file.
+        case misuse
+    }
+
+    public var code: Code
+    public var message: String
+    /// The object read or written, as its stream names it.
+    public var path: String
+    /// libheif's `heif_error_code` and `heif_suberror_code`; 0 when the error is darkroom's own.
+    public var libheifCode: Int
+    public var libheifSubcode: Int
+    /// Why the bytes could not be read, for `.io` errors from a stream.
+    public var cause: StreamError?
+    /// The file's size, when it was too large to hold in memory (`.tooLarge` from darkroom's limit).
+    public var fileBytes: Int?
+
+    public init(code: Code, message: String, path: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
+                cause: StreamError? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.libheifCode = libheifCode
+        self.libheifSubcode = libheifSubcode
+        self.cause = cause
+    }
+
+    /// From a `heif_error` that is not Ok; `message` is copied here, before libheif reuses it.
+    init(_ error: heif_error, path: String) {
+        // Some of libheif's messages end in a newline.
+        let message = String((error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
+        self.init(code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
+                  path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
+    }
+
+    /// A file that is no HEIF: an ISO media file of another kind, or no ISO media file at all.
+    public static func notHEIF(_ fileType: HEIFFileType?, path: String) -> HEIFError {
+        let message = fileType.map {
+            "an ISO media file of brand '\($0.majorBrand)' (\($0.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
+        } ?? "not a HEIF file: it has no 'ftyp' box"
+        return HEIFError(code: .unsupported, message: message, path: path)
+    }
+
+    /// Whether the bytes themselves are bad (as opposed to reading them, or darkroom's limits).
+    public var isDamagedData: Bool { code == .damaged || code == .corrupt }
+
+    static func classify(_ code: heif_error_code, _ subcode: heif_suberror_code) -> Code {
+        switch code {
+        case heif_error_Input_does_not_exist: .io
+        case heif_error_Invalid_input:
+            switch subcode {
+            case heif_suberror_End_of_data, heif_suberror_Missing_grid_images, heif_suberror_No_item_data: .damaged
+            default: .corrupt
+            }
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature, heif_error_Plugin_loading_error: .unsupported
+        case heif_error_Memory_allocation_error: subcode == heif_suberror_Security_limit_exceeded ? .tooLarge : .outOfMemory
+        case heif_error_Decoder_plugin_error: .damaged
+        default: .misuse
+        }
+    }
+
+    public var description: String {
+        var text = "\(path): \(message)"
+        if libheifCode != 0 { text += " (libheif error \(libheifCode).\(libheifSubcode))" }
+        switch code {
+        case .damaged, .corrupt: text += "; the HEIF data is damaged"
+        case .unsupported: text += "; convert it to JPEG first"
+        case .io, .tooLarge, .outOfMemory, .misuse: break
+        }
+        return text
+    }
+}
+
+/// Throws the error a libheif call returned, if it is not Ok.
+@inline(__always)
+func check(_ error: heif_error, path: String) throws(HEIFError) {
+    if error.code != heif_error_Ok { throw HEIFError(error, path: path) }
+}

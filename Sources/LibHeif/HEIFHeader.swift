@@ -1,0 +1,73 @@
+/// What a HEIF file says about its primary image before any pixel is decoded: enough to plan
+/// a render and to record the asset.
+public struct HEIFHeader: Sendable, Equatable {
+    public var fileType: HEIFFileType
+    /// The size the decoder delivers: after `clap` (crop) and `irot` (quarter turns), which
+    /// libheif applies. This is the displayed size.
+    public var width: Int
+    public var height: Int
+    /// The coded size (`ispe`), before the transformations.
+    public var codedWidth: Int
+    public var codedHeight: Int
+    public var hasAlpha: Bool
+    /// Bits per luma sample of the coded image (8, 10, 12); output is always 8-bit.
+    public var bitDepth: Int
+    /// The `Exif` item as a JPEG APP1 payload (`Exif\0\0` + TIFF), see `HEIFExifBlock`.
+    public var exifPayload: [UInt8]?
+    /// The `colr` box's ICC profile (`prof` or `rICC`), as stored.
+    public var iccProfile: [UInt8]?
+    /// The `colr` box's nclx description, when the file has one.
+    public var nclx: HEIFColorDescription?
+    /// Bytes of the whole file, which the decoder holds in memory while it reads.
+    public var fileBytes: Int
+    /// What could not be read without spoiling the image (an Exif item with no TIFF header).
+    public var warnings: [String] = []
+
+    public init(fileType: HEIFFileType, width: Int, height: Int, codedWidth: Int, codedHeight: Int, hasAlpha: Bool,
+                bitDepth: Int, exifPayload: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil,
+                fileBytes: Int) {
+        self.fileType = fileType
+        self.width = width
+        self.height = height
+        self.codedWidth = codedWidth
+        self.codedHeight = codedHeight
+        self.hasAlpha = hasAlpha
+        self.bitDepth = bitDepth
+        self.exifPayload = exifPayload
+        self.iccProfile = iccProfile
+        self.nclx = nclx
+        self.fileBytes = fileBytes
+    }
+
+    /// Peak bytes per output pixel of libheif 1.15's whole-image decode to 8-bit RGB, measured
+    /// (docs: README, "Input formats"): every decode goes through full-size planar RGB and then
+    /// the interleaved copy, both alive at once: 3 + 3 for 8-bit; an alpha plane or dav1d's
+    /// frame pools raise it to 8; 16-bit planes plus an 8-bit intermediate make 12 for deeper
+    /// sources (16 with alpha).
+    public var decodeBytesPerPixel: Int {
+        if bitDepth > 8 { return hasAlpha ? 16 : 12 }
+        if hasAlpha || fileType.kind == .avif { return 8 }
+        return 6
+    }
+}
+
+/// An nclx colour description (ITU-T H.273 code points), as the `colr` box stores it: raw
+/// numbers. What they mean (and whether they need a profile) is `ColourDescription`'s, in
+/// DarkroomImaging.
+public struct HEIFColorDescription: Sendable, Equatable {
+    public var primaries: Int
+    public var transfer: Int
+    public var matrix: Int
+    public var fullRange: Bool
+
+    public init(primaries: Int, transfer: Int, matrix: Int, fullRange: Bool) {
+        self.primaries = primaries
+        self.transfer = transfer
+        self.matrix = matrix
+        self.fullRange = fullRange
+    }
+
+    /// Display P3 (P3-D65 primaries, sRGB curve), what iPhones use.
+    public static let displayP3 = HEIFColorDescription(primaries: 12, transfer: 13, matrix: 6, fullRange: true)
+    public static let sRGB = HEIFColorDescription(primaries: 1, transfer: 13, matrix: 6, fullRange: true)
+}

@@ -1,0 +1,164 @@
+import ByteStreams
+@testable import DarkroomImaging
+import DarkroomTestSupport
+import Foundation
+import JPEGTurbo
+import LibHeif
+import Testing
+
+/// HEIF and AVIF originals through the same strips as JPEGs: told apart by content, decoded
+/// whole by libheif (priced up front), upright as decoded, colours described as the original's.
+@Suite struct HEIFRenderTests {
+    static let sepia: [ImageOperation] = [.sepia(intensity: 0.8), .vignette(intensity: 1, radius: 1)]
+
+    static func request(_ operations: [ImageOperation] = [], budget: Int = 256 << 20, threads: Int = 1) -> RenderRequest {
+        RenderRequest(operations: operations, limits: RenderLimits(memoryBudget: budget), spillDirectory: NSTemporaryDirectory(),
+                      threads: threads)
+    }
+
+    static func heic(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = 96, height: Int = 64) throws -> [UInt8] {
+        try HEIFEncoder.encode(rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
+    }
+
+    /// Renders from memory; the JPEG it committed, decoded.
+    static func render(_ bytes: [UInt8], _ request: RenderRequest = request(), name: String = "in.heic")
+        throws -> (result: RenderResult, output: [UInt8], image: DecodedImage) {
+        let output = MemoryUpload()
+        let result = try Renderer.render(request, from: ChunkedSource(bytes, name: name, maxChunk: 65536), to: output, orientation: .up)
+        let jpeg = try #require(output.committed)
+        return (result, jpeg, try DecodedImage(jpeg: jpeg))
+    }
+
+    @Test(arguments: [HEIFEncoding.Codec.hevc, .av1])
+    func aHEIFRendersThroughTheStrips(codec: HEIFEncoding.Codec) throws {
+        let rendered = try Self.render(try Self.heic(HEIFEncoding(codec: codec)))
+        #expect(rendered.result.outputSize == PixelSize(width: 96, height: 64))
+        #expect(rendered.result.plan.inputFormat == (codec == .hevc ? "HEIC" : "AVIF"))
+        #expect(HEIFFixtures.misplacedQuadrants(in: rendered.image).isEmpty)
+        let decode = try #require(rendered.result.plan.wholeImageDecode)
+        #expect(decode.bytesPerPixel == (codec == .hevc ? 6 : 8) && decode.size == PixelSize(width: 96, height: 64))
+        #expect(rendered.result.plan.memory.decoder == decode.total)
+    }
+
+    /// Whatever the threads and the strip height, the same bytes (as for JPEG inputs).
+    @Test func theBytesDoNotDependOnThreadsOrBudget() throws {
+        let bytes = try Self.heic(width: 640, height: 480)
+        let reference = try Self.render(bytes, Self.request(Self.sepia)).output
+        for (budget, threads) in [(24 << 20, 1), (256 << 20, 2), (20 << 20, 2)] {
+            let rendered = try Self.render(bytes, Self.request(Self.sepia, budget: budget, threads: threads))
+            #expect(rendered.output == reference, "budget \(budget), threads \(threads): strips of \(rendered.result.plan.stripHeight)")
+        }
+    }
+
+    /// The decode is priced before it happens: a budget that cannot hold it fails at once,
+    /// saying what it needs, and nothing is written.
+    @Test func aBudgetThatCannotHoldTheDecodeIsRefusedUpFront() throws {
+        let bytes = try Self.heic(width: 2000, height: 1500)
+        let output = MemoryUpload()
+        #expect {
+            _ = try Renderer.render(Self.request(budget: 16 << 20), from: ChunkedSource(bytes, name: "big.heic"), to: output, orientation: .up)
+        } throws: { error in
+            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else { return false }
+            return needed > 2000 * 1500 * 6 && budget == 16 << 20 && reason.contains("HEIC") && reason.contains("whole")
+        }
+        #expect(output.committed == nil && output.aborted)
+    }
+
+    /// A file larger than the budget is refused while it is read, before libheif sees it.
+    @Test func aFileLargerThanTheBudgetIsTheBudgetsRefusal() throws {
+        let bytes = try Self.heic(HEIFEncoding(quality: 100, lossless: true, chroma: "444"), width: 600, height: 600)
+        #expect {
+            _ = try Renderer.render(Self.request(budget: bytes.count / 2), from: ChunkedSource(bytes), to: MemoryUpload(), orientation: .up)
+        } throws: { error in
+            guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
+            return needed == 2 * bytes.count && reason.contains("HEIF file in memory")
+        }
+    }
+
+    /// The planner's price for a HEIF: bytes per pixel by depth, alpha and codec, the file
+    /// twice and the codecs' allowance; a 48 MP iPhone photo does not fit a worker slot's
+    /// 128 MiB and is refused with what it needs.
+    @Test func theDecodeIsPricedByDepthAlphaAndCodec() throws {
+        let heic = HEIFFileType(prefix: [0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0])!
+        let avif = HEIFFileType(prefix: [0, 0, 0, 16] + Array("ftypavif".utf8) + [0, 0, 0, 0])!
+        func header(_ type: HEIFFileType, _ width: Int, _ height: Int, alpha: Bool = false, depth: Int = 8) -> HEIFHeader {
+            HEIFHeader(fileType: type, width: width, height: height, codedWidth: width, codedHeight: height, hasAlpha: alpha,
+                       bitDepth: depth, fileBytes: 3_000_000)
+        }
+        let cases = [(header(heic, 4032, 3024), 6), (header(avif, 4032, 3024), 8), (header(heic, 4032, 3024, alpha: true), 8),
+                     (header(heic, 4032, 3024, depth: 10), 12), (header(heic, 4032, 3024, alpha: true, depth: 10), 16)]
+        for (header, bytesPerPixel) in cases {
+            #expect(RenderPlanner.decoderBytes(.heif(header)) == 4032 * 3024 * bytesPerPixel + 6_000_000 + WholeImageDecode.codecBytes)
+        }
+        let big = header(heic, 8064, 6048)
+        let geometry = try RenderGeometry(storedSize: PixelSize(width: 8064, height: 6048), orientation: .up, operations: [])
+        #expect {
+            _ = try RenderPlanner.plan(source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+                                       limits: RenderLimits(memoryBudget: 128 << 20))
+        } throws: { error in
+            guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
+            return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image whole")
+        }
+        let fits = try RenderPlanner.plan(source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+                                          limits: RenderLimits(memoryBudget: 512 << 20))
+        #expect(fits.memory.total <= 512 << 20 && fits.wholeImageDecode?.pixelBytes == 8064 * 6048 * 6)
+    }
+
+    @Test func theExplanationShowsTheWholeImageDecode() throws {
+        let plan = try Renderer.plan(Self.request(Self.sepia), input: FileSource(path: HEIFFixtures.arrow.path)) { _ in .up }
+        let text = plan.description
+        #expect(text.contains("input      3024×4032 HEIC, as decoded"), "\(text)")
+        #expect(text.contains("decode     whole image at once (libheif 1.15): 3024×4032 × 6 B/px = 69.8 MiB"), "\(text)")
+        #expect(plan.memory.decoder == 3024 * 4032 * 6 + 2 * 792_052 + WholeImageDecode.codecBytes)
+        #expect(plan.memory.total <= plan.budget)
+    }
+
+    @Test func damagedInputFailsWithATypedErrorNamingIt() throws {
+        let whole = try Self.heic()
+        let output = MemoryUpload()
+        #expect {
+            _ = try Renderer.render(Self.request(), from: ChunkedSource(Array(whole.dropLast(8)), name: "cut.heic"),
+                                    to: output, orientation: .up)
+        } throws: { error in
+            guard case .heif(let heif)? = error as? RenderError else { return false }
+            return heif.code == .damaged && heif.path == "cut.heic" && RenderError.heif(heif).code == "heif_damaged"
+        }
+        #expect(output.committed == nil)
+    }
+
+    /// An ISO media file that is no image (an MP4) is told by its brands, before it is read whole.
+    @Test func otherISOMediaIsRefusedForWhatItIs() throws {
+        let mp4: [UInt8] = [0, 0, 0, 20] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("mp41".utf8) + [UInt8](repeating: 0, count: 4096)
+        #expect {
+            _ = try Renderer.render(Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
+        } throws: { error in
+            guard case .heif(let heif)? = error as? RenderError else { return false }
+            return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")
+        }
+    }
+
+    /// The original's ICC profile travels with its pixels (libheif converts no colours).
+    @Test func theICCProfileIsCarried() throws {
+        let profile = try #require(try HEIFDecoder(source: FileSource(path: HEIFFixtures.arrow.path)).header.iccProfile)
+        let rendered = try Self.render(try Self.heic(HEIFEncoding(iccProfile: profile)))
+        let header = try JPEGDecoder(source: ChunkedSource(rendered.output)).header
+        #expect(header.iccProfile == profile && HEIFFixtures.describesDisplayP3(profile))
+        #expect(rendered.result.warnings.isEmpty)
+    }
+
+    /// nclx without an ICC profile: sRGB needs nothing; Display P3 gets the equivalent ICC
+    /// profile (built by `ICCProfile`); what no SDR profile can describe (PQ) renders untagged
+    /// with a warning.
+    @Test func nclxColoursAreDescribedByAnEquivalentProfile() throws {
+        let srgb = try Self.render(try Self.heic(HEIFEncoding(nclx: .sRGB)))
+        #expect(try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty)
+        #expect(HEIFFixtures.misplacedQuadrants(in: srgb.image).isEmpty)
+        let p3 = try Self.render(try Self.heic(HEIFEncoding(nclx: .displayP3)))
+        let embedded = try #require(try JPEGDecoder(source: ChunkedSource(p3.output)).header.iccProfile)
+        #expect(embedded == (try ICCProfile(for: .displayP3).bytes) && p3.result.warnings.isEmpty)
+        let pq = HEIFColorDescription(primaries: 9, transfer: 16, matrix: 9, fullRange: true)
+        let hdr = try Self.render(try Self.heic(HEIFEncoding(nclx: pq)))
+        #expect(try JPEGDecoder(source: ChunkedSource(hdr.output)).header.iccProfile == nil)
+        #expect(hdr.result.warnings.map(\.code) == ["colour.profile_not_embedded"], "\(hdr.result.warnings)")
+    }
+}

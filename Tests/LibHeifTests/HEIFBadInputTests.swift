@@ -1,0 +1,123 @@
+import ByteStreams
+import DarkroomTestSupport
+import Foundation
+import LibHeif
+import Testing
+
+/// Damaged and hostile files: each a typed error that names the file, never a crash.
+@Suite struct HEIFBadInputTests {
+    static let name = "originals/ab/bad.heic"
+
+    static func open(_ bytes: [UInt8], limits: HEIFLimits = HEIFLimits()) -> HEIFError? {
+        do {
+            _ = try HEIFDecoder(source: ChunkedSource(bytes, name: name, maxChunk: 4096), limits: limits)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static func openAndDecode(_ bytes: [UInt8]) -> HEIFError? {
+        do {
+            try HEIFDecoder(source: ChunkedSource(bytes, name: name, maxChunk: 4096)).decode()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    static var arrow: [UInt8] { get throws { try Fixtures.bytes(of: HEIFFixtures.arrow) } }
+
+    /// libheif writes `mdat` last: losing the last bytes cuts the coded image.
+    @Test func aTruncatedFileIsDamaged() throws {
+        let whole = try HEIFDecoderTests.encoded()
+        let error = try #require(Self.open(Array(whole.dropLast(8))))
+        #expect(error.code == .damaged && error.path == Self.name && error.isDamagedData)
+        #expect(error.message.contains("outside of file bounds"), "\(error)")
+        #expect(error.description.hasPrefix("\(Self.name): ") && error.description.contains("the HEIF data is damaged"))
+    }
+
+    /// The phone photo cut in its tile data, and with a tile's `iloc` extent pointing past the
+    /// end: libheif reads every item when it opens a file, so both fail before any decoding.
+    @Test func aGridWhoseTilesAreMissingIsDamaged() throws {
+        let arrow = try Self.arrow
+        let cut = try #require(Self.open(Array(arrow.prefix(arrow.count / 2))))
+        #expect(cut.code == .damaged && cut.libheifCode == 2 && cut.libheifSubcode == 100, "\(cut)")
+        #expect(!cut.message.hasSuffix("\n"), "libheif's trailing newline is trimmed")
+        let outside = ISOBMFFEdit.pointingLastExtentOutside(arrow)
+        #expect(outside != arrow)
+        let error = try #require(Self.open(outside))
+        #expect(error.code == .damaged && error.message.contains("outside of file bounds"), "\(error)")
+    }
+
+    @Test func aFileCutInsideItsHeaderIsCorrupt() throws {
+        let error = try #require(Self.open(Array(try Self.arrow.prefix(1000))))
+        #expect(error.code == .corrupt && error.message.contains("meta"), "\(error)")
+    }
+
+    /// `pitm` names the Exif item: a HEIF with no image in it.
+    @Test func aFileWithNoImageIsCorrupt() throws {
+        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding(exif: HEIFFixtures.exif(orientation: 1)))
+        let exifItem = try #require(ISOBMFFEdit.itemID(ofType: "Exif", in: bytes))
+        let error = try #require(Self.open(ISOBMFFEdit.settingPrimaryItem(bytes, to: exifItem)))
+        #expect(error.code == .corrupt && error.message.contains("non-existing image"), "\(error)")
+    }
+
+    /// A header claiming 100 000 × 100 000 pixels is refused while libheif parses it, before
+    /// anything that size is allocated.
+    @Test func aHugeClaimedSizeIsRefusedAtOnce() throws {
+        let bytes = ISOBMFFEdit.settingImageSize(try HEIFDecoderTests.encoded(), width: 100_000, height: 100_000)
+        let error = try #require(Self.open(bytes))
+        #expect(error.code == .tooLarge && error.message.contains("100000x100000") && error.path == Self.name, "\(error)")
+        let smaller = try #require(Self.open(try HEIFDecoderTests.encoded(), limits: HEIFLimits(maxSide: 40)))
+        #expect(smaller.code == .tooLarge)
+    }
+
+    /// libheif 1.15 decodes whatever the bitstream holds, whatever `ispe` said: the decoder
+    /// compares the two, so an understated size cannot slip past the budget.
+    @Test func aSizeThatContradictsTheCodedImageIsCorrupt() throws {
+        let bytes = ISOBMFFEdit.settingImageSize(try HEIFDecoderTests.encoded(), width: 32, height: 24)
+        let decoder = try HEIFDecoder(source: ChunkedSource(bytes, name: Self.name))
+        #expect(decoder.header.width == 32)
+        #expect(throws: HEIFError.self) { try decoder.decode() }
+        let error = try #require(Self.openAndDecode(bytes))
+        #expect(error.code == .corrupt && error.message.contains("decodes to 64×48") && error.message.contains("says 32×24"), "\(error)")
+    }
+
+    @Test func otherFilesAreNotHEIF() throws {
+        let mp4 = HEIFFileTypeTests.ftyp("isom", ["isom", "mp41"])
+        let error = try #require(Self.open(mp4))
+        #expect(error.code == .unsupported && error.message.contains("'isom'"), "\(error)")
+        let jpeg = try #require(Self.open(try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg"))))
+        #expect(jpeg.code == .unsupported && jpeg.message.contains("no 'ftyp' box"))
+        #expect(Self.open([])?.code == .unsupported)
+    }
+
+    @Test func aFileLargerThanItMayHoldSaysHowLarge() throws {
+        let bytes = try HEIFDecoderTests.encoded()
+        let error = try #require(Self.open(bytes, limits: HEIFLimits(maxFileBytes: 100)))
+        #expect(error.code == .tooLarge && error.fileBytes == bytes.count && error.libheifCode == 0)
+        #expect(Self.open(bytes, limits: HEIFLimits(maxFileBytes: bytes.count)) == nil, "exactly the limit is allowed")
+    }
+
+    @Test func aFailingStreamIsAnIOErrorWithItsCause() throws {
+        let bytes = try HEIFDecoderTests.encoded()
+        do {
+            _ = try HEIFDecoder(source: ChunkedSource(bytes, name: Self.name, failAfter: 100))
+            Issue.record("expected a failure")
+        } catch {
+            #expect(error.code == .io && error.cause?.code == .io && error.cause?.byteOffset == 100)
+        }
+    }
+
+    @Test func rowsComeOnlyAfterTheDecode() throws {
+        let decoder = try HEIFDecoder(source: ChunkedSource(try HEIFDecoderTests.encoded(), name: Self.name))
+        var buffer = [UInt8](repeating: 0, count: 64 * 3)
+        let error = #expect(throws: HEIFError.self) {
+            _ = try buffer.withUnsafeMutableBytes { try decoder.readRows(into: $0, rowStride: 64 * 3, rowCount: 1) }
+        }
+        #expect(error?.code == .misuse)
+        try decoder.decode()
+        #expect(throws: HEIFError.self) { try decoder.decode() }
+    }
+}
