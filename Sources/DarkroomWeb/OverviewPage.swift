@@ -1,0 +1,83 @@
+import DarkroomDatabase
+import Foundation
+import LibPQ
+import Logging
+
+/// `/`: jobs by state, the last hour, the oldest queued job, the workers and what each
+/// renders, and the jobs waiting for a newer editor. Each from the view `darkroom status` reads.
+struct OverviewPage {
+    struct Data: Sendable {
+        var status: QueueStatus
+        var throughput: Throughput
+        var workers: [WorkerStatus]
+        /// nil when the view took longer than the page may wait (see `waitingBudget`).
+        var waiting: [WaitingForEditor]?
+    }
+
+    /// waiting_for_editor asks every queued job whether a live worker can run it; with a very
+    /// long queue that takes longer than a page may, and the page says so instead of waiting.
+    static let waitingBudget = "150ms"
+
+    static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
+        let queue = JobQueue(connection, logger: logger)
+        var waiting: [WaitingForEditor]?
+        try connection.execute("SET statement_timeout = '\(waitingBudget)'")
+        do {
+            waiting = try queue.waitingForEditor()
+        } catch let error as PostgresError where error.sqlState == "57014" {
+            waiting = nil
+        }
+        try connection.execute("RESET statement_timeout")
+        return Data(status: try queue.status(recentFailures: 5), throughput: try queue.throughput(), workers: try queue.workers(),
+                    waiting: waiting)
+    }
+
+    static func render(_ data: Data, session: WebSession) -> HTML {
+        let states: [HTML] = JobState.allCases.map { state in
+            "<tr><th scope=\"row\">\(state.rawValue)</th><td class=\"num\">\(Page.number(data.status.countsByState[state] ?? 0))</td></tr>"
+        }
+        let oldest: HTML = data.status.oldestQueued.map {
+            "job \($0.jobID), runnable since \(Page.timestamp($0.runAt)) (\(Page.duration($0.age)) ago)"
+        } ?? "none"
+        let workers: [HTML] = data.workers.map { worker in
+            let state = worker.isAlive ? (worker.isStopping ? "stopping" : "alive") : "silent"
+            let jobs: HTML = worker.rendering.isEmpty ? "idle" : HTML.joined(worker.rendering.map {
+                "job \($0.jobID) of <a href=\"/assets/\($0.assetID)\">asset \($0.assetID)</a>"
+            }, separator: ", ")
+            return """
+                <tr class="worker-\(state)"><td>\(worker.name)</td><td>\(worker.host) pid \(worker.pid)</td><td>\(state)</td>\
+                <td>\(Page.duration(worker.silence)) ago</td><td>\(jobs)</td></tr>
+                """
+        }
+        let waiting: HTML
+        if let groups = data.waiting {
+            waiting = groups.isEmpty ? "<p>None: a live worker can run every queued job.</p>" : """
+                <table><thead><tr><th>kind</th><th>format</th><th class="num">jobs</th><th>oldest</th></tr></thead><tbody>\
+                \(groups.map { group -> HTML in
+                    "<tr><td>\(group.kind)</td><td>\(group.formatIdentifier ?? "") \(group.formatVersion ?? "")</td><td class=\"num\">\(Page.number(group.jobs))</td><td>\(Page.timestamp(group.oldest))</td></tr>"
+                })</tbody></table>
+                """
+        } else {
+            waiting = "<p class=\"note\">Not computed: the queue is too long to check every job within \(waitingBudget) (SELECT * FROM darkroom.waiting_for_editor, or darkroom status, gives it).</p>"
+        }
+        let hour = data.throughput
+        return Page.document(title: "Overview", session: session, current: "/", live: true, """
+            <h1>Overview</h1>
+            <div id="live">
+            <section class="cards">
+            <div class="card"><h2>Jobs by state</h2><table class="states">\(states)</table></div>
+            <div class="card"><h2>Last hour</h2><p class="big">\(String(format: "%.2f", hour.jobsPerSecond)) jobs/s</p>\
+            <p>\(Page.number(hour.succeeded)) succeeded, \(Page.number(hour.failed)) failed, \(Page.number(hour.cancelled)) cancelled</p></div>
+            <div class="card"><h2>Oldest queued job</h2><p>\(oldest)</p></div>
+            </section>
+            <h2>Workers</h2>
+            \(data.workers.isEmpty ? HTML("<p>No worker has reported in.</p>") : HTML("""
+                <table><thead><tr><th>name</th><th>where</th><th>state</th><th>last heartbeat</th><th>rendering</th></tr></thead>\
+                <tbody>\(workers)</tbody></table>
+                """))
+            <h2>Waiting for a newer editor</h2>
+            \(waiting)
+            </div>
+            """)
+    }
+}
