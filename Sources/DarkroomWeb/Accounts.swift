@@ -4,7 +4,7 @@ import HummingbirdBcrypt
 /// What a signed-in person may do; the same split as the database roles: a viewer reads the
 /// views, an operator also calls the operator API (retry, cancel).
 public enum Role: String, Sendable, Codable, CaseIterable, Comparable {
-    case viewer, operator
+    case viewer, `operator`
 
     public static func < (lhs: Role, rhs: Role) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -30,7 +30,7 @@ public struct Dashboard: Sendable {
     public static let sessionCookie = "darkroom_session"
 
     let pool: DatabasePool
-    let thumbnails: Thumbnails
+    public let thumbnails: Thumbnails
     let audit: ActionAudit
     let options: Options
     let logger: Logger

@@ -7,17 +7,15 @@ import Logging
 /// waits for a free thread; the connection never leaves the closure it is lent to.
 public final class DatabasePool: Sendable {
     private let queue: WorkQueue
-    private let threads: [Thread]
 
     /// `size` threads, each with its own connection to `url`.
     public init(url: String, size: Int, logger: Logger) {
         let queue = WorkQueue()
         self.queue = queue
-        threads = (0..<max(1, size)).map { index in
+        for index in 0..<max(1, size) {
             let thread = Thread { ConnectionOwner(url: url, logger: logger).serve(queue) }
             thread.name = "darkroom-db-\(index)"
             thread.start()
-            return thread
         }
     }
 

@@ -21,13 +21,15 @@ struct OverviewPage {
     static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
         var waiting: [WaitingForEditor]?
-        try connection.execute("SET statement_timeout = '\(waitingBudget)'")
         do {
-            waiting = try queue.waitingForEditor()
+            // SET LOCAL: the limit ends with the transaction, whatever happens in it.
+            waiting = try connection.withTransaction {
+                try connection.execute("SET LOCAL statement_timeout = '\(waitingBudget)'")
+                return try queue.waitingForEditor()
+            }
         } catch let error as PostgresError where error.sqlState == "57014" {
             waiting = nil
         }
-        try connection.execute("RESET statement_timeout")
         return Data(status: try queue.status(recentFailures: 5), throughput: try queue.throughput(), workers: try queue.workers(),
                     waiting: waiting)
     }

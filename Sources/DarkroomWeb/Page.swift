@@ -20,7 +20,7 @@ enum Page {
         }
         return """
             <!doctype html>
-            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+            <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="referrer" content="same-origin">
             <title>\(title) · darkroom</title><link rel="stylesheet" href="/dashboard.css">\
             \(live ? HTML("<script src=\"/dashboard.js\" defer></script>") : "")</head>
             <body><header><strong class="brand">darkroom</strong><nav>\(nav)</nav>\(account)</header>
@@ -51,12 +51,12 @@ enum Page {
             """), status: status)
     }
 
-    /// No framing, no foreign scripts or styles, no MIME sniffing, no referrer to other sites.
+    /// No framing, no foreign scripts or styles, no MIME sniffing (the pages' referrer policy is
+    /// a meta tag).
     static func securityHeaders(_ fields: HTTPFields) -> HTTPFields {
         var fields = fields
         fields[.contentSecurityPolicy] = "default-src 'self'; img-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
         fields[.xContentTypeOptions] = "nosniff"
-        fields[HTTPField.Name("Referrer-Policy")!] = "same-origin"
         fields[.cacheControl] = fields[.cacheControl] ?? "no-store"
         return fields
     }

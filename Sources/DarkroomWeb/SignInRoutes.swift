@@ -12,7 +12,8 @@ struct SignInRoutes {
         router.get("/sign-in") { request, context -> Response in
             if context.signedIn != nil { return Response(status: .seeOther, headers: [.location: "/"]) }
             let session = context.sessions.session ?? WebSession()
-            if context.sessions.session == nil { context.sessions.createSession(session) }
+            // Short-lived until someone signs in with it.
+            if context.sessions.session == nil { context.sessions.createSession(session, expiresIn: .seconds(900)) }
             return Page.response(Self.form(session: session, next: request.uri.queryParameters.get("next"), problem: nil))
         }
 

@@ -57,8 +57,7 @@ extension Darkroom {
                                   services: [sessions],
                                   onServerRunning: { channel in
                                       let port = channel.localAddress?.port ?? address.port
-                                      print("dashboard at http://\(address.host):\(port)/")
-                                      fflush(stdout)
+                                      FileHandle.standardOutput.write(Data("dashboard at http://\(address.host):\(port)/\n".utf8))
                                   },
                                   logger: logger)
             try await app.runService()

@@ -41,15 +41,14 @@ import Testing
             let assets = imported.split(separator: "\n").compactMap { line in Int64(line.split(separator: "\t")[0].dropFirst("asset ".count)) }
             #expect(assets.count == Self.photos.count)
 
-            let connection = try PostgresConnection(url)
-            let queue = JobQueue(connection, logger: .quiet)
+            let setup = JobQueue(try PostgresConnection(url), logger: .quiet)
             for edit in Self.edits {
                 for asset in assets {
-                    _ = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                    _ = try setup.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
                                           data: Array(edit.utf8), batch: "spring")
                 }
             }
-            let broken = try queue.enqueue(assetID: assets[0], formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+            let broken = try setup.enqueue(assetID: assets[0], formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
                                            data: Array(#"{"operations":[{"op":"solarize"}]}"#.utf8), batch: "spring")
             let total = Self.edits.count * assets.count + 1
 
@@ -64,6 +63,8 @@ import Testing
             try await app.test(.live) { client in
                 let base = "http://127.0.0.1:\(try #require(client.port))"
                 try await onThread {
+                    let connection = try PostgresConnection(url)
+                    let queue = JobQueue(connection, logger: .quiet)
                     let browser = try Chromium()
                     var checked: [String] = []
                     func shoot(_ name: String) throws {

@@ -33,7 +33,7 @@ final class Chromium {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, toBrowser[0], 3)
         posix_spawn_file_actions_adddup2(&actions, fromBrowser[1], 4)
-        let devNull = open("/dev/null", O_WRONLY)
+        let devNull = Glibc.open("/dev/null", O_WRONLY)
         posix_spawn_file_actions_adddup2(&actions, devNull, 1)
         posix_spawn_file_actions_adddup2(&actions, devNull, 2)
         let arguments = [executable, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",

@@ -65,6 +65,15 @@ struct DashboardFixture {
         }
     }
 
+    /// The audit file's events, oldest first.
+    func auditTrail() throws -> [ActionAudit.Event] {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return try String(contentsOfFile: auditPath, encoding: .utf8).split(separator: "\n").map {
+            try decoder.decode(ActionAudit.Event.self, from: Data($0.utf8))
+        }
+    }
+
     func query(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresRows {
         try PostgresConnection(url).query(sql, binds)
     }
@@ -118,9 +127,10 @@ struct Browser {
                                                 body: body.map { ByteBuffer(string: $0) })
         for setCookie in response.headers[values: .setCookie] {
             let pair = String(setCookie.split(separator: ";")[0])
-            cookie = pair.hasSuffix("=") ? nil : pair
+            // An empty value (or an expiry in the past) deletes the cookie.
+            cookie = pair.split(separator: "=", maxSplits: 1).count < 2 || setCookie.contains("Max-Age=0") ? nil : pair
         }
-        let bytes = response.body.map { Array($0.readableBytesView) } ?? []
+        let bytes = Array(response.body.readableBytesView)
         return Page(status: response.status, headers: response.headers, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)
     }
 }
