@@ -118,14 +118,17 @@ final class Chromium {
     }
 
     /// Opens `url` and waits until the page and its images have loaded.
-    func open(_ url: String) throws {
+    func open(_ url: String, seconds: Double = 20) throws {
         try call("Page.navigate", ["url": url])
-        try waitForLoad()
+        try waitForLoad(seconds: seconds)
     }
 
     /// Waits for the document and every image in it to finish loading (up to `seconds`).
+    /// Lazy images below the fold are asked for now, as if the page were scrolled through.
     func waitForLoad(seconds: Double = 20) throws {
-        try waitUntil("document.readyState === 'complete' && Array.from(document.images).every(i => i.complete)", seconds: seconds)
+        try waitUntil("document.readyState === 'complete'", seconds: seconds)
+        try evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager'); true")
+        try waitUntil("Array.from(document.images).every(i => i.complete)", seconds: seconds)
     }
 
     func waitUntil(_ condition: String, seconds: Double = 20) throws {
