@@ -50,8 +50,8 @@ enum BatchPages {
             \(codes.isEmpty ? HTML("<p>None.</p>") : HTML("""
                 <table><thead><tr><th>code</th><th class="num">jobs</th><th>last</th></tr></thead><tbody>\(codeRows)</tbody></table>
                 """))
-            </div>
             <p class="actions">\(actions) <a href="/batches/\(name)/sample">Before and after: a sample of its assets</a></p>
+            </div>
             """)
     }
 
