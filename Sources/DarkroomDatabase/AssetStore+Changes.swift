@@ -11,14 +11,13 @@ extension AssetStore {
     }
 
     /// The newest `limit` changes the batch's succeeded jobs made, each with what the asset
-    /// showed before and after (`darkroom.asset_history`).
+    /// showed before and after (`darkroom.batch_changes`).
     public func changes(ofBatch batch: String, limit: Int) throws -> [AssetHistoryEntry.Change] {
         try connection.query("""
-            SELECT h.asset_id, h.job_id, h.action, h.previous_adjustment_id, h.adjustment_id, h.at
-              FROM darkroom.jobs AS j
-              JOIN darkroom.asset_history AS h ON h.asset_id = j.asset_id AND h.job_id = j.id
-             WHERE j.batch = $1 AND j.state = 'succeeded'
-             ORDER BY j.finished_at DESC, j.id DESC
+            SELECT asset_id, job_id, action, previous_adjustment_id, adjustment_id, at
+              FROM darkroom.batch_changes
+             WHERE batch = $1
+             ORDER BY finished_at DESC, job_id DESC
              LIMIT $2
             """, [.text(batch), .int(Int64(max(limit, 0)))]).map { row in
                 AssetHistoryEntry.Change(
@@ -28,11 +27,11 @@ extension AssetStore {
             }
     }
 
-    /// The asset's newest jobs, whatever their state.
+    /// The asset's newest jobs, whatever their state (`darkroom.asset_jobs`).
     public func recentJobs(of assetID: Int64, limit: Int) throws -> [JobSummary] {
         try connection.query("""
             SELECT id, kind, state, batch, format_identifier, format_version, created_at, finished_at
-              FROM darkroom.jobs WHERE asset_id = $1 ORDER BY id DESC LIMIT $2
+              FROM darkroom.asset_jobs WHERE asset_id = $1 ORDER BY id DESC LIMIT $2
             """, [.int(assetID), .int(Int64(max(limit, 0)))]).map { row in
                 JobSummary(id: try row["id"].decode(Int64.self), kind: try row["kind"].decode(String.self),
                            state: try row["state"].decode(JobState.self), batch: try row["batch"].decode(String?.self),

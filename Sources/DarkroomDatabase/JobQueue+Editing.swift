@@ -59,11 +59,12 @@ extension JobQueue {
 }
 
 extension AssetStore {
-    /// How the asset's look changed, oldest first (`darkroom.asset_history`).
+    /// How the asset's look changed, oldest first (`darkroom.asset_changes`, the view of
+    /// `darkroom.asset_history` viewers may read).
     public func history(of assetID: Int64) throws -> [AssetHistoryEntry] {
         try connection.query("""
             SELECT id, job_id, action, adjustment_id, previous_adjustment_id, at
-              FROM darkroom.asset_history WHERE asset_id = $1 ORDER BY id
+              FROM darkroom.asset_changes WHERE asset_id = $1 ORDER BY id
             """, [.int(assetID)]).map { row in
                 AssetHistoryEntry(
                     id: try row["id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64?.self),

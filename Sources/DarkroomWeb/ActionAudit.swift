@@ -4,10 +4,11 @@ import Logging
 /// Who did what, when, and what came of it: every sign-in, sign-out and action.
 ///
 /// Actions run through the operator API with `darkroom.actor` set to the account's name for
-/// their transaction; where the schema has `darkroom.audit_log` (the database roles), the API
-/// functions record them there themselves. This trail records every event as a log line at
-/// notice level (the journal under systemd) and, when a file is configured, as one JSON line
-/// there, whatever the schema.
+/// their transaction (`AuditTrail.acting`), so the API functions record them in
+/// `darkroom.audit_log` (read through `darkroom.audit_trail`) with the database login beside the
+/// account. What the database does not see (sign-ins, sign-outs, refusals by role) is recorded
+/// here too: every event as a log line at notice level (the journal under systemd) and, when a
+/// file is configured, as one JSON line there.
 public final class ActionAudit: Sendable {
     public struct Event: Sendable, Codable, Hashable {
         public var at: Date

@@ -49,11 +49,9 @@ struct ActionRoutes {
         }
         let flash: WebSession.Flash
         do {
+            // The API function records the action in darkroom.audit_log with this actor.
             let result = try await dashboard.read { connection in
-                try connection.withTransaction {
-                    _ = try connection.query("SELECT set_config('darkroom.actor', $1, true)", [.text(user)])
-                    return try body(connection)
-                }
+                try AuditTrail(connection).acting(as: user) { try body(connection) }
             }
             flash = .init(message: result, isError: false)
         } catch let error as QueueError {

@@ -185,6 +185,7 @@ struct DarkroomBinary: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         environment["DARKROOM_STORAGE"] = storage
+        environment.merge(TestDatabase.roleEnvironment(forDatabaseAt: databaseURL)) { $1 }
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         try process.run()
@@ -200,6 +201,7 @@ struct DarkroomBinary: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment["DATABASE_URL"] = databaseURL
         environment["DARKROOM_STORAGE"] = storage
+        environment.merge(TestDatabase.roleEnvironment(forDatabaseAt: databaseURL)) { $1 }
         process.environment = environment
         let output = Pipe()
         process.standardOutput = output

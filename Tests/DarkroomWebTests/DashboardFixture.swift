@@ -23,12 +23,14 @@ struct DashboardFixture {
     var auditPath: String
 
     /// Runs `body` with the fixture; everything is removed afterwards.
-    static func with<T>(accounts withAccounts: Bool = true, _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
+    /// `login`: given the database URL, the URL the dashboard's pool logs in with (default: the owner's).
+    static func with<T>(accounts withAccounts: Bool = true, login: (String) throws -> String = { $0 },
+                        _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
         try await TestDatabase.withFreshDatabase { url in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-web-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let connection = try PostgresConnection(url)
-            try Migrator().migrate(on: connection, logger: .quiet)
+            try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let storage = try StorageRoot.create(folder + "/storage")
             try storage.prepare()
 
@@ -55,7 +57,7 @@ struct DashboardFixture {
 
             let fixture = DashboardFixture(url: url, storagePath: storage.location, assetID: asset, failedJobID: failing,
                                            queuedJobID: queued, accountsPath: accounts.path, auditPath: folder + "/audit.jsonl")
-            let pool = DatabasePool(url: url, size: 2, logger: .quiet)
+            let pool = DatabasePool(url: try login(url), size: 2, logger: .quiet)
             defer { pool.close() }
             let dashboard = Dashboard(
                 pool: pool, thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20),

@@ -184,6 +184,37 @@ import Testing
         }
     }
 
+    /// Logged in to PostgreSQL as a member of the operator role (reads through views, acts
+    /// through the API) and the worker role (reads the catalogue the way a worker does), the
+    /// pages work and each action lands in darkroom.audit_trail under the signed-in account.
+    @Test func underTheDatabaseRolesActionsAreAuditedByTheDatabaseWithTheAccountAsActor() async throws {
+        let login = { (url: String) throws -> String in
+            let roles = TestDatabase.accessRoles(forDatabaseAt: url)
+            let name = TestDatabase.roleName("dashboard", forDatabaseAt: url)
+            let owner = try PostgresConnection(url)
+            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!))")
+            return try TestDatabase.url(url, as: name)
+        }
+        try await DashboardFixture.with(login: login) { fixture, dashboard in
+            try await Self.app(dashboard).test(.router) { client in
+                var browser = Browser(client)
+                _ = try await browser.signIn(DashboardFixture.operatorName)
+                for path in ["/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures?code=jpeg_corrupt",
+                             "/assets/\(fixture.assetID)"] {
+                    let page = try await browser.get(path)
+                    #expect(page.status == .ok, "\(path): \(page.status) \(page.body.suffix(300))")
+                }
+                let page = try await browser.get("/failures")
+                let retried = try await browser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: page.csrfToken)
+                #expect(retried.status == .seeOther)
+                let entry = try #require(try AuditTrail(PostgresConnection(fixture.url)).recent(limit: 1).first)
+                #expect(entry.action == "retry_job")
+                #expect(entry.actor == DashboardFixture.operatorName)
+                #expect(entry.databaseUser == TestDatabase.roleName("dashboard", forDatabaseAt: fixture.url))
+            }
+        }
+    }
+
     @Test func withoutAccountsEveryoneIsTheLocalOperatorButFormsStillNeedTheToken() async throws {
         try await DashboardFixture.with(accounts: false) { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in

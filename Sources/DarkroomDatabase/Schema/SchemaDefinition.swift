@@ -51,6 +51,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("audit_trail.sql", PackageResources.audit_trail_sql),
         SchemaDefinition("throughput.sql", PackageResources.throughput_sql),
         SchemaDefinition("batch_failure_codes.sql", PackageResources.batch_failure_codes_sql),
+        SchemaDefinition("asset_changes.sql", PackageResources.asset_changes_sql),
         // Last: it grants on every function and view above (Migrator calls darkroom.grant_access).
         SchemaDefinition("roles.sql", PackageResources.roles_sql),
     ]
