@@ -10,28 +10,20 @@ struct OverviewPage {
         var status: QueueStatus
         var throughput: Throughput
         var workers: [WorkerStatus]
-        /// nil when the view took longer than the page may wait (see `waitingBudget`).
+        /// nil when the queue is too long to check on a page load (see `waitingCheckLimit`).
         var waiting: [WaitingForEditor]?
     }
 
-    /// waiting_for_editor asks every queued job whether a live worker can run it; with a very
-    /// long queue that takes longer than a page may, and the page says so instead of waiting.
-    static let waitingBudget = "150ms"
+    /// waiting_for_editor asks every queued job whether a live worker can run it: about half a
+    /// second for a million. Past this many queued jobs the page says where to look instead.
+    static let waitingCheckLimit = 100_000
 
     static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
-        var waiting: [WaitingForEditor]?
-        do {
-            // SET LOCAL: the limit ends with the transaction, whatever happens in it.
-            waiting = try connection.withTransaction {
-                try connection.execute("SET LOCAL statement_timeout = '\(waitingBudget)'")
-                return try queue.waitingForEditor()
-            }
-        } catch let error as PostgresError where error.sqlState == "57014" {
-            waiting = nil
-        }
-        return Data(status: try queue.status(recentFailures: 5), throughput: try queue.throughput(), workers: try queue.workers(),
-                    waiting: waiting)
+        let status = try queue.status(recentFailures: 5)
+        let queued = status.countsByState[.queued] ?? 0
+        return Data(status: status, throughput: try queue.throughput(), workers: try queue.workers(),
+                    waiting: queued > waitingCheckLimit ? nil : try queue.waitingForEditor())
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {
@@ -60,7 +52,7 @@ struct OverviewPage {
                 })</tbody></table>
                 """
         } else {
-            waiting = "<p class=\"note\">Not computed: the queue is too long to check every job within \(waitingBudget) (SELECT * FROM darkroom.waiting_for_editor, or darkroom status, gives it).</p>"
+            waiting = "<p class=\"note\">Not checked: with more than \(Page.number(waitingCheckLimit)) jobs queued, asking each whether a live worker can run it takes too long for this page. <code>darkroom status</code> (or <code>SELECT * FROM darkroom.waiting_for_editor</code>) gives it.</p>"
         }
         let hour = data.throughput
         return Page.document(title: "Overview", session: session, current: "/", live: true, """

@@ -84,5 +84,5 @@ done
   echo "| --- | --- | --- | --- |"
   printf '%s\n' "${rows[@]}"
 } | tee "$out/dashboard-bench.md"
-psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+[ -n "${DASHBOARD_BENCH_KEEP:-}" ] || psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
 exit $slow
