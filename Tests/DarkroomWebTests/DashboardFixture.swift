@@ -24,7 +24,7 @@ struct DashboardFixture {
 
     /// Runs `body` with the fixture; everything is removed afterwards.
     /// `login`: given the database URL, the URL the dashboard's pool logs in with (default: the owner's).
-    static func with<T>(accounts withAccounts: Bool = true, login: (String) throws -> String = { $0 },
+    static func with<T>(accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
                         _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
         try await TestDatabase.withFreshDatabase { url in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-web-\(UUID().uuidString)").path
@@ -62,7 +62,8 @@ struct DashboardFixture {
             let dashboard = Dashboard(
                 pool: pool, thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20),
                 audit: try ActionAudit(path: fixture.auditPath, logger: .quiet),
-                options: .init(accounts: withAccounts ? try AccountFile.load(accounts.path) : nil), logger: .quiet)
+                options: .init(accounts: withAccounts ? try AccountFile.load(accounts.path) : nil, secureCookies: secureCookies),
+                logger: .quiet)
             return try await body(fixture, dashboard)
         }
     }

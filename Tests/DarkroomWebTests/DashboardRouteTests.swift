@@ -215,6 +215,16 @@ import Testing
         }
     }
 
+    @Test func behindTLSTheCookieIsSecure() async throws {
+        try await DashboardFixture.with(secureCookies: true) { _, dashboard in
+            try await Self.app(dashboard).test(.router) { client in
+                var browser = Browser(client)
+                let cookie = try #require(try await browser.get("/sign-in").headers[.setCookie])
+                #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+            }
+        }
+    }
+
     @Test func withoutAccountsEveryoneIsTheLocalOperatorButFormsStillNeedTheToken() async throws {
         try await DashboardFixture.with(accounts: false) { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
