@@ -16,6 +16,12 @@ enum FailuresPage {
         }
     }
 
+    /// Filtered by a batch, an operator may retry all of its failed jobs at once.
+    static func batchActions(_ filter: Filter, failures: [FailedJobDetail], session: WebSession) -> HTML {
+        guard session.role == .operator, let batch = filter.batch, !failures.isEmpty else { return "" }
+        return "<p class=\"actions\">\(Page.actionButton("Retry every failed job of \(batch)", action: "/batches/\(urlComponent(batch))/retry", session: session))</p>"
+    }
+
     static func render(_ failures: [FailedJobDetail], filter: Filter, session: WebSession) -> HTML {
         let codes: [HTML] = FailureCode.allCases.map { "<option value=\"\($0.rawValue)\">" }
         let rows: [HTML] = failures.map { failure in
@@ -38,6 +44,7 @@ enum FailuresPage {
             <label>code <input name="code" list="codes" value="\(filter.code ?? "")"></label><datalist id="codes">\(codes)</datalist>
             <label>batch <input name="batch" value="\(filter.batch ?? "")"></label>
             <button type="submit">Filter</button> <a href="/failures">clear</a></form>
+            \(batchActions(filter, failures: failures, session: session))
             \(failures.isEmpty ? HTML("<p>No failures\(filter == Filter(code: nil, batch: nil) ? "" : " match this filter").</p>") : HTML("""
                 <p class="note">The newest \(limit) at most.</p>
                 <table class="failures"><thead><tr><th>job</th><th>asset</th><th>batch</th><th>last code</th><th>failed</th>\

@@ -20,7 +20,7 @@ struct OverviewPage {
 
     static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
-        let status = try queue.status(recentFailures: 5)
+        let status = try queue.status(recentFailures: 0)
         let queued = status.countsByState[.queued] ?? 0
         return Data(status: status, throughput: try queue.throughput(), workers: try queue.workers(),
                     waiting: queued > waitingCheckLimit ? nil : try queue.waitingForEditor())

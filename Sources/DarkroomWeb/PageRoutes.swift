@@ -89,6 +89,10 @@ struct PageRoutes {
             return Page.response(try await body(session))
         } catch let error as HTTPError {
             return Page.refusal(error.status, error.body ?? error.status.reasonPhrase)
+        } catch let error as PostgresError {
+            // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
+            dashboard.logger.error("a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
+            return Page.refusal(.internalServerError, "PostgreSQL refused this page's query: \(error.message)")
         }
     }
 
