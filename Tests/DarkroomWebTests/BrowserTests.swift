@@ -110,6 +110,13 @@ import Testing
                     #expect(try browser.evaluate("document.getElementById('summary').textContent") as? String
                             == (try queue.progress(ofBatch: "spring"))?.summaryLine)
                     try shoot("batch.png")
+                    // The command line prints the same numbers, from the same views.
+                    let cli = try darkroom.run(["status", "--batch", "spring"])
+                    #expect(cli.hasPrefix((try browser.evaluate("document.getElementById('summary').textContent") as? String ?? "?") + "\n"))
+                    #expect(cli.contains("failures by code: unknown_operation 1"))
+                    #expect(try browser.evaluate("document.body.textContent.includes('unknown_operation')") as? Bool == true)
+                    let status = try darkroom.run(["status"])
+                    #expect(status.contains("last hour: \(total - 1) succeeded, 1 failed, 0 cancelled"), "\(status)")
 
                     // A failed job, retried with its button.
                     try browser.open(base + "/failures?batch=spring")
