@@ -3,8 +3,8 @@
 #               import the bundled photos, queue edits, drain the queue, print where the JPEGs are.
 #   make test   the whole suite against a real PostgreSQL server started the same way.
 #   make bench  render (JPEG and HEIC), drain, import and queue benchmarks against djpeg/cjpeg, heif-convert,
-#               vips, sha256sum and raw SQL,
-#               measured in the same run.
+#               vips, sha256sum and raw SQL, measured in the same run; every dashboard page's latency with a
+#               million jobs queued.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -33,16 +33,18 @@ APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev pkg-config
 # Reference tools for tests and benchmarks (djpeg/cjpeg, heif-convert, vips, GNU time for peak RSS, exif for
 # cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds).
 APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils
-# Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer) and
-# the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL).
-APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat
+# Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
+# the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
+# the dashboard's browser tests (headless Chromium, with a font for its screenshots).
+APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium fonts-dejavu-core
 
-.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo bench clean lint-deploy soak
+.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo demo-serve bench clean lint-deploy soak
 
 help:
-	@echo "make demo    run the whole pipeline on the bundled photos"
+	@echo "make demo    run the whole pipeline on the bundled photos, then serve the dashboard (on a terminal)"
+	@echo "make demo-serve   the dashboard over the demo's database, until Ctrl-C"
 	@echo "make test    run the test suite against a private PostgreSQL"
-	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, and the queue against raw SKIP LOCKED"
+	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, the queue against raw SKIP LOCKED, dashboard pages"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster: .build/pg (as root, a link to $(PG_OUTSIDE))"
@@ -184,6 +186,26 @@ demo: release
 	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning; \
 	echo "==> rendered JPEGs (open them in any viewer)"; \
 	psql -X -q "$$DATABASE_URL" -v storage="$$DARKROOM_STORAGE" -v first_job=$$first -f $(ROOT)/docs/demo-report.sql
+	@export DATABASE_URL="$${DATABASE_URL:-postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom_demo}" \
+	        DARKROOM_STORAGE="$(DEMO_STORAGE)"; \
+	echo "==> a re-render batch for the dashboard to show (darkroom rerender, drained)"; \
+	$(DARKROOM_BIN) rerender --format-identifier io.darkroom.pipeline --batch demo-rerender | sed 's/^/    /'; \
+	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning >/dev/null
+	@if [ -t 0 ] && [ -t 1 ]; then $(MAKE) --no-print-directory demo-serve; \
+	else echo "==> the dashboard: make demo-serve (serves http://127.0.0.1:$(DEMO_PORT)/, account $(DEMO_USER) / $(DEMO_PASSWORD))"; fi
+
+# The dashboard over the demo's database and storage, with one demo account, until Ctrl-C.
+DEMO_PORT     ?= 8080
+DEMO_USER     := demo
+DEMO_PASSWORD := darkroom-demo
+demo-serve:
+	@test -x $(DARKROOM_BIN) || $(MAKE) --no-print-directory release
+	@export DATABASE_URL="$${DATABASE_URL:-postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom_demo}" \
+	        DARKROOM_STORAGE="$(DEMO_STORAGE)"; \
+	mkdir -p "$(DEMO_DIR)"; \
+	echo "$(DEMO_PASSWORD)" | $(DARKROOM_BIN) serve --accounts "$(DEMO_DIR)/accounts" --add-user $(DEMO_USER) --role operator >/dev/null; \
+	echo "==> dashboard: http://127.0.0.1:$(DEMO_PORT)/  sign in as $(DEMO_USER) / $(DEMO_PASSWORD)  (Ctrl-C stops it)"; \
+	exec $(DARKROOM_BIN) serve --accounts "$(DEMO_DIR)/accounts" --listen 127.0.0.1:$(DEMO_PORT) --log-level warning
 
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_DIR := $(BUILD_DIR)/bench
@@ -194,6 +216,7 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
+	bash $(ROOT)/Tests/Benchmarks/dashboard-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/dashboard
 
 clean: db-stop
 	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi

@@ -14,6 +14,9 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // SHA-256 of imported originals (BoringSSL's, with the CPU's SHA extensions where present).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
+        // `darkroom serve`: the operators' dashboard (HTTP server, sessions, bcrypt password hashes).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
     ],
     targets: [
         // C boundaries: one per library.
@@ -85,12 +88,22 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
+        // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
+        // CSRF, actions through the SQL API, before/after thumbnails.
+        .target(name: "DarkroomWeb", dependencies: [
+            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
+            "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
             "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Hummingbird", package: "hummingbird"),
         ]),
 
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
@@ -113,6 +126,12 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomOperatorScriptsTests", dependencies: [
             "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
+        ]),
+        .testTarget(name: "DarkroomWebTests", dependencies: [
+            "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams", "JPEGTurbo",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",

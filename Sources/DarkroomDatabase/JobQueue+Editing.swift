@@ -31,13 +31,23 @@ extension JobQueue {
 
     /// Counts, rate and ETA of one batch (`darkroom.batch_summary`), or `nil` if it has no jobs.
     public func progress(ofBatch batch: String) throws -> BatchProgress? {
+        try batchProgress(where: "batch = $1", [.text(batch)]).first
+    }
+
+    /// Every batch with jobs, unfinished ones first, then the newest.
+    public func batches() throws -> [BatchProgress] {
+        try batchProgress(where: "true", [], order: "queued + running = 0, created_at DESC, batch")
+    }
+
+    private func batchProgress(where condition: String, _ binds: [PostgresBind], order: String = "batch") throws -> [BatchProgress] {
         try connection.query("""
-            SELECT total, queued, running, succeeded, failed, cancelled, created_at, last_finished_at,
+            SELECT batch, total, queued, running, succeeded, failed, cancelled, created_at, last_finished_at,
                    jobs_per_second::double precision AS rate, extract(epoch FROM eta)::double precision AS eta_seconds
-              FROM darkroom.batch_summary WHERE batch = $1
-            """, [.text(batch)]).first.map { row in
+              FROM darkroom.batch_summary WHERE \(condition) ORDER BY \(order)
+            """, binds).map { row in
                 BatchProgress(
-                    batch: batch, total: try row["total"].decode(Int.self), queued: try row["queued"].decode(Int.self),
+                    batch: try row["batch"].decode(String.self), total: try row["total"].decode(Int.self),
+                    queued: try row["queued"].decode(Int.self),
                     running: try row["running"].decode(Int.self), succeeded: try row["succeeded"].decode(Int.self),
                     failed: try row["failed"].decode(Int.self), cancelled: try row["cancelled"].decode(Int.self),
                     createdAt: try row["created_at"].decode(Date.self),
@@ -49,11 +59,12 @@ extension JobQueue {
 }
 
 extension AssetStore {
-    /// How the asset's look changed, oldest first (`darkroom.asset_history`).
+    /// How the asset's look changed, oldest first (`darkroom.asset_changes`, the view of
+    /// `darkroom.asset_history` viewers may read).
     public func history(of assetID: Int64) throws -> [AssetHistoryEntry] {
         try connection.query("""
             SELECT id, job_id, action, adjustment_id, previous_adjustment_id, at
-              FROM darkroom.asset_history WHERE asset_id = $1 ORDER BY id
+              FROM darkroom.asset_changes WHERE asset_id = $1 ORDER BY id
             """, [.int(assetID)]).map { row in
                 AssetHistoryEntry(
                     id: try row["id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64?.self),

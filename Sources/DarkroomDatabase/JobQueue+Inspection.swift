@@ -83,3 +83,16 @@ extension JobQueue {
         }
     }
 }
+
+/// Whole batches, through `darkroom.cancel_batch` and `darkroom.retry_batch`.
+extension JobQueue {
+    /// Cancels the batch's queued and running jobs; returns how many.
+    public func cancel(batch: String) throws -> Int {
+        try connection.query("SELECT darkroom.cancel_batch($1) AS n", [.text(batch)])[0]["n"].decode(Int.self)
+    }
+
+    /// Queues the batch's failed (and with `includeCancelled` cancelled) jobs again; returns how many.
+    public func retry(batch: String, includeCancelled: Bool = false) throws -> Int {
+        try connection.query("SELECT darkroom.retry_batch($1, $2) AS n", [.text(batch), .bool(includeCancelled)])[0]["n"].decode(Int.self)
+    }
+}

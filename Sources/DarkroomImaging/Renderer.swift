@@ -25,6 +25,10 @@ public struct RenderRequest: Sendable {
     /// Checked between strips: returning true stops the render with `RenderError.cancelled`
     /// and leaves no output.
     public var isCancelled: @Sendable () -> Bool = { false }
+    /// Decodes a JPEG at this many eighths of its stored size (libjpeg's DCT scaling, 1…8): a
+    /// thumbnail reads a large photo with an eighth of its pixels per side, in strips as ever.
+    /// The operations and the output then work on the scaled image. (A HEIF decodes whole.)
+    public var decodeScaleEighths: Int = 8
     /// 2: the JPEG encoder runs on a second thread. A worker running as many jobs as
     /// there are cores uses 1; a lone render uses 2.
     public var threads: Int
@@ -105,7 +109,11 @@ public enum Renderer {
         let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
                                     optimizeCoding: plan.optimizeCoding)
         try wrap {
-            try decoder.start()
+            let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths)
+            guard decoded == plan.geometry.storedSize else {
+                throw RenderError.jpeg(JPEGError(code: .misuse, message: "the decoder delivers \(decoded), "
+                    + "not the planned \(plan.geometry.storedSize)", path: input.objectName))
+            }
             try encoder.start(width: size.width, height: size.height, encoding: encoding)
         }
         let profile = OutputColorProfile(for: decoder.header)
@@ -155,11 +163,21 @@ public enum Renderer {
     }
 
     static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool) throws -> RenderPlan {
-        let geometry = try RenderGeometry(storedSize: header.storedSize, orientation: orientation, operations: request.operations)
+        let geometry = try RenderGeometry(storedSize: header.decodedSize(scaleEighths: request.decodeScaleEighths),
+                                          orientation: orientation, operations: request.operations)
         return try RenderPlanner.plan(source: header, geometry: geometry, encoding: request.encoding,
                                       huffman: request.huffman, limits: request.limits,
                                       displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
                                       streamBufferBytes: request.streamBufferBytes)
+    }
+
+    /// The smallest decode scale, in eighths, whose longest side still reaches `longestSide`
+    /// (8 when even the full size does not).
+    public static func decodeScaleEighths(toReach longestSide: Int, from size: PixelSize) -> Int {
+        (1...8).first { eighths in
+            let decoded = SourceHeader.scaled(size, eighths: eighths)
+            return max(decoded.width, decoded.height) >= longestSide
+        } ?? 8
     }
 
     static func openDecoder(_ input: any ByteSource, request: RenderRequest) throws -> SourceDecoder {

@@ -18,6 +18,19 @@ public enum SourceHeader: Sendable, Equatable {
         }
     }
 
+    /// The size of the rows the decoder delivers when asked to scale by `scaleEighths`/8:
+    /// libjpeg's DCT scaling (rounding up) for a JPEG; a HEIF always decodes whole.
+    public func decodedSize(scaleEighths: Int) -> PixelSize {
+        switch self {
+        case .jpeg: Self.scaled(storedSize, eighths: scaleEighths)
+        case .heif: storedSize
+        }
+    }
+
+    static func scaled(_ size: PixelSize, eighths: Int) -> PixelSize {
+        PixelSize(width: (size.width * eighths + 7) / 8, height: (size.height * eighths + 7) / 8)
+    }
+
     /// The EXIF block as a JPEG APP1 payload (`Exif\0\0` + TIFF), for either format.
     public var exifPayload: [UInt8]? {
         switch self {
@@ -117,11 +130,16 @@ final class SourceDecoder {
         return SourceDecoder(.jpeg(try JPEGDecoder(source: source, maxScans: maxScans)))
     }
 
-    /// Starts decoding: a JPEG's first scanline call, a HEIF's whole-image decode.
-    func start() throws {
+    /// Starts decoding: a JPEG's first scanline call (scaled by `scaleEighths`/8), a HEIF's
+    /// whole-image decode. Returns the size of the rows it will deliver.
+    func start(scaleEighths: Int = 8) throws -> PixelSize {
         switch codec {
-        case .jpeg(let decoder): _ = try decoder.start()
-        case .heif(let decoder): try decoder.decode()
+        case .jpeg(let decoder):
+            let size = try decoder.start(scaleEighths: scaleEighths)
+            return PixelSize(width: size.width, height: size.height)
+        case .heif(let decoder):
+            try decoder.decode()
+            return header.storedSize
         }
     }
 

@@ -28,7 +28,7 @@ extension Darkroom {
                 }
                 if let batch {
                     try JobControl.sql {
-                        let count = try connection.query("SELECT darkroom.cancel_batch($1) AS n", [.text(batch)])[0]["n"].decode(Int.self)
+                        let count = try queue.cancel(batch: batch)
                         print("batch \(batch)\t\(count) job(s) cancelled")
                     }
                 }
@@ -59,7 +59,7 @@ extension Darkroom {
                 }
                 if let batch {
                     try JobControl.sql {
-                        let count = try connection.query("SELECT darkroom.retry_batch($1, $2) AS n", [.text(batch), .bool(includeCancelled)])[0]["n"].decode(Int.self)
+                        let count = try queue.retry(batch: batch, includeCancelled: includeCancelled)
                         print("batch \(batch)\t\(count) job(s) queued again")
                     }
                 }

@@ -13,7 +13,7 @@ struct Darkroom: AsyncParsableCommand {
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
         subcommands: [Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
-                      Status.self, Cancel.self, Retry.self, Job.self, QueueBench.self])
+                      Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self])
 }
 
 /// Options every database command takes.

@@ -32,6 +32,8 @@ extension Darkroom {
                     try BatchWatch(queue: queue, batch: batch, follow: follow, intervalSeconds: interval).run()
                 } else {
                     printQueue(try queue.status(recentFailures: failures))
+                    print(FleetReport(throughput: try queue.throughput(), workers: try queue.workers(),
+                                      waiting: try queue.waitingForEditor()).text)
                 }
             }
         }
@@ -74,6 +76,7 @@ struct BatchWatch {
             }
             if !follow {
                 print(progress.summaryLine)
+                try printFailureCodes()
                 break
             }
             if terminal {
@@ -86,10 +89,18 @@ struct BatchWatch {
             }
             if progress.isFinished {
                 if terminal { print("\n" + progress.summaryLine) }
+                try printFailureCodes()
                 if progress.failed > 0 { throw CommandFailure.exit(3) }
                 return
             }
             Thread.sleep(forTimeInterval: intervalSeconds)
         }
+    }
+
+    /// "failures by code: jpeg_corrupt 12, original_missing 3" (darkroom.batch_failure_codes).
+    private func printFailureCodes() throws {
+        let codes = try queue.failureCodes(ofBatch: batch)
+        guard !codes.isEmpty else { return }
+        print("failures by code: " + codes.map { "\($0.code ?? "none") \($0.jobs)" }.joined(separator: ", "))
     }
 }

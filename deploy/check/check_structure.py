@@ -23,7 +23,7 @@ def help_flags(*command):
     return set(re.findall(r"--[a-z][a-z-]*", text))
 
 
-flags = {"worker": help_flags("worker"), "job run": help_flags("job", "run")}
+flags = {"worker": help_flags("worker"), "job run": help_flags("job", "run"), "serve": help_flags("serve")}
 
 
 def check_command(where, words):
@@ -38,6 +38,8 @@ def check_command(where, words):
             known = flags["worker"]
         elif rest[:2] == ["job", "run"]:
             known = flags["job run"]
+        elif rest[:1] == ["serve"]:
+            known = flags["serve"]
         else:
             continue
         for flag in rest:

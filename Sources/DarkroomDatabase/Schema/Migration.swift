@@ -32,5 +32,6 @@ public struct Migration: Sendable, Hashable {
         Migration(11, "single_call_reports", PackageResources._011_single_call_reports_sql),
         Migration(12, "render_warnings", PackageResources._012_render_warnings_sql),
         Migration(13, "roles_and_audit", PackageResources._013_roles_and_audit_sql),
+        Migration(15, "dashboard_counts", PackageResources._015_dashboard_counts_sql),
     ]
 }

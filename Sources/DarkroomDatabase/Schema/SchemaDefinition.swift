@@ -24,6 +24,7 @@ public struct SchemaDefinition: Sendable, Hashable {
     public static let afterMigrations: [SchemaDefinition] = [
         SchemaDefinition("settings.sql", PackageResources.settings_sql),
         SchemaDefinition("notify_workers.sql", PackageResources.notify_workers_sql),
+        SchemaDefinition("job_counts.sql", PackageResources.job_counts_sql),
         SchemaDefinition("append_only.sql", PackageResources.append_only_sql),
         SchemaDefinition("require.sql", PackageResources.require_sql),
         SchemaDefinition("chain.sql", PackageResources.chain_sql),
@@ -48,6 +49,9 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("waiting_for_editor.sql", PackageResources.waiting_for_editor_sql),
         SchemaDefinition("oldest_queued.sql", PackageResources.oldest_queued_sql),
         SchemaDefinition("audit_trail.sql", PackageResources.audit_trail_sql),
+        SchemaDefinition("throughput.sql", PackageResources.throughput_sql),
+        SchemaDefinition("batch_failure_codes.sql", PackageResources.batch_failure_codes_sql),
+        SchemaDefinition("asset_changes.sql", PackageResources.asset_changes_sql),
         // Last: it grants on every function and view above (Migrator calls darkroom.grant_access).
         SchemaDefinition("roles.sql", PackageResources.roles_sql),
     ]

@@ -32,6 +32,8 @@ BEGIN
     ON CONFLICT (name) DO UPDATE
        SET last_seen_at = now(), lease_seconds = EXCLUDED.lease_seconds, formats = EXCLUDED.formats,
            running = EXCLUDED.running, stopping = EXCLUDED.stopping;
+    -- Every worker passes by here every few seconds: a fitting place to fold the job counts.
+    PERFORM darkroom.compact_job_counts();
     RETURN QUERY
     WITH mine AS (
         SELECT m.id, m.token FROM unnest(job_ids, lease_tokens) AS m(id, token)

@@ -1,0 +1,109 @@
+import Foundation
+import LibPQ
+import Logging
+
+/// libpq is synchronous: the dashboard's queries run here, off the event loop, on a few threads
+/// that each own one connection (opened on first use, opened again after it broke). A request
+/// waits for a free thread; the connection never leaves the closure it is lent to.
+public final class DatabasePool: Sendable {
+    private let queue: WorkQueue
+
+    /// `size` threads, each with its own connection to `url`.
+    public init(url: String, size: Int, logger: Logger) {
+        let queue = WorkQueue()
+        self.queue = queue
+        for index in 0..<max(1, size) {
+            let thread = Thread { ConnectionOwner(url: url, logger: logger).serve(queue) }
+            thread.name = "darkroom-db-\(index)"
+            thread.start()
+        }
+    }
+
+    deinit { queue.close() }
+
+    /// Runs `body` with a connection on one of the pool's threads.
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let accepted = queue.push { connection in
+                continuation.resume(with: Result { try body(try connection()) })
+            }
+            if !accepted { continuation.resume(throwing: PoolClosed()) }
+        }
+    }
+
+    /// Lets the threads finish what they hold and end.
+    public func close() { queue.close() }
+
+    struct PoolClosed: Error, CustomStringConvertible {
+        var description: String { "the database pool is closed" }
+    }
+}
+
+/// One pool thread's connection: it alone opens, uses and drops it.
+private final class ConnectionOwner {
+    let url: String
+    let logger: Logger
+    var connection: PostgresConnection?
+
+    init(url: String, logger: Logger) {
+        self.url = url
+        self.logger = logger
+    }
+
+    func serve(_ queue: WorkQueue) {
+        while let work = queue.pop() {
+            work { try self.current() }
+            if let connection, !connection.isConnected {
+                logger.warning("dropping a broken database connection; the next request opens a new one")
+                self.connection = nil
+            }
+        }
+    }
+
+    func current() throws -> PostgresConnection {
+        if let connection { return connection }
+        let opened = try PostgresConnection(url)
+        connection = opened
+        return opened
+    }
+}
+
+/// The pool's work items, first in first out, handed to whichever thread is free.
+private final class WorkQueue: @unchecked Sendable {
+    typealias Work = @Sendable (() throws -> PostgresConnection) -> Void
+    private let condition = NSCondition()
+    private var items: [Work] = []
+    private var head = 0
+    private var closed = false
+
+    func push(_ work: @escaping Work) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closed else { return false }
+        items.append(work)
+        condition.signal()
+        return true
+    }
+
+    /// The next item, or nil once closed and drained.
+    func pop() -> Work? {
+        condition.lock()
+        defer { condition.unlock() }
+        while head == items.count && !closed { condition.wait() }
+        guard head < items.count else { return nil }
+        let work = items[head]
+        head += 1
+        if head > 64 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return work
+    }
+
+    func close() {
+        condition.lock()
+        closed = true
+        condition.broadcast()
+        condition.unlock()
+    }
+}

@@ -1,0 +1,77 @@
+import DarkroomDatabase
+import Foundation
+import LibPQ
+import Logging
+
+/// `/`: jobs by state, the last hour, the oldest queued job, the workers and what each
+/// renders, and the jobs waiting for a newer editor. Each from the view `darkroom status` reads.
+struct OverviewPage {
+    struct Data: Sendable {
+        var status: QueueStatus
+        var throughput: Throughput
+        var workers: [WorkerStatus]
+        /// nil when the queue is too long to check on a page load (see `waitingCheckLimit`).
+        var waiting: [WaitingForEditor]?
+    }
+
+    /// waiting_for_editor asks every queued job whether a live worker can run it: about half a
+    /// second for a million. Past this many queued jobs the page says where to look instead.
+    static let waitingCheckLimit = 100_000
+
+    static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
+        let queue = JobQueue(connection, logger: logger)
+        let status = try queue.status(recentFailures: 0)
+        let queued = status.countsByState[.queued] ?? 0
+        return Data(status: status, throughput: try queue.throughput(), workers: try queue.workers(),
+                    waiting: queued > waitingCheckLimit ? nil : try queue.waitingForEditor())
+    }
+
+    static func render(_ data: Data, session: WebSession) -> HTML {
+        let states: [HTML] = JobState.allCases.map { state in
+            "<tr><th scope=\"row\">\(state.rawValue)</th><td class=\"num\">\(Page.number(data.status.countsByState[state] ?? 0))</td></tr>"
+        }
+        let oldest: HTML = data.status.oldestQueued.map {
+            "job \($0.jobID), runnable since \(Page.timestamp($0.runAt)) (\(Page.duration($0.age)) ago)"
+        } ?? "none"
+        let workers: [HTML] = data.workers.map { worker in
+            let state = worker.isAlive ? (worker.isStopping ? "stopping" : "alive") : "silent"
+            let jobs: HTML = worker.rendering.isEmpty ? "idle" : HTML.joined(worker.rendering.map {
+                "job \($0.jobID) of <a href=\"/assets/\($0.assetID)\">asset \($0.assetID)</a>"
+            }, separator: ", ")
+            return """
+                <tr class="worker-\(state)"><td>\(worker.name)</td><td>\(worker.host) pid \(worker.pid)</td><td>\(state)</td>\
+                <td>\(Page.duration(worker.silence)) ago</td><td>\(jobs)</td></tr>
+                """
+        }
+        let waiting: HTML
+        if let groups = data.waiting {
+            waiting = groups.isEmpty ? "<p>None: a live worker can run every queued job.</p>" : """
+                <table><thead><tr><th>kind</th><th>format</th><th class="num">jobs</th><th>oldest</th></tr></thead><tbody>\
+                \(groups.map { group -> HTML in
+                    "<tr><td>\(group.kind)</td><td>\(group.formatIdentifier ?? "") \(group.formatVersion ?? "")</td><td class=\"num\">\(Page.number(group.jobs))</td><td>\(Page.timestamp(group.oldest))</td></tr>"
+                })</tbody></table>
+                """
+        } else {
+            waiting = "<p class=\"note\">Not checked: with more than \(Page.number(waitingCheckLimit)) jobs queued, asking each whether a live worker can run it takes too long for this page. <code>darkroom status</code> (or <code>SELECT * FROM darkroom.waiting_for_editor</code>) gives it.</p>"
+        }
+        let hour = data.throughput
+        return Page.document(title: "Overview", session: session, current: "/", live: true, """
+            <h1>Overview</h1>
+            <div id="live">
+            <section class="cards">
+            <div class="card"><h2>Jobs by state</h2><table class="states">\(states)</table></div>
+            <div class="card"><h2>Last hour</h2><p class="big">\(String(format: "%.2f", hour.jobsPerSecond)) jobs/s</p>\
+            <p>\(Page.number(hour.succeeded)) succeeded, \(Page.number(hour.failed)) failed, \(Page.number(hour.cancelled)) cancelled</p></div>
+            <div class="card"><h2>Oldest queued job</h2><p>\(oldest)</p></div>
+            </section>
+            <h2>Workers</h2>
+            \(data.workers.isEmpty ? HTML("<p>No worker has reported in.</p>") : HTML("""
+                <table><thead><tr><th>name</th><th>where</th><th>state</th><th>last heartbeat</th><th>rendering</th></tr></thead>\
+                <tbody>\(workers)</tbody></table>
+                """))
+            <h2>Waiting for a newer editor</h2>
+            \(waiting)
+            </div>
+            """)
+    }
+}

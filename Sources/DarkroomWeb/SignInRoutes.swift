@@ -1,0 +1,69 @@
+import Dispatch
+import Foundation
+import Hummingbird
+import HummingbirdAuth
+
+/// `/sign-in` and `/sign-out`. Signing in starts a new session (a new id, so an id planted
+/// before sign-in is worth nothing afterwards) with a new CSRF token.
+struct SignInRoutes {
+    let dashboard: Dashboard
+
+    func add(to router: Router<DashboardContext>) {
+        router.get("/sign-in") { request, context -> Response in
+            if context.signedIn != nil { return Response(status: .seeOther, headers: [.location: "/"]) }
+            let session = context.sessions.session ?? WebSession()
+            // Short-lived until someone signs in with it.
+            if context.sessions.session == nil { context.sessions.createSession(session, expiresIn: .seconds(900)) }
+            return Page.response(Self.form(session: session, next: request.uri.queryParameters.get("next"), problem: nil))
+        }
+
+        router.post("/sign-in") { request, context -> Response in
+            var request = request
+            let fields = FormFields(String(buffer: try await request.collectBody(upTo: SignInGate.maxFormBytes)))
+            let name = fields["name"] ?? "", password = fields["password"] ?? ""
+            let next = Self.safeNext(fields["next"])
+            guard let accounts = dashboard.options.accounts else {
+                return Response(status: .seeOther, headers: [.location: next])
+            }
+            // bcrypt is slow on purpose: not on the event loop.
+            let account = await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { continuation.resume(returning: accounts.verify(name: name, password: password)) }
+            }
+            guard let account else {
+                dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil, result: "refused: wrong name or password"))
+                let session = context.sessions.session ?? WebSession()
+                return Page.response(Self.form(session: session, next: next, problem: "Wrong name or password."), status: .unauthorized)
+            }
+            context.sessions.createSession(WebSession(user: account.name, role: account.role), expiresIn: dashboard.options.sessionLifetime)
+            dashboard.audit.record(.init(at: Date(), actor: account.name, action: "sign-in", target: nil, result: "signed in as \(account.role.rawValue)"))
+            return Response(status: .seeOther, headers: [.location: next])
+        }
+
+        router.post("/sign-out") { _, context -> Response in
+            if let user = context.signedIn?.user {
+                dashboard.audit.record(.init(at: Date(), actor: user, action: "sign-out", target: nil, result: "signed out"))
+            }
+            context.sessions.clearSession()
+            return Response(status: .seeOther, headers: [.location: dashboard.options.accounts == nil ? "/" : "/sign-in"])
+        }
+    }
+
+    /// Only a path on this site: never a redirect to another host.
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
+        return next
+    }
+
+    static func form(session: WebSession, next: String?, problem: String?) -> HTML {
+        Page.document(title: "Sign in", session: nil, current: "", """
+            <form method="post" action="/sign-in" class="signin">
+            <h1>Sign in</h1>
+            \(problem.map { HTML("<p class=\"refusal\">\($0)</p>") } ?? "")
+            \(Page.csrfField(session))<input type="hidden" name="next" value="\(safeNext(next))">
+            <label>Name <input name="name" autocomplete="username" required autofocus></label>
+            <label>Password <input name="password" type="password" autocomplete="current-password" required></label>
+            <button type="submit">Sign in</button>
+            </form>
+            """)
+    }
+}

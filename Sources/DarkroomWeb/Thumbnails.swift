@@ -1,0 +1,117 @@
+import ByteStreams
+import DarkroomImaging
+import DarkroomStorage
+import Dispatch
+import Foundation
+import JPEGTurbo
+
+/// Thumbnails for the before/after views, made on request by darkroom's own streaming renderer:
+/// a scaled decode (libjpeg's DCT scaling) read in strips under a memory budget, so a full-size
+/// original is never held whole. One is made at a time (the budget is the whole cost); what was
+/// made is kept in a byte-bounded cache, and stored objects never change under their key.
+public final class Thumbnails: Sendable {
+    /// What a thumbnail is made from: a stored JPEG and how to turn it upright.
+    public struct Source: Sendable, Hashable {
+        public var key: StorageKey
+        public var orientation: Orientation
+
+        public init(key: StorageKey, orientation: Orientation) {
+            self.key = key
+            self.orientation = orientation
+        }
+    }
+
+    /// Longest side asked for; the decode scale is the smallest that reaches it, so a
+    /// thumbnail's longest side is between this and twice this.
+    public let longestSide: Int
+    public let memoryBudget: Int
+    let storage: any ObjectStorage
+    private let cache: ByteCache
+    private let queue = DispatchQueue(label: "darkroom-thumbnails")
+
+    public init(storage: any ObjectStorage, longestSide: Int = 480, memoryBudget: Int = 64 << 20, cacheBytes: Int = 64 << 20) {
+        self.storage = storage
+        self.longestSide = longestSide
+        self.memoryBudget = memoryBudget
+        cache = ByteCache(capacity: cacheBytes)
+    }
+
+    /// The JPEG bytes of `source`'s thumbnail, from the cache or made now.
+    public func thumbnail(of source: Source) async throws -> [UInt8] {
+        let cacheKey = "\(source.key.rawValue)#\(source.orientation.rawValue)@\(longestSide)"
+        if let cached = cache[cacheKey] { return cached }
+        let bytes: [UInt8] = try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try self.make(source) })
+            }
+        }
+        cache[cacheKey] = bytes
+        return bytes
+    }
+
+    /// Reads the header once to pick the scale, then renders from a fresh stream.
+    func make(_ source: Source) throws -> [UInt8] {
+        var request = RenderRequest(operations: [], encoding: JPEGEncoding(quality: 82),
+                                    limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
+                                    keepICCProfile: true, threads: 1)
+        request.streamBufferBytes = storage.bufferedBytesPerStream
+        let stored = try Renderer.plan(request, input: try storage.openForReading(source.key)) { _ in .up }.geometry.storedSize
+        request.decodeScaleEighths = Renderer.decodeScaleEighths(toReach: longestSide, from: stored)
+        let output = MemoryUpload(name: "thumbnail of \(source.key)")
+        _ = try Renderer.render(request, from: try storage.openForReading(source.key), to: output, orientation: source.orientation)
+        return output.bytes
+    }
+
+    /// The bytes cached now (for the dashboard's own tests and logs).
+    public var cachedBytes: Int { cache.size }
+}
+
+/// Collects an encoder's bytes in memory: a thumbnail is small.
+final class MemoryUpload: ObjectUpload {
+    let objectName: String
+    private(set) var bytes: [UInt8] = []
+
+    init(name: String) { objectName = name }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws(StreamError) { bytes.append(contentsOf: chunk) }
+
+    func commit() throws(StreamError) -> Int { bytes.count }
+
+    func abort() { bytes = [] }
+}
+
+/// Least recently used entries go first once the bytes held would pass `capacity`.
+final class ByteCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private let capacity: Int
+    private var entries: [String: (bytes: [UInt8], lastUse: UInt64)] = [:]
+    private var clock: UInt64 = 0
+    private(set) var size = 0
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    subscript(key: String) -> [UInt8]? {
+        get {
+            lock.withLock {
+                guard var entry = entries[key] else { return nil }
+                clock += 1
+                entry.lastUse = clock
+                entries[key] = entry
+                return entry.bytes
+            }
+        }
+        set {
+            lock.withLock {
+                if let old = entries.removeValue(forKey: key) { size -= old.bytes.count }
+                guard let newValue, newValue.count <= capacity else { return }
+                while size + newValue.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                    size -= oldest.value.bytes.count
+                    entries.removeValue(forKey: oldest.key)
+                }
+                clock += 1
+                entries[key] = (newValue, clock)
+                size += newValue.count
+            }
+        }
+    }
+}

@@ -1,0 +1,128 @@
+import ArgumentParser
+import DarkroomDatabase
+import DarkroomImaging
+import DarkroomWeb
+import Foundation
+import Hummingbird
+import Logging
+
+extension Darkroom {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "The operators' dashboard: queue, batches, failures, assets before and after, over HTTP.",
+            discussion: """
+                Pages read the same views as `darkroom status`; retry and cancel go through the operator API. \
+                With --accounts (or $DARKROOM_ACCOUNTS) people sign in; without, it listens on loopback only and \
+                everyone who reaches it acts as the operator `local`. Add or change an account with \
+                `darkroom serve --accounts FILE --add-user NAME --role viewer|operator` (the password is read from \
+                stdin). Behind TLS, pass --secure-cookies.
+                """)
+
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Address to listen on, host:port.") var listen: String = "127.0.0.1:8080"
+        @Option(help: "The account file (default: $DARKROOM_ACCOUNTS).") var accounts: String?
+        @Option(name: .customLong("add-user"), help: "Add or replace this account in --accounts, then exit.") var addUser: String?
+        @Option(help: "With --add-user: viewer or operator.") var role: String = "viewer"
+        @Flag(name: .customLong("secure-cookies"), help: "Mark the session cookie Secure (serve behind TLS).") var secureCookies = false
+        @Option(name: .customLong("audit-file"), help: "Also append every sign-in and action to this file, one JSON line each.")
+        var auditFile: String?
+        @Option(name: .customLong("pool-size"), help: "Database connections (one thread each).") var poolSize: Int = 4
+        @Option(name: .customLong("thumbnail-memory-budget"), help: "Memory one thumbnail render may use, e.g. 64MiB (one at a time).")
+        var thumbnailBudget: String = "64MiB"
+
+        func validate() throws {
+            guard ListenAddress(listen) != nil else { throw ValidationError("--listen: write host:port, e.g. 127.0.0.1:8080") }
+            guard Role(rawValue: role) != nil else { throw ValidationError("--role is viewer or operator") }
+            guard (1...64).contains(poolSize) else { throw ValidationError("--pool-size must be 1…64") }
+            guard ByteCount.parse(thumbnailBudget) != nil else { throw ValidationError("--thumbnail-memory-budget: write e.g. 64MiB") }
+            if addUser != nil && accountsPath == nil { throw ValidationError("--add-user needs --accounts FILE (or $DARKROOM_ACCOUNTS)") }
+        }
+
+        var accountsPath: String? {
+            accounts ?? ProcessInfo.processInfo.environment["DARKROOM_ACCOUNTS"].flatMap { $0.isEmpty ? nil : $0 }
+        }
+
+        func run() async throws {
+            if let addUser {
+                try withExitCodes { try add(addUser) }
+                return
+            }
+            var prepared: (Dashboard, ListenAddress, Logger)?
+            try withExitCodes { prepared = try prepare() }
+            guard let (dashboard, address, logger) = prepared else { return }
+            let sessions = MemoryPersistDriver()
+            let app = Application(router: dashboard.router(sessions: sessions),
+                                  configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
+                                                                          serverName: "darkroom"),
+                                  services: [sessions],
+                                  onServerRunning: { channel in
+                                      let port = channel.localAddress?.port ?? address.port
+                                      FileHandle.standardOutput.write(Data("dashboard at http://\(address.host):\(port)/\n".utf8))
+                                  },
+                                  logger: logger)
+            try await app.runService()
+        }
+
+        private func prepare() throws -> (Dashboard, ListenAddress, Logger) {
+            let logger = global.makeLogger(label: "darkroom.serve")
+            let databaseURL = try global.resolvedDatabaseURL()
+            try Environment.requireSchema(try Environment.connect(global))
+            let accountFile: AccountFile?
+            do { accountFile = try accountsPath.map(AccountFile.load) } catch {
+                throw CommandFailure.cannotWork(error.description)
+            }
+            var address = ListenAddress(listen)!
+            if accountFile == nil {
+                if !address.isLoopback {
+                    logger.warning("no account file: listening on 127.0.0.1 only, not \(address.host)",
+                                   metadata: ["hint": "pass --accounts FILE to let people sign in from elsewhere"])
+                    address.host = "127.0.0.1"
+                }
+                logger.notice("no account file configured: listening on loopback only; everyone who reaches it acts as the operator '\(Dashboard.localAccount)'")
+            } else if accountFile!.accounts.isEmpty {
+                throw CommandFailure.cannotWork("\(accountsPath!) has no accounts; add one with --add-user NAME --role operator")
+            }
+            let audit: ActionAudit
+            do { audit = try ActionAudit(path: auditFile, logger: logger) } catch {
+                throw CommandFailure.cannotWork("\(error)")
+            }
+            let thumbnails = Thumbnails(storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
+            let pool = DatabasePool(url: databaseURL, size: poolSize, logger: logger)
+            let options = Dashboard.Options(accounts: accountFile, secureCookies: secureCookies)
+            return (Dashboard(pool: pool, thumbnails: thumbnails, audit: audit, options: options, logger: logger), address, logger)
+        }
+
+        private func add(_ name: String) throws {
+            let path = accountsPath!
+            if isatty(STDIN_FILENO) == 1 { FileHandle.standardError.write(Data("password for \(name): ".utf8)) }
+            guard let password = readLine(strippingNewline: true), !password.isEmpty else {
+                throw CommandFailure.invalidInput("no password on stdin")
+            }
+            do {
+                var file = FileManager.default.fileExists(atPath: path) ? try AccountFile.load(path) : AccountFile(path: path)
+                try file.set(name: name, role: Role(rawValue: role)!, password: password)
+                try file.save()
+            } catch {
+                throw CommandFailure.invalidInput(error.description)
+            }
+            print("account \(name)\t\(role)\t\(path)")
+        }
+    }
+}
+
+/// `host:port`, with `[v6]:port` for IPv6.
+struct ListenAddress: Hashable {
+    var host: String
+    var port: Int
+
+    init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty else { return nil }
+        self.host = host
+        self.port = port
+    }
+
+    var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
+}
