@@ -13,7 +13,8 @@ public indirect enum ArchivedValue: Sendable, Hashable {
     case array([ArchivedValue])
     /// NSDictionary / NSMutableDictionary with string keys.
     case dictionary([String: ArchivedValue])
-    /// Any other class (`$classes` lists its superclasses), with its fields as data.
+    /// Any other class, with its fields as data. `classes` is the class and its superclasses as
+    /// `$classes` lists them (just the class when the archive lists none).
     case object(className: String, classes: [String], fields: [String: ArchivedValue])
 
     public var kind: String {

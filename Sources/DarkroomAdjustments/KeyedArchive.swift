@@ -205,7 +205,9 @@ struct KeyedArchiveReader {
                 classes.append(superclass)
             }
         }
-        return (name, classes)
+        // A class is always the first of its own classes: an archive that lists none reads as
+        // listing just it, so writing the value back and reading it again gives the same value.
+        return (name, classes.isEmpty ? [name] : classes)
     }
 
     private func uids(_ field: PropertyListValue?, field name: String, at here: String) throws -> [UInt64] {

@@ -61,7 +61,11 @@ public struct OperatorScript: Sendable, Hashable {
             let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             guard key.allSatisfy({ $0.isLetter || $0 == "-" }) else { continue }
             if key == "param" {
-                parameters.append(try Self.parameter(value, line: number + 1, job: expectedName))
+                let parameter = try Self.parameter(value, line: number + 1, job: expectedName)
+                guard !parameters.contains(where: { $0.name == parameter.name }) else {
+                    throw OperatorScriptError(job: expectedName, message: "line \(number + 1): parameter \(parameter.name) is declared twice")
+                }
+                parameters.append(parameter)
             } else if fields[key] == nil {
                 fields[key] = value
             } else {
