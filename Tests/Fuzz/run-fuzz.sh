@@ -26,6 +26,9 @@ fi
 limits=(-rss_limit_mb=256 -timeout=2)
 # libFuzzer prints the stack of a crash; the Swift runtime's own backtracer only adds minutes.
 export SWIFT_BACKTRACE=enable=no
+# ASan keeps freed memory in quarantine (256 MB by default), which libFuzzer would count against
+# the RSS limit; a small quarantine leaves the limit to measure what an input really holds.
+export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16}
 
 dictionary() {
   if [ -e "$here/dictionaries/$1.dict" ]; then echo "-dict=$here/dictionaries/$1.dict"; fi
@@ -82,7 +85,7 @@ run)
     rows+=("$(printf '| %-20s | %6ss | %12s | %6s | %7s | %17s | %11s |' "$target" "$seconds" "${execs:-0}" "${cov:-?}" "${ft:-?}" "${found:-?}" "$new")")
   done
   echo
-  printf '| %-20s | %7s | %12s | %6s | %7s | %17s | %11s |\n' target time executions cov ft oom/timeout/crash new inputs
+  printf '| %-20s | %7s | %12s | %6s | %7s | %17s | %11s |\n' target time executions cov ft oom/timeout/crash 'new inputs'
   echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: |"
   printf '%s\n' "${rows[@]}"
   if compgen -G "$here/regressions/*/*" >/dev/null && [ -n "$(git -C "$here" status --porcelain -- regressions)" ]; then
