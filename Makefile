@@ -122,15 +122,17 @@ test: deps ops-deps tool-deps
 
 # ---- hostile input: fuzzing and sanitizers (docs/hostile-input.md) ------------------------
 # Each configuration builds once, incrementally, in a scratch folder of its own. swiftc keeps
-# only the last -sanitize= flag it is given, and SwiftPM passes one per --sanitize, so the
-# combination is repeated for swiftc as one flag (clang, for the C targets, takes them all).
+# only the last -sanitize= flag it is given, and SwiftPM passes one per --sanitize, so the fuzz
+# build repeats the combination for swiftc as one flag (clang, for the C targets, takes them all).
 FUZZ_DIR           := $(ROOT)/.build-fuzz
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 3
 FUZZ_BUILD_FLAGS   := --package-path $(ROOT)/Tests/Fuzz --scratch-path $(FUZZ_DIR) \
                       --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address
 ASAN_DIR           := $(ROOT)/.build-asan
-ASAN_BUILD_FLAGS   := --scratch-path $(ASAN_DIR) --sanitize address --sanitize undefined -Xswiftc -sanitize=address,undefined
+# UBSan checks C code only (Swift's own checks are always on in debug builds; swiftc refuses
+# -sanitize=undefined on Linux), and ASan's runtime carries its handlers.
+ASAN_BUILD_FLAGS   := --scratch-path $(ASAN_DIR) --sanitize address -Xcc -fsanitize=undefined
 TSAN_DIR           := $(ROOT)/.build-tsan
 TSAN_BUILD_FLAGS   := --scratch-path $(TSAN_DIR) --sanitize thread -Xswiftc -sanitize=thread
 # The suites where threads share state: the worker, the queue and database, imaging and the codec.
@@ -242,4 +244,4 @@ bench: release tool-deps
 
 clean: db-stop
 	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi
-	rm -rf $(BUILD_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR) $(TSAN_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))

@@ -48,3 +48,11 @@ extension String {
         count <= 40 ? "\"\(self)\"" : "\"\(prefix(40))…\""
     }
 }
+
+extension Double {
+    /// The number for a message: whole numbers without a fraction, others (and any too large
+    /// for an integer, which data can hold) as Swift prints them.
+    var forMessage: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : String(self)
+    }
+}

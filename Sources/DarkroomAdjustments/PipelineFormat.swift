@@ -140,7 +140,7 @@ struct Parameters {
             throw invalid(name, "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
         }
         guard number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
-            throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(Int(number))")
+            throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(number.forMessage)")
         }
         return Int(number)
     }

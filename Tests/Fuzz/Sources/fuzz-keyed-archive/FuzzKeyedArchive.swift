@@ -1,8 +1,8 @@
 import DarkroomAdjustments
 import FuzzSupport
 
-/// Properties: a refusal is an `AdjustmentError` (malformed, or over `maxBytes`); what decodes, archives into
-/// an archive that decodes to the identical value (reals by their bits).
+/// Properties: a refusal is an `AdjustmentError` (malformed data, or over `maxBytes`); what
+/// decodes, archives into an archive that decodes to the identical value (reals by their bits).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzKeyedArchive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzInput(data, size) { bytes in

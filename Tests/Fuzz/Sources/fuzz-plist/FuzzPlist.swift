@@ -1,8 +1,9 @@
 import DarkroomAdjustments
 import FuzzSupport
 
-/// Properties: a refusal is an `AdjustmentError` (malformed, or over `maxBytes`); what decodes, encodes to a
-/// binary plist that decodes to the identical value (reals and dates by their bits).
+/// Properties: a refusal is an `AdjustmentError` (malformed data, or over `maxBytes`); what
+/// decodes, encodes to a binary plist that decodes to the identical value (reals and dates by
+/// their bits).
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzPlist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzInput(data, size) { bytes in
