@@ -157,7 +157,8 @@ test-asan: deps ops-deps tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	swift build --build-tests $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) 2>&1 | { $(QUIET_LINKER); }
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
-	ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(ROOT)/Tests/Sanitizers/lsan-suppressions.txt:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
 	  swift test --skip-build $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 
 test-tsan: deps ops-deps tool-deps
