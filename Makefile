@@ -38,7 +38,8 @@ APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif lib
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
 APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium fonts-dejavu-core
 
-.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo demo-serve bench clean lint-deploy soak
+.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo demo-serve bench clean lint-deploy soak \
+        fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
 help:
 	@echo "make demo    run the whole pipeline on the bundled photos, then serve the dashboard (on a terminal)"
@@ -46,6 +47,8 @@ help:
 	@echo "make test    run the test suite against a private PostgreSQL"
 	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, the queue against raw SKIP LOCKED, dashboard pages"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
+	@echo "make fuzz    every libFuzzer target for FUZZ_SECONDS (300) each, with a table (docs/hostile-input.md)"
+	@echo "make test-asan / test-tsan   the suites under AddressSanitizer+UBSan / ThreadSanitizer"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster: .build/pg (as root, a link to $(PG_OUTSIDE))"
 
@@ -119,6 +122,55 @@ test: deps ops-deps tool-deps
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" swift test --skip-build $(SWIFT_BUILD_FLAGS)
 	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
+	$(MAKE) --no-print-directory fuzz-smoke
+
+# ---- hostile input: fuzzing and sanitizers (docs/hostile-input.md) ------------------------
+# Each configuration builds once, incrementally, in a scratch folder of its own. swiftc keeps
+# only the last -sanitize= flag it is given, and SwiftPM passes one per --sanitize, so the fuzz
+# build repeats the combination for swiftc as one flag (clang, for the C targets, takes them all).
+FUZZ_DIR           := $(ROOT)/.build-fuzz
+FUZZ_SECONDS       ?= 300
+FUZZ_SMOKE_SECONDS ?= 3
+FUZZ_BUILD_FLAGS   := --package-path $(ROOT)/Tests/Fuzz --scratch-path $(FUZZ_DIR) \
+                      --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address
+ASAN_DIR           := $(ROOT)/.build-asan
+# UBSan checks C code only (Swift's own checks are always on in debug builds; swiftc refuses
+# -sanitize=undefined on Linux), and ASan's runtime carries its handlers.
+ASAN_BUILD_FLAGS   := --scratch-path $(ASAN_DIR) --sanitize address -Xcc -fsanitize=undefined
+TSAN_DIR           := $(ROOT)/.build-tsan
+TSAN_BUILD_FLAGS   := --scratch-path $(TSAN_DIR) --sanitize thread -Xswiftc -sanitize=thread
+# The suites where threads share state: the worker, the queue and database, imaging and the codec.
+TSAN_SUITES        := DarkroomWorkerTests|DarkroomDatabaseTests|DarkroomImagingTests|JPEGTurboTests
+# ld.gold warns once per ASan symbol it cannot export; the warnings say nothing about our code
+# (pipefail still fails the line when the build does).
+QUIET_LINKER       := grep -v "Cannot export local symbol" || true
+
+fuzz-build: deps
+	swift build $(FUZZ_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) 2>&1 | { $(QUIET_LINKER); }
+
+# FUZZ_SECONDS per target (FUZZ_TARGETS="fuzz-jpeg fuzz-plist" for some); new corpus entries stay
+# in .build-fuzz/corpus, findings go to Tests/Fuzz/regressions for make test to replay.
+fuzz: fuzz-build
+	bash $(ROOT)/Tests/Fuzz/run-fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+# Part of make test: every regression input replayed, then a few seconds of fuzzing per target.
+fuzz-smoke: fuzz-build
+	bash $(ROOT)/Tests/Fuzz/run-fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
+
+test-asan: deps ops-deps tool-deps
+	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	swift build --build-tests $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) 2>&1 | { $(QUIET_LINKER); }
+	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(ROOT)/Tests/Sanitizers/lsan-suppressions.txt:print_suppressions=0 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+	  swift test --skip-build $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
+
+test-tsan: deps ops-deps tool-deps
+	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	swift build --build-tests $(TSAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
+	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
+	TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
+	  swift test --skip-build $(TSAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
 # Every file under deploy/ checked by a tool or a structural check (also part of `make test`).
 lint-deploy: ops-deps
@@ -220,4 +272,4 @@ bench: release tool-deps
 
 clean: db-stop
 	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi
-	rm -rf $(BUILD_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))
+	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR) $(TSAN_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))

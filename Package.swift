@@ -7,6 +7,12 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "darkroom", targets: ["darkroom"]),
+        // Every module that parses bytes from outside, for the fuzz targets in Tests/Fuzz (a
+        // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
+        .library(name: "DarkroomParsers", targets: [
+            "ByteStreams", "JPEGTurbo", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
+            "DarkroomOperatorScripts",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),

@@ -51,11 +51,7 @@ struct ArchivedSettings {
     static func check(_ number: Double, key: String, in range: ClosedRange<Double>, format: String) throws {
         guard range.contains(number) else {
             throw AdjustmentError(.invalidParameter,
-                "\(format): \"\(key)\" must be between \(text(range.lowerBound)) and \(text(range.upperBound)), got \(text(number))")
+                "\(format): \"\(key)\" must be between \(range.lowerBound.forMessage) and \(range.upperBound.forMessage), got \(number.forMessage)")
         }
-    }
-
-    static func text(_ value: Double) -> String {
-        value.rounded() == value && abs(value) < 1e15 ? String(Int64(value)) : String(value)
     }
 }

@@ -13,7 +13,8 @@ public indirect enum ArchivedValue: Sendable, Hashable {
     case array([ArchivedValue])
     /// NSDictionary / NSMutableDictionary with string keys.
     case dictionary([String: ArchivedValue])
-    /// Any other class (`$classes` lists its superclasses), with its fields as data.
+    /// Any other class, with its fields as data. `classes` is the class and its superclasses as
+    /// `$classes` lists them (just the class when the archive lists none).
     case object(className: String, classes: [String], fields: [String: ArchivedValue])
 
     public var kind: String {
@@ -45,5 +46,13 @@ extension String {
     /// data, and a path built from long keys must not grow with every level.
     var quotedForMessage: String {
         count <= 40 ? "\"\(self)\"" : "\"\(prefix(40))…\""
+    }
+}
+
+extension Double {
+    /// The number for a message: whole numbers without a fraction, others (and any too large
+    /// for an integer, which data can hold) as Swift prints them.
+    var forMessage: String {
+        rounded() == self && abs(self) < 1e15 ? String(Int64(self)) : String(self)
     }
 }

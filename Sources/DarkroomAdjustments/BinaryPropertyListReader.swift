@@ -11,11 +11,22 @@ public enum BinaryPropertyList {
     static let trailerSize = 32
     /// Containers nest at most this deep; a keyed archive needs three or four levels.
     public static let maxDepth = 64
+    /// The largest plist read: the largest adjustment data of any editor that stores one.
+    public static let maxBytes = 64 << 10
+    /// The most values the decoded tree may hold, counting an object once per reference to it.
+    /// Without shared containers a plist of `maxBytes` holds fewer (every reference takes a
+    /// byte); with them, 40 bytes can describe 2⁶⁴ values, which whoever walks the tree (the
+    /// writer, the keyed-archive reader) would then visit.
+    public static let maxValues = 1 << 16
 
     /// The top object of `bytes`. Hostile input is an `AdjustmentError(.malformedData)` naming
     /// the byte offset or object; work and memory are bounded by the input's size (each
-    /// object is decoded once, however often it is referenced).
+    /// object is decoded once, however often it is referenced), and so is the work of walking
+    /// the result (`maxValues`).
     public static func decode(_ bytes: [UInt8]) throws -> PropertyListValue {
+        guard bytes.count <= maxBytes else {
+            throw AdjustmentError(.dataTooLarge, "binary plist is \(bytes.count) bytes; the limit is \(maxBytes)")
+        }
         var reader = try BinaryPropertyListReader(bytes)
         return try reader.topObject()
     }
@@ -30,6 +41,8 @@ struct BinaryPropertyListReader {
     /// Objects must lie between the header and the offset table.
     let offsetTableStart: Int
     private var decoded: [PropertyListValue?]
+    /// How many values each decoded object expands to (itself and everything under it).
+    private var expandedSizes: [Int]
     private var inProgress: [Bool]
 
     init(_ bytes: [UInt8]) throws {
@@ -70,6 +83,7 @@ struct BinaryPropertyListReader {
         }
         topIndex = Int(top)
         decoded = Array(repeating: nil, count: objectCount)
+        expandedSizes = Array(repeating: 1, count: objectCount)
         inProgress = Array(repeating: false, count: objectCount)
     }
 
@@ -160,6 +174,7 @@ struct BinaryPropertyListReader {
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(count)
             for reference in references { elements.append(try object(reference, depth: depth + 1)) }
+            try expand(index, at: offset, into: references)
             return .array(elements)
         case 0xD:
             let (count, start) = try counted(low, after: offset, object: index)
@@ -178,12 +193,25 @@ struct BinaryPropertyListReader {
                 keys.append(key)
                 values.append(try object(references[count + entry], depth: depth + 1))
             }
+            try expand(index, at: offset, into: references)
             return .dictionary(PropertyListDictionary(uniqueKeys: keys, values: values))
         case 0xC:
             throw Self.error("object \(index) at byte \(offset): sets are not supported (keyed archives never contain them)")
         default:
             throw Self.error("object \(index) at byte \(offset): unknown marker 0x\(hex(marker))")
         }
+    }
+
+    /// Records how many values container `index` expands to, refusing more than `maxValues`.
+    private mutating func expand(_ index: Int, at offset: Int, into children: [Int]) throws {
+        var total = 1
+        for child in children {
+            total += expandedSizes[child]
+            guard total <= BinaryPropertyList.maxValues else {
+                throw Self.error("object \(index) at byte \(offset) expands to more than \(BinaryPropertyList.maxValues) values (containers shared many times over)")
+            }
+        }
+        expandedSizes[index] = total
     }
 
     // MARK: Pieces

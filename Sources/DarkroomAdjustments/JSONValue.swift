@@ -26,6 +26,33 @@ enum JSONValue: Decodable, Equatable {
         }
     }
 
+    /// The first place where arrays and objects nest deeper than `limit` (the depth reached and
+    /// the byte offset of the bracket), or nil. Brackets inside strings do not count; the bytes
+    /// need not be valid JSON (the parser judges that).
+    static func nesting(of bytes: [UInt8], over limit: Int) -> (depth: Int, offset: Int)? {
+        var depth = 0, inString = false, escaped = false
+        for (offset, byte) in bytes.enumerated() {
+            if inString {
+                switch byte {
+                case _ where escaped: escaped = false
+                case UInt8(ascii: "\\"): escaped = true
+                case UInt8(ascii: "\""): inString = false
+                default: break
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""): inString = true
+            case UInt8(ascii: "["), UInt8(ascii: "{"):
+                depth += 1
+                if depth > limit { return (depth, offset) }
+            case UInt8(ascii: "]"), UInt8(ascii: "}"): depth -= 1
+            default: break
+            }
+        }
+        return nil
+    }
+
     static func parse(_ bytes: [UInt8]) throws -> JSONValue {
         try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
     }

@@ -12,6 +12,9 @@ public enum KeyedArchive {
     public static let version: Int64 = 100_000
     /// Objects nest at most this deep (the formats darkroom reads need two levels).
     public static let maxDepth = 32
+    /// The most values the decoded tree may hold, counting a shared entry once per reference
+    /// (the same bound as the plist underneath, for the same reason: UIDs share entries).
+    public static let maxValues = BinaryPropertyList.maxValues
 
     static let dictionaryClasses: Set<String> = ["NSDictionary", "NSMutableDictionary"]
     static let arrayClasses: Set<String> = ["NSArray", "NSMutableArray"]
@@ -62,6 +65,9 @@ public enum KeyedArchive {
 struct KeyedArchiveReader {
     let objects: [PropertyListValue]
     private var decoded: [Int: ArchivedValue] = [:]
+    /// How many values each decoded entry expands to, and how many the tree holds so far.
+    private var expandedSizes: [Int: Int] = [:]
+    private var produced = 0
     private var inProgress: Set<Int> = []
 
     init(objects: [PropertyListValue]) {
@@ -74,8 +80,14 @@ struct KeyedArchiveReader {
             throw KeyedArchive.error("\(path) refers to UID \(uid), but $objects has \(objects.count) entries")
         }
         let index = Int(uid)
-        if index == 0 { return .null }
-        if let value = decoded[index] { return value }
+        if index == 0 {
+            try count(1, at: path)
+            return .null
+        }
+        if let value = decoded[index], let size = expandedSizes[index] {
+            try count(size, at: path)
+            return value
+        }
         guard !inProgress.contains(index) else {
             throw KeyedArchive.error("\(path) refers to $objects[\(index)], which contains itself (a reference cycle)")
         }
@@ -84,9 +96,20 @@ struct KeyedArchiveReader {
         }
         inProgress.insert(index)
         defer { inProgress.remove(index) }
+        let start = produced
         let value = try entry(index, depth: depth, path: path)
+        try count(1, at: path)
         decoded[index] = value
+        expandedSizes[index] = produced - start
         return value
+    }
+
+    /// Adds `values` to the tree, refusing a tree of more than `maxValues`.
+    private mutating func count(_ values: Int, at path: String) throws {
+        produced += values
+        guard produced <= KeyedArchive.maxValues else {
+            throw KeyedArchive.error("at \(path) the archive expands to more than \(KeyedArchive.maxValues) values (entries shared many times over)")
+        }
     }
 
     private mutating func entry(_ index: Int, depth: Int, path: String) throws -> ArchivedValue {
@@ -160,27 +183,30 @@ struct KeyedArchiveReader {
         guard depth <= KeyedArchive.maxDepth else {
             throw KeyedArchive.error("\(path) is nested more than \(KeyedArchive.maxDepth) levels deep")
         }
+        let result: ArchivedValue
         switch field {
         case .uid(let uid): return try value(of: uid, depth: depth, path: path)
-        case .bool(let flag): return .bool(flag)
-        case .integer(let number): return .integer(number)
-        case .real(let number): return .real(number)
-        case .string(let text): return .string(text)
-        case .data(let bytes): return .data(bytes)
-        case .date(let seconds): return .real(seconds)
+        case .bool(let flag): result = .bool(flag)
+        case .integer(let number): result = .integer(number)
+        case .real(let number): result = .real(number)
+        case .string(let text): result = .string(text)
+        case .data(let bytes): result = .data(bytes)
+        case .date(let seconds): result = .real(seconds)
         case .array(let elements):
-            var result: [ArchivedValue] = []
+            var values: [ArchivedValue] = []
             for (position, element) in elements.enumerated() {
-                result.append(try inline(element, depth: depth + 1, path: "\(path)[\(position)]"))
+                values.append(try inline(element, depth: depth + 1, path: "\(path)[\(position)]"))
             }
-            return .array(result)
+            result = .array(values)
         case .dictionary(let entries):
-            var result: [String: ArchivedValue] = [:]
+            var values: [String: ArchivedValue] = [:]
             for (key, element) in entries.entries {
-                result[key] = try inline(element, depth: depth + 1, path: "\(path).\(key.quotedForMessage)")
+                values[key] = try inline(element, depth: depth + 1, path: "\(path).\(key.quotedForMessage)")
             }
-            return .dictionary(result)
+            result = .dictionary(values)
         }
+        try count(1, at: path)
+        return result
     }
 
     /// `$class` → {"$classname": String, "$classes": [String]}. Class entries are read as
@@ -205,7 +231,9 @@ struct KeyedArchiveReader {
                 classes.append(superclass)
             }
         }
-        return (name, classes)
+        // A class is always the first of its own classes: an archive that lists none reads as
+        // listing just it, so writing the value back and reading it again gives the same value.
+        return (name, classes.isEmpty ? [name] : classes)
     }
 
     private func uids(_ field: PropertyListValue?, field name: String, at here: String) throws -> [UInt64] {

@@ -7,10 +7,20 @@ public enum PipelineFormat {
     public static let identifier = "io.darkroom.pipeline"
     public static let currentVersion = SemanticVersion(major: 1, minor: 0, patch: 0)
     public static let maxDataBytes = 256 << 10
+    /// Each operation is a pass over every pixel (a blur, several): a long list is a render
+    /// that never ends, not an edit.
+    public static let maxOperations = 64
+    /// Arrays and objects nest at most this deep (an edit needs five: the document, its list,
+    /// an operation, a matrix and its rows), checked before the JSON parser sees the bytes.
+    public static let maxNesting = 8
 
     public static func decode(_ data: [UInt8]) throws -> [ImageOperation] {
         guard data.count <= maxDataBytes else {
             throw AdjustmentError(.dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(maxDataBytes)")
+        }
+        if let (depth, offset) = JSONValue.nesting(of: data, over: maxNesting) {
+            throw AdjustmentError(.malformedData,
+                "\(identifier) data nests arrays and objects \(depth) deep at byte \(offset); the limit is \(maxNesting)")
         }
         let document: JSONValue
         do {
@@ -26,6 +36,9 @@ public enum PipelineFormat {
         }
         guard case .array(let list)? = root["operations"] else {
             throw AdjustmentError(.malformedData, "\(identifier) data needs an \"operations\" array")
+        }
+        guard list.count <= maxOperations else {
+            throw AdjustmentError(.dataTooLarge, "\(identifier) data has \(list.count) operations; the limit is \(maxOperations)")
         }
         return try list.enumerated().map { index, entry in try decodeOperation(entry, index: index) }
     }
@@ -127,7 +140,7 @@ struct Parameters {
             throw invalid(name, "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
         }
         guard number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
-            throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(Int(number))")
+            throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(number.forMessage)")
         }
         return Int(number)
     }

@@ -21,8 +21,14 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         self.text = text
     }
 
-    /// nil unless `string` is MAJOR.MINOR[.PATCH][-PRERELEASE][+BUILD] with no leading zeros.
+    /// The longest version `semver.sql` accepts (which owns the rule); valid versions are ASCII,
+    /// so bytes and characters count alike.
+    public static let maxLength = 255
+
+    /// nil unless `string` is MAJOR.MINOR[.PATCH][-PRERELEASE][+BUILD] with no leading zeros,
+    /// at most `maxLength` long.
     public init?(_ string: String) {
+        guard string.utf8.count <= Self.maxLength else { return nil }
         var rest = Substring(string)
         var build: [String] = []
         if let plus = rest.firstIndex(of: "+") {

@@ -19,7 +19,13 @@ struct ExifLayout {
 
         static let offsetTypes = [TIFFDirectory.Entry.long, TIFFDirectory.Entry.ifd]
         static let integerTypes = [TIFFDirectory.Entry.short, TIFFDirectory.Entry.long]
+        /// The tags libexif follows to another directory, from whichever directory holds them.
+        static let pointers: Set<UInt16> = [exifIFDPointer, gpsIFDPointer, interoperabilityIFDPointer]
     }
+
+    /// More directories than EXIF defines (IFD0, IFD1, Exif, GPS, Interoperability) several
+    /// times over: a block that needs more is refused rather than walked.
+    static let maxDirectories = 16
 
     init(payload: [UInt8]) throws(ExifRewriteError) {
         let buffer = try TIFFBuffer(payload: payload)
@@ -28,31 +34,58 @@ struct ExifLayout {
         var claimed: [Range<Int>] = [0..<8]
         ifd0 = try ExifLayout.directory(at: buffer.firstIFDOffset, named: "IFD0", in: buffer, claimed: &claimed)
 
-        if let pointer = ifd0.entries.first(where: { $0.tag == Tag.exifIFDPointer }) {
+        // The Exif IFD is patched, so there must be one, in IFD0, where EXIF puts it: libexif
+        // reads an Exif IFD wherever a pointer to one appears, and one patch must reach all it reads.
+        let exifPointers = ifd0.entries.filter { $0.tag == Tag.exifIFDPointer }
+        guard exifPointers.count <= 1 else {
+            throw .structure(.misplacedPointer, "IFD0 points to an Exif IFD \(exifPointers.count) times", [:])
+        }
+        if let pointer = exifPointers.first {
             let offset = try ExifLayout.singleValue(pointer, named: "ExifIFDPointer", types: Tag.offsetTypes, in: buffer)
             exifIFD = try ExifLayout.directory(at: offset, named: "Exif IFD", in: buffer, claimed: &claimed)
         } else {
             exifIFD = nil
         }
 
-        // GPS and Interoperability are not patched, only protected from the thumbnail eraser,
-        // so they are read leniently: one that cannot be read has no bytes to protect.
-        var kept = [ifd0] + (exifIFD.map { [$0] } ?? [])
-        for (pointerTag, parent) in [(Tag.gpsIFDPointer, ifd0), (Tag.interoperabilityIFDPointer, exifIFD)] {
-            guard let pointer = parent?.entries.first(where: { $0.tag == pointerTag }),
-                  let offset = try? ExifLayout.singleValue(pointer, named: "pointer", types: Tag.offsetTypes, in: buffer),
-                  let directory = try? TIFFDirectory(at: offset, in: buffer, name: "sub-IFD")
-            else { continue }
-            kept.append(directory)
-        }
-        // Everything kept, including out-of-line values such as the MakerNote.
+        // Everything libexif reads from IFD0 on is kept: each directory reached through a
+        // pointer, read as libexif reads it, and the out-of-line values (such as the MakerNote).
         var protected = claimed
-        for directory in kept {
+        for directory in try ExifLayout.reachable(from: [ifd0] + (exifIFD.map { [$0] } ?? []), exifIFD: exifIFD, in: buffer) {
             protected.append(directory.range)
             protected += directory.entries.compactMap { directory.outOfLineValueRange(of: $0, in: buffer) }
         }
 
         thumbnail = try ExifLayout.thumbnailRange(after: ifd0, in: buffer, protected: protected)
+    }
+
+    /// `start` and every directory reached from them through pointers, the way libexif follows
+    /// them: from any directory, the value field read as an offset whatever its type and count,
+    /// a directory running past the end read as far as its whole entries go. Nothing read here
+    /// is patched, only kept from the thumbnail eraser, so nothing needs to be strict; but an
+    /// Exif IFD other than `exifIFD` would be read without being patched, and is refused.
+    private static func reachable(
+        from start: [TIFFDirectory], exifIFD: TIFFDirectory?, in buffer: TIFFBuffer
+    ) throws(ExifRewriteError) -> [TIFFDirectory] {
+        var found = start
+        var visited = Set(start.map(\.offset))
+        var next = 0
+        while next < found.count {
+            for entry in found[next].entries where Tag.pointers.contains(entry.tag) {
+                guard let offset = try? Int(buffer.uint32(at: entry.valueFieldOffset)), visited.insert(offset).inserted,
+                      let directory = TIFFDirectory(partialAt: offset, in: buffer) else { continue }
+                if entry.tag == Tag.exifIFDPointer, directory.offset != exifIFD?.offset {
+                    throw .structure(.misplacedPointer, "A pointer to an Exif IFD at offset \(offset) lies outside IFD0", [
+                        "entryOffset": String(entry.entryOffset),
+                    ])
+                }
+                guard found.count < maxDirectories else {
+                    throw .structure(.tooManyDirectories, "The EXIF data links more than \(maxDirectories) directories", [:])
+                }
+                found.append(directory)
+            }
+            next += 1
+        }
+        return found
     }
 
     /// The thumbnail JPEG bytes referenced from IFD1, validated against everything we keep.
@@ -68,6 +101,13 @@ struct ExifLayout {
         guard ifd1Offset != 0, buffer.contains(ifd1Offset, length: 2) else { return nil }
         var claimed = protected
         try checkUnclaimed(ifd1Offset, as: "IFD1", in: claimed)
+        // Unlinking IFD1 would also unlink whatever it points to, which libexif reads today.
+        if let partial = TIFFDirectory(partialAt: ifd1Offset, in: buffer),
+           let pointer = partial.entries.first(where: { Tag.pointers.contains($0.tag) }) {
+            throw .structure(.misplacedPointer, "IFD1 (the thumbnail's directory) holds a pointer to another directory", [
+                "entryOffset": String(pointer.entryOffset),
+            ])
+        }
         guard let ifd1 = try? TIFFDirectory(at: ifd1Offset, in: buffer, name: "IFD1") else { return nil }
         try claim(ifd1.range, as: "IFD1", in: &claimed)
 

@@ -6,6 +6,7 @@ public struct ExifRewriteError: Error, Sendable, Hashable, CustomStringConvertib
         private enum Base: String, Sendable, Hashable {
             case notExifPayload, payloadTooLarge, invalidDimensions, invalidTIFFHeader
             case outOfBounds, emptyDirectory, malformedEntry, overlappingStructures
+            case misplacedPointer, tooManyDirectories
         }
 
         private let base: Base
@@ -26,6 +27,11 @@ public struct ExifRewriteError: Error, Sendable, Hashable, CustomStringConvertib
         public static let malformedEntry = Code(base: .malformedEntry)
         /// Two structures share bytes: an IFD loop, or a thumbnail overlapping tag data.
         public static let overlappingStructures = Code(base: .overlappingStructures)
+        /// A pointer to another directory where EXIF puts none (in IFD1, or a second Exif IFD):
+        /// the rewrite could not keep what libexif reads through it.
+        public static let misplacedPointer = Code(base: .misplacedPointer)
+        /// More linked directories than `ExifLayout.maxDirectories`.
+        public static let tooManyDirectories = Code(base: .tooManyDirectories)
 
         public var description: String { base.rawValue }
     }

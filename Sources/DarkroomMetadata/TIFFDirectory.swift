@@ -47,6 +47,20 @@ struct TIFFDirectory {
         self.entries = entries
     }
 
+    /// The directory at `offset` as libexif reads it: as many whole entries as lie inside the
+    /// data, however many it claims; nil when not even its entry count is inside.
+    init?(partialAt offset: Int, in buffer: TIFFBuffer) {
+        guard buffer.contains(offset, length: 2), let claimed = try? Int(buffer.uint16(at: offset)) else { return nil }
+        let count = min(claimed, (buffer.tiffLength - offset - 2) / 12)
+        self.offset = offset
+        entries = (0..<count).compactMap { index in
+            let entryOffset = offset + 2 + 12 * index
+            guard let tag = try? buffer.uint16(at: entryOffset), let type = try? buffer.uint16(at: entryOffset + 2),
+                  let count = try? buffer.uint32(at: entryOffset + 4) else { return nil }
+            return Entry(tag: tag, type: type, count: count, entryOffset: entryOffset)
+        }
+    }
+
     /// The bytes an entry's value occupies when it does not fit the 4-byte field; `nil` when
     /// it is inline, of a type whose size TIFF does not define, or not inside the payload
     /// (such a value has no bytes here to protect).

@@ -40,11 +40,18 @@ public struct OperatorScript: Sendable, Hashable {
     /// The statement with `:name` placeholders.
     public var sql: String
 
+    /// A job file is one statement and its header: the bundled ones are 1–3 KiB.
+    public static let maxBytes = 64 << 10
+    public static let maxParameters = 32
+
     static let types: Set<String> = ["text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "bigint[]",
                                      "boolean[]", "double precision"]
 
     /// Parses a job file; `expectedName` is its file name without `.sql`, which must match.
     public init(parsing text: String, expectedName: String) throws(OperatorScriptError) {
+        guard text.utf8.count <= Self.maxBytes else {
+            throw OperatorScriptError(job: expectedName, message: "the file is \(text.utf8.count) bytes; a job file holds at most \(Self.maxBytes)")
+        }
         var fields: [String: String] = [:]
         var parameters: [Parameter] = []
         var body: [Substring] = []
@@ -61,7 +68,14 @@ public struct OperatorScript: Sendable, Hashable {
             let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             guard key.allSatisfy({ $0.isLetter || $0 == "-" }) else { continue }
             if key == "param" {
-                parameters.append(try Self.parameter(value, line: number + 1, job: expectedName))
+                let parameter = try Self.parameter(value, line: number + 1, job: expectedName)
+                guard !parameters.contains(where: { $0.name == parameter.name }) else {
+                    throw OperatorScriptError(job: expectedName, message: "line \(number + 1): parameter \(parameter.name) is declared twice")
+                }
+                guard parameters.count < Self.maxParameters else {
+                    throw OperatorScriptError(job: expectedName, message: "line \(number + 1): a job takes at most \(Self.maxParameters) parameters")
+                }
+                parameters.append(parameter)
             } else if fields[key] == nil {
                 fields[key] = value
             } else {

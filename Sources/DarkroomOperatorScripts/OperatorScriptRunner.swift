@@ -151,6 +151,11 @@ public enum OperatorScriptCatalog {
         }
         return try names.map { file in
             let name = String(file.dropLast(4))
+            // Checked before reading, so a stray huge file is refused without being read.
+            let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.size] as? NSNumber)?.intValue ?? 0
+            guard size <= OperatorScript.maxBytes else {
+                throw OperatorScriptError(job: name, message: "\(folder)/\(file) is \(size) bytes; a job file holds at most \(OperatorScript.maxBytes)")
+            }
             guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
                 throw OperatorScriptError(job: name, message: "cannot read \(folder)/\(file)")
             }

@@ -12,6 +12,10 @@ public final class JPEGDecoder {
     public static let defaultMaxScans = 1000
     /// The buffer libjpeg reads the source through: one allocation, counted in render budgets.
     public static let sourceBufferBytes = 16 << 10
+    /// Bytes before the first scan (markers, EXIF, ICC, XMP: libjpeg keeps the APP1 and APP2
+    /// segments in memory). Ordinary photos need tens of kilobytes; this is the bound on what
+    /// a header can make the decoder hold, outside any render budget.
+    public static let maxHeaderBytes = 16 << 20
     private let handle: UnsafeMutablePointer<dr_jpeg_decoder>
     /// Reached by the read callback through the handle: lives exactly as long as the handle.
     private let stream: SourceContext
@@ -33,16 +37,21 @@ public final class JPEGDecoder {
             throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: name)
         }
         let context = SourceContext(source)
+        context.limit = Self.maxHeaderBytes
         self.handle = handle
         objectName = name
         stream = context
         // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
         if dr_decoder_open(handle, readFromSource, context.pointer, Self.sourceBufferBytes) != DR_JPEG_OK {
-            let error = JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
+            let error = context.readPastLimit
+                ? JPEGError(code: .corrupt, message: "the markers before the first scan take more than \(Self.maxHeaderBytes) bytes",
+                            path: name, byteOffset: Self.maxHeaderBytes)
+                : JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
                                   inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
             dr_decoder_destroy(handle)
             throw error
         }
+        context.limit = nil
         do {
             header = try Self.readHeader(handle, stream: context, name: name)
         } catch {

@@ -8,8 +8,27 @@ import CJPEGBoundary
 final class SourceContext {
     let source: any ByteSource
     var failure: StreamError?
+    /// While set, reads stop after this many bytes in all (the header's limit), and a read
+    /// past it fails with `readPastLimit` set instead of a stream error.
+    var limit: Int?
+    private(set) var delivered = 0
+    private(set) var readPastLimit = false
     init(_ source: any ByteSource) { self.source = source }
     var pointer: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        var buffer = buffer
+        if let limit {
+            guard delivered < limit else {
+                readPastLimit = true
+                return -1
+            }
+            buffer = UnsafeMutableRawBufferPointer(rebasing: buffer.prefix(limit - delivered))
+        }
+        let got = try source.read(into: buffer)
+        delivered += got
+        return got
+    }
 }
 
 final class SinkContext {
@@ -24,7 +43,7 @@ final class SinkContext {
 let readFromSource: dr_read_callback = { context, buffer, capacity in
     let box = Unmanaged<SourceContext>.fromOpaque(context!).takeUnretainedValue()
     do throws(StreamError) {
-        return try box.source.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
+        return try box.read(into: UnsafeMutableRawBufferPointer(start: buffer, count: capacity))
     } catch {
         box.failure = error
         return -1

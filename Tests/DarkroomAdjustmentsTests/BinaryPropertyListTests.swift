@@ -70,19 +70,22 @@ import Testing
     }
 
     @Test func sharedObjectsAreDecodedOnce() throws {
-        // 40 arrays, each holding the next one twice: 2⁴⁰ paths, 41 objects. Decoding must
-        // take time proportional to the file, not to the paths.
+        // n arrays, each holding the next one twice, around a boolean: 2ⁿ paths, n + 1 objects,
+        // 2ⁿ⁺¹ − 1 values for whoever walks the result. Decoding takes time proportional to the
+        // file, not to the paths; 15 levels (65 535 values) are within `maxValues`, 40 are not.
         let plist = PlistBytes(offsetSize: 1, referenceSize: 1)
-        var objects: [[UInt8]] = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
-        objects.append([0x09])
-        var value = try BinaryPropertyList.decode(plist.assemble(objects))
+        func doubling(_ levels: Int) -> [UInt8] {
+            plist.assemble((0..<levels).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] } + [[0x09]])
+        }
+        var value = try BinaryPropertyList.decode(doubling(15))
         var depth = 0
         while case .array(let pair) = value {
             #expect(pair.count == 2)
             value = pair[0]
             depth += 1
         }
-        #expect(depth == 40 && value == .bool(true))
+        #expect(depth == 15 && value == .bool(true))
+        #expect(refusal(doubling(40)).contains("expands to more than 65536 values"))
     }
 
     // MARK: Hostile input

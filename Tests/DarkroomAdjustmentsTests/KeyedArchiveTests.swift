@@ -100,6 +100,17 @@ import Testing
                                                           fields: ["NS.relative": .string("file:///etc/passwd"), "NS.base": .null]))
     }
 
+    /// Found by fuzz-keyed-archive: a class description without `$classes` read as no classes,
+    /// which the writer then filled in, so archiving what was read did not read back the same.
+    @Test func aClassWithoutClassesReadsAsItselfAndRoundTrips() throws {
+        let bytes = archive([
+            .string("$null"), .dictionary(["tint": .real(0.5), "$class": .uid(2)]), .dictionary(["$classname": .string("CIColor")]),
+        ])
+        let value = try KeyedArchive.decode(bytes)
+        #expect(value == .object(className: "CIColor", classes: ["CIColor"], fields: ["tint": .real(0.5)]))
+        #expect(try KeyedArchive.decode(KeyedArchive.encode(value)) == value)
+    }
+
     // MARK: Hostile archives
 
     @Test func wrongEnvelope() {

@@ -38,6 +38,8 @@ import Testing
         (#"{"operations":[{"op":"exposure","ev":"bright"}]}"#, #"parameter "ev" must be a number, got a string"#),
         (#"{"operations":[{"op":"crop","x":0,"y":0,"width":10}]}"#, #"parameter "height" is required"#),
         (#"{"operations":[{"op":"crop","x":0.5,"y":0,"width":10,"height":10}]}"#, #"parameter "x" must be a whole number"#),
+        // Found by fuzz-pipeline: formatting a whole number beyond Int for this message trapped.
+        (#"{"operations":[{"op":"crop","width":8e33,"height":10}]}"#, #"parameter "width" must be between 1 and 65535, got 8e+33"#),
         (#"{"operations":[{"op":"exposure","ev":true}]}"#, #"parameter "ev" must be a number, got a boolean"#),
         (#"{"operations":[{"intensity":1}]}"#, #"operation 0 has no "op""#),
         (#"{"operations":{"op":"sepia"}}"#, #"needs an "operations" array"#),

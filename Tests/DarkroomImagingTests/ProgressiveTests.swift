@@ -43,6 +43,23 @@ import Testing
         #expect(folder.contents() == ["progressive.jpg"], "nothing written")
     }
 
+    /// The scan bound (docs/hostile-input.md): a file with exactly `maxScans` scans renders,
+    /// one scan more than the limit is refused.
+    @Test func scanLimitAtTheBound() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = try progressiveSample(in: folder)
+        // Entropy-coded data stuffs every 0xFF with 0x00, so each FF DA is a start of scan.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: input)))
+        let scans = zip(bytes, bytes.dropFirst()).filter { $0 == (0xFF, 0xDA) }.count
+        #expect(scans == 10)
+        for (maxScans, renders) in [(scans, true), (scans - 1, false)] {
+            let request = RenderRequest(operations: [], limits: RenderLimits(maxScans: maxScans), spillDirectory: folder.path)
+            let rendered = (try? Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)) != nil
+            #expect(rendered == renders, "maxScans \(maxScans) with \(scans) scans")
+        }
+    }
+
     @Test func tooManyScansIsRefused() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }

@@ -60,6 +60,16 @@ import Testing
         }
     }
 
+    /// The pixel bound (docs/hostile-input.md), at the bound and one pixel past it.
+    @Test func pixelLimitAtTheBound() throws {
+        #expect(RenderLimits.defaultMaxPixels == 16383 * 16383)
+        #expect(try plan(16383, 16383, budget: 256 << 20).geometry.storedSize.area == RenderLimits.defaultMaxPixels)
+        // 268 402 690 = 10 × 26 840 269.
+        #expect(throws: RenderError.imageTooLarge(pixels: RenderLimits.defaultMaxPixels + 1, limit: RenderLimits.defaultMaxPixels)) {
+            _ = try plan(10, 26_840_269, budget: 256 << 20)
+        }
+    }
+
     @Test func huffmanOptimisationOnlyWhereItFits() throws {
         #expect(try plan(6000, 4000, budget: 256 << 20, huffman: .auto).optimizeCoding)
         #expect(try !plan(6000, 4000, budget: 16 << 20, huffman: .auto).optimizeCoding)

@@ -49,10 +49,30 @@ struct OperatorScriptTests {
         ("-- job: prune\n-- does: x\n-- schedule: y\nSELECT 'open", "unterminated string literal"),
         ("-- job: prune\n-- does: x\n-- schedule: y\n-- repeat: forever\nSELECT 1", "`repeat:` must be"),
         ("-- job: prune\n-- does: x\n-- schedule: y\n", "no SQL"),
+        ("-- job: prune\n-- does: x\n-- schedule: y\n-- param: n int\n-- param: n text = a\nSELECT :n", "line 5: parameter n is declared twice"),
     ])
     func malformedFilesAreRefused(text: String, problem: String) {
         let error = #expect(throws: OperatorScriptError.self) { try OperatorScript(parsing: text, expectedName: "prune") }
         #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
+    }
+
+    /// The bounds of a job file (docs/hostile-input.md), at the bound and one past it.
+    @Test func sizeAndParameterLimits() throws {
+        let header = "-- job: prune\n-- does: x\n-- schedule: y\n"
+        func parameters(_ count: Int) -> String {
+            header + (0..<count).map { "-- param: p\($0) int = \($0)\n" }.joined() + "SELECT " + (0..<count).map { ":p\($0)" }.joined(separator: ", ")
+        }
+        #expect(try OperatorScript(parsing: parameters(OperatorScript.maxParameters), expectedName: "prune").parameters.count == 32)
+        let tooMany = #expect(throws: OperatorScriptError.self) {
+            try OperatorScript(parsing: parameters(OperatorScript.maxParameters + 1), expectedName: "prune")
+        }
+        #expect(tooMany?.message == "line 36: a job takes at most 32 parameters")
+
+        let statement = header + "SELECT 1 "
+        let atLimit = statement + "-- " + String(repeating: "x", count: OperatorScript.maxBytes - statement.utf8.count - 3)
+        #expect(try OperatorScript(parsing: atLimit, expectedName: "prune").sql.utf8.count == OperatorScript.maxBytes - header.utf8.count)
+        let tooBig = #expect(throws: OperatorScriptError.self) { try OperatorScript(parsing: atLimit + "x", expectedName: "prune") }
+        #expect(tooBig?.message == "the file is 65537 bytes; a job file holds at most 65536")
     }
 
     @Test func everyShippedJobParses() throws {

@@ -1,0 +1,36 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+// libFuzzer targets, one per parser of bytes from outside (docs/hostile-input.md). A package of
+// its own so the root's `swift build` never needs the sanitizers; `make fuzz` builds it with
+// `--sanitize fuzzer --sanitize address` (libFuzzer provides `main`) into .build-fuzz.
+//
+// A new target: a folder Sources/fuzz-NAME with one file defining `LLVMFuzzerTestOneInput`, and
+// one line below. Seeds go in corpus/fuzz-NAME, a dictionary (optional) in dictionaries/fuzz-NAME.dict.
+let parsers = [
+    "fuzz-jpeg",            // JPEG header, admission (the render planner) and scanline decode: JPEGTurbo
+    "fuzz-exif-read",       // EXIF APP1 payload → location, date, orientation: DarkroomMetadata over libexif
+    "fuzz-exif-rewrite",    // EXIF rewrite for a render, read back: OutputExif
+    "fuzz-plist",           // binary property lists: BinaryPropertyList
+    "fuzz-keyed-archive",   // NSKeyedArchiver archives as data: KeyedArchive
+    "fuzz-pipeline",        // io.darkroom.pipeline JSON: PipelineFormat
+    "fuzz-filtster",        // com.shinobicontrols.filster archives: FiltsterSettings
+    "fuzz-chromakey",       // com.shinobicontrols.chromakey archives: ChromaKeySettings
+    "fuzz-semver",          // format versions: SemanticVersion, against the SQL rule's pattern
+    "fuzz-job-file",        // operator job files: OperatorScript header and :placeholders
+]
+
+let package = Package(
+    name: "darkroom-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(name: "darkroom", path: "../.."),
+    ],
+    targets: [
+        .target(name: "FuzzSupport", dependencies: [.product(name: "DarkroomParsers", package: "darkroom")]),
+    ] + parsers.map { name in
+        .executableTarget(name: name, dependencies: [
+            "FuzzSupport", .product(name: "DarkroomParsers", package: "darkroom"),
+        ])
+    }
+)

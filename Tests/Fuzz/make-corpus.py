@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Writes the seed corpora under Tests/Fuzz/corpus/<target>/ from the fixtures and Jobs/.
+
+Run once from the repository root (python3 Tests/Fuzz/make-corpus.py); the seeds are committed.
+Small on purpose: libFuzzer's default input limit is the largest seed. Tiny JPEGs come from
+cjpeg (libjpeg-turbo-progs) in several codings; EXIF seeds are the APP1 payloads of fixture photos.
+"""
+import os, plistlib, re, shutil, subprocess, sys, tempfile
+
+ROOT = os.getcwd()
+FIX = os.path.join(ROOT, "Tests/Fixtures")
+OUT = os.path.join(ROOT, "Tests/Fuzz/corpus")
+
+
+def put(target, name, data):
+    folder = os.path.join(OUT, target)
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+
+def read(path):
+    with open(os.path.join(FIX, path), "rb") as f:
+        return f.read()
+
+
+def exif_payload(jpeg):
+    """The first APP1 payload starting with Exif\\0\\0."""
+    i = 2
+    while i + 4 <= len(jpeg) and jpeg[i] == 0xFF:
+        marker, length = jpeg[i + 1], int.from_bytes(jpeg[i + 2:i + 4], "big")
+        if marker == 0xE1 and jpeg[i + 4:i + 10] == b"Exif\0\0":
+            return jpeg[i + 4:i + 2 + length]
+        if marker == 0xDA:
+            break
+        i += 2 + length
+    return None
+
+
+shutil.rmtree(OUT, ignore_errors=True)
+
+# JPEG: three small camera files (EXIF with thumbnails) and tiny cjpeg outputs.
+for name in ["Kodak_CX7530.jpg", "Canon_40D.jpg", "Nikon_D70.jpg"]:
+    put("fuzz-jpeg", name, read("exif-samples/" + name))
+with tempfile.TemporaryDirectory() as tmp:
+    ppm = os.path.join(tmp, "in.ppm")
+    width, height = 24, 16
+    pixels = bytes((x * 10 + y * 3 + c * 80) % 256 for y in range(height) for x in range(width) for c in range(3))
+    with open(ppm, "wb") as f:
+        f.write(b"P6 %d %d 255\n" % (width, height) + pixels)
+    pgm = os.path.join(tmp, "in.pgm")
+    with open(pgm, "wb") as f:
+        f.write(b"P5 %d %d 255\n" % (width, height) + pixels[::3])
+    icc = os.path.join(FIX, "icc/apple-display-p3.icc")
+    variants = {
+        "baseline-420.jpg": ["-quality", "75", ppm],
+        "baseline-444-restarts.jpg": ["-sample", "1x1", "-restart", "1", ppm],
+        "baseline-422.jpg": ["-sample", "2x1", ppm],
+        "progressive.jpg": ["-progressive", ppm],
+        "arithmetic.jpg": ["-arithmetic", ppm],
+        "grayscale.jpg": [pgm],
+        "optimized-rgb.jpg": ["-optimize", "-rgb", ppm],
+    }
+    if os.path.exists(icc):
+        variants["icc-profile.jpg"] = ["-icc", icc, ppm]
+    for name, args in variants.items():
+        put("fuzz-jpeg", name, subprocess.run(["cjpeg"] + args, check=True, capture_output=True).stdout)
+
+# EXIF: APP1 payloads (the rewriter reads the same ones).
+for path in ["Kodak_CX7530.jpg", "Canon_40D.jpg", "Nikon_D70.jpg", "gps/DSCN0010.jpg", "orientation/landscape_6.jpg",
+             "tests/45-gps_ifd.jpg", "tests/67-0_length_string.jpg", "tests/87_OSError.jpg"]:
+    payload = exif_payload(read("exif-samples/" + path))
+    if payload is None:
+        sys.exit(f"{path} has no EXIF APP1")
+    name = os.path.basename(path).replace(".jpg", ".exif")
+    put("fuzz-exif-read", name, payload)
+    put("fuzz-exif-rewrite", name, payload)
+
+# Binary plists and keyed archives.
+archives = sorted(os.listdir(os.path.join(FIX, "archives")))
+for name in archives:
+    if name.endswith(".bplist"):
+        data = read("archives/" + name)
+        put("fuzz-plist", name, data)
+        put("fuzz-keyed-archive", name, data)
+        if name.startswith("filtster"):
+            put("fuzz-filtster", name, data)
+        if name.startswith("chromakey"):
+            put("fuzz-chromakey", name, data)
+generic = {
+    "integers.bplist": [0, 255, 256, 65536, 2**32, -1, 2**63 - 1, -2**63],
+    "reals-and-dates.bplist": {"half": 0.5, "third": 1 / 3, "when": __import__("datetime").datetime(2026, 11, 23)},
+    "strings.bplist": ["ascii", "ünïcödé", "", "x" * 20, b"\x00\x01data"],
+    "nested.bplist": {"a": [[[{"b": True, "c": False}]]], "uid": plistlib.UID(3)},
+}
+for name, value in generic.items():
+    put("fuzz-plist", name, plistlib.dumps(value, fmt=plistlib.FMT_BINARY, sort_keys=False))
+
+# Pipeline JSON: every operation once, with its parameters.
+pipelines = {
+    "readme.json": '{"operations":[{"op":"exposure","ev":0.5},{"op":"crop","x":0,"y":0,"width":800,"height":600},'
+                   '{"op":"sepia","intensity":0.8},{"op":"vignette","intensity":1.5,"radius":0.9}]}',
+    "color.json": '{"operations":[{"op":"colorControls","saturation":1.2,"brightness":0.1,"contrast":1.1},'
+                  '{"op":"colorMatrix","matrix":[[1,0,0],[0,1,0],[0,0,1]],"offset":[0,0,0]},{"op":"posterize","levels":6}]}',
+    "effects.json": '{"operations":[{"op":"photoEffect","effect":"noir","intensity":1},'
+                    '{"op":"chromaKey","key":[0,1,0],"threshold":0.7,"background":[0,0,0]}]}',
+    "blurs.json": '{"operations":[{"op":"gaussianBlur","radius":10},{"op":"unsharpMask","radius":2.5,"intensity":0.5}]}',
+    "empty.json": '{"operations":[]}',
+}
+for name, text in pipelines.items():
+    put("fuzz-pipeline", name, text.encode())
+
+# Semantic versions: each precedence line, paired with the next.
+lines = [l.strip() for l in open(os.path.join(FIX, "semver-precedence.txt")) if l.strip() and not l.startswith("#")]
+versions = [v for l in lines if not l.startswith("invalid:") for v in l.split(" = ")]
+invalid = [v for l in lines if l.startswith("invalid:") for v in l[len("invalid:"):].strip().split(" | ")]
+for index, (a, b) in enumerate(zip(versions, versions[1:])):
+    put("fuzz-semver", f"pair-{index:02}", f"{a}\n{b}".encode())
+for index, text in enumerate(invalid):
+    put("fuzz-semver", f"invalid-{index:02}", text.encode())
+
+# Operator job files, renamed to fuzz.sql.
+for name in sorted(os.listdir(os.path.join(ROOT, "Jobs"))):
+    text = open(os.path.join(ROOT, "Jobs", name)).read()
+    put("fuzz-job-file", name, re.sub(r"^-- job: .*$", "-- job: fuzz", text, count=1, flags=re.M).encode())
