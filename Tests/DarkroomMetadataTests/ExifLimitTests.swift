@@ -1,4 +1,5 @@
 import DarkroomMetadata
+import DarkroomTestSupport
 import LibExif
 import Testing
 
