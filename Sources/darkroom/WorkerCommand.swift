@@ -72,7 +72,9 @@ extension Darkroom {
             var companions: [any Service] = []
             if let address = metricsListen.flatMap(ListenAddress.init) {
                 companions.append(MetricsServer.service(listeningOn: address, logger: logger) { port in
-                    logger.info("metrics at http://\(ListenAddress("\(address.host):\(port)")!)/metrics")
+                    var bound = address
+                    bound.port = port
+                    logger.info("metrics at http://\(bound)/metrics")
                 })
             }
             let summary: WorkerSummary
@@ -80,7 +82,9 @@ extension Darkroom {
                 summary = try await WorkerService.runUntilDoneOrSignalled(DarkroomWorker.Worker(options: options, logger: logger),
                                                                           companions: companions, logger: logger)
             } catch where !companions.isEmpty {
-                try withExitCodes { throw CommandFailure.cannotWork("--metrics-listen \(metricsListen ?? ""): \(error)") }
+                try withExitCodes {
+                    throw CommandFailure.cannotWork("cannot serve metrics on \(metricsListen ?? "") (--metrics-listen): \(error)")
+                }
                 return
             }
             print(summary)

@@ -103,6 +103,36 @@ import Testing
         }
     }
 
+    /// The executable bootstraps swift-metrics and serves what its worker records until it is
+    /// stopped; a port it cannot listen on stops it with exit 2 and says which.
+    @Test func theWorkerCommandServesItsMetricsUntilStopped() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let storage = NSTemporaryDirectory() + "darkroom-metrics-cli-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            _ = try StorageRoot.create(storage)
+            let command = DarkroomCommand(databaseURL: url, storage: storage)
+            let migrate = try command.run("migrate")
+            try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
+            let worker = try RunningCommand(command, ["worker", "--concurrency", "3", "--poll-interval", "1", "--metrics-listen", "127.0.0.1:0"])
+            let announced = try #require(worker.line(containing: "metrics at http://127.0.0.1:"), "\(worker.output)")
+            let match = try #require(announced.firstMatch(of: /127\.0\.0\.1:([0-9]+)\/metrics/))
+            let port = try #require(Int(match.1))
+
+            let answer = try await httpGet("http://127.0.0.1:\(port)/metrics")
+            #expect(answer.status == 200)
+            let scrape = try PrometheusScrape(parsing: answer.body)
+            // Recorded by the library through swift-metrics: the executable bootstrapped it.
+            #expect(scrape.value("darkroom_worker_slots") == 3)
+            #expect(scrape.value("darkroom_worker_jobs_in_hand") == 0)
+
+            let second = try RunningCommand(command, ["worker", "--metrics-listen", "127.0.0.1:\(port)"])
+            #expect(second.waitForExit() == 2)
+            #expect(second.output.contains("cannot serve metrics on 127.0.0.1:\(port) (--metrics-listen)"), "\(second.output)")
+
+            #expect(worker.terminate() == 0, "\(worker.output)")
+        }
+    }
+
     /// The worker blocks its threads on libpq: run it off the cooperative pool.
     static func run(_ worker: Worker) async -> WorkerSummary {
         await withCheckedContinuation { continuation in
