@@ -86,7 +86,7 @@ final class RunningCommand: @unchecked Sendable {
 
     /// The stderr line that contains `text`, once it has been written (nil after `timeout` or
     /// when the process closed stderr without it).
-    func line(containing text: String, timeout: TimeInterval = 60) -> String? {
+    func line(containing text: String, timeout: TimeInterval = 300) -> String? {
         let deadline = Date().addingTimeInterval(timeout)
         condition.lock()
         defer { condition.unlock() }
