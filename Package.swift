@@ -162,6 +162,7 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomMetricsTests", dependencies: [
             "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "LibPQ",
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Logging", package: "swift-log"),

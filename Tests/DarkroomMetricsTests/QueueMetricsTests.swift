@@ -3,6 +3,7 @@ import DarkroomMetrics
 import DarkroomMetricsEndpoint
 import DarkroomTestSupport
 import Foundation
+import Hummingbird
 import LibPQ
 import Logging
 import Prometheus
@@ -11,13 +12,21 @@ import Testing
 /// The queue's gauges, scraped over real HTTP from a server reading a real PostgreSQL, equal
 /// what the views say; a view that cannot be read is reported, not fatal to the scrape.
 @Suite struct QueueMetricsTests {
-    /// Opens a connection of its own per scrape, on a thread (libpq blocks), as serve's pool does.
-    static func reading(_ url: String) -> MetricsDatabaseRead {
-        { read in
+    /// Shaped like serve's `DatabasePool`: runs `body` with a connection on a thread of its own
+    /// (libpq blocks), here a new connection each time.
+    struct Pool: Sendable {
+        let url: String
+
+        func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
             try await withCheckedThrowingContinuation { continuation in
-                Thread { continuation.resume(with: Result { read(try PostgresConnection(url)) }) }.start()
+                Thread { continuation.resume(with: Result { try body(try PostgresConnection(url)) }) }.start()
             }
         }
+    }
+
+    static func reading(_ url: String) -> MetricsDatabaseRead {
+        let pool = Pool(url: url)
+        return { read in try await pool.withConnection(read) }
     }
 
     static func scrape(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), database: MetricsDatabaseRead?)
@@ -163,6 +172,38 @@ import Testing
             #expect(scrape.value("darkroom_queue_view_up", ["view": view]) == 0, "\(view)")
         }
         #expect(scrape.samples(named: "darkroom_queue_jobs").isEmpty)
+    }
+
+    /// serve's mount: `/metrics` added before the sign-in middleware answers without a session,
+    /// while every route added after it is refused.
+    @Test func mountedBeforeTheSignInGateMetricsNeedNoSession() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let connection = try PostgresConnection(url)
+            try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
+            let pool = Pool(url: url)
+            let router = Router()
+            router.addMetrics(database: { read in try await pool.withConnection(read) })
+            router.add(middleware: RefuseEveryone())
+            router.get("/overview") { _, _ in "secret" }
+            let (metrics, overview) = try await withServer({ onListening in
+                let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                                      onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: .quiet)
+                return { try await app.run() }
+            }) { port in
+                (try await httpGet("http://127.0.0.1:\(port)/metrics"), try await httpGet("http://127.0.0.1:\(port)/overview"))
+            }
+            #expect(overview.status == 403)
+            #expect(metrics.status == 200)
+            #expect(try PrometheusScrape(parsing: metrics.body).value("darkroom_queue_view_up", ["view": "queue_summary"]) == 1)
+        }
+    }
+
+    /// Stands in for serve's sign-in gate: nobody is signed in.
+    struct RefuseEveryone: RouterMiddleware {
+        typealias Context = BasicRequestContext
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+            Response(status: .forbidden)
+        }
     }
 
     @Test func theHealthCheckAnswers() async throws {
