@@ -118,7 +118,7 @@ let package = Package(
         // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
         // CSRF, actions through the SQL API, before/after thumbnails.
         .target(name: "DarkroomWeb", dependencies: [
-            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ",
+            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ", "DarkroomMetricsEndpoint",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -156,6 +156,7 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWebTests", dependencies: [
             "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams", "JPEGTurbo",
+            "DarkroomMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
