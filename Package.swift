@@ -20,7 +20,11 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         // SHA-256 of imported originals (BoringSSL's, with the CPU's SHA extensions where present).
         .package(url: "https://github.com/apple/swift-crypto", from: "4.0.0"),
-        // `darkroom serve`: the operators' dashboard (HTTP server, sessions, bcrypt password hashes).
+        // Metrics: libraries record through swift-metrics; the executable bootstraps Prometheus.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        // HTTP: `darkroom serve` (the operators' dashboard: sessions, bcrypt password hashes) and
+        // `/metrics` (worker --metrics-listen, serve).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
     ],
@@ -89,15 +93,32 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        // Metric names and labels, what the worker records through swift-metrics, the Prometheus
+        // registry the executable bootstraps, and the queue's gauges read from the views per scrape.
+        .target(name: "DarkroomMetrics", dependencies: [
+            "DarkroomDatabase", "LibPQ",
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+        ]),
+        // `/metrics` and `/healthz` over HTTP (Hummingbird): the worker's own listener, and a route
+        // `serve` mounts.
+        .target(name: "DarkroomMetricsEndpoint", dependencies: [
+            "DarkroomMetrics", "LibPQ",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .target(name: "DarkroomWorker", dependencies: [
             "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage", "ByteStreams",
+            "DarkroomMetrics",
+            .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
         // CSRF, actions through the SQL API, before/after thumbnails.
         .target(name: "DarkroomWeb", dependencies: [
-            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ",
+            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ", "DarkroomMetricsEndpoint",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
             .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -105,7 +126,7 @@ let package = Package(
         ]),
         .executableTarget(name: "darkroom", dependencies: [
             "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
-            "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ",
+            "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -135,13 +156,22 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomWebTests", dependencies: [
             "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams", "JPEGTurbo",
+            "DarkroomMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .testTarget(name: "DarkroomMetricsTests", dependencies: [
+            "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "LibPQ",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "Prometheus", package: "swift-prometheus"),
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
-            "DarkroomWorker", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata", "DarkroomAdjustments", "JPEGTurbo",
-            "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport", "ByteStreams", "LibPQ", "LibHeif",
+            "DarkroomWorker", "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata",
+            "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport",
+            "ByteStreams", "LibPQ", "LibHeif",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

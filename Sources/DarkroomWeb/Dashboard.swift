@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetricsEndpoint
 import DarkroomStorage
 import Foundation
 import Hummingbird
@@ -43,9 +44,12 @@ public struct Dashboard: Sendable {
         self.logger = logger
     }
 
-    /// The router with sessions (in memory), the sign-in gate and every route.
+    /// The router with `/metrics` (open), sessions (in memory), the sign-in gate and every route.
     public func router(sessions: any PersistDriver) -> Router<DashboardContext> {
         let router = Router(context: DashboardContext.self)
+        // Before the session and the sign-in gate: Prometheus has no session. This process's
+        // metrics and the queue's, read from the views at each scrape through the pool.
+        router.addMetrics(database: { [pool] read in try await pool.withConnection(read) })
         router.add(middleware: SessionMiddleware(storage: sessions, configuration: SessionMiddlewareConfiguration(
             sessionCookieParameters: SessionCookieParameters(name: Self.sessionCookie, path: "/", secure: options.secureCookies,
                                                              sameSite: .strict),
@@ -57,7 +61,6 @@ public struct Dashboard: Sendable {
         SignInRoutes(dashboard: self).add(to: router)
         PageRoutes(dashboard: self).add(to: router)
         ActionRoutes(dashboard: self).add(to: router)
-        // `/metrics` (Prometheus) is added here by the metrics work; it needs no session.
         return router
     }
 

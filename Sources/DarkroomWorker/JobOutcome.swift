@@ -62,3 +62,26 @@ enum Abandonment: Sendable, Equatable, CustomStringConvertible {
         }
     }
 }
+
+/// The labels of `darkroom_worker_jobs_total`.
+extension JobOutcome {
+    var metricsOutcome: String {
+        switch self {
+        case .succeeded: "succeeded"
+        case .failed: "failed"
+        case .retried: "retried"
+        case .released: "released"
+        case .discarded: "discarded"
+        case .abandoned: "abandoned"
+        }
+    }
+
+    /// The failure code for failed and retried attempts, the lease loss for discarded ones.
+    var metricsCode: String {
+        switch self {
+        case .failed(let failure), .retried(let failure, _): failure.code.rawValue
+        case .discarded(let loss): loss.code
+        case .succeeded, .released, .abandoned: ""
+        }
+    }
+}

@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetrics
 import DarkroomStorage
 import JPEGTurbo
 
@@ -89,5 +90,13 @@ struct RenderInputError: Error, Sendable, CustomStringConvertible {
             text += "; " + cause.conversionAdvice
         }
         return text
+    }
+}
+
+extension RenderInput {
+    /// How the bytes read from it are counted.
+    var metricsInput: WorkerMetrics.Input {
+        if case .original = self { return .original }
+        return .render
     }
 }

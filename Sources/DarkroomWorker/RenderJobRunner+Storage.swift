@@ -2,6 +2,7 @@ import ByteStreams
 import DarkroomImaging
 import DarkroomMetadata
 import DarkroomDatabase
+import DarkroomMetrics
 import DarkroomStorage
 import JPEGTurbo
 import Logging
@@ -14,7 +15,8 @@ extension RenderJobRunner {
     func render(_ operations: [ImageOperation], from input: RenderInput, orientation: Orientation, to output: StorageKey,
                 display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
                 isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> RenderResult {
-        let source = try open(input)
+        let source = CountingSource(try open(input))
+        defer { metrics.read(source.bytesRead, from: input.metricsInput) }
         let upload = try beginPublishing(output)
         var displayUpload: (any ObjectUpload)?
         if let display {
@@ -43,6 +45,9 @@ extension RenderJobRunner {
         } catch {
             throw .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
         }
+        metrics.wrote(result.outputBytes, to: .render)
+        metrics.wrote(result.displayBytes ?? 0, to: .display)
+        metrics.renderMemory(peak: result.plan.memory.total, budget: result.plan.budget)
         for warning in result.warnings {
             logger.warning("render warning", metadata: [
                 "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)", "reason": "\(warning)"])

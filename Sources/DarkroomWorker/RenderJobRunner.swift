@@ -2,6 +2,7 @@ import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomMetadata
 import DarkroomDatabase
+import DarkroomMetrics
 import DarkroomStorage
 import Foundation
 import JPEGTurbo
@@ -14,11 +15,15 @@ public struct RenderJobRunner: Sendable {
     public let storage: any ObjectStorage
     public let registry: EditorRegistry
     public let settings: RenderSettings
+    /// Where each render's bytes and memory are recorded.
+    public let metrics: WorkerMetrics
 
-    public init(storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings) {
+    public init(storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings,
+                metrics: WorkerMetrics = WorkerMetrics()) {
         self.storage = storage
         self.registry = registry
         self.settings = settings
+        self.metrics = metrics
     }
 
     /// Runs `job` against `asset`, which shows the layers `chain` (bottom first, as

@@ -19,7 +19,10 @@ extension Worker {
         let logger = running.logger
         switch action {
         case .render:
-            return running.handle(render(running, on: connection))
+            let started = ContinuousClock.now
+            let rendered = render(running, on: connection)
+            options.metrics.rendered(kind: job.work.kind, succeeded: rendered.isRendered, in: ContinuousClock.now - started)
+            return running.handle(rendered)
         case .stopRendering(.leaseLost(let loss)):
             logger.warning("job lost its lease; its result will not be recorded", metadata: ["reason": "\(loss)"])
             return []
@@ -51,6 +54,7 @@ extension Worker {
             return running.handle(.readyToRetry)
         case .finish(let outcome):
             log(outcome, of: running)
+            options.metrics.finished(outcome: outcome.metricsOutcome, code: outcome.metricsCode)
             state.record(outcome)
             return []
         }
@@ -86,7 +90,7 @@ extension Worker {
         }
         var settings = options.renderSettings
         settings.threads = running.threads
-        let runner = RenderJobRunner(storage: options.storage, registry: options.registry, settings: settings)
+        let runner = RenderJobRunner(storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics)
         do {
             return .rendered(try runner.run(job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
                                             logger: running.logger, isCancelled: { !running.renderIsWanted }))
@@ -152,6 +156,13 @@ extension Worker {
 private extension JobOutcome {
     var isRetry: Bool {
         if case .retried = self { return true }
+        return false
+    }
+}
+
+private extension JobAttempt.Event {
+    var isRendered: Bool {
+        if case .rendered = self { return true }
         return false
     }
 }

@@ -18,11 +18,13 @@ import Logging
 public final class Worker: Sendable {
     public let options: WorkerOptions
     let logger: Logger
-    let state = WorkerState()
+    let state: WorkerState
 
     public init(options: WorkerOptions, logger: Logger) {
         self.options = options
         self.logger = logger
+        let slots = max(options.concurrency, 1)
+        state = WorkerState { [metrics = options.metrics] in metrics.jobsInHand($0, slots: slots) }
     }
 
     /// Stop claiming; jobs in hand get `shutdownGrace` to finish, then are released.
@@ -31,6 +33,7 @@ public final class Worker: Sendable {
     /// Runs until drained (with `drain`), `maxDuration` passes, or `stop()`.
     public func run() -> WorkerSummary {
         let started = ContinuousClock.now
+        options.metrics.jobsInHand(0, slots: max(options.concurrency, 1))
         var threads: [DispatchGroup] = []
         let slots = DispatchGroup()
         for slot in 0..<max(options.concurrency, 1) {
@@ -111,6 +114,7 @@ public final class Worker: Sendable {
                 try JobQueue(live, logger: logger).claim(workerID: name, limit: 1, lease: options.lease, formats: options.formats)
             }
             guard let claimed else { continue }  // the database is away; `attempt` waited
+            options.metrics.claimed(found: !claimed.isEmpty, in: ContinuousClock.now - claimedAt)
             guard let job = claimed.first else {
                 // A dead worker's job whose lease has run out is runnable, but its row stays
                 // locked until the server notices the dead connection: wait for it rather

@@ -1,5 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomMetrics
 import DarkroomStorage
 import Foundation
 
@@ -39,6 +40,9 @@ public struct WorkerOptions: Sendable {
     /// The cores renders may use: a job that starts while enough of them are idle gets the JPEG
     /// encoder on a second thread.
     public var cores: Int
+    /// Where claims, renders, outcomes, bytes and memory are recorded (swift-metrics' backend by
+    /// default; the executable bootstraps it).
+    public var metrics: WorkerMetrics
 
     public init(
         databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage, concurrency: Int = WorkerOptions.defaultConcurrency,
@@ -47,7 +51,7 @@ public struct WorkerOptions: Sendable {
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
         retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
         formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats, workerName: String = WorkerOptions.defaultWorkerName(),
-        cores: Int = ProcessInfo.processInfo.activeProcessorCount
+        cores: Int = ProcessInfo.processInfo.activeProcessorCount, metrics: WorkerMetrics = WorkerMetrics()
     ) {
         self.databaseURL = databaseURL
         self.listenURL = listenURL
@@ -67,6 +71,7 @@ public struct WorkerOptions: Sendable {
         self.formats = formats
         self.workerName = workerName
         self.cores = max(cores, 1)
+        self.metrics = metrics
     }
 
     /// How every job renders; the worker sets `threads` per job when it starts.

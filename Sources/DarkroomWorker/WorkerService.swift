@@ -33,11 +33,14 @@ public final class WorkerService: Service, Sendable {
     }
 
     /// Runs the worker in a `ServiceGroup` that turns SIGTERM and SIGINT into a graceful
-    /// shutdown, and returns what it did.
-    public static func runUntilDoneOrSignalled(_ worker: Worker, logger: Logger) async throws -> WorkerSummary {
+    /// shutdown, and returns what it did. `companions` (the metrics listener) run beside it
+    /// and stop after it; one that fails shuts the worker down gracefully and its error is thrown.
+    public static func runUntilDoneOrSignalled(_ worker: Worker, companions: [any Service] = [], logger: Logger) async throws -> WorkerSummary {
         let service = WorkerService(worker: worker)
+        // A group stops its services in reverse order: the companions outlive the worker.
         let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+            services: companions.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) }
+                + [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
             gracefulShutdownSignals: [.sigterm, .sigint],
             logger: logger))
         try await group.run()

@@ -9,6 +9,13 @@ final class WorkerState: @unchecked Sendable {
     private var stopping = false
     private var wakeups = 0
     private var running: [Int64: RunningJob] = [:]
+    /// Told how many jobs are in hand each time that changes, under the lock, so the counts it
+    /// sees arrive in order.
+    private let jobsInHandChanged: @Sendable (Int) -> Void
+
+    init(jobsInHandChanged: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.jobsInHandChanged = jobsInHandChanged
+    }
 
     func record(_ outcome: JobOutcome) {
         condition.lock()
@@ -44,12 +51,14 @@ final class WorkerState: @unchecked Sendable {
         defer { condition.unlock() }
         let job = make(running.values.reduce(0) { $0 + $1.threads })
         running[job.job.id] = job
+        jobsInHandChanged(running.count)
         return job
     }
 
     func finished(_ job: RunningJob) {
         condition.lock()
         running[job.job.id] = nil
+        jobsInHandChanged(running.count)
         condition.broadcast()
         condition.unlock()
     }

@@ -1,6 +1,8 @@
 import ArgumentParser
+import DarkroomMetrics
 import Foundation
 import Logging
+import Metrics
 
 @main
 struct Darkroom: AsyncParsableCommand {
@@ -54,6 +56,13 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 enum LoggingSetup {
     /// Logs go to stderr so stdout stays for results people and scripts read.
     static let bootstrap: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    static func bootstrapOnce() { _ = bootstrap }
+}
+
+enum MetricsSetup {
+    /// Everything the libraries record through swift-metrics lands in this process's
+    /// Prometheus registry, which `/metrics` emits.
+    static let bootstrap: Void = MetricsSystem.bootstrap(ProcessMetrics.factory)
     static func bootstrapOnce() { _ = bootstrap }
 }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetricsEndpoint
 import DarkroomWeb
 import Foundation
 import Hummingbird
@@ -50,6 +51,7 @@ extension Darkroom {
             var prepared: (Dashboard, ListenAddress, Logger)?
             try withExitCodes { prepared = try prepare() }
             guard let (dashboard, address, logger) = prepared else { return }
+            MetricsSetup.bootstrapOnce()
             let sessions = MemoryPersistDriver()
             let app = Application(router: dashboard.router(sessions: sessions),
                                   configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
@@ -108,21 +110,4 @@ extension Darkroom {
             print("account \(name)\t\(role)\t\(path)")
         }
     }
-}
-
-/// `host:port`, with `[v6]:port` for IPv6.
-struct ListenAddress: Hashable {
-    var host: String
-    var port: Int
-
-    init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        self.host = host
-        self.port = port
-    }
-
-    var isLoopback: Bool { host == "localhost" || host == "::1" || host.hasPrefix("127.") }
 }

@@ -1,7 +1,9 @@
 import ArgumentParser
 import DarkroomImaging
+import DarkroomMetricsEndpoint
 import DarkroomWorker
 import Foundation
+import ServiceLifecycle
 
 extension Darkroom {
     struct Worker: AsyncParsableCommand {
@@ -32,6 +34,9 @@ extension Darkroom {
         @Option(name: .customLong("listen-database-url"),
                 help: "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the database URL).")
         var listenDatabaseURL: String?
+        @Option(name: .customLong("metrics-listen"),
+                help: "Serve /metrics (Prometheus text format) and /healthz on host:port, e.g. 0.0.0.0:9464 (default: no listener).")
+        var metricsListen: String?
 
         func validate() throws {
             guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1…64") }
@@ -43,6 +48,9 @@ extension Darkroom {
             guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
             guard (3...86400).contains(lease) else { throw ValidationError("--lease must be 3…86400 seconds") }
             guard (0...3600).contains(shutdownGrace) else { throw ValidationError("--shutdown-grace must be 0…3600 seconds") }
+            if let metricsListen, ListenAddress(metricsListen) == nil {
+                throw ValidationError("--metrics-listen: write host:port, e.g. 0.0.0.0:9464")
+            }
         }
 
         func run() async throws {
@@ -60,7 +68,25 @@ extension Darkroom {
             }
             guard let options else { return }
             let logger = global.makeLogger()
-            let summary = try await WorkerService.runUntilDoneOrSignalled(DarkroomWorker.Worker(options: options, logger: logger), logger: logger)
+            MetricsSetup.bootstrapOnce()
+            var companions: [any Service] = []
+            if let address = metricsListen.flatMap(ListenAddress.init) {
+                companions.append(MetricsServer.service(listeningOn: address, logger: logger) { port in
+                    var bound = address
+                    bound.port = port
+                    logger.info("metrics at http://\(bound)/metrics")
+                })
+            }
+            let summary: WorkerSummary
+            do {
+                summary = try await WorkerService.runUntilDoneOrSignalled(DarkroomWorker.Worker(options: options, logger: logger),
+                                                                          companions: companions, logger: logger)
+            } catch where !companions.isEmpty {
+                try withExitCodes {
+                    throw CommandFailure.cannotWork("cannot serve metrics on \(metricsListen ?? "") (--metrics-listen): \(error)")
+                }
+                return
+            }
             print(summary)
             try withExitCodes {
                 if summary.exitCode != 0 { throw CommandFailure.exit(summary.exitCode) }

@@ -50,7 +50,8 @@ def check_command(where, words):
 
 
 # ---- Kubernetes -------------------------------------------------------------------------
-REQUIRED = {"Deployment": "apps/v1", "CronJob": "batch/v1", "Secret": "v1", "PersistentVolumeClaim": "v1"}
+REQUIRED = {"Deployment": "apps/v1", "CronJob": "batch/v1", "Secret": "v1", "PersistentVolumeClaim": "v1", "Service": "v1",
+            "ServiceMonitor": "monitoring.coreos.com/v1"}
 documents = []
 for path in sorted((deploy / "kubernetes").glob("*.yaml")):
     for document in yaml.safe_load_all(path.read_text()):
@@ -69,6 +70,54 @@ def grace_of(args):
         if word == "--shutdown-grace":
             return float(words[index + 1])
     return 30.0  # the worker's default
+
+
+def flag_value(words, flag):
+    """The value after `flag` in a shell line or argument list, or None."""
+    words = shlex.split(" ".join(words)) if words else []
+    for index, word in enumerate(words[:-1]):
+        if word == flag:
+            return words[index + 1]
+    return None
+
+
+def listen_port(value):
+    """The port of a host:port value, or None."""
+    if value is None or ":" not in value:
+        return None
+    port = value.rsplit(":", 1)[1]
+    return int(port) if port.isdigit() else None
+
+
+def check_metrics(where, template):
+    """A worker pod serves /metrics on a named port that its --metrics-listen and its
+    prometheus.io annotations agree on; probes name ports the container has."""
+    pod = template.get("spec") or {}
+    annotations = (template.get("metadata") or {}).get("annotations") or {}
+    for container in pod.get("containers") or []:
+        name = f"{where} container {container.get('name')}"
+        ports = {p.get("name"): p.get("containerPort") for p in container.get("ports") or []}
+        for probe in ("livenessProbe", "readinessProbe"):
+            port = ((container.get(probe) or {}).get("httpGet") or {}).get("port")
+            if port is not None and port not in ports and port not in ports.values():
+                problem(name, f"{probe} uses port {port}, which the container does not declare")
+        args = container.get("args") or []
+        if args[:1] == ["worker"]:
+            metrics = listen_port(flag_value(args, "--metrics-listen"))
+            if metrics is None:
+                problem(name, "a worker must serve its metrics: --metrics-listen HOST:PORT")
+            elif ports.get("metrics") != metrics:
+                problem(name, f"the port named metrics must be --metrics-listen's {metrics}")
+            if annotations.get("prometheus.io/scrape") != "true":
+                problem(where, 'the pod template needs the annotation prometheus.io/scrape: "true"')
+            if annotations.get("prometheus.io/port") != str(metrics):
+                problem(where, f"annotation prometheus.io/port must be {metrics!r} (--metrics-listen), as a string")
+            if annotations.get("prometheus.io/path") != "/metrics":
+                problem(where, "annotation prometheus.io/path must be /metrics")
+        elif args[:1] == ["serve"]:
+            port = listen_port(flag_value(args, "--listen"))
+            if port is None or ports.get("http") != port:
+                problem(name, "the port named http must be serve's --listen port")
 
 
 def check_pod(where, pod, needs_grace):
@@ -132,7 +181,10 @@ for file, document in documents:
         labels = ((spec.get("template") or {}).get("metadata") or {}).get("labels") or {}
         if not selector or any(labels.get(k) != v for k, v in selector.items()):
             problem(where, "spec.selector.matchLabels must match the pod template's labels")
-        check_pod(where, (spec.get("template") or {}).get("spec") or {}, needs_grace=True)
+        template = spec.get("template") or {}
+        runs_worker = any((c.get("args") or [])[:1] == ["worker"] for c in (template.get("spec") or {}).get("containers") or [])
+        check_pod(where, template.get("spec") or {}, needs_grace=runs_worker)
+        check_metrics(where, template)
     elif kind == "CronJob":
         if len(str(spec.get("schedule", "")).split()) != 5:
             problem(where, f"schedule {spec.get('schedule')!r} is not a 5-field cron expression")
@@ -142,6 +194,49 @@ for file, document in documents:
         if pod.get("restartPolicy") not in ("Never", "OnFailure"):
             problem(where, "restartPolicy must be Never or OnFailure")
         check_pod(where, pod, needs_grace=False)
+
+# ---- Services and ServiceMonitors: each selects something that exists, by labels and port name
+pods = [((d.get("spec") or {}).get("template") or {}) for _, d in documents if d.get("kind") == "Deployment"]
+
+
+def selects(selector, labels):
+    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
+
+
+services = [(f, d) for f, d in documents if d.get("kind") == "Service"]
+for file, service in services:
+    where = f"{file} (Service {service['metadata'].get('name')})"
+    selector = (service.get("spec") or {}).get("selector") or {}
+    matched = [p for p in pods if selects(selector, (p.get("metadata") or {}).get("labels") or {})]
+    if not matched:
+        problem(where, "its selector matches no Deployment's pods")
+    names = {port.get("name") for p in matched for c in (p.get("spec") or {}).get("containers") or [] for port in c.get("ports") or []}
+    for port in (service.get("spec") or {}).get("ports") or []:
+        if isinstance(port.get("targetPort"), str) and port["targetPort"] not in names:
+            problem(where, f"targetPort {port['targetPort']} is not a named port of the pods it selects")
+monitored = set()
+for file, monitor in documents:
+    if monitor.get("kind") != "ServiceMonitor":
+        continue
+    where = f"{file} (ServiceMonitor {monitor['metadata'].get('name')})"
+    spec = monitor.get("spec") or {}
+    selector = (spec.get("selector") or {}).get("matchLabels") or {}
+    matched = [s for _, s in services if selects(selector, s["metadata"].get("labels") or {})]
+    if not matched:
+        problem(where, "its selector matches no Service")
+    ports = {p.get("name") for s in matched for p in (s.get("spec") or {}).get("ports") or []}
+    for endpoint in spec.get("endpoints") or []:
+        if endpoint.get("port") not in ports:
+            problem(where, f"endpoint port {endpoint.get('port')} is not a named port of the Services it selects")
+        if endpoint.get("path") != "/metrics":
+            problem(where, "endpoint path must be /metrics")
+        seconds = {k: int(str(endpoint.get(k, "0s")).rstrip("s") or 0) for k in ("interval", "scrapeTimeout")}
+        if not 0 < seconds["scrapeTimeout"] <= seconds["interval"]:
+            problem(where, "scrapeTimeout must be set and no longer than interval")
+    monitored |= {s["metadata"]["labels"].get("app.kubernetes.io/component") for s in matched}
+for component in ("worker", "dashboard"):
+    if component not in monitored:
+        problem("kubernetes", f"no ServiceMonitor scrapes the {component}'s /metrics")
 
 names = {(d.get("kind"), d["metadata"]["name"]) for _, d in documents}
 if not any(k == "Deployment" for k, _ in names):
@@ -154,7 +249,11 @@ if not nightly or "--drain" not in yaml.safe_dump(nightly[0]):
 for unit in sorted((deploy / "systemd").glob("*.service")):
     for line in unit.read_text().splitlines():
         if line.startswith("ExecStart="):
-            check_command(unit.name, line.split("=", 1)[1])
+            command = line.split("=", 1)[1]
+            check_command(unit.name, command)
+            words = shlex.split(command)
+            if words[1:2] == ["worker"] and "--drain" not in words and "--metrics-listen" not in words:
+                problem(unit.name, "a long-running worker must serve its metrics: --metrics-listen HOST:PORT")
 
 # ---- Containerfile ------------------------------------------------------------------------
 containerfile = deploy / "container" / "Containerfile"

@@ -1,0 +1,49 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// What a real HTTP GET answered.
+public struct HTTPAnswer: Sendable {
+    public var status: Int
+    public var contentType: String?
+    public var body: String
+}
+
+/// One real HTTP GET over the network stack (a scrape as Prometheus makes it), not through a
+/// test client that skips the server's sockets.
+public func httpGet(_ url: String) async throws -> HTTPAnswer {
+    var request = URLRequest(url: URL(string: url)!)
+    // Not a time limit on the server: the server's handlers and this continuation need a thread
+    // of Swift's cooperative pool (one per core), which synchronous tests running beside this
+    // one may hold for a minute or two. This only keeps a hung server from hanging the suite.
+    request.timeoutInterval = 600
+    let (data, response) = try await URLSession.shared.data(for: request)
+    let http = response as! HTTPURLResponse
+    return HTTPAnswer(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
+                      body: String(decoding: data, as: UTF8.self))
+}
+
+/// Starts a server made by `make` (given the callback it calls with its bound port), runs
+/// `body` with that port, then stops the server and waits until it has let go of the port.
+public func withServer<T>(_ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
+                          _ body: (_ port: Int) async throws -> T) async throws -> T {
+    let (ports, announce) = AsyncStream.makeStream(of: Int.self)
+    let run = make { announce.yield($0) }
+    let server = Task {
+        defer { announce.finish() }
+        try await run()
+    }
+    var iterator = ports.makeAsyncIterator()
+    guard let port = await iterator.next() else {
+        try await server.value
+        throw ServerDidNotStart()
+    }
+    let result: Result<T, any Error>
+    do { result = .success(try await body(port)) } catch { result = .failure(error) }
+    server.cancel()
+    _ = await server.result
+    return try result.get()
+}
+
+public struct ServerDidNotStart: Error {}
