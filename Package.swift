@@ -10,7 +10,7 @@ let package = Package(
         // Every module that parses bytes from outside, for the fuzz targets in Tests/Fuzz (a
         // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
         .library(name: "DarkroomParsers", targets: [
-            "ByteStreams", "JPEGTurbo", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
+            "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
             "DarkroomOperatorScripts",
         ]),
     ],

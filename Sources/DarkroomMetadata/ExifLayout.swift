@@ -34,8 +34,8 @@ struct ExifLayout {
         var claimed: [Range<Int>] = [0..<8]
         ifd0 = try ExifLayout.directory(at: buffer.firstIFDOffset, named: "IFD0", in: buffer, claimed: &claimed)
 
-        // The Exif IFD is patched, so there must be one, in IFD0, where EXIF puts it: libexif
-        // reads an Exif IFD wherever a pointer to one appears, and one patch must reach all it reads.
+        // The Exif IFD is patched, so the rewrite must know the one libexif reads: at most one
+        // pointer to it, in IFD0, where EXIF puts it (libexif follows one from any directory).
         let exifPointers = ifd0.entries.filter { $0.tag == Tag.exifIFDPointer }
         guard exifPointers.count <= 1 else {
             throw .structure(.misplacedPointer, "IFD0 points to an Exif IFD \(exifPointers.count) times", [:])
@@ -71,13 +71,14 @@ struct ExifLayout {
         var next = 0
         while next < found.count {
             for entry in found[next].entries where Tag.pointers.contains(entry.tag) {
-                guard let offset = try? Int(buffer.uint32(at: entry.valueFieldOffset)), visited.insert(offset).inserted,
-                      let directory = TIFFDirectory(partialAt: offset, in: buffer) else { continue }
-                if entry.tag == Tag.exifIFDPointer, directory.offset != exifIFD?.offset {
+                guard let offset = try? Int(buffer.uint32(at: entry.valueFieldOffset)) else { continue }
+                // Whatever it points at (IFD0 included), libexif would read it as the Exif IFD.
+                if entry.tag == Tag.exifIFDPointer, offset != exifIFD?.offset {
                     throw .structure(.misplacedPointer, "A pointer to an Exif IFD at offset \(offset) lies outside IFD0", [
                         "entryOffset": String(entry.entryOffset),
                     ])
                 }
+                guard visited.insert(offset).inserted, let directory = TIFFDirectory(partialAt: offset, in: buffer) else { continue }
                 guard found.count < maxDirectories else {
                     throw .structure(.tooManyDirectories, "The EXIF data links more than \(maxDirectories) directories", [:])
                 }

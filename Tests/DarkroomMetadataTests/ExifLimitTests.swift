@@ -85,6 +85,8 @@ import Testing
         // libexif reads an Exif IFD that a GPS IFD points to; the rewrite patches only IFD0's.
         let inGPS = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 2)], [Self.latitude]])
         #expect(rewriteError(inGPS.payload) == .misplacedPointer)
+        let toIFD0 = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 0)]])
+        #expect(rewriteError(toIFD0.payload) == .misplacedPointer)
         let twice = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8769, to: 1), Self.pointer(0x8769, to: 2)], [Self.latitude], [Self.latitude]])
         #expect(rewriteError(twice.payload) == .misplacedPointer)
     }

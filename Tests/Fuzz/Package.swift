@@ -18,6 +18,7 @@ let parsers = [
     "fuzz-chromakey",       // com.shinobicontrols.chromakey archives: ChromaKeySettings
     "fuzz-semver",          // format versions: SemanticVersion, against the SQL rule's pattern
     "fuzz-job-file",        // operator job files: OperatorScript header and :placeholders
+    "fuzz-heif",            // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
 ]
 
 let package = Package(

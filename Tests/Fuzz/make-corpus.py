@@ -66,6 +66,23 @@ with tempfile.TemporaryDirectory() as tmp:
     for name, args in variants.items():
         put("fuzz-jpeg", name, subprocess.run(["cjpeg"] + args, check=True, capture_output=True).stdout)
 
+# HEIF and AVIF: tiny heif-enc (libheif-examples) files from the baseline JPEG above, in each
+# codec and form the decoder meets (lossy, lossless, 4:4:4, a thumbnail, EXIF and ICC from a photo).
+with tempfile.TemporaryDirectory() as tmp:
+    jpeg = os.path.join(OUT, "fuzz-jpeg", "baseline-420.jpg")
+    variants = {
+        "hevc.heic": ["-q", "40", jpeg],
+        "hevc-444.heic": ["-q", "40", "-p", "chroma=444", jpeg],
+        "lossless.heic": ["-L", jpeg],
+        "thumbnail.heic": ["-q", "40", "-t", "8", jpeg],
+        "av1.avif": ["-A", "-q", "40", jpeg],
+        "exif.heic": ["-q", "5", os.path.join(FIX, "exif-samples/Canon_40D.jpg")],
+    }
+    for name, args in variants.items():
+        out = os.path.join(tmp, name)
+        subprocess.run(["heif-enc"] + args[:-1] + [args[-1], "-o", out], check=True, capture_output=True)
+        put("fuzz-heif", name, open(out, "rb").read())
+
 # EXIF: APP1 payloads (the rewriter reads the same ones).
 for path in ["Kodak_CX7530.jpg", "Canon_40D.jpg", "Nikon_D70.jpg", "gps/DSCN0010.jpg", "orientation/landscape_6.jpg",
              "tests/45-gps_ifd.jpg", "tests/67-0_length_string.jpg", "tests/87_OSError.jpg"]:
