@@ -131,6 +131,7 @@ test: deps ops-deps tool-deps
 FUZZ_DIR           := $(ROOT)/.build-fuzz
 FUZZ_SECONDS       ?= 300
 FUZZ_SMOKE_SECONDS ?= 3
+export FUZZ_SMOKE_SEED ?= 1
 FUZZ_BUILD_FLAGS   := --package-path $(ROOT)/Tests/Fuzz --scratch-path $(FUZZ_DIR) \
                       --sanitize fuzzer --sanitize address -Xswiftc -sanitize=fuzzer,address
 ASAN_DIR           := $(ROOT)/.build-asan

@@ -50,9 +50,23 @@ struct ExifLayout {
         // Everything libexif reads from IFD0 on is kept: each directory reached through a
         // pointer, read as libexif reads it, and the out-of-line values (such as the MakerNote).
         var protected = claimed
-        for directory in try ExifLayout.reachable(from: [ifd0] + (exifIFD.map { [$0] } ?? []), exifIFD: exifIFD, in: buffer) {
+        let patched = [ifd0] + (exifIFD.map { [$0] } ?? [])
+        for directory in try ExifLayout.reachable(from: patched, exifIFD: exifIFD, in: buffer) {
+            let values = directory.entries.compactMap { entry in
+                directory.outOfLineValueRange(of: entry, in: buffer).map { (name: "The value of tag \(entry.tag)", range: $0) }
+            }
+            // The rewrite patches IFD0 and the Exif IFD in place, so a value (or another
+            // directory) stored inside them would change under it, Make or GPS included.
+            let isPatched = patched.contains { $0.offset == directory.offset }
+            for kept in (isPatched ? [] : [(name: "A directory", range: directory.range)]) + values {
+                if let target = patched.first(where: { $0.range.overlaps(kept.range) }) {
+                    throw .structure(.overlappingStructures, "\(kept.name) at \(kept.range) lies inside the directory at \(target.range) that the rewrite patches", [
+                        "offset": String(kept.range.lowerBound),
+                    ])
+                }
+            }
             protected.append(directory.range)
-            protected += directory.entries.compactMap { directory.outOfLineValueRange(of: $0, in: buffer) }
+            protected += values.map(\.range)
         }
 
         thumbnail = try ExifLayout.thumbnailRange(after: ifd0, in: buffer, protected: protected)

@@ -56,8 +56,11 @@ public struct OperatorScript: Sendable, Hashable {
         var parameters: [Parameter] = []
         var body: [Substring] = []
         var inHeader = true
-        for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let trimmed = line.trimmingCharacters(in: .whitespaces)
+        // Any line ending (a file saved on Windows ends lines in CR LF, one Character in Swift),
+        // and the same trimming as the SQL gets below, so a line is header or SQL, never both.
+        let lines = text.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }
+        for (number, line) in lines.enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard inHeader, trimmed.hasPrefix("--") else {
                 if !trimmed.isEmpty || !body.isEmpty { inHeader = false; body.append(line) }
                 continue

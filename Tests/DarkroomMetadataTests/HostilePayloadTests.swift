@@ -115,6 +115,20 @@ import Testing
         #expect(rewriteError(patched(valid, at: ifd1Pointer, exifIFDOffset, bigEndian: bigEndian))?.code == .overlappingStructures, "IFD1 is the Exif IFD")
     }
 
+    /// Found by fuzz-exif-rewrite: Make's bytes stored over IFD0's own next-IFD field changed
+    /// when the thumbnail was unlinked. A value inside a directory the rewrite patches is refused.
+    @Test(arguments: [false, true])
+    func valuesStoredInsideAPatchedDirectoryAreRefused(bigEndian: Bool) {
+        let valid = sample(bigEndian: bigEndian).payload
+        #expect(rewriteError(valid) == nil)
+        let makeOffsetField = valid.ifd0EntryIndex(of: 0x010F, bigEndian: bigEndian)! + 8
+        let nextIFDField = UInt32(ifd1PointerIndex(valid) - 6 - 2)
+        #expect(rewriteError(patched(valid, at: makeOffsetField, nextIFDField, bigEndian: bigEndian))?.code == .overlappingStructures, "Make over IFD0's next-IFD field")
+        let exifPointer = valid.ifd0EntryIndex(of: 0x8769, bigEndian: bigEndian)! + 8
+        let exifIFD = UInt32(valid[bigEndian ? exifPointer + 3 : exifPointer])
+        #expect(rewriteError(patched(valid, at: makeOffsetField, exifIFD + 2, bigEndian: bigEndian))?.code == .overlappingStructures, "Make over the Exif IFD's entries")
+    }
+
     @Test func malformedPointer() {
         var exif = SyntheticExif(bigEndian: false)
         exif.ifd0 = [exif.short(0x0112, 6), exif.short(0x8769, 8)]   // a SHORT "pointer"

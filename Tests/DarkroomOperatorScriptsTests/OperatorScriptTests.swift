@@ -26,6 +26,18 @@ struct OperatorScriptTests {
         #expect(job.parameters[1].defaultValue == nil)
     }
 
+    /// Found by fuzz-job-file: CR LF is one Character in Swift, so a file saved on Windows was
+    /// one long line, and a header line behind a stray CR became SQL.
+    @Test func anyLineEndingIsALineEnding() throws {
+        for ending in ["\r\n", "\r"] {
+            let job = try OperatorScript(parsing: prune.replacingOccurrences(of: "\n", with: ending), expectedName: "prune")
+            #expect(job.parameters.map(\.name) == ["batch_size", "batch"] && job.repeats == .untilZero)
+            #expect(job.sql.hasPrefix("SELECT darkroom.prune_jobs("))
+        }
+        let strayReturn = try OperatorScript(parsing: prune.replacingOccurrences(of: "-- repeat", with: "\r\r-- repeat"), expectedName: "prune")
+        #expect(strayReturn.repeats == .untilZero && strayReturn.sql.hasPrefix("SELECT"))
+    }
+
     @Test func placeholdersBecomeNumberedTypedBindsOutsideLiterals() throws {
         let job = try OperatorScript(parsing: prune, expectedName: "prune")
         let (sql, values) = try job.bound(["batch": "x'); DROP TABLE darkroom.jobs; --"])

@@ -48,7 +48,7 @@ smoke)
   for target in "${targets[@]}"; do
     replay "$target"
     scratch=$(mktemp -d "$build/smoke.XXXXXX")
-    "$bin/$target" "${limits[@]}" $(dictionary "$target") -max_total_time="$seconds" -print_final_stats=1 \
+    "$bin/$target" "${limits[@]}" $(dictionary "$target") -max_total_time="$seconds" -seed="${FUZZ_SMOKE_SEED:-1}" -print_final_stats=1 \
       -artifact_prefix="$scratch/" "$scratch" "$here/corpus/$target" >"$build/logs/$target.smoke.log" 2>&1 \
       || { tail -40 "$build/logs/$target.smoke.log" >&2
            for found in "$scratch"/crash-* "$scratch"/timeout-* "$scratch"/oom-* "$scratch"/leak-*; do
