@@ -35,7 +35,7 @@ struct SignInRoutes {
             let account = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: accounts.verify(name: name, password: password)) }
             }
-            try await dashboard.read { try SignInThrottle(connection: $0).record(account: name, address: address, succeeded: account != nil) }
+            _ = try await dashboard.read { try SignInThrottle(connection: $0).record(account: name, address: address, succeeded: account != nil) }
             guard let account else {
                 dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil, result: "refused: wrong name or password"))
                 let session = context.sessions.session ?? WebSession()
