@@ -11,8 +11,10 @@
 --  2. A layer only matters where some live worker cannot read it: can_run, asked whether that
 --     worker could re-render just that layer's format and version, says so. The distinct
 --     formats and versions of layers come from an index (a skip scan: a few probes).
---  3. The queued jobs of runnable groups on assets showing such a layer are asked can_run one
---     by one, with their asset. None, while every live worker reads every layer.
+--  3. The queued jobs of runnable groups on assets showing such a layer are asked can_run with
+--     their asset, once for all jobs alike in what can_run reads (kind, format, version and the
+--     asset's layers in order: one walk of all their chains). None, while every live worker
+--     reads every layer.
 CREATE OR REPLACE FUNCTION darkroom.waiting_for_editor_rows()
 RETURNS TABLE (kind text, format_identifier text, format_version text, jobs bigint, oldest timestamptz)
 LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -51,8 +53,8 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
          WHERE EXISTS (SELECT 1 FROM editors AS e
                         WHERE NOT darkroom.can_run('rerender', NULL, l.format_identifier, darkroom.semver_sort_key(l.format_version),
                                                    e.identifiers, e.lows, e.highs))
-    ), blocked AS (
-        SELECT j.kind, j.format_identifier, j.format_version, j.created_at
+    ), candidates AS MATERIALIZED (
+        SELECT j.kind, j.asset_id, j.format_identifier, j.format_version, j.format_version_sort, j.created_at
           FROM (SELECT DISTINCT a.asset_id
                   FROM unread_layers AS u
                   JOIN darkroom.adjustments AS a
@@ -60,8 +62,23 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
           JOIN darkroom.jobs AS j ON j.asset_id = shown.asset_id AND j.state = 'queued'
           JOIN groups AS g ON g.runnable AND g.kind = j.kind AND g.format_identifier IS NOT DISTINCT FROM j.format_identifier
                           AND g.format_version IS NOT DISTINCT FROM j.format_version
+    ), chains AS (
+        SELECT c.asset_id, array_agg(c.format_identifier || ' ' || c.format_version ORDER BY c.layer_number) AS layers
+          FROM darkroom.current_chains(ARRAY(SELECT DISTINCT k.asset_id FROM candidates AS k)) AS c
+         GROUP BY c.asset_id
+    ), alike AS (
+        -- Jobs alike in all can_run reads (kind, format, version, the asset's layers in order)
+        -- get one answer: asked once, of one of their assets.
+        SELECT k.kind, k.format_identifier, k.format_version, min(k.format_version_sort) AS format_version_sort,
+               min(k.asset_id) AS example, count(*) AS jobs, min(k.created_at) AS oldest
+          FROM candidates AS k
+          LEFT JOIN chains AS ch ON ch.asset_id = k.asset_id
+         GROUP BY k.kind, k.format_identifier, k.format_version, ch.layers
+    ), blocked AS (
+        SELECT a.kind, a.format_identifier, a.format_version, a.jobs, a.oldest
+          FROM alike AS a
          WHERE NOT EXISTS (SELECT 1 FROM editors AS e
-                            WHERE darkroom.can_run(j.kind, j.asset_id, j.format_identifier, j.format_version_sort,
+                            WHERE darkroom.can_run(a.kind, a.example, a.format_identifier, a.format_version_sort,
                                                    e.identifiers, e.lows, e.highs))
     )
     SELECT g.kind, g.format_identifier, g.format_version, g.jobs,
@@ -71,7 +88,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
       FROM groups AS g
      WHERE NOT g.runnable
     UNION ALL
-    SELECT b.kind, b.format_identifier, b.format_version, count(*), min(b.created_at)
+    SELECT b.kind, b.format_identifier, b.format_version, sum(b.jobs)::bigint, min(b.oldest)
       FROM blocked AS b
      GROUP BY b.kind, b.format_identifier, b.format_version
 $$;
