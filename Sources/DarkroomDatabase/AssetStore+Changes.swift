@@ -6,7 +6,7 @@ import LibPQ
 extension AssetStore {
     /// One adjustment of one asset, or nil when the asset has no such adjustment.
     public func adjustment(id: Int64, assetID: Int64) throws -> Adjustment? {
-        try connection.query("SELECT \(Adjustment.columns) FROM darkroom.adjustments WHERE id = $1 AND asset_id = $2",
+        try connection.query("SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE id = $1 AND asset_id = $2",
                              [.int(id), .int(assetID)]).first.map(Adjustment.init(row:))
     }
 

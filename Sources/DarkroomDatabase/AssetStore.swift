@@ -37,12 +37,12 @@ public struct AssetStore {
     }
 
     public func asset(id: Int64) throws -> Asset? {
-        try connection.query("SELECT \(Asset.columns) FROM darkroom.assets WHERE id = $1", [.int(id)])
+        try connection.query("SELECT \(Asset.columns) FROM darkroom.asset_records WHERE id = $1", [.int(id)])
             .first.map(Asset.init(row:))
     }
 
     public func asset(contentSHA256: String) throws -> Asset? {
-        try connection.query("SELECT \(Asset.columns) FROM darkroom.assets WHERE content_sha256 = $1",
+        try connection.query("SELECT \(Asset.columns) FROM darkroom.asset_records WHERE content_sha256 = $1",
                              [.text(contentSHA256.lowercased())])
             .first.map(Asset.init(row:))
     }
@@ -51,8 +51,8 @@ public struct AssetStore {
     /// Throws `QueueError.assetNotFound` for an unknown asset.
     public func currentAdjustment(of assetID: Int64) throws -> Adjustment? {
         let rows = try connection.query("""
-            SELECT \(Adjustment.columns) FROM darkroom.adjustments
-             WHERE id = (SELECT current_adjustment_id FROM darkroom.assets WHERE id = $1)
+            SELECT \(Adjustment.columns) FROM darkroom.adjustment_records
+             WHERE id = (SELECT current_adjustment_id FROM darkroom.asset_records WHERE id = $1)
             """, [.int(assetID)])
         if let row = rows.first { return try Adjustment(row: row) }
         guard try asset(id: assetID) != nil else { throw QueueError.assetNotFound(assetID) }
@@ -61,12 +61,13 @@ public struct AssetStore {
 
     /// Every adjustment recorded for the asset, oldest first.
     /// The layers the asset shows now, bottom (rendered from the original) first; empty when it
-    /// shows its original. `darkroom.current_chains` walks the chain: the one walk there is.
+    /// shows its original. `darkroom.current_chains` walks the chain: the one walk there is
+    /// (through `asset_chain`, which a viewer may call too).
     public func currentChain(of assetID: Int64) throws -> [Adjustment] {
         try connection.query("""
             SELECT \(Adjustment.columns(of: "a"))
-              FROM darkroom.current_chains(ARRAY[$1::bigint]) AS layer
-              JOIN darkroom.adjustments AS a ON a.id = layer.adjustment_id
+              FROM darkroom.asset_chain($1::bigint) AS layer
+              JOIN darkroom.adjustment_records AS a ON a.id = layer.adjustment_id
              ORDER BY layer.layer_number
             """, [.int(assetID)]).map(Adjustment.init(row:))
     }
@@ -80,7 +81,7 @@ public struct AssetStore {
     }
 
     public func adjustments(of assetID: Int64) throws -> [Adjustment] {
-        try connection.query("SELECT \(Adjustment.columns) FROM darkroom.adjustments WHERE asset_id = $1 ORDER BY id", [.int(assetID)])
+        try connection.query("SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE asset_id = $1 ORDER BY id", [.int(assetID)])
             .map(Adjustment.init(row:))
     }
 }

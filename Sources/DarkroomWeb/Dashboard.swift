@@ -30,7 +30,7 @@ public struct Dashboard: Sendable {
     public static let localAccount = "local"
     public static let sessionCookie = "darkroom_session"
 
-    let pool: DatabasePool
+    public let pool: DatabasePool
     public let thumbnails: Thumbnails
     let audit: ActionAudit
     let options: Options
@@ -44,7 +44,8 @@ public struct Dashboard: Sendable {
         self.logger = logger
     }
 
-    /// The router with `/metrics` (open), sessions (in memory), the sign-in gate and every route.
+    /// The router with `/metrics` (open), sessions (serve's: `DatabaseSessionStore`), the
+    /// sign-in gate and every route.
     public func router(sessions: any PersistDriver) -> Router<DashboardContext> {
         let router = Router(context: DashboardContext.self)
         // Before the session and the sign-in gate: Prometheus has no session. This process's

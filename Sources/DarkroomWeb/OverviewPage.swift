@@ -10,20 +10,15 @@ struct OverviewPage {
         var status: QueueStatus
         var throughput: Throughput
         var workers: [WorkerStatus]
-        /// nil when the queue is too long to check on a page load (see `waitingCheckLimit`).
-        var waiting: [WaitingForEditor]?
+        /// Exact at any queue length: waiting_for_editor asks can_run once per kind and format,
+        /// and job by job only where a layer some live worker cannot read is involved.
+        var waiting: [WaitingForEditor]
     }
-
-    /// waiting_for_editor asks every queued job whether a live worker can run it: about half a
-    /// second for a million. Past this many queued jobs the page says where to look instead.
-    static let waitingCheckLimit = 100_000
 
     static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
-        let status = try queue.status(recentFailures: 0)
-        let queued = status.countsByState[.queued] ?? 0
-        return Data(status: status, throughput: try queue.throughput(), workers: try queue.workers(),
-                    waiting: queued > waitingCheckLimit ? nil : try queue.waitingForEditor())
+        return Data(status: try queue.status(recentFailures: 0), throughput: try queue.throughput(), workers: try queue.workers(),
+                    waiting: try queue.waitingForEditor())
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {
@@ -43,17 +38,12 @@ struct OverviewPage {
                 <td>\(Page.duration(worker.silence)) ago</td><td>\(jobs)</td></tr>
                 """
         }
-        let waiting: HTML
-        if let groups = data.waiting {
-            waiting = groups.isEmpty ? "<p>None: a live worker can run every queued job.</p>" : """
-                <table><thead><tr><th>kind</th><th>format</th><th class="num">jobs</th><th>oldest</th></tr></thead><tbody>\
-                \(groups.map { group -> HTML in
-                    "<tr><td>\(group.kind)</td><td>\(group.formatIdentifier ?? "") \(group.formatVersion ?? "")</td><td class=\"num\">\(Page.number(group.jobs))</td><td>\(Page.timestamp(group.oldest))</td></tr>"
-                })</tbody></table>
-                """
-        } else {
-            waiting = "<p class=\"note\">Not checked: with more than \(Page.number(waitingCheckLimit)) jobs queued, asking each whether a live worker can run it takes too long for this page. <code>darkroom status</code> (or <code>SELECT * FROM darkroom.waiting_for_editor</code>) gives it.</p>"
-        }
+        let waiting: HTML = data.waiting.isEmpty ? "<p>None: a live worker can run every queued job.</p>" : """
+            <table><thead><tr><th>kind</th><th>format</th><th class="num">jobs</th><th>oldest</th></tr></thead><tbody>\
+            \(data.waiting.map { group -> HTML in
+                "<tr><td>\(group.kind)</td><td>\(group.formatIdentifier ?? "") \(group.formatVersion ?? "")</td><td class=\"num\">\(Page.number(group.jobs))</td><td>\(Page.timestamp(group.oldest))</td></tr>"
+            })</tbody></table>
+            """
         let hour = data.throughput
         return Page.document(title: "Overview", session: session, current: "/", live: true, """
             <h1>Overview</h1>

@@ -28,10 +28,13 @@ public struct WebSession: Codable, Sendable, Hashable {
 public struct DashboardContext: SessionRequestContext, RequestContext {
     public var coreContext: CoreRequestContextStorage
     public let sessions: SessionContext<WebSession>
+    /// The peer's IP address (behind a proxy: the proxy's), for the sign-in throttle.
+    public let clientAddress: String
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         sessions = .init()
+        clientAddress = source.channel.remoteAddress?.ipAddress ?? "unknown"
     }
 
     /// The signed-in account's name and role.

@@ -25,10 +25,17 @@ struct SignInRoutes {
             guard let accounts = dashboard.options.accounts else {
                 return Response(status: .seeOther, headers: [.location: next])
             }
+            // Throttled before the password is even checked: a guess made while waiting says nothing.
+            let address = context.clientAddress
+            let wait = try await dashboard.read { try SignInThrottle(connection: $0).wait(account: name, address: address) }
+            if wait > 0 {
+                return throttled(wait, name: name, address: address, session: context.sessions.session ?? WebSession(), next: next)
+            }
             // bcrypt is slow on purpose: not on the event loop.
             let account = await withCheckedContinuation { continuation in
                 DispatchQueue.global().async { continuation.resume(returning: accounts.verify(name: name, password: password)) }
             }
+            _ = try await dashboard.read { try SignInThrottle(connection: $0).record(account: name, address: address, succeeded: account != nil) }
             guard let account else {
                 dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil, result: "refused: wrong name or password"))
                 let session = context.sessions.session ?? WebSession()
@@ -46,6 +53,18 @@ struct SignInRoutes {
             context.sessions.clearSession()
             return Response(status: .seeOther, headers: [.location: dashboard.options.accounts == nil ? "/" : "/sign-in"])
         }
+    }
+
+    /// 429 with Retry-After: too many failures for this name or from this address.
+    func throttled(_ wait: Double, name: String, address: String, session: WebSession, next: String) -> Response {
+        let seconds = Int(wait.rounded(.up))
+        dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil,
+                                     result: "refused: throttled for \(seconds) s (from \(address))"))
+        var response = Page.response(Self.form(session: session, next: next,
+                                               problem: "Too many failed sign-ins for this name or from this address. Try again in \(seconds) s."),
+                                     status: .tooManyRequests)
+        response.headers[.retryAfter] = String(seconds)
+        return response
     }
 
     /// Only a path on this site: never a redirect to another host.

@@ -52,7 +52,8 @@ extension Darkroom {
             try withExitCodes { prepared = try prepare() }
             guard let (dashboard, address, logger) = prepared else { return }
             MetricsSetup.bootstrapOnce()
-            let sessions = MemoryPersistDriver()
+            // In PostgreSQL: a restart signs nobody out, and every replica knows every session.
+            let sessions = DatabaseSessionStore(pool: dashboard.pool, logger: logger)
             let app = Application(router: dashboard.router(sessions: sessions),
                                   configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
                                                                           serverName: "darkroom"),

@@ -34,11 +34,15 @@ ALTER TABLE darkroom.adjustments DISABLE TRIGGER USER;
 INSERT INTO darkroom.adjustments (asset_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes)
 SELECT n, 'io.darkroom.pipeline', '1.0.0', '\x7b7d', 'renders/' || n || '/0.jpg', 1, 1, 1 FROM generate_series(20001, 40000) AS n;
 ALTER TABLE darkroom.adjustments ENABLE TRIGGER USER;
+-- Those assets show their layer (a re-render below reaches them).
+ALTER TABLE darkroom.assets DISABLE TRIGGER USER;
+UPDATE darkroom.assets AS s SET current_adjustment_id = a.id FROM darkroom.adjustments AS a WHERE a.asset_id = s.id;
+ALTER TABLE darkroom.assets ENABLE TRIGGER USER;
 INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data, batch, state, attempts, started_at, finished_at, adjustment_id)
 SELECT a.asset_id, 'io.darkroom.pipeline', '1.0.0', '\x7b7d', 'backlog', 'succeeded', 1, now() - interval '30 minutes',
        now() - (a.asset_id % 3000) * interval '1 second', a.id
   FROM darkroom.adjustments AS a;
-VACUUM ANALYZE darkroom.assets, darkroom.jobs, darkroom.adjustments, darkroom.job_counts;
+VACUUM ANALYZE darkroom.assets, darkroom.jobs, darkroom.adjustments, darkroom.job_counts, darkroom.queued_job_formats;
 SQL
 
 log="$out/serve.log"
@@ -68,13 +72,39 @@ for page in "${pages[@]}"; do
   echo "    $page: HTTP $status median $median ms, worst $worst ms ($verdict)"
 done
 
+# The overview's "waiting for a newer editor" under three fleets: nobody (the million waits),
+# a worker reading 1.0.0 (nothing waits), one reading only up to 0.9.0 (the million waits). The
+# 20 000 assets with a 1.0.0 layer get a re-render queued, decided job by job for the 0.9 worker.
+psql -X -q -v ON_ERROR_STOP=1 "$url" -c "SELECT darkroom.enqueue_rerender('io.darkroom.pipeline', NULL, -20, 'rerender')" >/dev/null
+for fleet in "no worker|" "a worker reading 1.0.0|1.0.0" "a worker reading only 0.9.0|0.9.0"; do
+  name="${fleet%%|*}"; max="${fleet#*|}"
+  psql -X -q "$url" -c "DELETE FROM darkroom.workers" >/dev/null
+  if [ -n "$max" ]; then
+    psql -X -q "$url" -c "SELECT count(*) FROM darkroom.heartbeat('bench/0', 'localhost', 1, 3600, '{}', '{}',
+      '[{\"identifier\": \"io.darkroom.pipeline\", \"min\": \"0.0.0\", \"max\": \"$max\"}]')" >/dev/null
+  fi
+  waiting="$(psql -X -tA "$url" -c "SELECT coalesce(sum(jobs), 0) FROM darkroom.waiting_for_editor")"
+  sql_ms="$(psql -X -tA "$url" -c "EXPLAIN (ANALYZE, FORMAT JSON) SELECT * FROM darkroom.waiting_for_editor" | python3 -c 'import json,sys; print("%.1f" % json.load(sys.stdin)[0]["Execution Time"])')"
+  curl -s -o /dev/null -c "$out/cookies" -b "$out/cookies" "$base/"
+  times=()
+  for _ in 1 2 3 4 5; do times+=("$(curl -s -o /dev/null -w '%{time_total}' -c "$out/cookies" -b "$out/cookies" "$base/")"); done
+  ms="$(printf '%s\n' "${times[@]}" | awk '{ printf "%.1f\n", $1 * 1000 }' | sort -n)"
+  median="$(sed -n 3p <<<"$ms")"; worst="$(sed -n 5p <<<"$ms")"
+  verdict=ok
+  if awk -v w="$worst" 'BEGIN { exit !(w >= 200) }'; then verdict=SLOW; slow=1; fi
+  rows+=("| \`/\` with $name ($waiting jobs waiting for an editor; the view alone $sql_ms ms) | $median ms | $worst ms | $verdict |")
+  echo "    / with $name: $waiting waiting, view $sql_ms ms, page median $median ms, worst $worst ms ($verdict)"
+done
+psql -X -q "$url" -c "DELETE FROM darkroom.workers" >/dev/null
+
 echo "==> plans of the views the pages read (no sequential scan of darkroom.jobs)"
 for query in "SELECT * FROM darkroom.queue_summary" "SELECT * FROM darkroom.batch_summary WHERE batch = 'backlog'" \
              "SELECT * FROM darkroom.batch_summary" "SELECT * FROM darkroom.throughput" "SELECT * FROM darkroom.worker_status" \
              "SELECT * FROM darkroom.batch_failure_codes WHERE batch = 'nightly-3'" \
              "SELECT * FROM darkroom.failures WHERE code = 'jpeg_corrupt' LIMIT 50" \
              "SELECT * FROM darkroom.failures WHERE batch = 'nightly-3' LIMIT 50" \
-             "SELECT id FROM darkroom.jobs WHERE state = 'queued' ORDER BY run_at, id LIMIT 1"; do
+             "SELECT id FROM darkroom.jobs WHERE state = 'queued' ORDER BY run_at, id LIMIT 1" \
+             "SELECT * FROM darkroom.waiting_for_editor"; do
   plan="$(psql -X -tA "$url" -c "EXPLAIN (COSTS OFF) $query")"
   if grep -q 'Seq Scan on jobs' <<<"$plan"; then echo "    SEQ SCAN: $query"; slow=1; else echo "    index: $query"; fi
 done

@@ -88,19 +88,21 @@ struct AccessRoleTests {
             let readViews = Dictionary(uniqueKeysWithValues: allViews.map { ($0, "SELECT") })
 
             #expect(try usable(by: viewer, on: connection) == readViews)
-            #expect(try executable(by: viewer, on: connection) == ["waiting_for_editor_rows"])
+            let serve: Set<String> = ["save_session", "load_session", "end_session", "sign_in_wait", "record_sign_in", "forget_expired_sessions"]
+            #expect(try executable(by: viewer, on: connection) == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve))
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)
-            #expect(try executable(by: operatorRole, on: connection) == [
-                "waiting_for_editor_rows", "enqueue_edit", "enqueue_edits", "enqueue_revert", "enqueue_rerender",
+            #expect(try executable(by: operatorRole, on: connection) == Set<String>([
+                "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert", "enqueue_rerender",
                 "cancel_job", "cancel_batch", "retry_job", "retry_batch",
-            ])
+            ]).union(serve))
 
-            #expect(try usable(by: worker, on: connection) == ["assets": "SELECT", "adjustments": "SELECT"])
+            #expect(try usable(by: worker, on: connection) == ["assets": "SELECT", "adjustments": "SELECT",
+                                                              "asset_records": "SELECT", "adjustment_records": "SELECT"])
             #expect(try executable(by: worker, on: connection) == [
                 "claim_jobs", "leases_have_expired", "rescue_expired_leases", "heartbeat", "worker_stopped",
                 "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
-                "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
+                "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
             ])
             for role in [viewer, operatorRole, worker] {
                 #expect(try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'USAGE')", [.text(role)]).bool == true)

@@ -14,10 +14,9 @@ public struct HTTPAnswer: Sendable {
 /// test client that skips the server's sockets.
 public func httpGet(_ url: String) async throws -> HTTPAnswer {
     var request = URLRequest(url: URL(string: url)!)
-    // Not a time limit on the server: the server's handlers and this continuation need a thread
-    // of Swift's cooperative pool (one per core), which synchronous tests running beside this
-    // one may hold for a minute or two. This only keeps a hung server from hanging the suite.
-    request.timeoutInterval = 600
+    // A hung server's guard, not a timing check. Servers started by `withServer`, and this
+    // request when called from its body, run on threads of their own (`DedicatedThreads`).
+    request.timeoutInterval = 60
     let (data, response) = try await URLSession.shared.data(for: request)
     let http = response as! HTTPURLResponse
     return HTTPAnswer(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
@@ -26,11 +25,23 @@ public func httpGet(_ url: String) async throws -> HTTPAnswer {
 
 /// Starts a server made by `make` (given the callback it calls with its bound port), runs
 /// `body` with that port, then stops the server and waits until it has let go of the port.
+/// The server and `body` run on threads of their own, not on the cooperative pool that
+/// synchronous tests beside them may hold.
 public func withServer<T>(_ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
                           _ body: (_ port: Int) async throws -> T) async throws -> T {
+    let threads = DedicatedThreads(name: "test-server")
+    defer { threads.shutdown() }
+    return try await withTaskExecutorPreference(threads) {
+        try await serving(on: threads, make, body)
+    }
+}
+
+private func serving<T>(on threads: DedicatedThreads,
+                        _ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
+                        _ body: (_ port: Int) async throws -> T) async throws -> T {
     let (ports, announce) = AsyncStream.makeStream(of: Int.self)
     let run = make { announce.yield($0) }
-    let server = Task {
+    let server = Task(executorPreference: threads) {
         defer { announce.finish() }
         try await run()
     }

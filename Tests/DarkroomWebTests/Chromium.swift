@@ -118,22 +118,22 @@ final class Chromium {
     }
 
     /// Opens `url` and waits until the page and its images have loaded.
-    func open(_ url: String, seconds: Double = 600) throws {
+    func open(_ url: String, seconds: Double = 60) throws {
         try call("Page.navigate", ["url": url])
         try waitForLoad(seconds: seconds)
     }
 
     /// Waits for the document and every image in it to finish loading (up to `seconds`).
     /// Lazy images below the fold are asked for now, as if the page were scrolled through.
-    func waitForLoad(seconds: Double = 600) throws {
+    func waitForLoad(seconds: Double = 60) throws {
         try waitUntil("document.readyState === 'complete'", seconds: seconds)
         try evaluate("document.querySelectorAll('img[loading=lazy]').forEach(i => i.loading = 'eager'); true")
         try waitUntil("Array.from(document.images).every(i => i.complete)", seconds: seconds)
     }
 
-    /// A guard against a hung page, not a timing check: in the full suite, synchronous tests can
-    /// hold every cooperative thread the dashboard's handlers need for minutes at a time.
-    func waitUntil(_ condition: String, seconds: Double = 600) throws {
+    /// A guard against a hung page, not a timing check (the server under test runs in a process
+    /// of its own, so the suites beside it only share the cores).
+    func waitUntil(_ condition: String, seconds: Double = 60) throws {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if (try? evaluate("!!(\(condition))")) as? Bool == true { return }

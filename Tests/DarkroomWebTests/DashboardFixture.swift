@@ -24,8 +24,19 @@ struct DashboardFixture {
 
     /// Runs `body` with the fixture; everything is removed afterwards.
     /// `login`: given the database URL, the URL the dashboard's pool logs in with (default: the owner's).
+    /// It runs on threads of its own (`DedicatedThreads`), the in-process dashboard's handlers
+    /// too: synchronous suites running beside it hold the cooperative pool's threads for minutes.
     static func with<T>(accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
                         _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
+        let threads = DedicatedThreads(name: "dashboard-test")
+        defer { threads.shutdown() }
+        return try await withTaskExecutorPreference(threads) {
+            try await prepared(accounts: withAccounts, secureCookies: secureCookies, login: login, body)
+        }
+    }
+
+    private static func prepared<T>(accounts withAccounts: Bool, secureCookies: Bool, login: (String) throws -> String,
+                                    _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
         try await TestDatabase.withFreshDatabase { url in
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-web-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: folder) }

@@ -184,6 +184,58 @@ import Testing
         }
     }
 
+    /// Logged in to PostgreSQL as a member of the viewer role only, serve shows every page, the
+    /// asset page too (its chain through `asset_chain`, its records through the views), and an
+    /// operator account's action is refused by the database: the login can read and not write.
+    @Test func aViewerLoginRendersTheAssetPageAndCannotWrite() async throws {
+        let login = { (url: String) throws -> String in
+            let name = TestDatabase.roleName("looker", forDatabaseAt: url)
+            let owner = try PostgresConnection(url)
+            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE "
+                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
+            return try TestDatabase.url(url, as: name)
+        }
+        try await DashboardFixture.with(login: login) { fixture, dashboard in
+            // A layer on the asset: the queued job, claimed and completed as a worker would.
+            let queue = JobQueue(try PostgresConnection(fixture.url), logger: .quiet)
+            let claimed = try #require(try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60)).first)
+            _ = try queue.complete(claimed, with: sampleAdjustment(for: claimed))
+            let layer = try fixture.query("SELECT current_adjustment_id AS id FROM darkroom.assets WHERE id = $1", [.int(fixture.assetID)])[0]["id"]
+                .decode(Int64.self)
+            try await Self.app(dashboard).test(.router) { client in
+                var browser = Browser(client)
+                _ = try await browser.signIn(DashboardFixture.operatorName)
+                for path in ["/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures"] {
+                    let page = try await browser.get(path)
+                    #expect(page.status == .ok, "\(path): \(page.status) \(page.body.suffix(300))")
+                }
+                let asset = try await browser.get("/assets/\(fixture.assetID)")
+                #expect(asset.status == .ok, "\(asset.body.suffix(300))")
+                #expect(asset.body.contains("src=\"/assets/\(fixture.assetID)/adjustments/\(layer).jpg\""), "the chain's layer")
+                #expect(asset.body.contains("openstreetmap.org/?mlat=43.4674"), "the asset's record")
+                let original = try await browser.get("/assets/\(fixture.assetID)/original.jpg")
+                #expect(original.status == .ok && original.headers[.contentType] == "image/jpeg")
+
+                let page = try await browser.get("/failures")
+                let refused = try await browser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: page.csrfToken)
+                #expect(refused.status == .seeOther)
+                let flash = try await browser.get("/failures")
+                #expect(flash.body.contains("permission denied"), "\(flash.body.suffix(500))")
+                #expect(try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(fixture.failedJobID)])[0]["state"]
+                    .decode(String.self) == "failed")
+            }
+            // The login itself: it reads the records as AssetStore does and writes nothing.
+            let viewer = try PostgresConnection(try TestDatabase.url(fixture.url, as: TestDatabase.roleName("looker", forDatabaseAt: fixture.url)))
+            #expect(try AssetStore(viewer).asset(id: fixture.assetID)?.currentAdjustmentID == layer)
+            #expect(try AssetStore(viewer).currentChain(of: fixture.assetID).map(\.id) == [layer])
+            for write in ["UPDATE darkroom.asset_records SET latitude = 0", "UPDATE darkroom.adjustment_records SET warnings = NULL",
+                          "DELETE FROM darkroom.adjustment_records", "UPDATE darkroom.assets SET latitude = 0",
+                          "SELECT darkroom.retry_job(\(fixture.failedJobID))", "SELECT * FROM darkroom.current_chains(ARRAY[1::bigint])"] {
+                #expect(throws: PostgresError.self, "\(write)") { try viewer.execute(write) }
+            }
+        }
+    }
+
     /// Logged in to PostgreSQL as a member of the operator role (reads through views, acts
     /// through the API) and the worker role (reads the catalogue the way a worker does), the
     /// pages work and each action lands in darkroom.audit_trail under the signed-in account.

@@ -33,5 +33,7 @@ public struct Migration: Sendable, Hashable {
         Migration(12, "render_warnings", PackageResources._012_render_warnings_sql),
         Migration(13, "roles_and_audit", PackageResources._013_roles_and_audit_sql),
         Migration(15, "dashboard_counts", PackageResources._015_dashboard_counts_sql),
+        Migration(17, "queued_job_formats", PackageResources._017_queued_job_formats_sql),
+        Migration(18, "dashboard_sessions", PackageResources._018_dashboard_sessions_sql),
     ]
 }

@@ -25,6 +25,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("settings.sql", PackageResources.settings_sql),
         SchemaDefinition("notify_workers.sql", PackageResources.notify_workers_sql),
         SchemaDefinition("job_counts.sql", PackageResources.job_counts_sql),
+        SchemaDefinition("queued_job_formats.sql", PackageResources.queued_job_formats_sql),
         SchemaDefinition("append_only.sql", PackageResources.append_only_sql),
         SchemaDefinition("require.sql", PackageResources.require_sql),
         SchemaDefinition("chain.sql", PackageResources.chain_sql),
@@ -52,6 +53,8 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("throughput.sql", PackageResources.throughput_sql),
         SchemaDefinition("batch_failure_codes.sql", PackageResources.batch_failure_codes_sql),
         SchemaDefinition("asset_changes.sql", PackageResources.asset_changes_sql),
+        SchemaDefinition("asset_records.sql", PackageResources.asset_records_sql),
+        SchemaDefinition("dashboard_sessions.sql", PackageResources.dashboard_sessions_sql),
         // Last: it grants on every function and view above (Migrator calls darkroom.grant_access).
         SchemaDefinition("roles.sql", PackageResources.roles_sql),
     ]

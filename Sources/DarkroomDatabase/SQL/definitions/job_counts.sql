@@ -68,4 +68,6 @@ BEGIN
     INSERT INTO darkroom.job_counts (batch, state, jobs, first_created_at)
     SELECT f.batch, f.state, sum(f.jobs), min(f.first_created_at) FROM folded AS f GROUP BY f.batch, f.state
     HAVING sum(f.jobs) <> 0 OR min(f.first_created_at) IS NOT NULL;
+    -- The queued jobs per format (queued_job_formats.sql), folded on the same occasions.
+    PERFORM darkroom.compact_queued_job_formats();
 END $$;

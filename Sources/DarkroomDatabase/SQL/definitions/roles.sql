@@ -1,7 +1,9 @@
 -- Who may do what. Three group roles that cannot log in; people and processes log in as
 -- roles of their own that are members of one (CREATE ROLE alice LOGIN IN ROLE darkroom_operator):
 --   viewer   reads darkroom's views (queue_summary, batch_summary, failures, worker_status,
---            waiting_for_editor, audit_trail, …) and no table.
+--            waiting_for_editor, audit_trail, asset_records, adjustment_records, …) and no
+--            table; an asset's chain through asset_chain, which runs with the owner's rights;
+--            serve's sessions and sign-in throttle through dashboard_sessions.sql's functions.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
 --            enqueue_revert, enqueue_rerender, cancel_job/batch, retry_job/batch. It writes no
 --            table itself: each of those functions runs with the owner's rights (SECURITY
@@ -9,8 +11,9 @@
 --            records the action in darkroom.audit_log.
 --   worker   calls the worker API (claim_jobs, heartbeat, complete/fail/release_job, …,
 --            register_asset for imports), which also runs with the owner's rights, and reads
---            darkroom.assets and darkroom.adjustments: the photo and the layers it renders
---            (AssetStore reads them, through current_chains and rerender_scope too).
+--            the photo and the layers it renders as AssetStore does (asset_records,
+--            adjustment_records, asset_chain) and, for current_chains and rerender_scope,
+--            which run with its rights, darkroom.assets and darkroom.adjustments.
 -- Everything else (the tables, settings, prune_jobs, Jobs/ scripts, migrations) is the owner's,
 -- and PUBLIC may do nothing in the schema.
 
@@ -26,7 +29,12 @@ LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     -- What each role may call, by signature; a missing function fails the migration here.
     viewer_functions text[] := ARRAY[
-        'darkroom.waiting_for_editor_rows()'];  -- the waiting_for_editor view reads through it
+        'darkroom.waiting_for_editor_rows()',  -- the waiting_for_editor view reads through it
+        'darkroom.asset_chain(bigint)',
+        -- serve's sessions and sign-in throttle (dashboard_sessions.sql), whatever its login.
+        'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
+        'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
+        'darkroom.forget_expired_sessions()'];
     operator_functions text[] := ARRAY[
         'darkroom.enqueue_edit(bigint, text, text, bytea, int, text)',
         'darkroom.enqueue_edit(bigint, text, text, jsonb, int, text)',
@@ -49,9 +57,10 @@ DECLARE
         'darkroom.completed_under_lease(bigint, uuid)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
         -- These run with the worker's own rights over the two tables below.
+        'darkroom.asset_chain(bigint)',
         'darkroom.current_chains(bigint[])', 'darkroom.rerender_scope(text, text, bigint[])',
         'darkroom.semver_sort_key(text)', 'darkroom.semver_prerelease_key(text)'];
-    worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments'];
+    worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments', 'darkroom.asset_records', 'darkroom.adjustment_records'];
     kinds text[] := ARRAY['viewer', 'operator', 'worker'];
     given text[] := ARRAY[grant_access.viewer, grant_access.operator, grant_access.worker];
     names text[] := '{}';

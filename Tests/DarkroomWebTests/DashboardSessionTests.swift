@@ -1,0 +1,157 @@
+import DarkroomDatabase
+import DarkroomTestSupport
+import DarkroomWeb
+import Foundation
+import Hummingbird
+import HummingbirdTesting
+import LibPQ
+import Testing
+
+/// serve's sessions in PostgreSQL (only the token's hash stored; a restart or another replica
+/// knows the session; ended ones removed; a viewer login cannot mint an operator) and the
+/// sign-in throttle (per account name and per client address, with backoff).
+@Suite struct DashboardSessionTests {
+    static func app(_ dashboard: Dashboard, pool: DatabasePool) -> some ApplicationProtocol {
+        Application(router: dashboard.router(sessions: DatabaseSessionStore(pool: pool, logger: .quiet)))
+    }
+
+    /// The cookie's value (the session token).
+    static func token(_ cookie: String?) throws -> String {
+        String(try #require(cookie?.split(separator: "=", maxSplits: 1).last))
+    }
+
+    @Test func aSessionSurvivesARestartAndIsStoredOnlyAsAHash() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            let cookie = try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                let signedIn = try await browser.signIn(DashboardFixture.operatorName)
+                #expect(signedIn.status == .seeOther)
+                return browser.cookie
+            }
+            let token = try Self.token(cookie)
+            let rows = try fixture.query("SELECT token_hash, account, role, data::text AS data FROM darkroom.dashboard_sessions WHERE account IS NOT NULL")
+            #expect(rows.count == 1)
+            #expect(try rows[0]["token_hash"].decode([UInt8].self) == DatabaseSessionStore.tokenHash("hbs." + token))
+            #expect(try rows[0]["account"].decode(String.self) == DashboardFixture.operatorName)
+            #expect(try rows[0]["role"].decode(String.self) == "operator")
+            #expect(try !(rows[0]["data"].decode(String.self)).contains(token), "the token is stored nowhere")
+
+            // A new process (its own pool and router): the same cookie is still signed in, and
+            // signing out there ends the session everywhere.
+            let restarted = DatabasePool(url: fixture.url, size: 1, logger: .quiet)
+            defer { restarted.close() }
+            try await Self.app(dashboard, pool: restarted).test(.router) { client in
+                var browser = Browser(client)
+                browser.cookie = cookie
+                let page = try await browser.get("/failures")
+                #expect(page.status == .ok, "signed in after the restart")
+                #expect(page.body.contains("action=\"/jobs/\(fixture.failedJobID)/retry\""), "still an operator")
+                let out = try await browser.post("/sign-out", [:], csrf: page.csrfToken)
+                #expect(out.status == .seeOther)
+            }
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                browser.cookie = cookie
+                let page = try await browser.get("/failures")
+                #expect(page.status == .seeOther, "signed out on the other replica")
+            }
+            #expect(try fixture.query("SELECT 1 FROM darkroom.dashboard_sessions WHERE account IS NOT NULL").isEmpty)
+        }
+    }
+
+    @Test func endedSessionsAreRefusedAndRemoved() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                _ = try await browser.signIn(DashboardFixture.viewerName)
+                let before = try await browser.get("/")
+                #expect(before.status == .ok)
+                _ = try fixture.query("UPDATE darkroom.dashboard_sessions SET expires_at = now() - interval '1 second' WHERE account IS NOT NULL")
+                let after = try await browser.get("/")
+                #expect(after.status == .seeOther, "an ended session signs nobody in")
+            }
+            let removed = try fixture.query("SELECT darkroom.forget_expired_sessions() AS n")[0]["n"].decode(Int64.self)
+            #expect(removed >= 1)
+            #expect(try fixture.query("SELECT 1 FROM darkroom.dashboard_sessions WHERE expires_at <= now()").isEmpty)
+            // Bounds: no session for ever, none of zero length.
+            let refused: [Double] = [0, -1, 32 * 86400]
+            for seconds in refused {
+                #expect(throws: PostgresError.self) {
+                    try fixture.query("SELECT darkroom.save_session($1, '{}'::jsonb, $2, true)",
+                                      [.bytes(DatabaseSessionStore.tokenHash("x")), .double(seconds)])
+                }
+            }
+        }
+    }
+
+    /// A viewer login stores a viewer's session even for an operator account: calling the
+    /// functions directly mints no operator.
+    @Test func aViewerLoginCannotMintAnOperatorSession() async throws {
+        let viewer = { (url: String) throws -> String in
+            let name = TestDatabase.roleName("watcher", forDatabaseAt: url)
+            let owner = try PostgresConnection(url)
+            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE "
+                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
+            return try TestDatabase.url(url, as: name)
+        }
+        try await DashboardFixture.with(login: viewer) { fixture, dashboard in
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                let signedIn = try await browser.signIn(DashboardFixture.operatorName)
+                #expect(signedIn.status == .seeOther)
+                let page = try await browser.get("/failures")
+                #expect(page.status == .ok)
+                #expect(!page.body.contains("action=\"/jobs/\(fixture.failedJobID)/retry\""), "no operator's buttons")
+            }
+            let roles = try fixture.query("SELECT role FROM darkroom.dashboard_sessions WHERE account = $1", [.text(DashboardFixture.operatorName)])
+            #expect(try roles.map { try $0["role"].decode(String.self) } == ["viewer"])
+        }
+    }
+
+    @Test func failedSignInsBackOffPerAccountAndPerAddress() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                let form = try await browser.get("/sign-in")
+                for _ in 0..<5 {
+                    let wrong = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
+                    #expect(wrong.status == .unauthorized)
+                }
+                let counted = try fixture.query("SELECT scope, failures FROM darkroom.sign_in_failures ORDER BY scope")
+                #expect(try counted.map { "\(try $0["scope"].decode(String.self)) \(try $0["failures"].decode(Int.self))" } == ["account 5", "address 5"])
+                // Seven guesses more (written here, so the wait, 128 s, cannot run out before the
+                // next request on a loaded machine): the right password waits too, unchecked.
+                _ = try fixture.query("UPDATE darkroom.sign_in_failures SET failures = 12")
+                let throttled = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                                                       csrf: form.csrfToken)
+                #expect(throttled.status == .tooManyRequests)
+                #expect((100...128).contains(Int(throttled.headers[.retryAfter] ?? "") ?? 0))
+                #expect(throttled.body.contains("Too many failed sign-ins"))
+                #expect(try fixture.auditTrail().contains { $0.actor == DashboardFixture.operatorName && $0.result.hasPrefix("refused: throttled") })
+
+                // Once the wait is over (moved into the past here), the right password works and clears the count.
+                _ = try fixture.query("UPDATE darkroom.sign_in_failures SET last_failure_at = now() - interval '129 seconds'")
+                let signedIn = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                                                      csrf: form.csrfToken)
+                #expect(signedIn.status == .seeOther)
+                #expect(try fixture.query("SELECT 1 FROM darkroom.sign_in_failures").isEmpty)
+            }
+
+            // The rule, in SQL: five free, then 1 s doubling to 15 minutes; per name and per address.
+            let waits = try (0...30).map { failures in
+                try fixture.query("SELECT extract(epoch FROM darkroom.sign_in_backoff($1::int))::double precision AS s", [.int(Int64(failures))])[0]["s"]
+                    .decode(Double.self)
+            }
+            #expect(Array(waits[0..<5]) == [0, 0, 0, 0, 0])
+            #expect(Array(waits[5..<9]) == [1, 2, 4, 8])
+            #expect(waits.last == 900 && waits == waits.sorted())
+            for _ in 0..<5 { _ = try fixture.query("SELECT darkroom.record_sign_in('mallory', '192.0.2.1', false)") }
+            func wait(_ account: String, _ address: String) throws -> Double {
+                try fixture.query("SELECT darkroom.sign_in_wait($1, $2) AS w", [.text(account), .text(address)])[0]["w"].decode(Double.self)
+            }
+            #expect(try wait("mallory", "198.51.100.7") > 0, "the account, from anywhere")
+            #expect(try wait("olga", "192.0.2.1") > 0, "the address, for any account")
+            #expect(try wait("olga", "198.51.100.7") == 0)
+        }
+    }
+}
