@@ -33,7 +33,9 @@ BEGIN
     IF problem IS NOT NULL THEN
         RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    PERFORM darkroom.rescue_expired_leases();  -- it looks before it locks
+    IF darkroom.leases_have_expired() THEN  -- almost always not: skip the sweep's call
+        PERFORM darkroom.rescue_expired_leases();
+    END IF;
     IF formats IS NOT NULL THEN
         SELECT coalesce(array_agg(f->>'identifier'), '{}'), coalesce(array_agg(darkroom.semver_sort_key(f->>'min')), '{}'),
                coalesce(array_agg(darkroom.semver_sort_key(f->>'max')), '{}')

@@ -87,33 +87,49 @@ BEGIN
         RETURN;
     END IF;
     current := CASE change WHEN 'none' THEN previous END;
-    FOR layer IN 1 .. layer_count LOOP
+    -- Layers below the top one (a re-render replaying a chain), each based on the one before.
+    FOR layer IN 1 .. layer_count - 1 LOOP
         INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
                                                base_adjustment_id, rendered_path, rendered_width, rendered_height,
                                                rendered_bytes, rerender_of, warnings)
-        VALUES (job.asset_id, CASE WHEN layer = layer_count THEN job.id END, layer_formats[layer], layer_versions[layer],
+        VALUES (job.asset_id, NULL, layer_formats[layer], layer_versions[layer],
                 layer_data[layer], base, layer_paths[layer], layer_widths[layer], layer_heights[layer],
                 layer_bytes[layer], layer_rerender_of[layer], coalesce(layer_warnings -> (layer - 1), '[]'))
         RETURNING a.id INTO base;
-        job_warnings := job_warnings || coalesce(layer_warnings -> (layer - 1), '[]');
-        recorded := base;
-        current := base;
     END LOOP;
-    -- One statement: move the asset and write its history if its look changed, and mark
-    -- the job succeeded.
-    WITH moved AS (
-        UPDATE darkroom.assets AS a SET current_adjustment_id = current
-         WHERE a.id = job.asset_id AND current IS DISTINCT FROM previous
+    FOR layer IN 1 .. layer_count LOOP
+        job_warnings := job_warnings || coalesce(layer_warnings -> (layer - 1), '[]');
+    END LOOP;
+    -- One statement writes the rest: the top layer (the job's own record), the asset's move
+    -- and its history entry if its look changed, and the job's success.
+    WITH top AS (
+        INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
+                                               base_adjustment_id, rendered_path, rendered_width, rendered_height,
+                                               rendered_bytes, rerender_of, warnings)
+        SELECT job.asset_id, job.id, layer_formats[layer_count], layer_versions[layer_count],
+               layer_data[layer_count], base, layer_paths[layer_count], layer_widths[layer_count], layer_heights[layer_count],
+               layer_bytes[layer_count], layer_rerender_of[layer_count], coalesce(layer_warnings -> (layer_count - 1), '[]')
+         WHERE layer_count > 0
         RETURNING a.id
+    ), written AS (
+        SELECT (SELECT top.id FROM top) AS recorded,
+               CASE WHEN layer_count > 0 THEN (SELECT top.id FROM top) ELSE current END AS current
+    ), moved AS (
+        UPDATE darkroom.assets AS a SET current_adjustment_id = written.current
+          FROM written
+         WHERE a.id = job.asset_id AND written.current IS DISTINCT FROM previous
+        RETURNING a.id, written.current
     ), history AS (
         INSERT INTO darkroom.asset_history (asset_id, job_id, action, adjustment_id, previous_adjustment_id)
-        SELECT moved.id, job.id, job.kind, current, previous FROM moved
+        SELECT moved.id, job.id, job.kind, moved.current, previous FROM moved
     )
     UPDATE darkroom.jobs AS j
-       SET state = 'succeeded', finished_at = now(), adjustment_id = recorded,
+       SET state = 'succeeded', finished_at = now(), adjustment_id = written.recorded,
            outcome = CASE WHEN change = 'layers' THEN NULL ELSE complete_job.outcome END, warnings = job_warnings,
            completed_lease = j.lease_token, lease_token = NULL, lease_expires_at = NULL, crashes = 0
-     WHERE j.id = job.id;
+      FROM written
+     WHERE j.id = job.id
+    RETURNING written.recorded, written.current INTO recorded, current;
     status := 'done';
     current_adjustment_id := current;
     adjustment_id := recorded;

@@ -2,10 +2,13 @@
 
 -- Whether any running job's lease has run out (its worker is gone; the next claim that can
 -- lock the row puts it back). Every claim asks before it sweeps; a draining worker asks too.
+-- PL/pgSQL keeps the query's plan for the session; a SECURITY DEFINER SQL function cannot be
+-- inlined and would be parsed and planned again on every claim.
 CREATE OR REPLACE FUNCTION darkroom.leases_have_expired() RETURNS boolean
-LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
-    SELECT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now())
-$$;
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    RETURN EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now());
+END $$;
 
 -- Running jobs whose lease ran out go back to the queue, or fail: on their last attempt, or
 -- when their worker died crash_limit times in a row (a crash loop: the job kills workers).
