@@ -163,7 +163,8 @@ s3-start: $(S3_WEED) $(S3_DIR)/identities.json
 	  -X PUT http://127.0.0.1:$(S3_PORT)/$(S3_BUCKET) || true
 
 s3-stop:
-	@if [ -f $(S3_DIR)/weed.pid ]; then kill "$$(cat $(S3_DIR)/weed.pid)" 2>/dev/null || true; rm -f $(S3_DIR)/weed.pid; fi
+	@if [ -f $(S3_DIR)/weed.pid ]; then pid=$$(cat $(S3_DIR)/weed.pid); kill $$pid 2>/dev/null || true; \
+	  for i in $$(seq 1 60); do kill -0 $$pid 2>/dev/null || break; sleep 0.5; done; rm -f $(S3_DIR)/weed.pid; fi
 
 s3-url:
 	@echo http://127.0.0.1:$(S3_PORT)
