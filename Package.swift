@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // The object store's HTTP client: libcurl signs AWS SigV4 itself (CURLOPT_AWS_SIGV4).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .systemLibrary(
             name: "CExif",
             pkgConfig: "libexif",
@@ -61,6 +67,7 @@ let package = Package(
         .target(name: "LibPQ", dependencies: ["CPostgres"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
+        .target(name: "LibCurl", dependencies: ["CCurl"]),
 
         // Domain modules.
         .target(name: "DarkroomImaging", dependencies: [
@@ -68,6 +75,12 @@ let package = Package(
         ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
+        // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
+        // multipart uploads), and the factory that picks a backend from DARKROOM_STORAGE.
+        .target(name: "DarkroomObjectStore", dependencies: [
+            "DarkroomStorage", "ByteStreams", "LibCurl",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "DarkroomMetadata", dependencies: [
             "LibExif",
             .product(name: "Logging", package: "swift-log"),
@@ -128,7 +141,7 @@ let package = Package(
         ]),
         .executableTarget(name: "darkroom", dependencies: [
             "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
-            "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
+            "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

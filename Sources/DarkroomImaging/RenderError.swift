@@ -22,7 +22,9 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .jpeg(let error): error.code != .io && error.code != .outOfMemory
         case .heif(let error): error.code != .io && error.code != .outOfMemory && error.code != .misuse
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
-        case .spill, .output, .cancelled: false
+        // An object store that rejects the credentials rejects every retry too.
+        case .output(let error): error.code == .rejected
+        case .spill, .cancelled: false
         }
     }
 
