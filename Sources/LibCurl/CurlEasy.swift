@@ -50,8 +50,8 @@ final class CurlEasy {
             set(CURLOPT_USERNAME, signing.accessKeyID)
             set(CURLOPT_PASSWORD, signing.secretAccessKey)
         }
-        // No "Expect: 100-continue" round trip before each part.
-        for line in request.headers + ["Expect:"] {
+        // (No "Expect:" line to turn off 100-continue: libcurl's SigV4 would sign it empty.)
+        for line in request.headers {
             headerList = curl_slist_append(headerList, line)
         }
         _ = darkroom_curl_set_list(raw, CURLOPT_HTTPHEADER, headerList)
