@@ -151,7 +151,7 @@ let package = Package(
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
         // damaged copies of them made at test time.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
@@ -161,6 +161,9 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
             "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "DarkroomObjectStoreTests", dependencies: [
+            "DarkroomObjectStore", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibCurl", "DarkroomTestSupport",
         ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDatabaseTests", dependencies: [
@@ -186,7 +189,7 @@ let package = Package(
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata",
             "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport",
-            "ByteStreams", "LibPQ", "LibHeif",
+            "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

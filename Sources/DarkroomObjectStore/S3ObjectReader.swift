@@ -17,6 +17,8 @@ final class S3ObjectReader: ByteSource {
     private var breaksWithoutProgress = 0
     /// How many times the transfer was resumed, for tests and logs.
     private(set) var resumes = 0
+    /// The most bytes ever waiting unread in the buffer: what the budget counts.
+    private(set) var peakBufferedBytes = 0
 
     init(client: S3Client, key: String, objectKey: String, bufferLimit: Int) throws(S3Error) {
         objectName = key
@@ -42,6 +44,7 @@ final class S3ObjectReader: ByteSource {
                 }
                 offset += got
                 if got > 0 { breaksWithoutProgress = 0 }
+                peakBufferedBytes = max(peakBufferedBytes, got + download.bufferedBytes)
                 return got
             } catch {
                 guard error.isTransient else {
