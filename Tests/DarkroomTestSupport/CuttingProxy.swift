@@ -4,7 +4,7 @@ import Glibc
 #endif
 
 /// A TCP proxy on loopback in front of a server, which cuts a connection (both ways, at
-/// once) after it has passed `cutAfter` bytes of the server's answer, for the first `cuts`
+/// once) after it has passed `cutAfter` bytes of the server's answers, for the first `cuts`
 /// connections that get that far: a dropped connection mid-transfer, for real, under libcurl.
 public final class CuttingProxy: @unchecked Sendable {
     public private(set) var port: UInt16
@@ -54,13 +54,8 @@ public final class CuttingProxy: @unchecked Sendable {
             if lock.withLock({ stopped }) { close(client); return }
             let server = connectToTarget()
             guard server >= 0 else { close(client); continue }
-            let cut = lock.withLock { () -> Bool in
-                guard cutsLeft > 0 else { return false }
-                cutsLeft -= 1
-                return true
-            }
             Thread.detachNewThread { [self] in pump(from: client, to: server, limit: nil) }
-            Thread.detachNewThread { [self] in pump(from: server, to: client, limit: cut ? cutAfter : nil) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, limit: cutAfter) }
         }
     }
 
@@ -77,16 +72,24 @@ public final class CuttingProxy: @unchecked Sendable {
         return descriptor
     }
 
-    /// Copies until either side closes, or until `limit` bytes have passed: then both sides
-    /// are shut down, as a reset connection would be.
+    /// Copies until either side closes, or until `limit` bytes have passed while cuts are
+    /// left: then both sides are shut down, as a reset connection would be.
     private func pump(from source: Int32, to destination: Int32, limit: Int?) {
         var buffer = [UInt8](repeating: 0, count: 16 << 10)
         var passed = 0
+        var limit = limit
         while true {
             let room = limit.map { min(buffer.count, $0 - passed) } ?? buffer.count
             if room <= 0 {
-                lock.withLock { made += 1 }
-                break
+                let cut = lock.withLock { () -> Bool in
+                    guard cutsLeft > 0 else { return false }
+                    cutsLeft -= 1
+                    made += 1
+                    return true
+                }
+                if cut { break }
+                limit = nil
+                continue
             }
             let got = buffer.withUnsafeMutableBytes { recv(source, $0.baseAddress, room, 0) }
             guard got > 0 else { break }
