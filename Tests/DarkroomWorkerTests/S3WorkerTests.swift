@@ -2,6 +2,7 @@ import ByteStreams
 import DarkroomDatabase
 import DarkroomImport
 import DarkroomObjectStore
+import DarkroomOperatorScripts
 import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWorker
@@ -197,6 +198,50 @@ struct RecordingOrderStorage: ObjectStorage {
                                                [.int(third)])[0]
             #expect(missing["state"].string == "failed" && missing["code"].string == "original_missing")
             #expect(missing["last_error"].string?.contains(original) == true)
+        }
+    }
+
+    /// `darkroom job run clean-orphaned-renders` on a bucket: a failed job's render goes, an
+    /// upload a killed worker left is aborted, recorded and queued jobs' objects stay.
+    @Test func theOrphanCleanupWorksOnABucketAndAbortsLeftUploads() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let bucket = try TestObjectStore.storage()
+            let connection = try PostgresConnection(url)
+            let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: quiet)
+            let asset = try AssetStore(connection).register(NewAsset(
+                originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
+                pixelWidth: 1, pixelHeight: 1)).id
+            let queue = JobQueue(connection, logger: quiet)
+            func claimNext() throws -> ClaimedJob { try #require(try queue.claim(workerID: "test", limit: 1, lease: .seconds(60)).first) }
+            let data = Array(#"{"operations":[]}"#.utf8)
+            let succeeded = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+            let recorded = StorageLayout.render(assetID: asset, jobID: succeeded)
+            _ = try queue.complete(try claimNext(), with: NewAdjustment(
+                formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data, baseAdjustmentID: nil,
+                renderedPath: recorded.rawValue, renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
+            let failed = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+            _ = try queue.fail(try claimNext(), .permanent(code: .jpegDamaged, message: "test"), retryPolicy: .standard)
+            let queued = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+
+            for key in [recorded, StorageLayout.render(assetID: asset, jobID: failed), StorageLayout.render(assetID: asset, jobID: queued)] {
+                try bucket.publish(key) { try [UInt8]([1]).withUnsafeBytes($0.write) }
+            }
+            // A worker killed mid-upload of an earlier attempt: parts up, never completed.
+            let left = try bucket.beginPublishing(StorageLayout.display(assetID: asset, jobID: succeeded))
+            try [UInt8](repeating: 7, count: S3Storage.minimumPartSize + 1).withUnsafeBytes { try left.write($0) }
+            Thread.sleep(forTimeInterval: 1.1)  // S3 times have whole seconds: be older than "now"
+
+            let job = try #require(try OperatorScriptCatalog.load(from: OrphanCleanupTests.jobsDir).first { $0.name == "clean-orphaned-renders" })
+            let report = try OperatorScriptRunner(connection, logger: quiet).run(job, parameters: ["min_age_minutes": "0"],
+                                                                                files: StoredRenderFiles(storage: bucket))
+            #expect(report.deletedFiles.count == 2, "\(report.deletedFiles)")
+            #expect(report.deletedFiles.contains(StorageLayout.render(assetID: asset, jobID: failed).rawValue))
+            #expect(report.deletedFiles.contains { $0.hasPrefix(StorageLayout.display(assetID: asset, jobID: succeeded).rawValue + "#upload=") })
+            let remaining = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+            #expect(remaining.map(\.name) == [recorded.rawValue, StorageLayout.render(assetID: asset, jobID: queued).rawValue].sorted(),
+                    "\(remaining)")
+            withExtendedLifetime(left) {}
         }
     }
 }
