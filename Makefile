@@ -4,7 +4,7 @@
 #   make test   the whole suite against a real PostgreSQL server started the same way.
 #   make bench  render (JPEG and HEIC), drain, import and queue benchmarks against djpeg/cjpeg, heif-convert,
 #               vips, sha256sum and raw SQL, measured in the same run; every dashboard page's latency with a
-#               million jobs queued.
+#               million jobs queued; a render and a drain from and to the private S3 server against local disk.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -339,6 +339,9 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 	bash $(ROOT)/Tests/Benchmarks/dashboard-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/dashboard
+	$(MAKE) --no-print-directory s3-start
+	eval "$$($(MAKE) --no-print-directory -s s3-env)"; \
+	bash $(ROOT)/Tests/Benchmarks/s3-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 
 clean: db-stop s3-stop
 	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi
