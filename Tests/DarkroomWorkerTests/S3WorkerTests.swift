@@ -244,4 +244,48 @@ struct RecordingOrderStorage: ObjectStorage {
             withExtendedLifetime(left) {}
         }
     }
+
+    /// A render larger than a part goes up as a multipart upload, and an original whose
+    /// connection drops mid-decode is resumed under libjpeg: the job succeeds, once.
+    @Test func aLargeRenderGoesUpInPartsWhileItsOriginalResumesAfterADrop() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let bucket = try TestObjectStore.storage()
+            let connection = try PostgresConnection(url)
+            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
+            // Fine noise: JPEG cannot make it small, so the render is well over 5 MiB.
+            let (width, height) = (3000, 2000)
+            var pool = [UInt8](repeating: 0, count: 1 << 20)
+            var generator = SystemRandomNumberGenerator()
+            pool.withUnsafeMutableBytes { bytes in
+                for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: index, as: UInt64.self) }
+            }
+            var pixels = [UInt8](repeating: 0, count: width * height * 3)
+            for row in 0..<height {
+                let start = (row * 7919) % (pool.count - width * 3)
+                pixels.replaceSubrange(row * width * 3..<(row + 1) * width * 3, with: pool[start..<start + width * 3])
+            }
+            let input = NSTemporaryDirectory() + "darkroom-s3-noise-\(UUID().uuidString).jpg"
+            defer { try? FileManager.default.removeItem(atPath: input) }
+            try DecodedImage(width: width, height: height, pixels: pixels).write(to: input, quality: 95)
+            let asset = try Importer(storage: bucket, connection: connection, logger: Logger(label: "import")).importFile(input).assetID
+            let job = try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+                                           [.int(asset), .text(#"{"operations":[{"op":"exposure","ev":0.3}]}"#)])[0]["id"].decode(Int64.self)
+
+            let port = try #require(URL(string: try TestObjectStore.server().endpoint)?.port)
+            let proxy = try CuttingProxy(targetPort: UInt16(port), cutAfter: 3 << 20, cuts: 1)
+            defer { proxy.stop() }
+            let proxied = try TestObjectStore.storage(prefix: bucket.configuration.prefix, endpoint: proxy.endpoint)
+            let watched = RecordingOrderStorage(base: proxied, databaseURL: url, violations: .init())
+            let summary = drain(url, storage: watched)
+            #expect(summary.succeeded == 1 && summary.retried == 0, "\(summary)")
+            #expect(proxy.cutsMade == 1, "the original's transfer was cut once and resumed")
+            #expect(watched.violations.all.isEmpty, "\(watched.violations.all)")
+            let row = try connection.query("SELECT rendered_path, rendered_bytes FROM darkroom.adjustments WHERE job_id = $1", [.int(job)])[0]
+            let bytes = try row["rendered_bytes"].decode(Int.self)
+            #expect(bytes > S3Storage.minimumPartSize, "\(bytes) bytes: a multipart upload")
+            #expect(try readAll(bucket, try row["rendered_path"].decode(String.self)).count == bytes)
+            let left = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+            #expect(left.count == 2 && left.allSatisfy { !$0.isUnfinishedUpload }, "\(left)")
+        }
+    }
 }
