@@ -20,6 +20,9 @@ final class S3ObjectReader: ByteSource {
     /// The most bytes ever waiting unread in the buffer: what the budget counts.
     private(set) var peakBufferedBytes = 0
 
+    /// libcurl's CURLE_PARTIAL_FILE, for a body shorter than its Content-Length.
+    static let partialFile: Int32 = 18
+
     init(client: S3Client, key: String, objectKey: String, bufferLimit: Int) throws(S3Error) {
         objectName = key
         self.client = client
@@ -39,7 +42,7 @@ final class S3ObjectReader: ByteSource {
                 let got = try download.read(into: buffer)
                 if got == 0, let length, offset < length {
                     // The server closed early without an error libcurl noticed: resume as after a reset.
-                    throw CurlError(kind: .interrupted, code: 18, message: "the body ended at byte \(offset) of \(length)",
+                    throw CurlError(kind: .interrupted, code: Self.partialFile, message: "the body ended at byte \(offset) of \(length)",
                                     url: objectKey)
                 }
                 offset += got
