@@ -340,7 +340,7 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 	bash $(ROOT)/Tests/Benchmarks/dashboard-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/dashboard
 	$(MAKE) --no-print-directory s3-start
-	eval "$$($(MAKE) --no-print-directory -s s3-env)"; \
+	eval "$$($(MAKE) --no-print-directory -s s3-env)"; S3_SERVER_PID=$$(cat $(S3_DIR)/weed.pid) \
 	bash $(ROOT)/Tests/Benchmarks/s3-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 
 clean: db-stop s3-stop

@@ -6,7 +6,8 @@
 # 256 MiB render budget per slot).
 #   usage: s3-bench.sh DARKROOM_BINARY SERVER_URL WORK_DIR
 #   WORK_DIR must hold photo24.jpg (render-bench.sh makes it); the AWS_* variables and
-#   S3_BENCH_BUCKET name the server and a bucket the bench may create and delete.
+#   S3_BENCH_BUCKET name the server and a bucket the bench may create and delete; with
+#   S3_SERVER_PID (the Makefile passes SeaweedFS's), the server's own CPU is reported too.
 set -euo pipefail
 darkroom=$1; server=$2; work=$3
 count=${DRAIN_BENCH_PHOTOS:-24}
@@ -40,9 +41,16 @@ setup() {
 }
 # drain NAME STORAGE CONCURRENCY: best of $runs drains of a fresh batch over every asset;
 # prints "wall cpu rssKB".
+server_ticks() {  # user + system clock ticks of the S3 server so far (0 without S3_SERVER_PID)
+  if [ -n "${S3_SERVER_PID:-}" ] && [ -r "/proc/$S3_SERVER_PID/stat" ]; then
+    awk '{ print $14 + $15 }' "/proc/$S3_SERVER_PID/stat"
+  else echo 0; fi
+}
 drain() {
   local name=$1 storage=$2 concurrency=$3
   export DATABASE_URL="${server%/*}/$name" DARKROOM_STORAGE="$storage"
+  local ticks_before
+  ticks_before=$(server_ticks)
   for run in $(seq 1 "$runs"); do
     psql -X -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "SELECT count(*) FROM darkroom.enqueue_edits(
         ARRAY(SELECT id FROM darkroom.assets ORDER BY id), 'io.darkroom.pipeline', '1.0.0',
@@ -53,6 +61,7 @@ drain() {
   local failed
   failed=$(psql -X -tA "$DATABASE_URL" -c "SELECT count(*) FROM darkroom.jobs WHERE state <> 'succeeded'")
   [ "$failed" = 0 ] || { echo "s3-bench: $failed jobs of $name did not succeed" >&2; exit 1; }
+  echo $(( ($(server_ticks) - ticks_before) / runs )) > "s3bench/$name.server"
   sort -n s3bench/"$name"-*.txt | head -1 | awk '{ printf "%s %.2f %d\n", $1, $2 + $3, $4 }'
   psql -X -q "$server" -c "DROP DATABASE IF EXISTS $name WITH (FORCE)"
 }
@@ -76,5 +85,10 @@ row "one 24 MP render + display copy, from and to S3" "$one_s3"
 row "drain of $count photos of 24 MP, local disk" "$many_local"
 row "drain of $count photos of 24 MP, from and to S3" "$many_s3"
 echo "worker --drain, default flags (256 MiB budget per slot, $cores slots for the drains), best of $runs;" \
-     "CPU and RSS are darkroom's alone (the S3 server's are not counted)"
+     "CPU and RSS are darkroom's alone"
+if [ -n "${S3_SERVER_PID:-}" ]; then
+  hz=$(getconf CLK_TCK)
+  echo "the S3 server's own CPU on the same cores, per run: $(python3 -c "print(round($(cat s3bench/darkroom_s3_bench_one_s3.server) / $hz, 2))") s" \
+       "for the one render, $(python3 -c "print(round($(cat s3bench/darkroom_s3_bench_many_s3.server) / $hz, 2))") s for the drain"
+fi
 rm -rf s3bench
