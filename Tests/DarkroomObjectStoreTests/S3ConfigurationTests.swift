@@ -92,6 +92,19 @@ import Testing
         #expect(S3RetryPolicy(attempts: 0).attempts == 1)
     }
 
+    @Test func everyRequestCarriesItsPayloadHashAndTheSessionToken() throws {
+        var settings = try configuration("s3://photos/p")
+        settings.sessionToken = "token-1"
+        let client = S3Client(settings, retry: S3RetryPolicy())
+        let request = client.request("PUT", objectKey: "p/k", payloadHash: "abc")
+        #expect(request.headers.contains("x-amz-content-sha256: abc") && request.headers.contains("x-amz-security-token: token-1"))
+        #expect(request.signing?.region == "us-east-1" && request.signing?.accessKeyID == "key")
+        #expect(client.request("GET", objectKey: "k").headers.contains("x-amz-content-sha256: \(S3Client.emptyPayloadHash)"))
+        let empty = [UInt8]()
+        #expect(empty.withUnsafeBytes(S3Client.sha256Hex) == S3Client.emptyPayloadHash)
+        #expect(Array("abc".utf8).withUnsafeBytes(S3Client.sha256Hex) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+    }
+
     @Test func unfinishedUploadNamesSplitBackIntoKeyAndUploadID() {
         #expect(S3Storage.split("renders/1/2.jpg#upload=abc#upload=def") == ("renders/1/2.jpg#upload=abc", "def"))
         #expect(S3Storage.split("renders/1/2.jpg") == ("renders/1/2.jpg", nil))
