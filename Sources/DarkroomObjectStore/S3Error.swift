@@ -52,7 +52,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     }
 
     /// From an HTTP answer that was not a success, with S3's error document if it sent one.
-    static func answer(_ status: Int, body: [UInt8], bucket: String, key: String, operation: String) -> S3Error {
+    public static func answer(_ status: Int, body: [UInt8], bucket: String, key: String, operation: String) -> S3Error {
         let document = S3XML(body)
         let code = document.value(of: "Code")
         let serverMessage = document.value(of: "Message")

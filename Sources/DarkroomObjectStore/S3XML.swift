@@ -1,19 +1,19 @@
 /// Reads the few flat documents S3 answers with (error, listings, upload ids) by element
 /// name. Not a general XML parser: S3's answers have no attributes darkroom needs, no CDATA
 /// and no nesting of same-named elements. Whatever the bytes, it returns nil or strings.
-struct S3XML {
+public struct S3XML: Sendable {
     let text: Substring
 
-    init(_ bytes: [UInt8]) { text = Substring(String(decoding: bytes, as: UTF8.self)) }
+    public init(_ bytes: [UInt8]) { text = Substring(String(decoding: bytes, as: UTF8.self)) }
     init(_ text: Substring) { self.text = text }
 
     /// The first `<name>…</name>`'s text, entities decoded.
-    func value(of name: String) -> String? {
+    public func value(of name: String) -> String? {
         elements(named: name).first.map { Self.decodeEntities($0.text) }
     }
 
     /// Every `<name>…</name>` in order, as documents of their own.
-    func elements(named name: String) -> [S3XML] {
+    public func elements(named name: String) -> [S3XML] {
         let open = "<\(name)>"
         let close = "</\(name)>"
         var found: [S3XML] = []
