@@ -11,7 +11,7 @@ let package = Package(
         // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
         .library(name: "DarkroomParsers", targets: [
             "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
-            "DarkroomOperatorScripts",
+            "DarkroomOperatorScripts", "DarkroomObjectStore",
         ]),
     ],
     dependencies: [
