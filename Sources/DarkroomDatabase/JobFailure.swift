@@ -80,6 +80,8 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// An object the storage does not have (not an original or a base render: those have their own).
     case objectMissing = "object_missing"
     case permissionDenied = "permission_denied"
+    /// The object store refused the credentials or the request (HTTP 403).
+    case storageRejected = "storage_rejected"
     /// A layer this job replayed was gone before the next layer read it back.
     case replayedLayerMissing = "replayed_layer_missing"
 

@@ -19,10 +19,12 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing about the same input will change on a retry.
     public var isPermanent: Bool {
         switch self {
-        case .jpeg(let error): error.code != .io && error.code != .outOfMemory
-        case .heif(let error): error.code != .io && error.code != .outOfMemory && error.code != .misuse
+        // An object store that rejects the credentials rejects every retry too.
+        case .jpeg(let error): error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory)
+        case .heif(let error): error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory && error.code != .misuse)
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
-        case .spill, .output, .cancelled: false
+        case .output(let error): error.code == .rejected
+        case .spill, .cancelled: false
         }
     }
 

@@ -49,7 +49,7 @@ struct FileDigest: Sendable, Equatable {
         byteCount = total
     }
 
-    private static func hex(_ digest: SHA256.Digest) -> String {
+    static func hex(_ digest: SHA256.Digest) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
         text.reserveCapacity(SHA256.Digest.byteCount * 2)

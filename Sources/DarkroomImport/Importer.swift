@@ -3,6 +3,7 @@ import DarkroomMetadata
 import DarkroomDatabase
 import DarkroomImaging
 import DarkroomStorage
+import Crypto
 import Foundation
 import JPEGTurbo
 import LibHeif
@@ -53,9 +54,28 @@ public struct Importer {
             return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
         }
         // Read the header first: a file that is not a JPEG or a HEIF is refused before anything is copied.
-        let header: SourceHeader
+        let header = try readHeader(source: source) { () throws(StreamError) in try FileSource(path: absolute, name: source) }
+        let stored = try storeOriginal(absolute, digest: digest, fileExtension: header.fileExtension, source: source)
+        return try register(header, digest: digest, byteSize: fileSize, stored: stored, source: source)
+    }
+
+    /// Registers an object already in the storage where it is, without copying it (an
+    /// original put into the bucket by other means): hashed and its header read through
+    /// the storage. A photo already catalogued (by its hash) is reported as existing.
+    public func importStoredObject(_ key: StorageKey) throws -> ImportOutcome {
+        let source = storage.location + "/" + key.rawValue
+        let (digest, byteSize) = try hashObject(key, source: source)
+        if let existing = try assets.asset(contentSHA256: digest) {
+            return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
+        }
+        let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
+        return try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
+    }
+
+    /// The photo's header, or an `ImportError` saying why it is not a photo darkroom reads.
+    func readHeader(source: String, _ open: () throws(StreamError) -> any ByteSource) throws -> SourceHeader {
         do {
-            header = try SourceHeader.read(from: FileSource(path: absolute, name: source))
+            return try SourceHeader.read(from: open())
         } catch let error as StreamError {
             throw ImportError(source: source, message: "cannot be read: \(error.message)")
         } catch let error as JPEGError {
@@ -63,6 +83,10 @@ public struct Importer {
         } catch let error as HEIFError {
             throw ImportError(source: source, message: error.message + (error.isDamagedData ? " (not a readable HEIF)" : ""))
         }
+    }
+
+    /// Reads the metadata from the header and records the asset stored under `stored`.
+    func register(_ header: SourceHeader, digest: String, byteSize: Int64, stored: String, source: String) throws -> ImportOutcome {
         var metadata = MetadataReader.read(app1Payload: header.exifPayload)
         switch header {
         case .jpeg(let jpeg):
@@ -75,11 +99,10 @@ public struct Importer {
         for warning in metadata.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])
         }
-        let stored = try storeOriginal(absolute, digest: digest, fileExtension: header.fileExtension, source: source)
         let info = metadata.metadata
         let size = header.storedSize
         let registered = try assets.register(NewAsset(
-            originalPath: stored, contentSHA256: digest, byteSize: fileSize,
+            originalPath: stored, contentSHA256: digest, byteSize: byteSize,
             pixelWidth: size.width, pixelHeight: size.height, orientation: Self.orientation(of: header, exif: info),
             latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
             creationDate: info.creationDate, metadataWarnings: metadata.warnings))
@@ -124,6 +147,26 @@ public struct Importer {
         }
     }
 
+    /// SHA-256 and size of a stored object, streamed through the storage.
+    func hashObject(_ key: StorageKey, source: String) throws -> (String, Int64) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: FileDigest.defaultChunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var hasher = SHA256()
+        var count: Int64 = 0
+        do {
+            let object = try storage.openForReading(key)
+            while true {
+                let got = try object.read(into: buffer)
+                if got == 0 { break }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[..<got]))
+                count += Int64(got)
+            }
+        } catch {
+            throw ImportError(source: source, message: "cannot be read from the storage: \(error)")
+        }
+        return (FileDigest.hex(hasher.finalize()), count)
+    }
+
     /// SHA-256 and size in one streaming read (swift-crypto; as fast as `sha256sum`). A new
     /// photo is read a second time to copy it, from the page cache: the storage needs the key,
     /// which is the hash, before it can publish.
@@ -143,5 +186,11 @@ public struct Importer {
 public struct ImportError: Error, Sendable, CustomStringConvertible {
     public var source: String
     public var message: String
+
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+
     public var description: String { "\(source): \(message)" }
 }

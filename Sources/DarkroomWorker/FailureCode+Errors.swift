@@ -70,6 +70,7 @@ extension FailureCode {
         case .notFound: self = .objectMissing
         case .unavailable: self = .storageUnavailable
         case .refused: self = .permissionDenied
+        case .rejected: self = .storageRejected
         case .outsideStorage: self = .pathOutsideStorageRoot
         case .io: self = .storageIO
         }

@@ -96,11 +96,14 @@ extension RenderJobRunner {
         }
     }
 
-    /// Only a key that leads outside the storage is permanent; everything else may pass.
+    /// A key that leads outside the storage, and credentials the object store rejects, are
+    /// permanent; everything else may pass.
     static func failure(_ error: StreamError, doing what: String) -> JobFailure {
         let message = "\(error.object): \(what): \(error.message)"
-        return error.code == .outsideStorage ? .permanent(code: FailureCode(error.code), message: message, cause: error)
-                                             : .transient(code: FailureCode(error.code), message: message, cause: error)
+        switch error.code {
+        case .outsideStorage, .rejected: return .permanent(code: FailureCode(error.code), message: message, cause: error)
+        case .notFound, .unavailable, .refused, .io: return .transient(code: FailureCode(error.code), message: message, cause: error)
+        }
     }
 
     /// Errors name their object: libjpeg's and libheif's about the input (its key) blame the input by

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomObjectStore
 import DarkroomMetrics
 import Foundation
 import Logging
@@ -10,7 +11,8 @@ struct Darkroom: AsyncParsableCommand {
         abstract: "Re-renders photo edits from a PostgreSQL queue.",
         discussion: """
             Configure with DATABASE_URL (a libpq URI or conninfo string) and DARKROOM_STORAGE \
-            (the storage root every stored path is relative to), or the matching flags.
+            (the storage root every stored path is relative to, or s3://BUCKET/PREFIX with the AWS_* \
+            variables), or the matching flags.
             Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
@@ -23,8 +25,29 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("database-url"), help: "libpq URI or conninfo (default: $DATABASE_URL).")
     var databaseURL: String?
 
-    @Option(name: .customLong("storage"), help: "Storage root (default: $DARKROOM_STORAGE).")
+    @Option(name: .customLong("storage"), help: "Storage root, or s3://BUCKET/PREFIX (default: $DARKROOM_STORAGE).")
     var storage: String?
+
+    @Option(name: .customLong("aws-endpoint-url"), help: "S3 endpoint, http(s)://HOST[:PORT] (default: $AWS_ENDPOINT_URL, else AWS).")
+    var awsEndpointURL: String?
+
+    @Option(name: .customLong("aws-region"), help: "S3 region (default: $AWS_REGION, else us-east-1).")
+    var awsRegion: String?
+
+    @Option(name: .customLong("aws-access-key-id"), help: "S3 access key (default: $AWS_ACCESS_KEY_ID).")
+    var awsAccessKeyID: String?
+
+    @Option(name: .customLong("aws-secret-access-key"), help: "S3 secret key (default: $AWS_SECRET_ACCESS_KEY).")
+    var awsSecretAccessKey: String?
+
+    @Option(name: .customLong("aws-session-token"), help: "S3 session token (default: $AWS_SESSION_TOKEN).")
+    var awsSessionToken: String?
+
+    @Option(name: .customLong("s3-addressing"), help: "path or virtual (default: $DARKROOM_S3_ADDRESSING, else path with an endpoint).")
+    var s3Addressing: String?
+
+    @Option(name: .customLong("scratch"), help: "Local folder for spill files with an object storage (default: $DARKROOM_SCRATCH, $TMPDIR or /tmp).")
+    var scratch: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
     var logLevel: Logger.Level = .info
@@ -36,11 +59,10 @@ struct GlobalOptions: ParsableArguments {
         return url
     }
 
-    func resolvedStoragePath() throws -> String {
-        guard let path = storage ?? ProcessInfo.processInfo.environment["DARKROOM_STORAGE"], !path.isEmpty else {
-            throw CommandFailure.cannotWork("no storage root configured: set DARKROOM_STORAGE or pass --storage")
-        }
-        return path
+    /// The storage flags as given; the library fills the rest from the environment.
+    var storageSettings: StorageSettings {
+        StorageSettings(storage: storage, endpointURL: awsEndpointURL, region: awsRegion, accessKeyID: awsAccessKeyID,
+                        secretAccessKey: awsSecretAccessKey, sessionToken: awsSessionToken, addressing: s3Addressing, scratch: scratch)
     }
 
     func makeLogger(label: String = "darkroom") -> Logger {

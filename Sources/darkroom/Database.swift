@@ -1,4 +1,6 @@
 import DarkroomDatabase
+import DarkroomObjectStore
+import Foundation
 import DarkroomStorage
 import DarkroomWorker
 import LibPQ
@@ -16,11 +18,8 @@ enum Environment {
 
     /// The storage every command reads and publishes through: the one place a backend is chosen.
     static func storage(_ options: GlobalOptions, create: Bool = false) throws -> any ObjectStorage {
-        let path = try options.resolvedStoragePath()
         do throws(StorageError) {
-            let root = create ? try StorageRoot.create(path) : try StorageRoot(path)
-            try root.prepare()
-            return root
+            return try options.storageSettings.filled(from: ProcessInfo.processInfo.environment).open(create: create)
         } catch {
             throw CommandFailure.cannotWork(error.description)
         }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DarkroomImport
+import DarkroomStorage
 import DarkroomWorker
 import Foundation
 
@@ -19,11 +20,17 @@ extension Darkroom {
                 let logger = global.makeLogger()
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
-                let importer = Importer(storage: try Environment.storage(global, create: true), connection: connection, logger: logger)
+                let storage = try Environment.storage(global, create: true)
+                let importer = Importer(storage: storage, connection: connection, logger: logger)
                 var failures = 0
                 for path in paths {
                     do {
-                        let outcome = try importer.importFile(path)
+                        // An object already in the storage (s3://bucket/prefix/KEY) is registered where it is.
+                        let outcome = if let key = try storedKey(path, in: storage.location) {
+                            try importer.importStoredObject(key)
+                        } else {
+                            try importer.importFile(path)
+                        }
                         print("asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(path)")
                     } catch let error as ImportError {
                         failures += 1
@@ -31,6 +38,17 @@ extension Darkroom {
                     }
                 }
                 if failures > 0 { throw CommandFailure.exit(1) }
+            }
+        }
+
+        /// The key of `path` when it names an object of the storage by its URL (an object store's
+        /// `s3://…`; local files inside a storage root are recognised by the storage itself).
+        func storedKey(_ path: String, in location: String) throws -> StorageKey? {
+            guard location.hasPrefix("s3://"), path.hasPrefix(location + "/") else { return nil }
+            do {
+                return try StorageKey(String(path.dropFirst(location.count + 1)))
+            } catch {
+                throw ImportError(source: path, message: "\(error)")
             }
         }
     }

@@ -44,7 +44,7 @@ struct LeaseLossTests {
             "unsupported_format_version", "adjustment_data_too_large", "operations_not_representable", "adjustment_data",
             "base_adjustment_missing", "base_render_missing",
             "storage_not_configured", "storage_unavailable", "path_outside_storage_root", "original_missing", "storage_io",
-            "object_missing", "permission_denied", "replayed_layer_missing",
+            "object_missing", "permission_denied", "storage_rejected", "replayed_layer_missing",
             "jpeg_io", "jpeg_corrupt", "jpeg_damaged", "jpeg_unsupported", "jpeg_misuse", "jpeg_outOfMemory",
             "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_tooLarge", "heif_outOfMemory", "heif_misuse",
             "crop_out_of_bounds", "memory_budget_exceeded", "image_too_large", "spill_failed", "output_failed",

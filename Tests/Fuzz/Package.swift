@@ -19,6 +19,7 @@ let parsers = [
     "fuzz-semver",          // format versions: SemanticVersion, against the SQL rule's pattern
     "fuzz-job-file",        // operator job files: OperatorScript header and :placeholders
     "fuzz-heif",            // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
+    "fuzz-s3-xml",          // the object store's answers (errors, listings, upload ids): S3XML, S3Error
 ]
 
 let package = Package(
