@@ -42,13 +42,15 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium 
 APT_S3       := python3-venv curl
 
 .PHONY: help deps tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
-        clean lint-deploy soak \
+        clean lint-deploy soak test-fleet demo-s3 \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
 help:
 	@echo "make demo    run the whole pipeline on the bundled photos, then serve the dashboard (on a terminal)"
 	@echo "make demo-serve   the dashboard over the demo's database, until Ctrl-C"
+	@echo "make demo-s3   the same demo with originals and renders in the private S3 server's bucket (make s3-start)"
 	@echo "make test    run the test suite against a private PostgreSQL"
+	@echo "make test-fleet   two workers in two network namespaces over S3, killed and restarted mid-upload (root; part of make test)"
 	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, the queue against raw SKIP LOCKED, dashboard pages"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make fuzz    every libFuzzer target for FUZZ_SECONDS (300) each, with a table (docs/hostile-input.md)"
@@ -191,7 +193,18 @@ test: deps ops-deps tool-deps
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
 	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) swift test --skip-build $(SWIFT_BUILD_FLAGS)
 	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
+	$(MAKE) --no-print-directory test-fleet
 	$(MAKE) --no-print-directory fuzz-smoke
+
+# The fleet across machines (part of make test, about a minute): two workers in network namespaces
+# of their own share only PostgreSQL and a SeaweedFS of the test's own (in a third namespace);
+# one is killed mid-upload, the S3 server restarts mid-upload (Tests/Fleet/fleet-test.sh). Root.
+FLEET_DIR := $(BUILD_DIR)/fleet
+test-fleet: ops-deps tool-deps $(S3_WEED)
+	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	swift build --product darkroom $(SWIFT_BUILD_FLAGS)
+	bash $(ROOT)/Tests/Fleet/fleet-test.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom" $(S3_WEED) \
+	  "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(FLEET_DIR)/run
 
 # ---- hostile input: fuzzing and sanitizers (docs/hostile-input.md) ------------------------
 # Each configuration builds once, incrementally, in a scratch folder of its own. swiftc keeps
@@ -293,8 +306,11 @@ demo: release
 	fi
 	@export DATABASE_URL="$${DATABASE_URL:-postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom_demo}" \
 	        DARKROOM_STORAGE="$(DEMO_STORAGE)"; \
-	mkdir -p "$(DEMO_STORAGE)"; \
-	echo "==> database $$DATABASE_URL"; echo "==> storage  $$DARKROOM_STORAGE"; \
+	mkdir -p "$(DEMO_DIR)"; \
+	case "$$DARKROOM_STORAGE" in \
+	  s3://*) echo "==> database $$DATABASE_URL"; echo "==> storage  $$DARKROOM_STORAGE on $$AWS_ENDPOINT_URL";; \
+	  *) mkdir -p "$$DARKROOM_STORAGE"; echo "==> database $$DATABASE_URL"; echo "==> storage  $$DARKROOM_STORAGE";; \
+	esac; \
 	$(DARKROOM_BIN) migrate; \
 	echo "==> importing the bundled sample photos"; \
 	$(DARKROOM_BIN) import $(DEMO_PHOTOS) | tee $(DEMO_DIR)/imported.tsv; \
@@ -306,8 +322,15 @@ demo: release
 	  -f $(ROOT)/docs/demo-edits.sql | sed 's/^/    queued job /'; \
 	echo "==> draining the queue with two workers"; \
 	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning; \
-	echo "==> rendered JPEGs (open them in any viewer)"; \
-	psql -X -q "$$DATABASE_URL" -v storage="$$DARKROOM_STORAGE" -v first_job=$$first -f $(ROOT)/docs/demo-report.sql
+	case "$$DARKROOM_STORAGE" in \
+	  s3://*) echo "==> rendered JPEGs: objects in the bucket (bucket/key)";; \
+	  *) echo "==> rendered JPEGs (open them in any viewer)";; \
+	esac; \
+	psql -X -q "$$DATABASE_URL" -v storage="$$DARKROOM_STORAGE" -v first_job=$$first -f $(ROOT)/docs/demo-report.sql; \
+	case "$$DARKROOM_STORAGE" in s3://*) \
+	  echo '    fetch one: eval "$$(make s3-env)"; curl --aws-sigv4 aws:amz:us-east-1:s3 -u "$$AWS_ACCESS_KEY_ID:$$AWS_SECRET_ACCESS_KEY" \'; \
+	  echo '      -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" -o render.jpg "$$AWS_ENDPOINT_URL/BUCKET/KEY"';; \
+	esac
 	@export DATABASE_URL="$${DATABASE_URL:-postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom_demo}" \
 	        DARKROOM_STORAGE="$(DEMO_STORAGE)"; \
 	echo "==> a re-render batch for the dashboard to show (darkroom rerender, drained)"; \
@@ -315,6 +338,12 @@ demo: release
 	$(DARKROOM_BIN) worker --drain --concurrency 2 --log-level warning >/dev/null
 	@if [ -t 0 ] && [ -t 1 ]; then $(MAKE) --no-print-directory demo-serve; \
 	else echo "==> the dashboard: make demo-serve (serves http://127.0.0.1:$(DEMO_PORT)/, account $(DEMO_USER) / $(DEMO_PASSWORD))"; fi
+
+# The same demo against the private S3 server (make s3-start): originals and renders are objects
+# under demo/ in its bucket, and the table names their keys. make demo keeps the local storage root.
+demo-s3: release s3-start
+	@eval "$$($(MAKE) --no-print-directory s3-env)"; \
+	$(MAKE) --no-print-directory demo DEMO_STORAGE=s3://$(S3_BUCKET)/demo
 
 # The dashboard over the demo's database and storage, with one demo account, until Ctrl-C.
 DEMO_PORT     ?= 8080

@@ -13,9 +13,10 @@
 # server, so a worker has no other way out. Needs root (namespaces), ip, socat, curl (it signs
 # S3 requests itself, independently of darkroom's client), vips and djpeg.
 #   usage: fleet-test.sh DARKROOM_BINARY WEED_BINARY SERVER_URL WORK_DIR
-#   SERVER_URL: a PostgreSQL URL on 127.0.0.1 whose role may CREATE DATABASE.
+#   SERVER_URL: a PostgreSQL URL (over TCP) whose role may CREATE DATABASE.
 set -euo pipefail
-darkroom=$(realpath "$1"); weed=$(realpath "$2"); server=$3; work=$4
+darkroom=$(realpath "$1"); weed=$(realpath "$2"); server=$3; work=$(realpath -m "$4")
+here=$(cd "$(dirname "$0")" && pwd)
 photos=${FLEET_PHOTOS:-6}
 started=$(date +%s)
 
@@ -28,8 +29,23 @@ for tool in ip socat curl vips djpeg wrjpgcom psql; do
 done
 [ -x "$darkroom" ] || fail "$darkroom is not an executable; build first"
 [ -x "$weed" ] || fail "$weed is not an executable; make s3-start installs SeaweedFS"
-case "$server" in postgresql://*@127.0.0.1:*) ;; *) fail "SERVER_URL must be postgresql://USER@127.0.0.1:PORT/…, not $server" ;; esac
-pg_port=${server#*@127.0.0.1:}; pg_port=${pg_port%%/*}
+# Where the server really is: the workers' forwarders connect there.
+IFS='|' read -r pg_host pg_port < <(psql -X -tA "$server" -c "SELECT host(inet_server_addr()), inet_server_port()") \
+  || fail "PostgreSQL at $server does not answer"
+[ -n "$pg_host" ] || fail "the test server must be reached over TCP (it is forwarded into the namespaces): $server"
+# SERVER_URL with another database, or with another host and port (python3 is Debian's).
+url_with() {  # DATABASE [HOST PORT]
+  /usr/bin/python3 - "$server" "$@" <<'PY'
+import sys, urllib.parse as u
+url, database, *where = sys.argv[1:]
+parts = u.urlsplit(url)
+netloc = parts.netloc
+if where:
+    credentials = netloc.rsplit("@", 1)[0] + "@" if "@" in netloc else ""
+    netloc = f"{credentials}{where[0]}:{where[1]}"
+print(u.urlunsplit((parts.scheme, netloc, "/" + database, parts.query, parts.fragment)))
+PY
+}
 
 # ---- names and addresses of this run ---------------------------------------------------------
 prefix=drkfleet-
@@ -50,9 +66,9 @@ done
 net=10.232.$octet
 host_s3=$net.1; s3_address=$net.2; host_a=$net.5; address_a=$net.6; host_b=$net.9; address_b=$net.10
 
-rm -rf "$work" && mkdir -p "$work/s3" "$work/a" "$work/b" "$work/photos"
+rm -rf "$work" && mkdir -p "$work/s3" "$work/a" "$work/b" "$work/photos" && cd "$work"
 database=darkroom_fleet_$tag
-db_url="${server%/*}/$database"
+db_url=$(url_with "$database")
 bucket=fleet
 storage=s3://$bucket/fleet-$tag
 secret=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
@@ -102,7 +118,8 @@ endpoint=http://$s3_address:8333
 start_s3() {
   ip netns exec "$ns_s3" "$weed" mini -dir="$work/s3/data" -ip="$s3_address" -ip.bind="$s3_address" \
     -s3.port=8333 -master.port=9333 -volume.port=9340 -filer.port=8888 \
-    -s3.config="$work/s3/identities.json" -master.telemetry=false >>"$work/s3/weed.log" 2>&1 &
+    -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 -metricsPort=0 -master.telemetry=false \
+    -s3.config="$work/s3/identities.json" >>"$work/s3/weed.log" 2>&1 &
   weed_pid=$!
   for _ in $(seq 1 300); do
     [ "$(s3 -o /dev/null -w '%{http_code}' "$endpoint/" 2>/dev/null)" = 200 ] && return 0
@@ -137,7 +154,7 @@ forward() {  # LISTEN_ADDRESS PORT TARGET_HOST TARGET_PORT; `timeout` bounds it 
   fail "socat did not listen on $1:$2"
 }
 for host in "$host_a" "$host_b"; do
-  forward "$host" 5432 127.0.0.1 "$pg_port"
+  forward "$host" 5432 "$pg_host" "$pg_port"
   forward "$host" 8333 "$s3_address" 8333
 done
 
@@ -151,7 +168,7 @@ mkdir -p "$work/host"
 # and takes long enough that the test can see its upload in flight. Cached between runs.
 photo=$(dirname "$work")/fleet-photo-12mp.jpg
 if [ ! -f "$photo" ]; then
-  samples=$(cd "$(dirname "$0")/../Fixtures/exif-samples" && pwd)
+  samples=$here/../Fixtures/exif-samples
   (cd "$work/photos" && vips resize "$samples/hdr/iphone_hdr_NO.jpg" base.v 3.125 --vscale 3.125 --kernel cubic \
     && vips gaussnoise noise.v 4000 3000 --sigma 8 --mean 0 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
     && vips extract_area base.v crop.v 0 0 4000 3000 && vips add crop.v noise3.v sum.v && vips cast sum.v u8.v uchar \
@@ -171,7 +188,7 @@ sql() { psql -X -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 # ---- two workers, each alone in its namespace ------------------------------------------------
 start_worker() {  # NAMESPACE HOST_END FOLDER: prints nothing, sets $!
   ip netns exec "$1" env -i PATH=/usr/bin:/bin HOME="$3" TMPDIR="$3" DARKROOM_SCRATCH="$3" \
-    DATABASE_URL="postgresql://darkroom@$2:5432/$database" DARKROOM_STORAGE="$storage" \
+    DATABASE_URL="$(url_with "$database" "$2" 5432)" DARKROOM_STORAGE="$storage" \
     AWS_ENDPOINT_URL="http://$2:8333" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY="$secret" \
     "$darkroom" worker --concurrency 1 --lease 3 --poll-interval 0.2 --log-level info >"$3/worker.out" 2>"$3/worker.log" &
 }
