@@ -26,7 +26,7 @@ output="$(cd "$units" && systemd-analyze verify ./*.service ./*.timer 2>&1)" || 
 if [ -n "$output" ]; then echo "$output" >&2; exit 1; fi
 
 echo "==> Kubernetes manifests: yamllint"
-yamllint --strict -d '{extends: default, rules: {line-length: {max: 140}, document-start: disable}}' "$deploy"/kubernetes/*.yaml
+yamllint --strict -d '{extends: default, rules: {line-length: {max: 140}, document-start: disable}}' "$deploy"/kubernetes/*.yaml "$deploy"/kubernetes/object-storage/*.yaml
 
 echo "==> Kubernetes manifests and container file: structure, flags"
 "$python" "$here/check_structure.py" "$deploy" "$darkroom"

@@ -26,6 +26,16 @@ def help_flags(*command):
 flags = {"worker": help_flags("worker"), "job run": help_flags("job", "run"), "serve": help_flags("serve")}
 
 
+def help_variables(*command):
+    text = subprocess.run([darkroom, *command, "--help"], capture_output=True, text=True, check=True).stdout
+    return set(re.findall(r"\$([A-Z][A-Z0-9_]*)", text))
+
+
+# The environment variables darkroom reads, as its --help names them: a variable the deploy files
+# set that no command reads is a typo (AWS_SECRET_KEY) or a leftover.
+read_variables = set().union(*(help_variables(*command) for command in (("worker",), ("job", "run"), ("serve",), ("import",))))
+
+
 def check_command(where, words):
     """darkroom invocations in a shell line or argument list use flags the binary knows."""
     if isinstance(words, str):
@@ -52,11 +62,14 @@ def check_command(where, words):
 # ---- Kubernetes -------------------------------------------------------------------------
 REQUIRED = {"Deployment": "apps/v1", "CronJob": "batch/v1", "Secret": "v1", "PersistentVolumeClaim": "v1", "Service": "v1",
             "ServiceMonitor": "monitoring.coreos.com/v1"}
+# deploy/kubernetes/ and its object-storage variant (object-storage/), which replaces the worker
+# Deployment and housekeeping CronJob of the same names and uses the same Secrets and Services.
 documents = []
-for path in sorted((deploy / "kubernetes").glob("*.yaml")):
+kubernetes = deploy / "kubernetes"
+for path in sorted(kubernetes.glob("*.yaml")) + sorted((kubernetes / "object-storage").glob("*.yaml")):
     for document in yaml.safe_load_all(path.read_text()):
         if document is not None:
-            documents.append((path.name, document))
+            documents.append((str(path.relative_to(kubernetes)), document))
 
 secrets = {d["metadata"]["name"]: set((d.get("stringData") or d.get("data") or {}).keys())
            for _, d in documents if d.get("kind") == "Secret"}
@@ -120,6 +133,36 @@ def check_metrics(where, template):
                 problem(name, "the port named http must be serve's --listen port")
 
 
+S3_URL = re.compile(r"s3://([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(/[^/].*)?$")
+
+
+def check_object_storage(name, pod, container, env):
+    """A pod on a bucket: no shared volume, the bucket's credentials from a Secret, the region
+    set, and its scratch folder (spills) on a volume of its own when the root filesystem is
+    read-only."""
+    storage = env["DARKROOM_STORAGE"]["value"]
+    match = S3_URL.match(storage)
+    if not match or ".." in storage or "//" in storage[5:]:
+        problem(name, f"DARKROOM_STORAGE {storage!r} is not s3://BUCKET or s3://BUCKET/PREFIX")
+    for volume in pod.get("volumes") or []:
+        if "persistentVolumeClaim" in volume:
+            problem(name, f"on object storage a pod needs no shared volume, but mounts claim {volume['persistentVolumeClaim'].get('claimName')}")
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        if "secretKeyRef" not in ((env.get(variable) or {}).get("valueFrom") or {}):
+            problem(name, f"{variable} must come from a Secret (valueFrom.secretKeyRef)")
+    if "AWS_REGION" not in env:
+        problem(name, "AWS_REGION is not set (the signature names it)")
+    read_only = ((container.get("securityContext") or {}).get("readOnlyRootFilesystem")) is True
+    scratch = (env.get("DARKROOM_SCRATCH") or {}).get("value")
+    if (container.get("args") or [])[:1] == ["worker"] and read_only:
+        mounts = {m.get("mountPath"): m.get("name") for m in container.get("volumeMounts") or []}
+        volumes = {v["name"]: v for v in pod.get("volumes") or []}
+        if scratch is None:
+            problem(name, "a worker with a read-only root filesystem needs DARKROOM_SCRATCH on a volume (an emptyDir)")
+        elif "emptyDir" not in volumes.get(mounts.get(scratch), {}):
+            problem(name, f"DARKROOM_SCRATCH {scratch} must be the mount path of an emptyDir volume")
+
+
 def check_pod(where, pod, needs_grace):
     containers = pod.get("containers") or []
     if not containers:
@@ -149,6 +192,11 @@ def check_pod(where, pod, needs_grace):
                 problem(name, f"{variable['name']} refers to secret {reference.get('name')}/{reference.get('key')}, which is not defined")
         if "DARKROOM_STORAGE" not in env:
             problem(name, "DARKROOM_STORAGE is not set")
+        elif str(env["DARKROOM_STORAGE"].get("value", "")).startswith("s3://"):
+            check_object_storage(name, pod, container, env)
+        for variable in env:
+            if variable.startswith(("DARKROOM_", "AWS_")) and variable not in read_variables:
+                problem(name, f"sets {variable}, which no darkroom command reads (see darkroom … --help)")
         for mount in container.get("volumeMounts") or []:
             if mount["name"] not in volumes:
                 problem(name, f"mounts volume {mount['name']}, which the pod does not define")
@@ -254,6 +302,62 @@ for unit in sorted((deploy / "systemd").glob("*.service")):
             words = shlex.split(command)
             if words[1:2] == ["worker"] and "--drain" not in words and "--metrics-listen" not in words:
                 problem(unit.name, "a long-running worker must serve its metrics: --metrics-listen HOST:PORT")
+
+# ---- systemd: the environment files ---------------------------------------------------------
+def environment(path):
+    """The KEY=VALUE lines of an environment file, comments and blanks skipped."""
+    pairs = {}
+    for line in path.read_text().splitlines():
+        if line.strip() and not line.lstrip().startswith("#"):
+            key, _, value = line.partition("=")
+            pairs[key.strip()] = value.strip()
+    return pairs
+
+
+units = {unit.name: unit.read_text() for unit in sorted((deploy / "systemd").glob("*.service"))}
+referenced = set()
+for text in units.values():
+    for line in text.splitlines():
+        if line.startswith("ExecStart="):
+            referenced |= set(re.findall(r"\$\{([A-Z][A-Z0-9_]*)\}", line))
+# Each of these is a complete /etc/darkroom/darkroom.env: a storage root, or a bucket.
+for file in ("darkroom.env.example", "darkroom-s3.env.example"):
+    path = deploy / "systemd" / file
+    if not path.exists():
+        problem(file, "is missing")
+        continue
+    variables = environment(path)
+    for variable in sorted(referenced - variables.keys()):
+        problem(file, f"does not set {variable}, which a unit's ExecStart uses")
+    for variable in variables:
+        if variable not in read_variables and variable not in referenced:
+            problem(file, f"sets {variable}, which neither darkroom (see darkroom … --help) nor a unit reads")
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN"):
+        if variable in variables:
+            problem(file, f"{variable} belongs in /etc/darkroom/s3-credentials.env (mode 0600), not in darkroom.env")
+s3_environment = environment(deploy / "systemd" / "darkroom-s3.env.example") if (deploy / "systemd" / "darkroom-s3.env.example").exists() else {}
+if not S3_URL.match(s3_environment.get("DARKROOM_STORAGE", "")):
+    problem("darkroom-s3.env.example", "DARKROOM_STORAGE must be s3://BUCKET/PREFIX")
+if "AWS_REGION" not in s3_environment:
+    problem("darkroom-s3.env.example", "AWS_REGION is not set (the signature names it)")
+credentials = deploy / "systemd" / "darkroom-s3-credentials.env.example"
+if not credentials.exists():
+    problem("systemd", "darkroom-s3-credentials.env.example is missing")
+else:
+    for variable in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+        if variable not in environment(credentials):
+            problem(credentials.name, f"does not set {variable}")
+    for variable in environment(credentials):
+        if variable not in read_variables:
+            problem(credentials.name, f"sets {variable}, which no darkroom command reads")
+# Every unit runs on either kind of host: the credentials file and the storage root are optional.
+for name, text in units.items():
+    lines = text.splitlines()
+    if "EnvironmentFile=/etc/darkroom/darkroom.env" in lines and "EnvironmentFile=-/etc/darkroom/s3-credentials.env" not in lines:
+        problem(name, "reads darkroom.env but not EnvironmentFile=-/etc/darkroom/s3-credentials.env (hosts on a bucket)")
+    for line in lines:
+        if line.startswith("ReadWritePaths=/srv/darkroom"):
+            problem(name, "ReadWritePaths=-/srv/darkroom: a host on a bucket has no storage root, and the unit must still start")
 
 # ---- Containerfile ------------------------------------------------------------------------
 containerfile = deploy / "container" / "Containerfile"
