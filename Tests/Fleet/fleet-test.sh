@@ -164,15 +164,16 @@ export DATABASE_URL=$db_url DARKROOM_STORAGE=$storage AWS_ENDPOINT_URL=$endpoint
        AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY=$secret DARKROOM_SCRATCH=$work/host TMPDIR=$work/host
 mkdir -p "$work/host"
 "$darkroom" migrate --log-level warning >/dev/null
-# 12 MP of noise over a photo: each render is several multipart parts (at least 5 MiB each),
-# and takes long enough that the test can see its upload in flight. Cached between runs.
-photo=$(dirname "$work")/fleet-photo-12mp.jpg
+# 24 MP of noise over a photo: each render is several multipart parts (5 MiB each; the upload
+# starts when the first part is full), so its upload is in flight long enough to be seen.
+# Cached between runs.
+photo=$(dirname "$work")/fleet-photo-24mp.jpg
 if [ ! -f "$photo" ]; then
   samples=$here/../Fixtures/exif-samples
-  (cd "$work/photos" && vips resize "$samples/hdr/iphone_hdr_NO.jpg" base.v 3.125 --vscale 3.125 --kernel cubic \
-    && vips gaussnoise noise.v 4000 3000 --sigma 8 --mean 0 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
-    && vips extract_area base.v crop.v 0 0 4000 3000 && vips add crop.v noise3.v sum.v && vips cast sum.v u8.v uchar \
-    && vips copy u8.v "$photo.tmp.jpg[Q=95,strip,subsample-mode=off]" && mv "$photo.tmp.jpg" "$photo")
+  (cd "$work/photos" && vips resize "$samples/hdr/iphone_hdr_NO.jpg" base.v 1.838235294 --vscale 1.633986928 --kernel cubic \
+    && vips gaussnoise noise.v 6000 4000 --sigma 10 --mean 0 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
+    && vips add base.v noise3.v sum.v && vips cast sum.v u8.v uchar \
+    && vips copy u8.v "$photo.tmp.jpg[Q=92,strip,subsample-mode=off]" && mv "$photo.tmp.jpg" "$photo" && rm -f ./*.v)
 fi
 for n in $(seq 1 "$photos"); do wrjpgcom -comment "fleet $tag $n" "$photo" > "$work/photos/$n.jpg"; done
 "$darkroom" import "$work"/photos/*.jpg --log-level warning >/dev/null
@@ -181,7 +182,7 @@ psql -X -q -tA -v ON_ERROR_STOP=1 "$db_url" -c "SELECT count(*) FROM darkroom.en
     '{\"operations\":[{\"op\":\"sepia\"},{\"op\":\"vignette\",\"intensity\":1.2}]}'::jsonb)" >/dev/null
 originals=$(objects | grep -c /originals/ || true)
 [ "$originals" = "$photos" ] || fail "expected $photos originals in the bucket after import, found $originals"
-say "$photos photos of 12 MP imported into $storage, $photos jobs queued"
+say "$photos photos of 24 MP imported into $storage, $photos jobs queued"
 
 sql() { psql -X -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 
@@ -190,7 +191,7 @@ start_worker() {  # NAMESPACE HOST_END FOLDER: prints nothing, sets $!
   ip netns exec "$1" env -i PATH=/usr/bin:/bin HOME="$3" TMPDIR="$3" DARKROOM_SCRATCH="$3" \
     DATABASE_URL="$(url_with "$database" "$2" 5432)" DARKROOM_STORAGE="$storage" \
     AWS_ENDPOINT_URL="http://$2:8333" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY="$secret" \
-    "$darkroom" worker --concurrency 1 --lease 3 --poll-interval 0.2 --log-level info >"$3/worker.out" 2>"$3/worker.log" &
+    "$darkroom" worker --concurrency 1 --lease 5 --poll-interval 0.2 --log-level info >"$3/worker.out" 2>"$3/worker.log" &
 }
 start_worker "$ns_a" "$host_a" "$work/a"; worker_a=$!
 start_worker "$ns_b" "$host_b" "$work/b"; worker_b=$!
