@@ -17,7 +17,7 @@
 set -euo pipefail
 darkroom=$(realpath "$1"); weed=$(realpath "$2"); server=$3; work=$(realpath -m "$4")
 here=$(cd "$(dirname "$0")" && pwd)
-photos=${FLEET_PHOTOS:-6}
+photos=${FLEET_PHOTOS:-3}
 started=$(date +%s)
 
 fail() { echo "fleet: FAIL: $*" >&2; exit 1; }
@@ -78,17 +78,20 @@ cleanup() {
   status=$?
   set +e
   for pid in $worker_a $worker_b; do kill -9 "$pid" 2>/dev/null; done
+  if [ "$status" != 0 ]; then
+    echo "---- the jobs" >&2
+    psql -X -q "$db_url" -c "SELECT id, state, attempts, leased_by, left(errors::text, 300) AS errors FROM darkroom.jobs ORDER BY id" >&2 2>/dev/null
+    [ -n "$weed_pid" ] && echo "---- unfinished uploads: $(uploads 2>/dev/null | tr '\n' ' ')" >&2
+    for log in "$work"/a/worker.log "$work"/b/worker.log "$work"/s3/weed.log; do
+      [ -f "$log" ] && { echo "---- last lines of $log"; tail -25 "$log"; } >&2
+    done
+  fi
   for pid in "${forwarders[@]}"; do kill -9 -- "-$pid" "$pid" 2>/dev/null; done
   if [ -n "$weed_pid" ]; then kill -9 "$weed_pid" 2>/dev/null; fi
   wait 2>/dev/null
   for link in "$link_s3" "$link_a" "$link_b"; do ip link delete "$link" 2>/dev/null; done
   for ns in "$ns_s3" "$ns_a" "$ns_b"; do ip netns delete "$ns" 2>/dev/null; done
   psql -X -q "$server" -c "DROP DATABASE IF EXISTS $database WITH (FORCE)" 2>/dev/null
-  if [ "$status" != 0 ]; then
-    for log in "$work"/a/worker.log "$work"/b/worker.log "$work"/s3/weed.log; do
-      [ -f "$log" ] && { echo "---- last lines of $log"; tail -25 "$log"; } >&2
-    done
-  fi
   rm -rf "$work/s3/data" "$work/photos"
   exit "$status"
 }
@@ -164,25 +167,21 @@ export DATABASE_URL=$db_url DARKROOM_STORAGE=$storage AWS_ENDPOINT_URL=$endpoint
        AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY=$secret DARKROOM_SCRATCH=$work/host TMPDIR=$work/host
 mkdir -p "$work/host"
 "$darkroom" migrate --log-level warning >/dev/null
-# 24 MP of noise over a photo: each render is several multipart parts (5 MiB each; the upload
-# starts when the first part is full), so its upload is in flight long enough to be seen.
-# Cached between runs.
-photo=$(dirname "$work")/fleet-photo-24mp.jpg
-if [ ! -f "$photo" ]; then
-  samples=$here/../Fixtures/exif-samples
-  (cd "$work/photos" && vips resize "$samples/hdr/iphone_hdr_NO.jpg" base.v 1.838235294 --vscale 1.633986928 --kernel cubic \
-    && vips gaussnoise noise.v 6000 4000 --sigma 10 --mean 0 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
-    && vips add base.v noise3.v sum.v && vips cast sum.v u8.v uchar \
-    && vips copy u8.v "$photo.tmp.jpg[Q=92,strip,subsample-mode=off]" && mv "$photo.tmp.jpg" "$photo" && rm -f ./*.v)
-fi
+# Noise at quality 100: a render of 5 MP is about 8 MB, two multipart parts (the upload starts
+# when the first 5 MiB are encoded, and the test has the second part's encoding to see it in
+# flight), yet quick enough for the debug build that make test runs.
+(cd "$work/photos" && vips gaussnoise noise.v 2700 1800 --sigma 40 --mean 128 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
+  && vips cast noise3.v u8.v uchar && vips copy u8.v "photo.jpg[Q=100,strip,subsample-mode=off]" && rm -f ./*.v)
+photo=$work/photos/photo.jpg
 for n in $(seq 1 "$photos"); do wrjpgcom -comment "fleet $tag $n" "$photo" > "$work/photos/$n.jpg"; done
+rm "$photo"
 "$darkroom" import "$work"/photos/*.jpg --log-level warning >/dev/null
 psql -X -q -tA -v ON_ERROR_STOP=1 "$db_url" -c "SELECT count(*) FROM darkroom.enqueue_edits(
     ARRAY(SELECT id FROM darkroom.assets ORDER BY id), 'io.darkroom.pipeline', '1.0.0',
     '{\"operations\":[{\"op\":\"sepia\"},{\"op\":\"vignette\",\"intensity\":1.2}]}'::jsonb)" >/dev/null
 originals=$(objects | grep -c /originals/ || true)
 [ "$originals" = "$photos" ] || fail "expected $photos originals in the bucket after import, found $originals"
-say "$photos photos of 24 MP imported into $storage, $photos jobs queued"
+say "$photos photos of 5 MP imported into $storage, $photos jobs queued"
 
 sql() { psql -X -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 
@@ -191,7 +190,7 @@ start_worker() {  # NAMESPACE HOST_END FOLDER: prints nothing, sets $!
   ip netns exec "$1" env -i PATH=/usr/bin:/bin HOME="$3" TMPDIR="$3" DARKROOM_SCRATCH="$3" \
     DATABASE_URL="$(url_with "$database" "$2" 5432)" DARKROOM_STORAGE="$storage" \
     AWS_ENDPOINT_URL="http://$2:8333" AWS_REGION=us-east-1 AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY="$secret" \
-    "$darkroom" worker --concurrency 1 --lease 5 --poll-interval 0.2 --log-level info >"$3/worker.out" 2>"$3/worker.log" &
+    "$darkroom" worker --concurrency 1 --quality 100 --lease 5 --poll-interval 0.2 --log-level info >"$3/worker.out" 2>"$3/worker.log" &
 }
 start_worker "$ns_a" "$host_a" "$work/a"; worker_a=$!
 start_worker "$ns_b" "$host_b" "$work/b"; worker_b=$!
@@ -212,13 +211,13 @@ upload_in_flight_of() {  # PID [EXCEPT_JOB]
   return 1
 }
 wait_for_upload_of() {  # PID NAME [EXCEPT_JOB]
-  local deadline=$(($(date +%s) + 90))
+  local deadline=$(($(date +%s) + ${FLEET_WAIT:-90}))
   while [ "$(date +%s)" -lt "$deadline" ]; do
     upload_in_flight_of "$1" "${3:-}" && return 0
     kill -0 "$1" 2>/dev/null || fail "worker $2 exited before it uploaded"
     sleep 0.05
   done
-  fail "worker $2 started no upload within 90 s"
+  fail "worker $2 started no upload within ${FLEET_WAIT:-90} s"
 }
 
 # ---- A is killed mid-upload --------------------------------------------------------------------
@@ -289,7 +288,7 @@ echo "  ok  all $renders objects under renders/ are whole JPEGs; each adjustment
 left=$(uploads | wc -l)
 [ "$left" -ge 1 ] || fail "no unfinished upload before housekeeping: the kill left nothing to clean up"
 grep -qx "$key_a" < <(uploads) || fail "A's unfinished upload $key_a vanished before housekeeping"
-"$darkroom" job run clean-orphaned-renders --param min_age_minutes=0 --log-level warning > "$work/check/housekeeping.txt"
+"$darkroom" job run clean-orphaned-renders --jobs-dir "$here/../../Jobs" --param min_age_minutes=0 --log-level warning > "$work/check/housekeeping.txt"
 after=$(uploads | wc -l)
 [ "$after" = 0 ] || fail "$after unfinished uploads left after housekeeping: $(uploads | tr '\n' ' ')"
 echo "  ok  housekeeping aborted the $left unfinished upload(s) the kill and the restart left; none remain"
