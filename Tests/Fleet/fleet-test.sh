@@ -17,14 +17,14 @@
 set -euo pipefail
 darkroom=$(realpath "$1"); weed=$(realpath "$2"); server=$3; work=$(realpath -m "$4")
 here=$(cd "$(dirname "$0")" && pwd)
-photos=${FLEET_PHOTOS:-3}
+photos=${FLEET_PHOTOS:-4}
 started=$(date +%s)
 
 fail() { echo "fleet: FAIL: $*" >&2; exit 1; }
 say() { printf 'fleet: [%3ds] %s\n' "$(($(date +%s) - started))" "$*"; }
 
 [ "$(id -u)" = 0 ] || fail "needs root to create network namespaces (make test runs as root)"
-for tool in ip socat curl vips djpeg wrjpgcom psql; do
+for tool in ip tc socat curl vips djpeg wrjpgcom psql; do
   command -v "$tool" >/dev/null || fail "$tool is missing; make test installs it (APT_OPS / APT_TOOLS in the Makefile)"
 done
 [ -x "$darkroom" ] || fail "$darkroom is not an executable; build first"
@@ -87,7 +87,7 @@ cleanup() {
     done
   fi
   for pid in "${forwarders[@]}"; do kill -9 -- "-$pid" "$pid" 2>/dev/null; done
-  if [ -n "$weed_pid" ]; then kill -9 "$weed_pid" 2>/dev/null; fi
+  if [ -n "$weed_pid" ]; then kill -9 -- "-$weed_pid" 2>/dev/null; fi
   wait 2>/dev/null
   for link in "$link_s3" "$link_a" "$link_b"; do ip link delete "$link" 2>/dev/null; done
   for ns in "$ns_s3" "$ns_a" "$ns_b"; do ip netns delete "$ns" 2>/dev/null; done
@@ -111,6 +111,9 @@ link_namespace() {  # NAMESPACE HOST_LINK HOST_ADDRESS NAMESPACE_ADDRESS
 link_namespace "$ns_s3" "$link_s3" "$host_s3" "$s3_address"
 link_namespace "$ns_a" "$link_a" "$host_a" "$address_a"
 link_namespace "$ns_b" "$link_b" "$host_b" "$address_b"
+# Each worker's uplink is 24 Mbit/s, a modest machine's: a 5 MiB part takes about 1.7 s to send,
+# so an upload is in flight long enough to be seen, however fast or loaded this machine is.
+for ns in "$ns_a" "$ns_b"; do ip netns exec "$ns" tc qdisc add dev eth0 root tbf rate 24mbit burst 64kb latency 500ms; done
 
 # ---- the S3 server, authentication on --------------------------------------------------------
 cat > "$work/s3/identities.json" <<EOF
@@ -118,8 +121,8 @@ cat > "$work/s3/identities.json" <<EOF
   "actions":["Admin","Read","Write","List","Tagging"]}]}
 EOF
 endpoint=http://$s3_address:8333
-start_s3() {
-  ip netns exec "$ns_s3" "$weed" mini -dir="$work/s3/data" -ip="$s3_address" -ip.bind="$s3_address" \
+start_s3() {  # a process group of its own under `timeout`, which bounds its life should we be killed
+  ip netns exec "$ns_s3" setsid timeout --kill-after=5 900 "$weed" mini -dir="$work/s3/data" -ip="$s3_address" -ip.bind="$s3_address" \
     -s3.port=8333 -master.port=9333 -volume.port=9340 -filer.port=8888 \
     -admin.ui=false -webdav=false -s3.port.iceberg=0 -s3.port.lance=0 -metricsPort=0 -master.telemetry=false \
     -s3.config="$work/s3/identities.json" >>"$work/s3/weed.log" 2>&1 &
@@ -131,7 +134,7 @@ start_s3() {
   done
   fail "SeaweedFS did not answer S3 on $endpoint within 30 s"
 }
-stop_s3() {  # SIGTERM: the server shuts down cleanly, as for an upgrade or a node reboot
+stop_s3() {  # SIGTERM (timeout passes it on): the server shuts down cleanly, as for an upgrade
   kill "$weed_pid"
   wait "$weed_pid" 2>/dev/null || true
   weed_pid=""
@@ -167,21 +170,22 @@ export DATABASE_URL=$db_url DARKROOM_STORAGE=$storage AWS_ENDPOINT_URL=$endpoint
        AWS_ACCESS_KEY_ID=darkroom AWS_SECRET_ACCESS_KEY=$secret DARKROOM_SCRATCH=$work/host TMPDIR=$work/host
 mkdir -p "$work/host"
 "$darkroom" migrate --log-level warning >/dev/null
-# Noise at quality 100: a render of 5 MP is about 8 MB, two multipart parts (the upload starts
-# when the first 5 MiB are encoded, and the test has the second part's encoding to see it in
-# flight), yet quick enough for the debug build that make test runs.
-(cd "$work/photos" && vips gaussnoise noise.v 2700 1800 --sigma 40 --mean 128 && vips bandjoin "noise.v noise.v noise.v" noise3.v \
-  && vips cast noise3.v u8.v uchar && vips copy u8.v "photo.jpg[Q=100,strip,subsample-mode=off]" && rm -f ./*.v)
+# Noise in each channel at quality 100: 1.4 MP whose render is about 5.8 MB, two multipart parts
+# (the upload starts when the first 5 MiB are encoded), small enough that the debug build make
+# test runs renders it in seconds. The edit is a crop.
+(cd "$work/photos" && for band in r g b; do vips gaussnoise "$band.v" 1400 1000 --sigma 100 --mean 128; done \
+  && vips bandjoin "r.v g.v b.v" rgb.v && vips cast rgb.v u8.v uchar && vips copy u8.v "photo.jpg[Q=100,strip,subsample-mode=off]" \
+  && rm -f ./*.v)
 photo=$work/photos/photo.jpg
 for n in $(seq 1 "$photos"); do wrjpgcom -comment "fleet $tag $n" "$photo" > "$work/photos/$n.jpg"; done
 rm "$photo"
 "$darkroom" import "$work"/photos/*.jpg --log-level warning >/dev/null
 psql -X -q -tA -v ON_ERROR_STOP=1 "$db_url" -c "SELECT count(*) FROM darkroom.enqueue_edits(
     ARRAY(SELECT id FROM darkroom.assets ORDER BY id), 'io.darkroom.pipeline', '1.0.0',
-    '{\"operations\":[{\"op\":\"sepia\"},{\"op\":\"vignette\",\"intensity\":1.2}]}'::jsonb)" >/dev/null
+    '{\"operations\":[{\"op\":\"crop\",\"x\":10,\"y\":10,\"width\":1380,\"height\":980}]}'::jsonb)" >/dev/null
 originals=$(objects | grep -c /originals/ || true)
 [ "$originals" = "$photos" ] || fail "expected $photos originals in the bucket after import, found $originals"
-say "$photos photos of 5 MP imported into $storage, $photos jobs queued"
+say "$photos photos of 1.4 MP (renders of two parts) imported into $storage, $photos jobs queued"
 
 sql() { psql -X -tA -v ON_ERROR_STOP=1 "$db_url" -c "$1"; }
 
@@ -211,13 +215,13 @@ upload_in_flight_of() {  # PID [EXCEPT_JOB]
   return 1
 }
 wait_for_upload_of() {  # PID NAME [EXCEPT_JOB]
-  local deadline=$(($(date +%s) + ${FLEET_WAIT:-90}))
+  local deadline=$(($(date +%s) + 180))
   while [ "$(date +%s)" -lt "$deadline" ]; do
     upload_in_flight_of "$1" "${3:-}" && return 0
     kill -0 "$1" 2>/dev/null || fail "worker $2 exited before it uploaded"
     sleep 0.05
   done
-  fail "worker $2 started no upload within ${FLEET_WAIT:-90} s"
+  fail "worker $2 started no upload within 180 s"
 }
 
 # ---- A is killed mid-upload --------------------------------------------------------------------
@@ -239,9 +243,9 @@ start_s3
 say "S3 server started again"
 
 # ---- B drains the rest, A's job included -----------------------------------------------------
-deadline=$(($(date +%s) + 150))
+deadline=$(($(date +%s) + 300))
 until [ "$(sql "SELECT count(*) FROM darkroom.jobs WHERE state IN ('queued', 'running')")" = 0 ]; do
-  [ "$(date +%s)" -lt "$deadline" ] || fail "the batch did not drain within 150 s: $(sql "SELECT state, count(*) FROM darkroom.jobs GROUP BY 1")"
+  [ "$(date +%s)" -lt "$deadline" ] || fail "the batch did not drain within 300 s: $(sql "SELECT state, count(*) FROM darkroom.jobs GROUP BY 1")"
   kill -0 "$worker_b" 2>/dev/null || fail "worker B exited before the batch drained"
   sleep 0.2
 done
@@ -265,6 +269,7 @@ check "every asset shows its job's adjustment" "SELECT count(*) FROM darkroom.as
 check "A's job was lost to its lease and finished by B" "SELECT leased_by NOT LIKE '%-$killed_a/%' AND errors::text LIKE '%lease_expired%'
    FROM darkroom.jobs WHERE id = $job_a" t
 check "B's job finished despite the S3 restart" "SELECT state FROM darkroom.jobs WHERE id = $job_b" succeeded
+echo "  ..  B's job $job_b took $(sql "SELECT attempts FROM darkroom.jobs WHERE id = $job_b") attempt(s): $(sql "SELECT coalesce(string_agg(e->>'code', ', '), 'no error') FROM darkroom.jobs, jsonb_array_elements(errors) e WHERE id = $job_b")"
 echo "  ..  jobs finished by A: $(sql "SELECT count(*) FROM darkroom.jobs WHERE leased_by LIKE '%-$killed_a/%'"), by B: $(sql "SELECT count(*) FROM darkroom.jobs WHERE leased_by NOT LIKE '%-$killed_a/%'")"
 
 # Every object under the prefix is whole: each render and display copy decodes to its last byte
