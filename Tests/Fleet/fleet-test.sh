@@ -23,7 +23,12 @@ started=$(date +%s)
 fail() { echo "fleet: FAIL: $*" >&2; exit 1; }
 say() { printf 'fleet: [%3ds] %s\n' "$(($(date +%s) - started))" "$*"; }
 
-[ "$(id -u)" = 0 ] || fail "needs root to create network namespaces (make test runs as root)"
+# As NetworkPartitionTests: without root the test cannot build its machines, so it says so and
+# stops (CI runs make test as root, where it always runs).
+if [ "$(id -u)" != 0 ]; then
+  echo "fleet: SKIPPED: needs root to create network namespaces and veth links (CI runs make test as root)" >&2
+  exit 0
+fi
 for tool in ip tc socat curl vips djpeg wrjpgcom psql; do
   command -v "$tool" >/dev/null || fail "$tool is missing; make test installs it (APT_OPS / APT_TOOLS in the Makefile)"
 done
