@@ -206,17 +206,19 @@ start_worker "$ns_b" "$host_b" "$work/b"; worker_b=$!
 say "worker A (pid $worker_a) in $ns_a, worker B (pid $worker_b) in $ns_b"
 
 # A worker's upload in flight: an unfinished upload of renders/<asset>/<job>.* whose job that
-# worker holds right now. Sets found_job and found_key.
+# worker holds right now, the render itself before its display copy (both go up at once).
+# Sets found_job and found_key.
 upload_in_flight_of() {  # PID [EXCEPT_JOB]
-  local held key job
+  local held key job listed
   held=$(sql "SELECT id FROM darkroom.jobs WHERE state = 'running' AND leased_by LIKE '%-$1/%'")
   [ -n "$held" ] || return 1
+  listed=$(uploads)
   while read -r key; do
     job=$(sed -n 's#.*/renders/[0-9]*/\([0-9]*\)\.[a-z0-9.]*$#\1#p' <<<"$key")
     if [ -n "$job" ] && [ "$job" != "${2:-}" ] && grep -qx "$job" <<<"$held"; then
       found_job=$job; found_key=$key; return 0
     fi
-  done < <(uploads)
+  done < <(grep -v '\.display\.jpg$' <<<"$listed"; grep '\.display\.jpg$' <<<"$listed")
   return 1
 }
 wait_for_upload_of() {  # PID NAME [EXCEPT_JOB]
