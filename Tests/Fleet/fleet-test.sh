@@ -82,7 +82,7 @@ weed_pid=""; worker_a=""; worker_b=""; forwarders=()
 cleanup() {
   status=$?
   set +e
-  for pid in $worker_a $worker_b; do kill -9 "$pid" 2>/dev/null; done
+  for pid in $worker_a $worker_b; do kill -9 "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; done
   if [ "$status" != 0 ]; then
     echo "---- the jobs" >&2
     psql -X -q "$db_url" -c "SELECT id, state, attempts, leased_by, left(errors::text, 300) AS errors FROM darkroom.jobs ORDER BY id" >&2 2>/dev/null
