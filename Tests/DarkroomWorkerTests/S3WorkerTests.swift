@@ -206,23 +206,8 @@ struct RecordingOrderStorage: ObjectStorage {
     @Test func theOrphanCleanupWorksOnABucketAndAbortsLeftUploads() throws {
         try TestDatabase.withFreshDatabase { url in
             let bucket = try TestObjectStore.storage()
-            let connection = try PostgresConnection(url)
-            let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
-            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: quiet)
-            let asset = try AssetStore(connection).register(NewAsset(
-                originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
-                pixelWidth: 1, pixelHeight: 1)).id
-            let queue = JobQueue(connection, logger: quiet)
-            func claimNext() throws -> ClaimedJob { try #require(try queue.claim(workerID: "test", limit: 1, lease: .seconds(60)).first) }
-            let data = Array(#"{"operations":[]}"#.utf8)
-            let succeeded = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
-            let recorded = StorageLayout.render(assetID: asset, jobID: succeeded)
-            _ = try queue.complete(try claimNext(), with: NewAdjustment(
-                formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data, baseAdjustmentID: nil,
-                renderedPath: recorded.rawValue, renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
-            let failed = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
-            _ = try queue.fail(try claimNext(), .permanent(code: .jpegDamaged, message: "test"), retryPolicy: .standard)
-            let queued = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+            let jobs = try OrphanCleanupTests.jobs(in: url)
+            let (asset, succeeded, failed, queued, recorded) = (jobs.asset, jobs.succeeded, jobs.failed, jobs.queued, jobs.recorded)
 
             for key in [recorded, StorageLayout.render(assetID: asset, jobID: failed), StorageLayout.render(assetID: asset, jobID: queued)] {
                 try bucket.publish(key) { try [UInt8]([1]).withUnsafeBytes($0.write) }
@@ -232,9 +217,7 @@ struct RecordingOrderStorage: ObjectStorage {
             try [UInt8](repeating: 7, count: S3Storage.minimumPartSize + 1).withUnsafeBytes { try left.write($0) }
             Thread.sleep(forTimeInterval: 1.1)  // S3 times have whole seconds: be older than "now"
 
-            let job = try #require(try OperatorScriptCatalog.load(from: OrphanCleanupTests.jobsDir).first { $0.name == "clean-orphaned-renders" })
-            let report = try OperatorScriptRunner(connection, logger: quiet).run(job, parameters: ["min_age_minutes": "0"],
-                                                                                files: StoredRenderFiles(storage: bucket))
+            let report = try jobs.runCleanup(minAgeMinutes: 0, files: StoredRenderFiles(storage: bucket))
             #expect(report.deletedFiles.count == 2, "\(report.deletedFiles)")
             #expect(report.deletedFiles.contains(StorageLayout.render(assetID: asset, jobID: failed).rawValue))
             #expect(report.deletedFiles.contains { $0.hasPrefix(StorageLayout.display(assetID: asset, jobID: succeeded).rawValue + "#upload=") })
