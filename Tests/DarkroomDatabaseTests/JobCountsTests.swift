@@ -53,7 +53,9 @@ struct JobCountsTests {
             _ = try connection.query("SELECT * FROM darkroom.heartbeat('w1', 'host', 1, 60, '{}', '{}')")
             let after = try #require(try scalar(connection, "SELECT count(*) FROM darkroom.job_counts").int)
             #expect(after < before)
-            #expect(try scalar(connection, "SELECT count(*) FROM (SELECT batch, state FROM darkroom.job_counts GROUP BY 1, 2 HAVING count(*) > 1) AS k").int == 0)
+            #expect(try scalar(connection, """
+                SELECT count(*) FROM (SELECT 1 FROM darkroom.job_counts GROUP BY batch, state, kind, format_identifier, format_version HAVING count(*) > 1) AS k
+                """).int == 0)
             #expect(try kept(connection) == actual(connection))
 
             // Deleting an asset cascades to its jobs; the counts follow, and so do the views.

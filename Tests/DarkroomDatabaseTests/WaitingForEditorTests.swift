@@ -78,7 +78,9 @@ struct WaitingForEditorTests {
 
             // Folded by a heartbeat, claimed from, and with no live worker at all: still exact.
             _ = try queue.heartbeat(worker, lease: .seconds(60), jobs: [], formats: pipeline1_0)
-            #expect(try scalar(connection, "SELECT count(*) FROM (SELECT 1 FROM darkroom.queued_job_formats GROUP BY kind, format_identifier, format_version HAVING count(*) > 1) AS k").int == 0)
+            #expect(try scalar(connection, """
+                SELECT count(*) FROM (SELECT 1 FROM darkroom.job_counts WHERE state = 'queued' GROUP BY batch, kind, format_identifier, format_version HAVING count(*) > 1) AS k
+                """).int == 0)
             _ = try expectExact(connection, "after folding")
             _ = try queue.claim(workerID: worker.name, limit: 2, lease: .seconds(60), formats: pipeline1_0)
             _ = try expectExact(connection, "after two claims")

@@ -35,5 +35,7 @@ public struct Migration: Sendable, Hashable {
         Migration(15, "dashboard_counts", PackageResources._015_dashboard_counts_sql),
         Migration(17, "queued_job_formats", PackageResources._017_queued_job_formats_sql),
         Migration(18, "dashboard_sessions", PackageResources._018_dashboard_sessions_sql),
+        Migration(19, "row_rules", PackageResources._019_row_rules_sql),
+        Migration(20, "one_count_table", PackageResources._020_one_count_table_sql),
     ]
 }

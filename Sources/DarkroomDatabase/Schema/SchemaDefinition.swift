@@ -18,12 +18,14 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("identifiers.sql", PackageResources.identifiers_sql),
         SchemaDefinition("semver.sql", PackageResources.semver_sql),
         SchemaDefinition("validators.sql", PackageResources.validators_sql),
+        SchemaDefinition("row_rules.sql", PackageResources.row_rules_sql),
     ]
 
     /// Everything else, applied after the migrations. A later file may call an earlier one.
     public static let afterMigrations: [SchemaDefinition] = [
         SchemaDefinition("settings.sql", PackageResources.settings_sql),
         SchemaDefinition("notify_workers.sql", PackageResources.notify_workers_sql),
+        SchemaDefinition("row_rule_triggers.sql", PackageResources.row_rule_triggers_sql),
         SchemaDefinition("job_counts.sql", PackageResources.job_counts_sql),
         SchemaDefinition("queued_job_formats.sql", PackageResources.queued_job_formats_sql),
         SchemaDefinition("append_only.sql", PackageResources.append_only_sql),

@@ -61,8 +61,9 @@ BEGIN
     FOR layer IN 1 .. layer_count LOOP
         PERFORM darkroom.require_stored_path(layer_paths[layer], format('layer %s''s rendered path', layer));
     END LOOP;
+    -- A path query rather than a subquery: PL/pgSQL evaluates it without starting an executor.
     IF layer_warnings IS NOT NULL AND (jsonb_typeof(layer_warnings) <> 'array' OR jsonb_array_length(layer_warnings) <> layer_count
-       OR EXISTS (SELECT FROM jsonb_array_elements(layer_warnings) AS w(list) WHERE jsonb_typeof(w.list) <> 'array')) THEN
+       OR jsonb_path_exists(layer_warnings, 'strict $[*] ? (@.type() != "array")')) THEN
         RAISE EXCEPTION 'layer_warnings must hold one array of warnings per layer (%), got %', layer_count, layer_warnings
             USING ERRCODE = 'invalid_parameter_value';
     END IF;

@@ -29,17 +29,19 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- The fast path: one regular expression decides that a version is fine; only one that fails
--- it goes to the detailed check.
--- PL/pgSQL rather than plain SQL: CHECK constraints call it, and an inlined SQL body is parsed
--- again for every statement that writes a row (each claim and completion); PL/pgSQL keeps
--- its compiled form for the session, and costs about as much per row in bulk inserts.
+-- Whether a version is fine: one regular expression. Plain SQL, so it is inlined into the
+-- cached plans of the PL/pgSQL functions that call it (the row rules of row_rules.sql).
+CREATE OR REPLACE FUNCTION darkroom.is_semver(version text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT length(version) <= 255
+       AND version ~ '^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.(0|[1-9][0-9]{0,8}))?(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$'
+$$;
+
+-- NULL when the version is fine; only one that fails is_semver goes to the detailed check.
 CREATE OR REPLACE FUNCTION darkroom.semver_problem(version text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
-    RETURN CASE WHEN length(version) <= 255
-                 AND version ~ '^(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.(0|[1-9][0-9]{0,8}))?(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?$'
-                THEN NULL ELSE darkroom.semver_problem_detail(version) END;
+    RETURN CASE WHEN darkroom.is_semver(version) THEN NULL ELSE darkroom.semver_problem_detail(version) END;
 END $$;
 
 -- The pre-release part of semver_sort_key: ' ' before each identifier; a numeric one as '0',

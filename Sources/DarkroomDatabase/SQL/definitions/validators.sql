@@ -56,21 +56,25 @@ BEGIN
     RETURN NULL;
 END $$;
 
--- NULL when a stored path (relative to the storage root) cannot name anything outside the
--- root, otherwise why not: the rule of StorageKey (Sources/DarkroomStorage/StorageKey.swift),
--- which both pass as Tests/Fixtures/stored-paths.txt says. The CHECK constraints on
--- assets.original_path and adjustments.rendered_path call it; text cannot hold NUL here.
--- PL/pgSQL rather than plain SQL: CHECK constraints call it, and an inlined SQL body is parsed
--- again for every statement that writes a row (each claim and completion); PL/pgSQL keeps
--- its compiled form for the session, and costs about as much per row in bulk inserts.
+-- Whether a stored path (relative to the storage root) cannot name anything outside the
+-- root: the rule of StorageKey (Sources/DarkroomStorage/StorageKey.swift), which both pass as
+-- Tests/Fixtures/stored-paths.txt says. Plain SQL, so it is inlined into the cached plans of
+-- the PL/pgSQL functions that call it (the row rules of row_rules.sql). Text cannot hold NUL.
+CREATE OR REPLACE FUNCTION darkroom.is_stored_path(path text) RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
+    SELECT path <> '' AND left(path, 1) <> '/' AND NOT (string_to_array(path, '/') && ARRAY['..', '.', ''])
+$$;
+
+-- NULL when a stored path is fine (is_stored_path), otherwise why not.
 CREATE OR REPLACE FUNCTION darkroom.stored_path_problem(path text) RETURNS text
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
     RETURN CASE
+        WHEN darkroom.is_stored_path(path) THEN NULL
         WHEN path IS NULL THEN 'it is missing'
         WHEN path = '' THEN 'it is empty'
         WHEN left(path, 1) = '/' THEN 'it is absolute; stored paths are relative to the storage root'
-        WHEN string_to_array(path, '/') && ARRAY['..', '.', ''] THEN 'it contains ''..'', ''.'' or an empty component'
+        ELSE 'it contains ''..'', ''.'' or an empty component'
     END;
 END $$;
 
