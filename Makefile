@@ -31,8 +31,9 @@ SWIFT_BUILD_FLAGS ?=
 # decoders, libde265 and dav1d), the server, and pkg-config.
 APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev libcurl4-openssl-dev pkg-config postgresql-15 postgresql-client-15
 # Reference tools for tests and benchmarks (djpeg/cjpeg, heif-convert, vips, GNU time for peak RSS, exif for
-# cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds).
-APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils
+# cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds, valgrind to count the
+# queue's server instructions per job).
+APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils valgrind
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
@@ -367,6 +368,7 @@ bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
+	bash $(ROOT)/Tests/Benchmarks/queue-instructions.sh $(DARKROOM_BIN) $(BENCH_DIR)/queue-instructions
 	bash $(ROOT)/Tests/Benchmarks/dashboard-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/dashboard
 	$(MAKE) --no-print-directory s3-start
 	eval "$$($(MAKE) --no-print-directory -s s3-env)"; S3_SERVER_PID=$$(cat $(S3_DIR)/weed.pid) \
