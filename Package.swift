@@ -27,6 +27,9 @@ let package = Package(
         // `/metrics` (worker --metrics-listen, serve).
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
+        // Already built for Hummingbird; the route tests take its in-memory channel from it
+        // (Tests/DarkroomWebTests/RouterTesting.swift).
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         // C boundaries: one per library.
@@ -176,7 +179,9 @@ let package = Package(
             "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams", "JPEGTurbo",
             "DarkroomMetrics",
             .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomMetricsTests", dependencies: [

@@ -5,7 +5,6 @@ import DarkroomTestSupport
 import DarkroomWeb
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import LibPQ
 import Logging
 

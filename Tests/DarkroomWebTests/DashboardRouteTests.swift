@@ -3,7 +3,6 @@ import DarkroomTestSupport
 import DarkroomWeb
 import Foundation
 import Hummingbird
-import HummingbirdTesting
 import LibPQ
 import Testing
 
