@@ -11,7 +11,7 @@ let package = Package(
         // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
         .library(name: "DarkroomParsers", targets: [
             "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
-            "DarkroomOperatorScripts", "DarkroomObjectStore",
+            "DarkroomOperatorScripts", "S3Answers",
         ]),
     ],
     dependencies: [
@@ -80,8 +80,11 @@ let package = Package(
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
         // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
         // multipart uploads), and the factory that picks a backend from DARKROOM_STORAGE.
+        // What an S3-compatible server answers: its XML documents and its errors, classified.
+        // Apart from the client so the fuzz build of its parsers needs no crypto library.
+        .target(name: "S3Answers", dependencies: ["ByteStreams", "LibCurl"]),
         .target(name: "DarkroomObjectStore", dependencies: [
-            "DarkroomStorage", "ByteStreams", "LibCurl",
+            "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers",
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         .target(name: "DarkroomMetadata", dependencies: [
@@ -166,7 +169,7 @@ let package = Package(
             "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "DarkroomObjectStoreTests", dependencies: [
-            "DarkroomObjectStore", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibCurl", "DarkroomTestSupport",
+            "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibCurl", "DarkroomTestSupport",
         ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
         .testTarget(name: "DarkroomDatabaseTests", dependencies: [

@@ -1,3 +1,4 @@
+import S3Answers
 import Crypto
 import Foundation
 import LibCurl

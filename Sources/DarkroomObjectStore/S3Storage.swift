@@ -1,3 +1,4 @@
+import S3Answers
 import ByteStreams
 import DarkroomStorage
 import Foundation

@@ -1,4 +1,5 @@
 @testable import DarkroomObjectStore
+import S3Answers
 import DarkroomStorage
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import S3Answers
 import ByteStreams
 @testable import DarkroomObjectStore
 import DarkroomOperatorScripts

@@ -1,4 +1,4 @@
-import DarkroomObjectStore
+import S3Answers
 import FuzzSupport
 
 /// The input is an answer of the object store. Properties: reading it by element gives strings

@@ -36,6 +36,11 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     public var s3Code: String?
     public var message: String
 
+    package init(kind: Kind, bucket: String, key: String, operation: String, httpStatus: Int?, s3Code: String?, message: String) {
+        (self.kind, self.bucket, self.key, self.operation) = (kind, bucket, key, operation)
+        (self.httpStatus, self.s3Code, self.message) = (httpStatus, s3Code, message)
+    }
+
     public var isTransient: Bool {
         switch kind {
         case .throttled, .serverError, .unreachable, .interrupted: true
@@ -84,7 +89,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
                        message: serverMessage.map { "\(advice) (\($0))" } ?? advice)
     }
 
-    static func transfer(_ error: CurlError, bucket: String, key: String, operation: String) -> S3Error {
+    package static func transfer(_ error: CurlError, bucket: String, key: String, operation: String) -> S3Error {
         let kind: Kind = switch error.kind {
         case .unreachable: .unreachable
         case .interrupted: .interrupted
@@ -97,7 +102,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     /// What the codecs and the worker see, named by darkroom's key: a missing object is
     /// `.notFound`; refused credentials `.rejected` (the job fails until someone fixes them); a
     /// server that stays down `.unavailable` (retried later); the rest `.io`.
-    func streamError(object: String, at offset: Int? = nil) -> StreamError {
+    package func streamError(object: String, at offset: Int? = nil) -> StreamError {
         let code: StreamError.Code = switch kind {
         case .notFound: .notFound
         case .rejected: .rejected
