@@ -46,10 +46,27 @@ struct WaitingForEditorTests {
 
     /// A layer rendered by any worker: the asset's next layer, on its current one.
     func addLayer(_ queue: JobQueue, _ connection: PostgresConnection, asset: Int64, version: String) throws {
-        _ = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: version, data: sampleData)
-        let job = try #require(try queue.claim(workerID: "any", limit: 1, lease: .seconds(60)).first)
         let base = try AssetStore(connection).asset(id: asset)?.currentAdjustmentID
-        _ = try queue.complete(job, with: sampleAdjustment(for: job, base: base))
+        try complete(queue, asset: asset, [("io.darkroom.pipeline", version)], on: base)
+    }
+
+    /// Runs one edit of `asset` that leaves `layers` (format, version; bottom first, the first
+    /// on `base`), whatever the asset showed: a layer it showed may so be left behind. Nothing
+    /// else may be queued. Returns the new top.
+    @discardableResult
+    func complete(_ queue: JobQueue, asset: Int64, _ layers: [(String, String)], on base: Int64?,
+                  rerendering old: [Int64]? = nil) throws -> Int64 {
+        let job: ClaimedJob
+        if old == nil {
+            _ = try queue.enqueue(assetID: asset, formatIdentifier: layers.last!.0, formatVersion: layers.last!.1, data: sampleData)
+        }
+        job = try #require(try queue.claim(workerID: "any", limit: 1, lease: .seconds(60)).first)
+        let records = layers.enumerated().map { index, layer in
+            NewAdjustment(formatIdentifier: layer.0, formatVersion: layer.1, data: sampleData, baseAdjustmentID: index == 0 ? base : nil,
+                          renderedPath: "rendered/\(job.id)-\(index).jpg", renderedWidth: 640, renderedHeight: 480, renderedBytes: 1,
+                          rerenderOf: old?[index])
+        }
+        return try #require(try queue.complete(job, with: JobResult(.layers(records), expectedCurrent: nil)))
     }
 
     @Test func groupsAndChainsGiveWhatAskingEveryJobGives() throws {
@@ -91,6 +108,86 @@ struct WaitingForEditorTests {
             _ = try queue.heartbeat(worker, lease: .seconds(60), jobs: [],
                                     formats: [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "1.0.0-0", maxVersion: "2.0.0")])
             #expect(try expectExact(connection, "a 2.0.0 worker").isEmpty)
+        }
+    }
+
+    /// Chains with an unreadable layer at the top, in the middle, at the bottom, left behind by
+    /// a later edit, or replayed by a re-render; re-renders of one format and of whole chains,
+    /// revert_lasts, reverts and edits on them; fleets of one and two workers that each lack a
+    /// different editor. The jobs are found from either end (a group no larger than the number
+    /// of unread layers from its own, else from those layers' assets): both are met here.
+    @Test func everyChainShapeGivesWhatAskingEveryJobGives() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            let (p, o) = ("io.darkroom.pipeline", "com.example.retouch")
+            let assets = try (1...13).map { try registerAsset($0, on: connection) }
+            func asset(_ n: Int) -> Int64 { assets[n - 1] }
+
+            // 13: [p 1.0.0, retouch 1.0.0], then a re-render of p to 2.0.0 that replays both.
+            let old13 = try complete(queue, asset: asset(13), [(p, "1.0.0"), (o, "1.0.0")], on: nil)
+            let oldChain = try AssetStore(connection).currentChain(of: asset(13)).map(\.id)
+            #expect(oldChain.last == old13)
+            #expect(try queue.enqueueRerender(formatIdentifier: p, batch: "setup") == 1)
+            try complete(queue, asset: asset(13), [(p, "2.0.0"), (o, "1.0.0")], on: nil, rerendering: oldChain)
+
+            try complete(queue, asset: asset(1), [(p, "1.0.0")], on: nil)                               // [p1]
+            try complete(queue, asset: asset(2), [(p, "1.0.0"), (p, "2.0.0")], on: nil)                 // [p1, p2]
+            try complete(queue, asset: asset(3), [(p, "2.0.0"), (p, "1.0.0")], on: nil)                 // [p2, p1]
+            let bottom4 = try complete(queue, asset: asset(4), [(p, "1.0.0")], on: nil)
+            let middle4 = try complete(queue, asset: asset(4), [(p, "2.0.0")], on: bottom4)
+            try complete(queue, asset: asset(4), [(p, "1.0.0")], on: middle4)                           // [p1, p2, p1]
+            try complete(queue, asset: asset(5), [(o, "1.0.0")], on: nil)                               // [o1]
+            try complete(queue, asset: asset(6), [(p, "2.0.0")], on: nil)
+            try complete(queue, asset: asset(6), [(p, "1.0.0")], on: nil)                               // [p1], p2 left behind
+            try complete(queue, asset: asset(8), [(p, "1.0.0"), (o, "2.0.0")], on: nil)                 // [p1, o2]
+            try complete(queue, asset: asset(9), [(p, "1.0.0"), (p, "2.0.0")], on: nil)                 // like 2
+            try complete(queue, asset: asset(10), [(p, "1.0.0"), (p, "2.0.0"), (p, "1.0.0")], on: nil)  // like 4
+            try complete(queue, asset: asset(11), [(p, "2.0.0")], on: nil)                              // [p2]
+            let base12 = try complete(queue, asset: asset(12), [(p, "1.0.0")], on: nil)
+            try complete(queue, asset: asset(12), [(p, "2.0.0")], on: base12)
+            try complete(queue, asset: asset(12), [(p, "1.0.0")], on: base12)                           // [p1, p1], p2 left behind
+            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.jobs WHERE state <> 'succeeded'").int == 0)
+
+            // 11 re-renders of p, 9 of p below 2.0.0, 12 of whole chains (7 shows its original).
+            _ = try queue.enqueueRerender(formatIdentifier: p)
+            _ = try queue.enqueueRerender(formatIdentifier: p, belowVersion: "2.0.0")
+            _ = try connection.query("INSERT INTO darkroom.jobs (asset_id, kind) SELECT id, 'rerender' FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL")
+            for n in [2, 3, 4, 8, 11, 13] { _ = try queue.enqueueRevert(assetID: asset(n), lastOnly: true) }
+            _ = try queue.enqueueRevert(assetID: asset(6))
+            for (n, format, version) in [(7, p, "2.0.0"), (1, p, "1.0.0"), (5, o, "1.0.0"), (5, o, "2.0.0")] {
+                _ = try queue.enqueue(assetID: asset(n), formatIdentifier: format, formatVersion: version, data: sampleData)
+            }
+            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.jobs WHERE state = 'queued' AND kind = 'rerender'").int == 32)
+
+            func fleet(_ workers: [[ClaimableFormat]]) throws {
+                _ = try connection.query("DELETE FROM darkroom.workers")
+                for (index, formats) in workers.enumerated() {
+                    let identity = WorkerIdentity(name: "host-\(index)/0", host: "host-\(index)", pid: Int32(100 + index))
+                    _ = try queue.heartbeat(identity, lease: .seconds(60), jobs: [], formats: formats)
+                }
+            }
+            func reads(_ identifier: String, upTo version: String) -> ClaimableFormat {
+                ClaimableFormat(identifier: identifier, minVersion: "0.0.0", maxVersion: version)
+            }
+
+            // Thirteen unread layers (p 2.0.0 and every retouch layer), no group larger: from the groups' end.
+            try fleet([[reads(p, upTo: "1.0.0")]])
+            let onlyOld = try expectExact(connection, "one worker reading p up to 1.0.0")
+            #expect(onlyOld.contains { $0.hasPrefix("revert_last - -: 3 since") }, "3, 4 and 13 render a p 2.0.0 layer; 2, 8 and 11 do not")
+            // One unread layer (8's retouch 2.0.0), groups of 11 and 12: from its asset's end.
+            try fleet([[reads(p, upTo: "2.0.0"), reads(o, upTo: "1.0.0")]])
+            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments WHERE format_identifier = $1 AND format_version = '2.0.0'",
+                               [.text(o)]).int == 1)
+            let waiting = try expectExact(connection, "one worker reading retouch up to 1.0.0")
+            #expect(waiting.contains { $0.hasPrefix("rerender - -: 1 since") } && waiting.contains { $0.hasPrefix("rerender \(p) -: 1 since") },
+                    "8's re-renders (they render its retouch 2.0.0 layer), not its revert_last")
+            // Each worker lacks what the other reads: 13 ([p2, o1]) waits for a whole re-render, not for its revert_last.
+            try fleet([[reads(p, upTo: "1.0.0"), reads(o, upTo: "2.0.0")], [reads(p, upTo: "2.0.0")]])
+            _ = try expectExact(connection, "two workers, each lacking one editor")
+            try fleet([])
+            _ = try expectExact(connection, "no live worker")
+            try fleet([[reads(p, upTo: "2.0.0"), reads(o, upTo: "2.0.0")]])
+            #expect(try expectExact(connection, "a worker reading everything").isEmpty)
         }
     }
 }

@@ -7,6 +7,8 @@
 -- An asset that shows its original has no rows. One walk for one asset (ARRAY[id]: index
 -- probes) or for a whole library at once (a hash join), so every caller shares it. The foreign
 -- key on base_adjustment_id means a base always exists, and is always an older record.
+-- (waiting_for_editor_rows follows the same links for thousands of assets at once and keeps
+-- only the layers some live worker cannot read; WaitingForEditorTests hold it to can_run.)
 CREATE OR REPLACE FUNCTION darkroom.current_chains(asset_ids bigint[])
 RETURNS TABLE (asset_id bigint, layer_number int, layer_count int, adjustment_id bigint,
                format_identifier text, format_version text)
