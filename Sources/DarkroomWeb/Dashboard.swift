@@ -33,13 +33,16 @@ public struct Dashboard: Sendable {
     public let pool: DatabasePool
     public let thumbnails: Thumbnails
     let audit: ActionAudit
+    /// Signs the sign-in form's CSRF token (`SignInForms.load`: the key every replica shares).
+    let signInForms: SignInForms
     let options: Options
     let logger: Logger
 
-    public init(pool: DatabasePool, thumbnails: Thumbnails, audit: ActionAudit, options: Options, logger: Logger) {
+    public init(pool: DatabasePool, thumbnails: Thumbnails, audit: ActionAudit, signInForms: SignInForms, options: Options, logger: Logger) {
         self.pool = pool
         self.thumbnails = thumbnails
         self.audit = audit
+        self.signInForms = signInForms
         self.options = options
         self.logger = logger
     }
@@ -55,7 +58,8 @@ public struct Dashboard: Sendable {
             sessionCookieParameters: SessionCookieParameters(name: Self.sessionCookie, path: "/", secure: options.secureCookies,
                                                              sameSite: .strict),
             defaultSessionExpiration: options.sessionLifetime)))
-        router.add(middleware: SignInGate(localOperator: options.accounts == nil ? Self.localAccount : nil))
+        router.add(middleware: SignInGate(localOperator: options.accounts == nil ? Self.localAccount : nil,
+                                          signInForms: signInForms, secureCookies: options.secureCookies))
 
         router.get("/dashboard.css") { _, _ in Self.asset(StaticAssets.css, type: "text/css; charset=utf-8") }
         router.get("/dashboard.js") { _, _ in Self.asset(StaticAssets.script, type: "text/javascript; charset=utf-8") }

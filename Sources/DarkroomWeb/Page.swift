@@ -29,9 +29,11 @@ enum Page {
             """
     }
 
-    /// The hidden field every form carries.
-    static func csrfField(_ session: WebSession) -> HTML {
-        "<input type=\"hidden\" name=\"\(CSRF.fieldName)\" value=\"\(session.csrfToken)\">"
+    /// The hidden field every form carries: the session's token (the sign-in form: `SignInForms`'s).
+    static func csrfField(_ session: WebSession) -> HTML { csrfField(token: session.csrfToken) }
+
+    static func csrfField(token: String) -> HTML {
+        "<input type=\"hidden\" name=\"\(CSRF.fieldName)\" value=\"\(token)\">"
     }
 
     /// A POST button (a form of its own, with the CSRF token).

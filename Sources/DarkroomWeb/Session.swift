@@ -4,7 +4,8 @@ import HummingbirdAuth
 
 /// What the server keeps per browser (in memory; the cookie holds only a random id).
 public struct WebSession: Codable, Sendable, Hashable {
-    /// The signed-in account; nil while someone is only looking at the sign-in page.
+    /// The signed-in account. (Nobody has a session before signing in: the sign-in form's
+    /// CSRF token needs none, `SignInForms`.)
     public var user: String?
     public var role: Role?
     /// Every form carries it back; a POST whose token is missing or differs is refused.
@@ -50,9 +51,7 @@ public enum CSRF {
 
     public static func newToken() -> String {
         var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        return Base64URL.encode((0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) })
     }
 
     /// True when both are present and equal, without stopping at the first differing byte.

@@ -69,7 +69,10 @@ extension Darkroom {
         private func prepare() throws -> (Dashboard, ListenAddress, Logger) {
             let logger = global.makeLogger(label: "darkroom.serve")
             let databaseURL = try global.resolvedDatabaseURL()
-            try Environment.requireSchema(try Environment.connect(global))
+            let connection = try Environment.connect(global)
+            try Environment.requireSchema(connection)
+            // The key that signs sign-in forms, the same for every replica (made by the first).
+            let signInForms = try SignInForms.load(from: connection)
             let accountFile: AccountFile?
             do { accountFile = try accountsPath.map(AccountFile.load) } catch {
                 throw CommandFailure.cannotWork(error.description)
@@ -92,7 +95,8 @@ extension Darkroom {
             let thumbnails = Thumbnails(storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
             let pool = DatabasePool(url: databaseURL, size: poolSize, logger: logger)
             let options = Dashboard.Options(accounts: accountFile, secureCookies: secureCookies)
-            return (Dashboard(pool: pool, thumbnails: thumbnails, audit: audit, options: options, logger: logger), address, logger)
+            return (Dashboard(pool: pool, thumbnails: thumbnails, audit: audit, signInForms: signInForms, options: options, logger: logger),
+                    address, logger)
         }
 
         private func add(_ name: String) throws {

@@ -88,7 +88,8 @@ struct AccessRoleTests {
             let readViews = Dictionary(uniqueKeysWithValues: allViews.map { ($0, "SELECT") })
 
             #expect(try usable(by: viewer, on: connection) == readViews)
-            let serve: Set<String> = ["save_session", "load_session", "end_session", "sign_in_wait", "record_sign_in", "forget_expired_sessions"]
+            let serve: Set<String> = ["save_session", "load_session", "end_session", "sign_in_wait", "record_sign_in", "forget_expired_sessions",
+                                      "dashboard_key"]
             #expect(try executable(by: viewer, on: connection) == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve))
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)

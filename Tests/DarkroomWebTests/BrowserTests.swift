@@ -75,12 +75,14 @@ import Testing
                     try browser.open(base + "/batches/spring")
                     #expect(try browser.evaluate("location.pathname") as? String == "/sign-in")
                     try shoot("sign-in.png")
+                    #expect(try scalar(connection, "SELECT count(*) FROM darkroom.dashboard_sessions").int == 0, "the form stores nothing")
                     try browser.evaluate("""
                         document.querySelector('input[name=name]').value = 'olga';
                         document.querySelector('input[name=password]').value = 'correct horse battery';
                         document.querySelector('form.signin').submit(); true
                         """)
                     try browser.waitUntil("location.pathname === '/batches/spring' && document.readyState === 'complete'")
+                    #expect(try scalar(connection, "SELECT count(*) FROM darkroom.dashboard_sessions").int == 1)
                     #expect(try browser.evaluate("document.querySelector('progress').value") as? Double == 0)
                     try shoot("batch-queued.png")
 

@@ -67,11 +67,13 @@ struct DashboardFixture {
 
             let fixture = DashboardFixture(url: url, storagePath: storage.location, assetID: asset, failedJobID: failing,
                                            queuedJobID: queued, accountsPath: accounts.path, auditPath: folder + "/audit.jsonl")
-            let pool = DatabasePool(url: try login(url), size: 2, logger: .quiet)
+            let loginURL = try login(url)
+            let pool = DatabasePool(url: loginURL, size: 2, logger: .quiet)
             defer { pool.close() }
             let dashboard = Dashboard(
                 pool: pool, thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20),
                 audit: try ActionAudit(path: fixture.auditPath, logger: .quiet),
+                signInForms: try SignInForms.load(from: try PostgresConnection(loginURL)),
                 options: .init(accounts: withAccounts ? try AccountFile.load(accounts.path) : nil, secureCookies: secureCookies),
                 logger: .quiet)
             return try await body(fixture, dashboard)
@@ -92,12 +94,21 @@ struct DashboardFixture {
     }
 }
 
-/// A browser's part: keeps the session cookie, finds the CSRF token in pages, sends forms.
+/// A browser's part: keeps its cookies, finds the CSRF token in pages, sends forms.
 struct Browser {
     let client: any TestClientProtocol
-    var cookie: String?
+    /// name → value, as the server last set them.
+    var cookies: [String: String] = [:]
+    /// Sent as Sec-Fetch-Site when set (a browser says where a request comes from).
+    var fetchSite: String?
 
     init(_ client: any TestClientProtocol) { self.client = client }
+
+    /// The session cookie, `name=value`.
+    var cookie: String? {
+        get { cookies[Dashboard.sessionCookie].map { "\(Dashboard.sessionCookie)=\($0)" } }
+        set { cookies[Dashboard.sessionCookie] = newValue.map { String($0.split(separator: "=", maxSplits: 1).last ?? "") } }
+    }
 
     struct Page {
         var status: HTTPResponse.Status
@@ -134,14 +145,15 @@ struct Browser {
 
     private mutating func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> Page {
         var headers: HTTPFields = [:]
-        if let cookie { headers[.cookie] = cookie }
+        if !cookies.isEmpty { headers[.cookie] = cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+        if let fetchSite { headers[.init("Sec-Fetch-Site")!] = fetchSite }
         let response = try await client.execute(uri: path, method: method, headers: headers,
                                                 body: body.map { ByteBuffer(string: $0) })
         for setCookie in response.headers[values: .setCookie] {
-            let pair = String(setCookie.split(separator: ";")[0])
+            let pair = setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
             // An empty value (or an expiry in the past) deletes the cookie.
-            cookie = pair.split(separator: "=", maxSplits: 1).count < 2 || setCookie.contains("Max-Age=0") ? nil : pair
+            cookies[pair[0]] = pair.count < 2 || pair[1].isEmpty || setCookie.contains("Max-Age=0") ? nil : pair[1]
         }
         let bytes = Array(response.body.readableBytesView)
         return Page(status: response.status, headers: response.headers, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)

@@ -55,12 +55,13 @@ import Testing
                 let unknown = try await browser.post("/sign-in", ["name": "mallory", "password": DashboardFixture.password], csrf: form.csrfToken)
                 #expect(unknown.status == .unauthorized)
 
-                let before = browser.cookie
+                #expect(browser.cookie == nil, "no session before signing in")
                 let signedIn = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password, "next": "/batches"],
                                                       csrf: form.csrfToken)
                 #expect(signedIn.status == .seeOther)
                 #expect(signedIn.headers[.location] == "/batches")
-                #expect(browser.cookie != before, "signing in starts a new session")
+                #expect(browser.cookie != nil, "signing in starts a session")
+                #expect(browser.cookies[SignInForms.cookieName(secure: false)] == nil, "and drops the sign-in cookie")
                 let overview = try await browser.get("/")
                 #expect(overview.status == .ok)
                 #expect(overview.body.contains("\(DashboardFixture.operatorName) · operator"))
@@ -271,7 +272,11 @@ import Testing
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 let cookie = try #require(try await browser.get("/sign-in").headers[.setCookie])
+                #expect(cookie.hasPrefix("__Host-darkroom_sign_in=") && cookie.contains("Path=/"), "no sibling host may set it")
                 #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
+                let signedIn = try await browser.signIn(DashboardFixture.viewerName)
+                let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix(Dashboard.sessionCookie + "=") })
+                #expect(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"))
             }
         }
     }

@@ -6,9 +6,10 @@ import Hummingbird
 import LibPQ
 import Testing
 
-/// serve's sessions in PostgreSQL (only the token's hash stored; a restart or another replica
-/// knows the session; ended ones removed; a viewer login cannot mint an operator) and the
-/// sign-in throttle (per account name and per client address, with backoff).
+/// serve's sessions in PostgreSQL (only the token's hash stored; none before signing in; a
+/// restart or another replica knows the session; ended ones removed; a viewer login cannot mint
+/// an operator), the sign-in form's stateless CSRF token and the sign-in throttle (per account
+/// name and per client address, with backoff).
 @Suite struct DashboardSessionTests {
     static func app(_ dashboard: Dashboard, pool: DatabasePool) -> some ApplicationProtocol {
         Application(router: dashboard.router(sessions: DatabaseSessionStore(pool: pool, logger: .quiet)))
@@ -55,6 +56,58 @@ import Testing
                 #expect(page.status == .seeOther, "signed out on the other replica")
             }
             #expect(try fixture.query("SELECT 1 FROM darkroom.dashboard_sessions WHERE account IS NOT NULL").isEmpty)
+        }
+    }
+
+    /// Fetching the sign-in page, or failing to sign in, stores nothing: the form's token is
+    /// signed for the browser's sign-in cookie. It is refused with another browser's cookie,
+    /// without one, once expired, altered, or sent from another site.
+    @Test func theSignInFormStoresNothingAndItsTokenServesOnlyItsOwnBrowser() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            @Sendable func sessions() throws -> Int {
+                try fixture.query("SELECT count(*) AS n FROM darkroom.dashboard_sessions")[0]["n"].decode(Int.self)
+            }
+            let signInCookie = SignInForms.cookieName(secure: false)
+            let right = ["name": DashboardFixture.operatorName, "password": DashboardFixture.password]
+            let before = try sessions()
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                for _ in 0..<5 {
+                    var visitor = Browser(client)
+                    #expect(try await visitor.get("/sign-in").status == .ok)
+                    #expect(visitor.cookie == nil && visitor.cookies[signInCookie] != nil)
+                }
+                var browser = Browser(client)
+                let form = try await browser.get("/sign-in")
+                let wrong = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
+                #expect(wrong.status == .unauthorized && wrong.csrfToken != nil)
+                #expect(try sessions() == before, "no row for a visitor, nor for a failed sign-in")
+
+                var other = Browser(client)
+                let othersToken = try await other.get("/sign-in").csrfToken
+                #expect(try await browser.post("/sign-in", right, csrf: othersToken).status == .forbidden, "another browser's token")
+                var cookieless = Browser(client)
+                #expect(try await cookieless.post("/sign-in", right, csrf: form.csrfToken).status == .forbidden, "a token without its cookie")
+                let cookie = try #require(browser.cookies[signInCookie])
+                let forms = try SignInForms.load(from: try PostgresConnection(fixture.url))
+                let expired = forms.token(for: cookie, now: Date(timeIntervalSinceNow: -Double(SignInForms.lifetime) - 5))
+                #expect(try await browser.post("/sign-in", right, csrf: expired).status == .forbidden, "an expired token")
+                let token = try #require(form.csrfToken)
+                let altered = String(token.dropLast()) + (token.last == "A" ? "B" : "A")
+                #expect(try await browser.post("/sign-in", right, csrf: altered).status == .forbidden, "an altered token")
+                for site in ["cross-site", "same-site"] {
+                    browser.fetchSite = site
+                    #expect(try await browser.post("/sign-in", right, csrf: token).status == .forbidden, "sent from \(site)")
+                }
+                #expect(try sessions() == before)
+
+                // Signed with the key another replica loads (the same: one row): good here too.
+                browser.fetchSite = "same-origin"
+                let signedIn = try await browser.post("/sign-in", right, csrf: forms.token(for: cookie))
+                #expect(signedIn.status == .seeOther)
+                #expect(try fixture.query("SELECT count(*) AS n FROM darkroom.dashboard_keys")[0]["n"].decode(Int.self) == 1)
+                #expect(browser.cookie != nil && browser.cookies[signInCookie] == nil)
+                #expect(try sessions() == before + 1, "one row, once signed in")
+            }
         }
     }
 

@@ -40,6 +40,27 @@ import Testing
         #expect(!CSRF.matches("", ""))
     }
 
+    @Test func aSignInFormsTokenIsGoodOnlyWithItsCookieAndUntilItExpires() {
+        let forms = SignInForms(key: Array(repeating: 7, count: 32))
+        let cookie = SignInForms.newCookieValue(), now = Date()
+        let token = forms.token(for: cookie, now: now)
+        #expect(forms.check(token, cookie: cookie, now: now) == .valid)
+        #expect(forms.check(token, cookie: cookie, now: now + Double(SignInForms.lifetime) - 1) == .valid)
+        #expect(forms.check(token, cookie: cookie, now: now + Double(SignInForms.lifetime) + 1) == .expired)
+        #expect(forms.check(token, cookie: SignInForms.newCookieValue(), now: now) == .forged, "another browser's cookie")
+        #expect(SignInForms(key: Array(repeating: 8, count: 32)).check(token, cookie: cookie, now: now) == .forged, "another key")
+        #expect(forms.check(token, cookie: nil, now: now) == .noCookie)
+        #expect(forms.check(nil, cookie: cookie, now: now) == .noToken)
+        for malformed in ["x", CSRF.newToken(), token + "A", "+/" + token.dropFirst(2)] {
+            #expect(forms.check(malformed, cookie: cookie, now: now) == .malformed, "\(malformed)")
+        }
+        // A later expiry written over the token's: its code no longer matches.
+        var longer = Base64URL.decode(token)!
+        longer[3] &+= 1
+        #expect(forms.check(Base64URL.encode(longer), cookie: cookie, now: now) == .forged)
+        #expect(Base64URL.decode(Base64URL.encode([0xfb, 0xff, 0x00])) == [0xfb, 0xff, 0x00])
+    }
+
     @Test func signInSendsBackOnlyToPathsOnThisSite() {
         #expect(SignInRoutes.safeNext("/batches/spring?x=1") == "/batches/spring?x=1")
         for hostile in ["https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", nil] {

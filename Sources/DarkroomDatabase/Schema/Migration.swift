@@ -37,5 +37,6 @@ public struct Migration: Sendable, Hashable {
         Migration(18, "dashboard_sessions", PackageResources._018_dashboard_sessions_sql),
         Migration(19, "row_rules", PackageResources._019_row_rules_sql),
         Migration(20, "one_count_table", PackageResources._020_one_count_table_sql),
+        Migration(21, "dashboard_keys", PackageResources._021_dashboard_keys_sql),
     ]
 }

@@ -1,5 +1,6 @@
--- The dashboard's sessions and sign-in throttle (tables: migration 0018). serve may log in as a
--- viewer, who writes no table: these run with the owner's rights, search_path fixed.
+-- The dashboard's sessions, sign-in throttle and keys (tables: migrations 0018 and 0021). serve
+-- may log in as a viewer, who writes no table: these run with the owner's rights, search_path
+-- fixed.
 
 -- Whether the login calling may hand out operator sessions: a member of the operator role, or
 -- the schema's owner. A viewer login that stores a session for an operator account stores a
@@ -51,6 +52,19 @@ CREATE OR REPLACE FUNCTION darkroom.end_session(token_hash bytea) RETURNS void
 LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
     DELETE FROM darkroom.dashboard_sessions AS s WHERE s.token_hash = end_session.token_hash
 $$;
+
+-- The key for `purpose` (migration 0021), the same for every serve replica: the stored one,
+-- else a new one from the server's strong random source (two version 4 UUIDs: 244 random
+-- bits), stored now. Made here, not handed in, so no caller can plant a key it knows. To
+-- replace it: delete its row and restart every serve (open sign-in forms then need a reload).
+CREATE OR REPLACE FUNCTION darkroom.dashboard_key(purpose text) RETURNS bytea
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    INSERT INTO darkroom.dashboard_keys AS k (purpose, key)
+    VALUES (dashboard_key.purpose, sha256(uuid_send(gen_random_uuid()) || uuid_send(gen_random_uuid())))
+    ON CONFLICT ON CONSTRAINT dashboard_keys_pkey DO NOTHING;
+    RETURN (SELECT k.key FROM darkroom.dashboard_keys AS k WHERE k.purpose = dashboard_key.purpose);
+END $$;
 
 -- How long to wait after `failures` consecutive failed sign-ins: five are free, then 1 s,
 -- doubling, at most 15 minutes. The one place the backoff is decided.

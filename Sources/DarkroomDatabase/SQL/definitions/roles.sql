@@ -3,7 +3,7 @@
 --   viewer   reads darkroom's views (queue_summary, batch_summary, failures, worker_status,
 --            waiting_for_editor, audit_trail, asset_records, adjustment_records, …) and no
 --            table; an asset's chain through asset_chain, which runs with the owner's rights;
---            serve's sessions and sign-in throttle through dashboard_sessions.sql's functions.
+--            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
 --            enqueue_revert, enqueue_rerender, cancel_job/batch, retry_job/batch. It writes no
 --            table itself: each of those functions runs with the owner's rights (SECURITY
@@ -31,10 +31,10 @@ DECLARE
     viewer_functions text[] := ARRAY[
         'darkroom.waiting_for_editor_rows()',  -- the waiting_for_editor view reads through it
         'darkroom.asset_chain(bigint)',
-        -- serve's sessions and sign-in throttle (dashboard_sessions.sql), whatever its login.
+        -- serve's sessions, sign-in throttle and keys (dashboard_sessions.sql), whatever its login.
         'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
         'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
-        'darkroom.forget_expired_sessions()'];
+        'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)'];
     operator_functions text[] := ARRAY[
         'darkroom.enqueue_edit(bigint, text, text, bytea, int, text)',
         'darkroom.enqueue_edit(bigint, text, text, jsonb, int, text)',
