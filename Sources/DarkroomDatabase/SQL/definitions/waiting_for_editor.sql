@@ -56,15 +56,15 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET j
                SELECT a.format_identifier, a.format_version FROM darkroom.adjustments AS a
                 WHERE (a.format_identifier, a.format_version) > (p.format_identifier, p.format_version)
                 ORDER BY a.format_identifier, a.format_version LIMIT 1) AS n
-    ), unread_formats AS (
-        SELECT l.format_identifier, l.format_version
+    ), unread_formats AS MATERIALIZED (
+        SELECT row_number() OVER () AS f, l.format_identifier, l.format_version
           FROM layer_formats AS l
          WHERE EXISTS (SELECT 1 FROM editors AS e
                         WHERE NOT darkroom.can_run('rerender', NULL, l.format_identifier, darkroom.semver_sort_key(l.format_version),
                                                    e.identifiers, e.lows, e.highs))
     ), unread AS MATERIALIZED (
         -- Every layer (adjustment record) in those formats, whether its asset shows it or not.
-        SELECT a.id, a.asset_id, a.base_adjustment_id, a.format_identifier, a.format_version
+        SELECT a.id, a.asset_id, a.base_adjustment_id, u.f
           FROM unread_formats AS u
           JOIN darkroom.adjustments AS a
             ON a.format_identifier = u.format_identifier AND a.format_version = u.format_version
@@ -90,9 +90,10 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET j
                   AND j.format_version IS NOT DISTINCT FROM g.format_version) AS j
          WHERE g.runnable
     ), tops AS MATERIALIZED (
-        -- The asset's top layer; found: the unread layers seen so far; next_id: the layer below.
+        -- From the asset's top layer: found, the unread layers seen so far (their formats'
+        -- numbers, the top's negative); next_id, the layer below.
         SELECT k.n, k.asset_id, k.created_at,
-               CASE WHEN t.id IS NULL THEN '{}'::text[] ELSE ARRAY[t.format_identifier || ' ' || t.format_version || ' (top)'] END AS found,
+               CASE WHEN t.id IS NULL THEN '{}'::bigint[] ELSE ARRAY[-t.f] END AS found,
                CASE WHEN t.id IS NOT NULL THEN t.base_adjustment_id
                     ELSE (SELECT a.base_adjustment_id FROM darkroom.adjustments AS a WHERE a.id = s.current_adjustment_id) END AS next_id
           FROM candidates AS k
@@ -103,7 +104,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET j
           FROM tops AS p WHERE p.next_id IS NOT NULL
         UNION ALL
         SELECT w.n, w.asset_id, w.created_at,
-               CASE WHEN u.format_identifier IS NULL THEN w.found ELSE w.found || (a.format_identifier || ' ' || a.format_version) END,
+               CASE WHEN u.f IS NULL THEN w.found ELSE w.found || u.f END,
                a.base_adjustment_id
           FROM below AS w
           JOIN darkroom.adjustments AS a ON a.id = w.next_id
