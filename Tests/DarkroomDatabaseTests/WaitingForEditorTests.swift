@@ -152,7 +152,8 @@ struct WaitingForEditorTests {
             _ = try queue.enqueueRerender(formatIdentifier: p)
             _ = try queue.enqueueRerender(formatIdentifier: p, belowVersion: "2.0.0")
             _ = try connection.query("INSERT INTO darkroom.jobs (asset_id, kind) SELECT id, 'rerender' FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL")
-            for n in [2, 3, 4, 8, 11, 13] { _ = try queue.enqueueRevert(assetID: asset(n), lastOnly: true) }
+            // Two on 4: jobs of one group on one asset walk its chain together.
+            for n in [2, 3, 4, 4, 8, 11, 13] { _ = try queue.enqueueRevert(assetID: asset(n), lastOnly: true) }
             _ = try queue.enqueueRevert(assetID: asset(6))
             for (n, format, version) in [(7, p, "2.0.0"), (1, p, "1.0.0"), (5, o, "1.0.0"), (5, o, "2.0.0")] {
                 _ = try queue.enqueue(assetID: asset(n), formatIdentifier: format, formatVersion: version, data: sampleData)
@@ -173,7 +174,7 @@ struct WaitingForEditorTests {
             // Thirteen unread layers (p 2.0.0 and every retouch layer), no group larger: from the groups' end.
             try fleet([[reads(p, upTo: "1.0.0")]])
             let onlyOld = try expectExact(connection, "one worker reading p up to 1.0.0")
-            #expect(onlyOld.contains { $0.hasPrefix("revert_last - -: 3 since") }, "3, 4 and 13 render a p 2.0.0 layer; 2, 8 and 11 do not")
+            #expect(onlyOld.contains { $0.hasPrefix("revert_last - -: 4 since") }, "3, 4 (twice) and 13 render a p 2.0.0 layer; 2, 8 and 11 do not")
             // One unread layer (8's retouch 2.0.0), groups of 11 and 12: from its asset's end.
             try fleet([[reads(p, upTo: "2.0.0"), reads(o, upTo: "1.0.0")]])
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments WHERE format_identifier = $1 AND format_version = '2.0.0'",

@@ -89,7 +89,7 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET j
                   AND j.kind = g.kind AND j.format_identifier IS NOT DISTINCT FROM g.format_identifier
                   AND j.format_version IS NOT DISTINCT FROM g.format_version) AS j
          WHERE g.runnable
-    ), tops AS MATERIALIZED (
+    ), tops AS (
         -- From the asset's top layer: found, the unread layers seen so far (their formats'
         -- numbers, the top's negative); next_id, the layer below.
         SELECT k.n, k.asset_id, k.created_at,
@@ -99,23 +99,27 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp SET j
           FROM candidates AS k
           JOIN darkroom.assets AS s ON s.id = k.asset_id
           LEFT JOIN unread AS t ON t.id = s.current_adjustment_id
+    ), firsts AS MATERIALIZED (
+        -- Folded at once: the jobs whose walk ended at the top (by group and found), and those
+        -- on one asset (a layer below, next_id, belongs to one asset), which walk on together.
+        SELECT t.n, t.found, t.next_id, min(t.asset_id) AS example, count(*) AS jobs, min(t.created_at) AS oldest
+          FROM tops AS t
+         GROUP BY t.n, t.found, t.next_id
     ), below AS (
-        SELECT p.n, p.asset_id, p.created_at, p.found, p.next_id
-          FROM tops AS p WHERE p.next_id IS NOT NULL
+        SELECT p.n, p.found, p.next_id, p.example, p.jobs, p.oldest
+          FROM firsts AS p WHERE p.next_id IS NOT NULL
         UNION ALL
-        SELECT w.n, w.asset_id, w.created_at,
-               CASE WHEN u.f IS NULL THEN w.found ELSE w.found || u.f END,
-               a.base_adjustment_id
+        SELECT w.n, CASE WHEN u.f IS NULL THEN w.found ELSE w.found || u.f END, a.base_adjustment_id, w.example, w.jobs, w.oldest
           FROM below AS w
           JOIN darkroom.adjustments AS a ON a.id = w.next_id
           LEFT JOIN unread_formats AS u ON u.format_identifier = a.format_identifier AND u.format_version = a.format_version
     ), walked AS (
-        SELECT p.n, p.asset_id, p.created_at, p.found FROM tops AS p WHERE p.next_id IS NULL
+        SELECT p.n, p.found, p.example, p.jobs, p.oldest FROM firsts AS p WHERE p.next_id IS NULL
         UNION ALL
-        SELECT w.n, w.asset_id, w.created_at, w.found FROM below AS w WHERE w.next_id IS NULL
+        SELECT w.n, w.found, w.example, w.jobs, w.oldest FROM below AS w WHERE w.next_id IS NULL
     ), alike AS (
         SELECT g.kind, g.format_identifier, g.format_version, g.format_version_sort, w.example, w.jobs, w.oldest
-          FROM (SELECT w.n, min(w.asset_id) AS example, count(*) AS jobs, min(w.created_at) AS oldest
+          FROM (SELECT w.n, min(w.example) AS example, sum(w.jobs) AS jobs, min(w.oldest) AS oldest
                   FROM walked AS w GROUP BY w.n, w.found) AS w
           JOIN groups AS g ON g.n = w.n
     ), blocked AS (
