@@ -45,16 +45,8 @@ INSERT INTO public.raw_jobs (id, asset_id, format_identifier, format_version, da
 SELECT i, i, 'io.darkroom.pipeline', '1.0.0', '\x7b7d' FROM generate_series(1, $jobs) AS i;
 VACUUM ANALYZE public.raw_jobs;
 SQL
-cat > "$out/raw-claim.sql" <<'SQL'
-WITH next AS (
-    SELECT id FROM public.raw_jobs WHERE state = 'queued' AND run_at <= now()
-     ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-UPDATE public.raw_jobs AS j SET state = 'running', attempts = j.attempts + 1, started_at = now()
-  FROM next WHERE j.id = next.id RETURNING j.id AS job_id \gset
-UPDATE public.raw_jobs SET state = 'succeeded', finished_at = now() WHERE id = :job_id;
-SQL
 per_client=$(( jobs / 2 ))
-raw="$(pgbench -n -c 2 -j 2 -t "$per_client" -f "$out/raw-claim.sql" "$url" 2>&1)" || { echo "$raw" >&2; exit 1; }
+raw="$(pgbench -n -c 2 -j 2 -t "$per_client" -f "$(dirname "$0")/raw-claim.sql" "$url" 2>&1)" || { echo "$raw" >&2; exit 1; }
 tps="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' <<<"$raw" | head -1)"
 left="$(psql -X -tA "$url" -c "SELECT count(*) FROM public.raw_jobs WHERE state = 'queued'")"
 raw_rate="$(awk -v t="$tps" 'BEGIN { printf "%.0f", t }')"

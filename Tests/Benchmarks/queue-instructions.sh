@@ -45,14 +45,6 @@ SELECT status FROM darkroom.complete_job(:job_id, :token::uuid, false, NULL, 'la
     ARRAY['io.darkroom.pipeline'], ARRAY['1.0.0'], ARRAY['\x7b7d'::bytea], ARRAY['renders/' || :asset_id::text || '/' || :job_id::text || '.jpg'],
     ARRAY[1], ARRAY[1], ARRAY[0::bigint], ARRAY[NULL::bigint], '[[]]');
 SQL
-cat >"$out/raw.sql" <<'SQL'
-WITH next AS (
-    SELECT id FROM public.raw_jobs WHERE state = 'queued' AND run_at <= now()
-     ORDER BY priority DESC, run_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
-UPDATE public.raw_jobs AS j SET state = 'running', attempts = j.attempts + 1, started_at = now()
-  FROM next WHERE j.id = next.id RETURNING j.id AS job_id \gset
-UPDATE public.raw_jobs SET state = 'succeeded', finished_at = now() WHERE id = :job_id;
-SQL
 
 instructions() {  # SCRIPT MODE N: instructions of the one backend that ran N transactions of SCRIPT
   fill "$3"
@@ -71,7 +63,7 @@ per_job() {  # SCRIPT MODE: instructions per job, from 200 and 600 jobs
   echo $(( (large - small) / 400 ))
 }
 ours="$(per_job "$out/darkroom.sql" extended)"
-raw="$(per_job "$out/raw.sql" simple)"
+raw="$(per_job "$(dirname "$0")/raw-claim.sql" simple)"
 {
   echo "| server instructions per job (callgrind) | per job |"
   echo "| --- | --- |"
