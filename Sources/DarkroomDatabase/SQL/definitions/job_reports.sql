@@ -59,7 +59,9 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     FOR layer IN 1 .. layer_count LOOP
-        PERFORM darkroom.require_stored_path(layer_paths[layer], format('layer %s''s rendered path', layer));
+        IF NOT coalesce(darkroom.is_stored_path(layer_paths[layer]), false) THEN  -- inlined; the call below says why not
+            PERFORM darkroom.require_stored_path(layer_paths[layer], format('layer %s''s rendered path', layer));
+        END IF;
     END LOOP;
     -- A path query rather than a subquery: PL/pgSQL evaluates it without starting an executor.
     IF layer_warnings IS NOT NULL AND (jsonb_typeof(layer_warnings) <> 'array' OR jsonb_array_length(layer_warnings) <> layer_count
