@@ -179,7 +179,7 @@ s3-env: $(S3_DIR)/secret
 	@echo "export AWS_ACCESS_KEY_ID=$(S3_ACCESS_KEY)"
 	@echo "export AWS_SECRET_ACCESS_KEY=$$(cat $(S3_DIR)/secret)"
 
-# What the tests that need S3 read (make test sets them after s3-start).
+# What the tests that need S3 read (make test and make test-asan set them after s3-start).
 S3_TEST_ENV   = DARKROOM_TEST_S3_ENDPOINT=http://127.0.0.1:$(S3_PORT) DARKROOM_TEST_S3_ACCESS_KEY=$(S3_ACCESS_KEY) \
                 DARKROOM_TEST_S3_SECRET_KEY="$$(cat $(S3_DIR)/secret)"
 
@@ -243,8 +243,10 @@ fuzz-smoke: fuzz-build
 
 test-asan: deps ops-deps tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	@if [ -z "$${DARKROOM_TEST_S3_ENDPOINT:-}" ]; then $(MAKE) --no-print-directory s3-start; fi
 	swift build --build-tests $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) 2>&1 | { $(QUIET_LINKER); }
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
+	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 LSAN_OPTIONS=suppressions=$(ROOT)/Tests/Sanitizers/lsan-suppressions.txt:print_suppressions=0 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 SWIFT_BACKTRACE=enable=no \
 	  swift test --skip-build $(ASAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
