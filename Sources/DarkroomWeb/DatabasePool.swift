@@ -68,11 +68,13 @@ private final class ConnectionOwner {
     }
 }
 
-/// The pool's work items, first in first out, handed to whichever thread is free.
+/// The pool's work items, first in first out, handed to whichever thread is free. A popped
+/// item leaves the queue at once: the queue must not keep what a finished item captured (a
+/// closure holding the pool would make a cycle that outlives `close()`).
 private final class WorkQueue: @unchecked Sendable {
     typealias Work = @Sendable (() throws -> PostgresConnection) -> Void
     private let condition = NSCondition()
-    private var items: [Work] = []
+    private var items: [Work?] = []
     private var head = 0
     private var closed = false
 
@@ -91,7 +93,7 @@ private final class WorkQueue: @unchecked Sendable {
         defer { condition.unlock() }
         while head == items.count && !closed { condition.wait() }
         guard head < items.count else { return nil }
-        let work = items[head]
+        let work = items[head].take()
         head += 1
         if head > 64 && head * 2 > items.count {
             items.removeFirst(head)
