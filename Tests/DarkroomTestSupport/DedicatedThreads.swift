@@ -18,15 +18,22 @@ public final class DedicatedThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// After `shutdown()` a job still runs, on the global concurrent executor: a preference
+    /// may always fall back to the default executor, while a dropped job would leave its task
+    /// suspended forever (its frame leaked) and a refusal would trap the whole test run.
     public func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
         condition.lock()
-        jobs.append(job)
+        guard !closed else {
+            condition.unlock()
+            globalConcurrentExecutor.enqueue(job)
+            return
+        }
+        jobs.append(UnownedJob(job))
         condition.signal()
         condition.unlock()
     }
 
-    /// Lets the threads end once they are idle; jobs enqueued later never run.
+    /// Lets the threads end once they have run what was enqueued before.
     public func shutdown() {
         condition.lock()
         closed = true
