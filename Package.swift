@@ -157,7 +157,8 @@ let package = Package(
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
         // damaged copies of them made at test time.
         .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo", "LibHeif", .product(name: "Logging", package: "swift-log"),
+            "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo", "LibHeif", "LibCurl",
+            .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),

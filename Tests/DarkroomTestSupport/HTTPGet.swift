@@ -1,7 +1,5 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import LibCurl
 
 /// What a real HTTP GET answered.
 public struct HTTPAnswer: Sendable {
@@ -11,16 +9,19 @@ public struct HTTPAnswer: Sendable {
 }
 
 /// One real HTTP GET over the network stack (a scrape as Prometheus makes it), not through a
-/// test client that skips the server's sockets.
+/// test client that skips the server's sockets. It goes through darkroom's own libcurl client:
+/// URLSession loses memory on every request (swift-corelibs-foundation frees a parsed URL with
+/// curl_free, not curl_url_cleanup), which LeakSanitizer reports.
 public func httpGet(_ url: String) async throws -> HTTPAnswer {
-    var request = URLRequest(url: URL(string: url)!)
-    // A hung server's guard, not a timing check. Servers started by `withServer`, and this
-    // request when called from its body, run on threads of their own (`DedicatedThreads`).
-    request.timeoutInterval = 60
-    let (data, response) = try await URLSession.shared.data(for: request)
-    let http = response as! HTTPURLResponse
-    return HTTPAnswer(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type"),
-                      body: String(decoding: data, as: UTF8.self))
+    // The transfer blocks its thread, so it gets one of its own, off the cooperative pool. A
+    // hung server's guard, not a timing check: libcurl gives up after 60 s without a byte.
+    let thread = DedicatedThreads(count: 1, name: "http-get")
+    defer { thread.shutdown() }
+    let response = try await withTaskExecutorPreference(thread) {
+        try HTTPClient(maxIdleConnections: 0).perform(HTTPRequest(method: "GET", url: url))
+    }
+    return HTTPAnswer(status: response.status, contentType: response.headers["content-type"],
+                      body: String(decoding: response.body, as: UTF8.self))
 }
 
 /// Starts a server made by `make` (given the callback it calls with its bound port), runs
