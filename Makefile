@@ -253,8 +253,10 @@ test-asan: deps ops-deps tool-deps
 
 test-tsan: deps ops-deps tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
+	@if [ -z "$${DARKROOM_TEST_S3_ENDPOINT:-}" ]; then $(MAKE) --no-print-directory s3-start; fi
 	swift build --build-tests $(TSAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS)
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
+	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) \
 	TSAN_OPTIONS=halt_on_error=1 SWIFT_BACKTRACE=enable=no \
 	  swift test --skip-build $(TSAN_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) --filter '$(TSAN_SUITES)'
 
