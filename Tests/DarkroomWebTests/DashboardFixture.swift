@@ -25,6 +25,17 @@ struct DashboardFixture {
     /// `login`: given the database URL, the URL the dashboard's pool logs in with (default: the owner's).
     /// It runs on threads of its own (`DedicatedThreads`), the in-process dashboard's handlers
     /// too: synchronous suites running beside it hold the cooperative pool's threads for minutes.
+    /// A `login` for `with`: a new login role `name` that is a member of the viewer role only.
+    static func viewerLogin(_ name: String) -> (String) throws -> String {
+        { url in
+            let role = TestDatabase.roleName(name, forDatabaseAt: url)
+            let owner = try PostgresConnection(url)
+            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(role)) LOGIN IN ROLE "
+                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
+            return try TestDatabase.url(url, as: role)
+        }
+    }
+
     static func with<T>(accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
                         _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
         let threads = DedicatedThreads(name: "dashboard-test")

@@ -11,13 +11,7 @@ import Testing
 /// dashboard's pool from the views the pages read, by a login that may only read views.
 @Suite struct DashboardMetricsTests {
     @Test func metricsNeedNoSessionAndEqualTheViews() async throws {
-        let viewer = { (url: String) throws -> String in
-            let name = TestDatabase.roleName("metrics", forDatabaseAt: url)
-            let owner = try PostgresConnection(url)
-            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE "
-                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
-            return try TestDatabase.url(url, as: name)
-        }
+        let viewer = DashboardFixture.viewerLogin("metrics")
         try await DashboardFixture.with(login: viewer) { fixture, dashboard in
             try await Application(router: dashboard.router(sessions: MemoryPersistDriver())).test(.router) { client in
                 let answer = try await client.execute(uri: "/metrics", method: .get)

@@ -188,13 +188,7 @@ import Testing
     /// asset page too (its chain through `asset_chain`, its records through the views), and an
     /// operator account's action is refused by the database: the login can read and not write.
     @Test func aViewerLoginRendersTheAssetPageAndCannotWrite() async throws {
-        let login = { (url: String) throws -> String in
-            let name = TestDatabase.roleName("looker", forDatabaseAt: url)
-            let owner = try PostgresConnection(url)
-            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE "
-                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
-            return try TestDatabase.url(url, as: name)
-        }
+        let login = DashboardFixture.viewerLogin("looker")
         try await DashboardFixture.with(login: login) { fixture, dashboard in
             // A layer on the asset: the queued job, claimed and completed as a worker would.
             let queue = JobQueue(try PostgresConnection(fixture.url), logger: .quiet)

@@ -140,13 +140,7 @@ import Testing
     /// A viewer login stores a viewer's session even for an operator account: calling the
     /// functions directly mints no operator.
     @Test func aViewerLoginCannotMintAnOperatorSession() async throws {
-        let viewer = { (url: String) throws -> String in
-            let name = TestDatabase.roleName("watcher", forDatabaseAt: url)
-            let owner = try PostgresConnection(url)
-            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE "
-                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
-            return try TestDatabase.url(url, as: name)
-        }
+        let viewer = DashboardFixture.viewerLogin("watcher")
         try await DashboardFixture.with(login: viewer) { fixture, dashboard in
             try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
                 var browser = Browser(client)

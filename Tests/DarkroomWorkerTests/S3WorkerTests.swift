@@ -105,10 +105,8 @@ struct RecordingOrderStorage: ObjectStorage {
     }
 
     @Test func jpegAndHeicOriginalsRenderFromTheBucketToTheBucket() throws {
-        try TestDatabase.withFreshDatabase { url in
+        try withQueueDatabase { url, connection in
             let bucket = try TestObjectStore.storage()
-            let connection = try PostgresConnection(url)
-            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: bucket, connection: connection, logger: Logger(label: "import"))
             let jpeg = try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path)
             let heic = try importer.importFile(HEIFFixtures.arrow.path)
@@ -161,10 +159,8 @@ struct RecordingOrderStorage: ObjectStorage {
     }
 
     @Test func aBucketThatRefusesTheCredentialsFailsTheJobForGood() throws {
-        try TestDatabase.withFreshDatabase { url in
+        try withQueueDatabase { url, connection in
             let bucket = try TestObjectStore.storage()
-            let connection = try PostgresConnection(url)
-            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let asset = try Importer(storage: bucket, connection: connection, logger: Logger(label: "import"))
                 .importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID
             let refused = try TestObjectStore.storage(prefix: bucket.configuration.prefix, secret: "wrong-secret")
@@ -231,10 +227,8 @@ struct RecordingOrderStorage: ObjectStorage {
     /// A render larger than a part goes up as a multipart upload, and an original whose
     /// connection drops mid-decode is resumed under libjpeg: the job succeeds, once.
     @Test func aLargeRenderGoesUpInPartsWhileItsOriginalResumesAfterADrop() throws {
-        try TestDatabase.withFreshDatabase { url in
+        try withQueueDatabase { url, connection in
             let bucket = try TestObjectStore.storage()
-            let connection = try PostgresConnection(url)
-            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             // Fine noise: JPEG cannot make it small, so the render is well over 5 MiB.
             let (width, height) = (3000, 2000)
             var pool = [UInt8](repeating: 0, count: 1 << 20)
@@ -274,10 +268,8 @@ struct RecordingOrderStorage: ObjectStorage {
 
     /// An original already in the bucket is registered where it is, without a copy.
     @Test func objectsAlreadyInTheBucketAreRegisteredInPlace() throws {
-        try TestDatabase.withFreshDatabase { url in
+        try withQueueDatabase { url, connection in
             let bucket = try TestObjectStore.storage()
-            let connection = try PostgresConnection(url)
-            _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: bucket, connection: connection, logger: Logger(label: "import"))
             let photo = try Fixtures.bytes(of: Fixtures.exifSample("canon_hdr_NO.jpg"))
             let key = try StorageKey("originals/uploaded/IMG_0001.jpg")
