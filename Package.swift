@@ -9,10 +9,13 @@ let package = Package(
         .executable(name: "darkroom", targets: ["darkroom"]),
         // Every module that parses bytes from outside, for the fuzz targets in Tests/Fuzz (a
         // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
-        .library(name: "DarkroomParsers", targets: [
-            "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif", "DarkroomAdjustments",
-            "DarkroomOperatorScripts", "S3Answers",
-        ]),
+        .library(
+            name: "DarkroomParsers",
+            targets: [
+                "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif",
+                "DarkroomAdjustments",
+                "DarkroomOperatorScripts", "S3Answers",
+            ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -73,9 +76,11 @@ let package = Package(
         .target(name: "LibCurl", dependencies: ["CCurl"]),
 
         // Domain modules.
-        .target(name: "DarkroomImaging", dependencies: [
-            "JPEGTurbo", "LibHeif", "ByteStreams",
-        ]),
+        .target(
+            name: "DarkroomImaging",
+            dependencies: [
+                "JPEGTurbo", "LibHeif", "ByteStreams",
+            ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
         // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
@@ -83,123 +88,174 @@ let package = Package(
         // What an S3-compatible server answers: its XML documents and its errors, classified.
         // Apart from the client so the fuzz build of its parsers needs no crypto library.
         .target(name: "S3Answers", dependencies: ["ByteStreams", "LibCurl"]),
-        .target(name: "DarkroomObjectStore", dependencies: [
-            "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers",
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
-        .target(name: "DarkroomMetadata", dependencies: [
-            "LibExif",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .target(name: "DarkroomAdjustments", dependencies: [
-            "DarkroomImaging",
-        ]),
+        .target(
+            name: "DarkroomObjectStore",
+            dependencies: [
+                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
+        .target(
+            name: "DarkroomMetadata",
+            dependencies: [
+                "LibExif",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .target(
+            name: "DarkroomAdjustments",
+            dependencies: [
+                "DarkroomImaging"
+            ]),
         // Everything that talks to PostgreSQL: the schema (its SQL lives in SQL/ as .sql files,
         // embedded in the binary: no bundle to deploy), assets, adjustments and the job queue.
-        .target(name: "DarkroomDatabase", dependencies: [
-            "LibPQ",
-            .product(name: "Logging", package: "swift-log"),
-        ], resources: [.embedInCode("SQL")]),
+        .target(
+            name: "DarkroomDatabase",
+            dependencies: [
+                "LibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ], resources: [.embedInCode("SQL")]),
         // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs),
         // and lists and removes render files through the storage for the cleanup among them.
-        .target(name: "DarkroomOperatorScripts", dependencies: [
-            "LibPQ", "DarkroomStorage", "ByteStreams",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "DarkroomOperatorScripts",
+            dependencies: [
+                "LibPQ", "DarkroomStorage", "ByteStreams",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Brings photos into the storage (content-addressed by SHA-256) and the catalogue.
-        .target(name: "DarkroomImport", dependencies: [
-            "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "LibPQ",
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(
+            name: "DarkroomImport",
+            dependencies: [
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "JPEGTurbo", "LibHeif",
+                "ByteStreams", "LibPQ",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Metric names and labels, what the worker records through swift-metrics, the Prometheus
         // registry the executable bootstraps, and the queue's gauges read from the views per scrape.
-        .target(name: "DarkroomMetrics", dependencies: [
-            "DarkroomDatabase", "LibPQ",
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        .target(
+            name: "DarkroomMetrics",
+            dependencies: [
+                "DarkroomDatabase", "LibPQ",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ]),
         // `/metrics` and `/healthz` over HTTP (Hummingbird): the worker's own listener, and a route
         // `serve` mounts.
-        .target(name: "DarkroomMetricsEndpoint", dependencies: [
-            "DarkroomMetrics", "LibPQ",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .target(name: "DarkroomWorker", dependencies: [
-            "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage", "ByteStreams",
-            "DarkroomMetrics",
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
+        .target(
+            name: "DarkroomMetricsEndpoint",
+            dependencies: [
+                "DarkroomMetrics", "LibPQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .target(
+            name: "DarkroomWorker",
+            dependencies: [
+                "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
+                "ByteStreams",
+                "DarkroomMetrics",
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
         // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
         // CSRF, actions through the SQL API, before/after thumbnails.
-        .target(name: "DarkroomWeb", dependencies: [
-            "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ", "DarkroomMetricsEndpoint",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
-            .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-        ]),
-        .executableTarget(name: "darkroom", dependencies: [
-            "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts", "DarkroomImaging",
-            "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams", "LibPQ", "DarkroomMetrics", "DarkroomMetricsEndpoint",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-        ]),
+        .target(
+            name: "DarkroomWeb",
+            dependencies: [
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ",
+                "DarkroomMetricsEndpoint",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]),
+        .executableTarget(
+            name: "darkroom",
+            dependencies: [
+                "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts",
+                "DarkroomImaging",
+                "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams", "LibPQ",
+                "DarkroomMetrics", "DarkroomMetricsEndpoint",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
 
         // Shared by the test targets: fresh PostgreSQL databases, the bundled fixtures and
         // damaged copies of them made at test time.
-        .target(name: "DarkroomTestSupport", dependencies: [
-            "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo", "LibHeif", "LibCurl",
-            .product(name: "Logging", package: "swift-log"),
-        ], path: "Tests/DarkroomTestSupport"),
+        .target(
+            name: "DarkroomTestSupport",
+            dependencies: [
+                "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
+                "LibHeif", "LibCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomImagingTests", dependencies: [
-            "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport",
-        ]),
-        .testTarget(name: "DarkroomMetadataTests", dependencies: [
-            "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "DarkroomObjectStoreTests", dependencies: [
-            "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams", "LibCurl", "DarkroomTestSupport",
-        ]),
+        .testTarget(
+            name: "DarkroomImagingTests",
+            dependencies: [
+                "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport",
+            ]),
+        .testTarget(
+            name: "DarkroomMetadataTests",
+            dependencies: [
+                "DarkroomMetadata", "LibExif", "LibHeif", "DarkroomTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "DarkroomObjectStoreTests",
+            dependencies: [
+                "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams",
+                "LibCurl", "DarkroomTestSupport",
+            ]),
         .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
-        .testTarget(name: "DarkroomDatabaseTests", dependencies: [
-            "DarkroomDatabase", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "DarkroomOperatorScriptsTests", dependencies: [
-            "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
-        ]),
-        .testTarget(name: "DarkroomWebTests", dependencies: [
-            "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams", "JPEGTurbo",
-            "DarkroomMetrics",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "DarkroomMetricsTests", dependencies: [
-            "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "LibPQ",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Metrics", package: "swift-metrics"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .testTarget(name: "DarkroomWorkerTests", dependencies: [
-            "DarkroomWorker", "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "DarkroomMetadata",
-            "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts", "DarkroomImport",
-            "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .testTarget(
+            name: "DarkroomDatabaseTests",
+            dependencies: [
+                "DarkroomDatabase", "LibPQ", "DarkroomTestSupport", .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "DarkroomOperatorScriptsTests",
+            dependencies: [
+                "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
+            ]),
+        .testTarget(
+            name: "DarkroomWebTests",
+            dependencies: [
+                "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams",
+                "JPEGTurbo",
+                "DarkroomMetrics",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "DarkroomMetricsTests",
+            dependencies: [
+                "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase", "DarkroomTestSupport", "LibPQ",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+        .testTarget(
+            name: "DarkroomWorkerTests",
+            dependencies: [
+                "DarkroomWorker", "DarkroomMetrics", "DarkroomMetricsEndpoint", "DarkroomDatabase",
+                "DarkroomTestSupport", "DarkroomMetadata",
+                "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
+                "DarkroomImport",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
     ]
 )

@@ -41,7 +41,9 @@ extension ByteSource {
 
 /// Copies `source` into `sink` through one buffer of `chunkSize` bytes; returns the bytes copied.
 @discardableResult
-public func copyStream(from source: any ByteSource, to sink: any ByteSink, chunkSize: Int = 1 << 20) throws(StreamError) -> Int {
+public func copyStream(from source: any ByteSource, to sink: any ByteSink, chunkSize: Int = 1 << 20) throws(StreamError)
+    -> Int
+{
     let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 16)
     defer { buffer.deallocate() }
     var total = 0

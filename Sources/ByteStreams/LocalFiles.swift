@@ -1,23 +1,23 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 // The methods are called read and write too: these reach the system calls.
 private func systemRead(_ descriptor: Int32, _ buffer: UnsafeMutableRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.read(descriptor, buffer, count)
+        Glibc.read(descriptor, buffer, count)
     #else
-    Darwin.read(descriptor, buffer, count)
+        Darwin.read(descriptor, buffer, count)
     #endif
 }
 
 private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
     #if canImport(Glibc)
-    Glibc.write(descriptor, bytes, count)
+        Glibc.write(descriptor, bytes, count)
     #else
-    Darwin.write(descriptor, bytes, count)
+        Darwin.write(descriptor, bytes, count)
     #endif
 }
 
@@ -85,7 +85,9 @@ public final class FileUpload: ObjectUpload {
         guard descriptor >= 0 else {
             let number = errno
             if number == ENOENT {
-                throw StreamError(code: .notFound, object: objectName, message: "the folder \(folder) does not exist", systemErrno: number)
+                throw StreamError(
+                    code: .notFound, object: objectName, message: "the folder \(folder) does not exist",
+                    systemErrno: number)
             }
             throw .system(number, object: objectName, doing: "cannot create a temporary file in \(folder)")
         }
@@ -96,7 +98,8 @@ public final class FileUpload: ObjectUpload {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
         guard state == .writing else {
-            throw StreamError(code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
+            throw StreamError(
+                code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
         }
         guard let base = bytes.baseAddress else { return }
         var done = 0
@@ -112,7 +115,8 @@ public final class FileUpload: ObjectUpload {
     @discardableResult
     public func commit() throws(StreamError) -> Int {
         guard state == .writing else {
-            throw StreamError(code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
+            throw StreamError(
+                code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
         }
         guard fsync(descriptor) == 0 else {
             let number = errno

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// An object that could not be opened, read, written or published: which one, where in it,
@@ -41,14 +41,17 @@ public struct StreamError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// From `errno` after a failed system call on `object`.
-    public static func system(_ number: Int32, object: String, doing what: String, at offset: Int? = nil) -> StreamError {
-        let code: Code = switch number {
-        case ENOENT, ENOTDIR: .notFound
-        case EACCES, EPERM: .refused
-        default: .io
-        }
-        return StreamError(code: code, object: object, message: "\(what): \(String(cString: strerror(number)))",
-                           byteOffset: offset, systemErrno: number)
+    public static func system(_ number: Int32, object: String, doing what: String, at offset: Int? = nil) -> StreamError
+    {
+        let code: Code =
+            switch number {
+            case ENOENT, ENOTDIR: .notFound
+            case EACCES, EPERM: .refused
+            default: .io
+            }
+        return StreamError(
+            code: code, object: object, message: "\(what): \(String(cString: strerror(number)))",
+            byteOffset: offset, systemErrno: number)
     }
 
     public var description: String {

@@ -13,10 +13,12 @@ struct ArchivedSettings {
         do {
             root = try KeyedArchive.decode(data)
         } catch let error as AdjustmentError {
-            throw AdjustmentError(.malformedData, "\(format) data is not a readable NSKeyedArchiver archive: \(error.message)")
+            throw AdjustmentError(
+                .malformedData, "\(format) data is not a readable NSKeyedArchiver archive: \(error.message)")
         }
         guard case .dictionary(let fields) = root else {
-            throw AdjustmentError(.malformedData, "\(format) data must archive a dictionary (NSDictionary) of settings, got \(root.kind)")
+            throw AdjustmentError(
+                .malformedData, "\(format) data must archive a dictionary (NSDictionary) of settings, got \(root.kind)")
         }
         self.fields = fields
     }
@@ -44,14 +46,17 @@ struct ArchivedSettings {
     func refuseUnknownKeys() throws {
         if let unknown = fields.keys.sorted().first(where: { !used.contains($0) }) {
             let known = used.sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            throw AdjustmentError(.invalidParameter, "\(format): unknown key \(unknown.quotedForMessage); the keys are \(known)")
+            throw AdjustmentError(
+                .invalidParameter, "\(format): unknown key \(unknown.quotedForMessage); the keys are \(known)")
         }
     }
 
     static func check(_ number: Double, key: String, in range: ClosedRange<Double>, format: String) throws {
         guard range.contains(number) else {
-            throw AdjustmentError(.invalidParameter,
-                "\(format): \"\(key)\" must be between \(range.lowerBound.forMessage) and \(range.upperBound.forMessage), got \(number.forMessage)")
+            throw AdjustmentError(
+                .invalidParameter,
+                "\(format): \"\(key)\" must be between \(range.lowerBound.forMessage) and \(range.upperBound.forMessage), got \(number.forMessage)"
+            )
         }
     }
 }

@@ -35,7 +35,8 @@ extension EditorRegistry {
     public func baseImage(forEditIn identifier: String, over current: CurrentAdjustment?) -> BaseImage {
         guard let current else { return .original }
         guard current.formatIdentifier == identifier, let editor = editors[identifier],
-              let version = SemanticVersion(current.formatVersion), editor.canRead(version) else {
+            let version = SemanticVersion(current.formatVersion), editor.canRead(version)
+        else {
             return .rendered(adjustmentID: current.id)
         }
         return current.baseAdjustmentID.map { .rendered(adjustmentID: $0) } ?? .original

@@ -54,7 +54,8 @@ struct BinaryPropertyListReader {
         }
         let minimum = BinaryPropertyList.header.count + 1 + 1 + BinaryPropertyList.trailerSize
         guard bytes.count >= minimum else {
-            throw Self.error("is \(bytes.count) bytes, shorter than the smallest binary plist (\(minimum) bytes): truncated?")
+            throw Self.error(
+                "is \(bytes.count) bytes, shorter than the smallest binary plist (\(minimum) bytes): truncated?")
         }
         let trailer = bytes.count - BinaryPropertyList.trailerSize
         offsetSize = Int(bytes[trailer + 6])
@@ -63,23 +64,31 @@ struct BinaryPropertyListReader {
         let top = Self.uint64(bytes, at: trailer + 16)
         let tableOffset = Self.uint64(bytes, at: trailer + 24)
         guard (1...8).contains(offsetSize) else {
-            throw Self.error("trailer at byte \(trailer): offset size \(offsetSize) is not 1…8; the trailer is damaged or truncated")
+            throw Self.error(
+                "trailer at byte \(trailer): offset size \(offsetSize) is not 1…8; the trailer is damaged or truncated")
         }
         guard (1...8).contains(referenceSize) else {
-            throw Self.error("trailer at byte \(trailer): object reference size \(referenceSize) is not 1…8; the trailer is damaged or truncated")
+            throw Self.error(
+                "trailer at byte \(trailer): object reference size \(referenceSize) is not 1…8; the trailer is damaged or truncated"
+            )
         }
         guard tableOffset >= UInt64(BinaryPropertyList.header.count + 1), tableOffset < UInt64(trailer) else {
-            throw Self.error("trailer at byte \(trailer): offset table offset \(tableOffset) is outside the file (objects end before byte \(trailer))")
+            throw Self.error(
+                "trailer at byte \(trailer): offset table offset \(tableOffset) is outside the file (objects end before byte \(trailer))"
+            )
         }
         offsetTableStart = Int(tableOffset)
         // The table must fit between its start and the trailer; dividing avoids overflow.
         let room = UInt64((trailer - offsetTableStart) / offsetSize)
         guard count >= 1, count <= room else {
-            throw Self.error("trailer at byte \(trailer): \(count) objects do not fit an offset table of \(trailer - offsetTableStart) bytes at byte \(offsetTableStart)")
+            throw Self.error(
+                "trailer at byte \(trailer): \(count) objects do not fit an offset table of \(trailer - offsetTableStart) bytes at byte \(offsetTableStart)"
+            )
         }
         objectCount = Int(count)
         guard top < count else {
-            throw Self.error("trailer at byte \(trailer): top object \(top) is out of range (there are \(count) objects)")
+            throw Self.error(
+                "trailer at byte \(trailer): top object \(top) is out of range (there are \(count) objects)")
         }
         topIndex = Int(top)
         decoded = Array(repeating: nil, count: objectCount)
@@ -112,7 +121,9 @@ struct BinaryPropertyListReader {
         let entry = offsetTableStart + index * offsetSize
         let offset = Self.uint(bytes, at: entry, size: offsetSize)
         guard offset >= UInt64(BinaryPropertyList.header.count), offset < UInt64(offsetTableStart) else {
-            throw Self.error("offset table entry \(index) (byte \(entry)) points at byte \(offset), outside the object area 8..<\(offsetTableStart)")
+            throw Self.error(
+                "offset table entry \(index) (byte \(entry)) points at byte \(offset), outside the object area 8..<\(offsetTableStart)"
+            )
         }
         return Int(offset)
     }
@@ -125,10 +136,14 @@ struct BinaryPropertyListReader {
             switch marker {
             case 0x08: return .bool(false)
             case 0x09: return .bool(true)
-            default: throw Self.error("object \(index) at byte \(offset): marker 0x\(hex(marker)) (null or fill) is not supported")
+            default:
+                throw Self.error(
+                    "object \(index) at byte \(offset): marker 0x\(hex(marker)) (null or fill) is not supported")
             }
         case 0x1:
-            guard low <= 4 else { throw Self.error("object \(index) at byte \(offset): integer marker 0x\(hex(marker)) has no valid size") }
+            guard low <= 4 else {
+                throw Self.error("object \(index) at byte \(offset): integer marker 0x\(hex(marker)) has no valid size")
+            }
             let start = try span(offset + 1, 1 << low, object: index, at: offset)
             return .integer(try integer(at: start, size: 1 << low, object: index, at: offset))
         case 0x2:
@@ -140,10 +155,13 @@ struct BinaryPropertyListReader {
                 let start = try span(offset + 1, 8, object: index, at: offset)
                 return .real(Double(bitPattern: Self.uint64(bytes, at: start)))
             default:
-                throw Self.error("object \(index) at byte \(offset): real marker 0x\(hex(marker)) is neither 4 nor 8 bytes")
+                throw Self.error(
+                    "object \(index) at byte \(offset): real marker 0x\(hex(marker)) is neither 4 nor 8 bytes")
             }
         case 0x3:
-            guard marker == 0x33 else { throw Self.error("object \(index) at byte \(offset): date marker 0x\(hex(marker)) should be 0x33") }
+            guard marker == 0x33 else {
+                throw Self.error("object \(index) at byte \(offset): date marker 0x\(hex(marker)) should be 0x33")
+            }
             let start = try span(offset + 1, 8, object: index, at: offset)
             return .date(Double(bitPattern: Self.uint64(bytes, at: start)))
         case 0x4:
@@ -155,17 +173,22 @@ struct BinaryPropertyListReader {
             let body = try span(start, count, object: index, at: offset)
             let text = bytes[body..<(body + count)]
             if let bad = text.firstIndex(where: { $0 >= 0x80 }) {
-                throw Self.error("object \(index) at byte \(offset): ASCII string has byte 0x\(hex(bytes[bad])) at byte \(bad)")
+                throw Self.error(
+                    "object \(index) at byte \(offset): ASCII string has byte 0x\(hex(bytes[bad])) at byte \(bad)")
             }
             return .string(String(decoding: text, as: UTF8.self))
         case 0x6:
             let (count, start) = try counted(low, after: offset, object: index)
-            guard count <= Int.max / 2 else { throw Self.error("object \(index) at byte \(offset): UTF-16 string length \(count) is impossible") }
+            guard count <= Int.max / 2 else {
+                throw Self.error("object \(index) at byte \(offset): UTF-16 string length \(count) is impossible")
+            }
             let body = try span(start, count * 2, object: index, at: offset)
             return .string(try utf16(at: body, units: count, object: index, offset: offset))
         case 0x8:
             let size = low + 1
-            guard size <= 8 else { throw Self.error("object \(index) at byte \(offset): UID of \(size) bytes is larger than 8") }
+            guard size <= 8 else {
+                throw Self.error("object \(index) at byte \(offset): UID of \(size) bytes is larger than 8")
+            }
             let start = try span(offset + 1, size, object: index, at: offset)
             return .uid(Self.uint(bytes, at: start, size: size))
         case 0xA:
@@ -178,17 +201,24 @@ struct BinaryPropertyListReader {
             return .array(elements)
         case 0xD:
             let (count, start) = try counted(low, after: offset, object: index)
-            guard count <= Int.max / 2 else { throw Self.error("object \(index) at byte \(offset): dictionary of \(count) entries is impossible") }
+            guard count <= Int.max / 2 else {
+                throw Self.error("object \(index) at byte \(offset): dictionary of \(count) entries is impossible")
+            }
             let references = try references(count * 2, at: start, object: index, offset: offset)
-            var keys: [String] = [], values: [PropertyListValue] = [], seen = Set<String>()
+            var keys: [String] = []
+            var values: [PropertyListValue] = []
+            var seen = Set<String>()
             keys.reserveCapacity(count)
             values.reserveCapacity(count)
             for entry in 0..<count {
                 guard case .string(let key) = try object(references[entry], depth: depth + 1) else {
-                    throw Self.error("object \(index) at byte \(offset): dictionary key \(entry) (object \(references[entry])) is not a string")
+                    throw Self.error(
+                        "object \(index) at byte \(offset): dictionary key \(entry) (object \(references[entry])) is not a string"
+                    )
                 }
                 guard seen.insert(key).inserted else {
-                    throw Self.error("object \(index) at byte \(offset): dictionary has the key \(key.quotedForMessage) twice")
+                    throw Self.error(
+                        "object \(index) at byte \(offset): dictionary has the key \(key.quotedForMessage) twice")
                 }
                 keys.append(key)
                 values.append(try object(references[count + entry], depth: depth + 1))
@@ -196,7 +226,8 @@ struct BinaryPropertyListReader {
             try expand(index, at: offset, into: references)
             return .dictionary(PropertyListDictionary(uniqueKeys: keys, values: values))
         case 0xC:
-            throw Self.error("object \(index) at byte \(offset): sets are not supported (keyed archives never contain them)")
+            throw Self.error(
+                "object \(index) at byte \(offset): sets are not supported (keyed archives never contain them)")
         default:
             throw Self.error("object \(index) at byte \(offset): unknown marker 0x\(hex(marker))")
         }
@@ -208,7 +239,9 @@ struct BinaryPropertyListReader {
         for child in children {
             total += expandedSizes[child]
             guard total <= BinaryPropertyList.maxValues else {
-                throw Self.error("object \(index) at byte \(offset) expands to more than \(BinaryPropertyList.maxValues) values (containers shared many times over)")
+                throw Self.error(
+                    "object \(index) at byte \(offset) expands to more than \(BinaryPropertyList.maxValues) values (containers shared many times over)"
+                )
             }
         }
         expandedSizes[index] = total
@@ -219,7 +252,9 @@ struct BinaryPropertyListReader {
     /// `length` bytes from `start`, which must end before the offset table.
     private func span(_ start: Int, _ length: Int, object: Int, at offset: Int) throws -> Int {
         guard length >= 0, start <= offsetTableStart, length <= offsetTableStart - start else {
-            throw Self.error("object \(object) at byte \(offset) needs \(length) bytes from byte \(start), past the end of the object area (byte \(offsetTableStart))")
+            throw Self.error(
+                "object \(object) at byte \(offset) needs \(length) bytes from byte \(start), past the end of the object area (byte \(offsetTableStart))"
+            )
         }
         return start
     }
@@ -230,7 +265,9 @@ struct BinaryPropertyListReader {
         let markerAt = try span(offset + 1, 1, object: object, at: offset)
         let marker = bytes[markerAt]
         guard marker >> 4 == 0x1, marker & 0x0F <= 3 else {
-            throw Self.error("object \(object) at byte \(offset): its length should follow as an integer, found marker 0x\(hex(marker)) at byte \(markerAt)")
+            throw Self.error(
+                "object \(object) at byte \(offset): its length should follow as an integer, found marker 0x\(hex(marker)) at byte \(markerAt)"
+            )
         }
         let size = 1 << Int(marker & 0x0F)
         let start = try span(markerAt + 1, size, object: object, at: offset)
@@ -239,20 +276,26 @@ struct BinaryPropertyListReader {
         // Every element takes at least one byte, so a count beyond the file is a lie; checking
         // here keeps a forged count from reserving memory.
         guard count <= Int64(bytes.count) else {
-            throw Self.error("object \(object) at byte \(offset): length \(count) is larger than the whole file (\(bytes.count) bytes)")
+            throw Self.error(
+                "object \(object) at byte \(offset): length \(count) is larger than the whole file (\(bytes.count) bytes)"
+            )
         }
         return (Int(count), start + size)
     }
 
     private func references(_ count: Int, at start: Int, object: Int, offset: Int) throws -> [Int] {
-        guard count <= Int.max / referenceSize else { throw Self.error("object \(object) at byte \(offset): \(count) references are impossible") }
+        guard count <= Int.max / referenceSize else {
+            throw Self.error("object \(object) at byte \(offset): \(count) references are impossible")
+        }
         let body = try span(start, count * referenceSize, object: object, at: offset)
         var result: [Int] = []
         result.reserveCapacity(count)
         for slot in 0..<count {
             let reference = Self.uint(bytes, at: body + slot * referenceSize, size: referenceSize)
             guard reference < UInt64(objectCount) else {
-                throw Self.error("object \(object) at byte \(offset): reference \(slot) is to object \(reference), but there are \(objectCount) objects")
+                throw Self.error(
+                    "object \(object) at byte \(offset): reference \(slot) is to object \(reference), but there are \(objectCount) objects"
+                )
             }
             result.append(Int(reference))
         }
@@ -266,7 +309,8 @@ struct BinaryPropertyListReader {
         case 1, 2, 4: return Int64(Self.uint(bytes, at: start, size: size))
         case 8: return Int64(bitPattern: Self.uint64(bytes, at: start))
         default:
-            let high = Self.uint64(bytes, at: start), low = Self.uint64(bytes, at: start + 8)
+            let high = Self.uint64(bytes, at: start)
+            let low = Self.uint64(bytes, at: start + 8)
             let value = Int64(bitPattern: low)
             guard (high == 0 && value >= 0) || (high == .max && value < 0) else {
                 throw Self.error("object \(object) at byte \(offset): 128-bit integer does not fit 64 bits")

@@ -19,7 +19,13 @@ extension BinaryPropertyList {
     /// Identity of a scalar for sharing: exact bits and bytes, because Swift's `==` would
     /// merge 0.0 with −0.0 and canonically equivalent strings with different code points.
     enum ScalarKey: Hashable {
-        case bool(Bool), integer(Int64), real(UInt64), date(UInt64), data([UInt8]), string([UInt8]), uid(UInt64)
+        case bool(Bool)
+        case integer(Int64)
+        case real(UInt64)
+        case date(UInt64)
+        case data([UInt8])
+        case string([UInt8])
+        case uid(UInt64)
 
         init?(_ value: PropertyListValue) {
             switch value {
@@ -135,7 +141,13 @@ extension BinaryPropertyList {
     /// sizes are unsigned).
     static func appendInteger(_ number: Int64, to out: inout [UInt8]) {
         let size = number < 0 ? 8 : byteCount(for: UInt64(number))
-        let exponent: UInt8 = switch size { case 1: 0; case 2: 1; case 4: 2; default: 3 }
+        let exponent: UInt8 =
+            switch size {
+            case 1: 0
+            case 2: 1
+            case 4: 2
+            default: 3
+            }
         out.append(0x10 | exponent)
         appendUInt(UInt64(bitPattern: number), size: size, to: &out)
     }

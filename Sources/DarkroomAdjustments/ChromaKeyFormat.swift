@@ -30,10 +30,14 @@ public struct ChromaKeySettings: Sendable, Equatable {
     /// Linear-light distance; √3 ≈ 1.732 already keys every pixel in [0, 1]³.
     static let thresholdRange: ClosedRange<Double> = 0...2
     static let componentRange: ClosedRange<Double> = 0...1
-    static let colorKeys = ["keyColorRed", "keyColorGreen", "keyColorBlue", "backgroundRed", "backgroundGreen", "backgroundBlue"]
+    static let colorKeys = [
+        "keyColorRed", "keyColorGreen", "keyColorBlue", "backgroundRed", "backgroundGreen", "backgroundBlue",
+    ]
 
-    public init(threshold: Double = 0.7, keyColorRed: Double = 0, keyColorGreen: Double = 1, keyColorBlue: Double = 0,
-                backgroundRed: Double = 0, backgroundGreen: Double = 0, backgroundBlue: Double = 0) {
+    public init(
+        threshold: Double = 0.7, keyColorRed: Double = 0, keyColorGreen: Double = 1, keyColorBlue: Double = 0,
+        backgroundRed: Double = 0, backgroundGreen: Double = 0, backgroundBlue: Double = 0
+    ) {
         self.threshold = threshold
         self.keyColorRed = keyColorRed
         self.keyColorGreen = keyColorGreen
@@ -51,12 +55,16 @@ public struct ChromaKeySettings: Sendable, Equatable {
         keyColorGreen = try settings.number("keyColorGreen", default: defaults.keyColorGreen, in: Self.componentRange)
         keyColorBlue = try settings.number("keyColorBlue", default: defaults.keyColorBlue, in: Self.componentRange)
         backgroundRed = try settings.number("backgroundRed", default: defaults.backgroundRed, in: Self.componentRange)
-        backgroundGreen = try settings.number("backgroundGreen", default: defaults.backgroundGreen, in: Self.componentRange)
-        backgroundBlue = try settings.number("backgroundBlue", default: defaults.backgroundBlue, in: Self.componentRange)
+        backgroundGreen = try settings.number(
+            "backgroundGreen", default: defaults.backgroundGreen, in: Self.componentRange)
+        backgroundBlue = try settings.number(
+            "backgroundBlue", default: defaults.backgroundBlue, in: Self.componentRange)
         if let active = settings.take("activeColor") {
             guard case .object(let className, _, _) = active, className == "CIColor" else {
-                throw AdjustmentError(.invalidParameter,
-                    "\(Self.identifier): \"activeColor\" must be an archived CIColor (it is ignored; give the key color as keyColorRed/Green/Blue), got \(active.kind)")
+                throw AdjustmentError(
+                    .invalidParameter,
+                    "\(Self.identifier): \"activeColor\" must be an archived CIColor (it is ignored; give the key color as keyColorRed/Green/Blue), got \(active.kind)"
+                )
             }
         }
         try settings.refuseUnknownKeys()
@@ -65,13 +73,16 @@ public struct ChromaKeySettings: Sendable, Equatable {
     /// The settings that render `operations`: exactly one chromaKey.
     public init(operations: [ImageOperation]) throws {
         guard operations.count == 1, case .chromaKey(let key) = operations[0] else {
-            throw AdjustmentError(.unrepresentable,
-                "\(Self.identifier) can only express [chromaKey], not [\(operations.map(\.name).joined(separator: ", "))]")
+            throw AdjustmentError(
+                .unrepresentable,
+                "\(Self.identifier) can only express [chromaKey], not [\(operations.map(\.name).joined(separator: ", "))]"
+            )
         }
-        self.init(threshold: Double(key.threshold),
-                  keyColorRed: Double(key.key.red), keyColorGreen: Double(key.key.green), keyColorBlue: Double(key.key.blue),
-                  backgroundRed: Double(key.background.red), backgroundGreen: Double(key.background.green),
-                  backgroundBlue: Double(key.background.blue))
+        self.init(
+            threshold: Double(key.threshold),
+            keyColorRed: Double(key.key.red), keyColorGreen: Double(key.key.green), keyColorBlue: Double(key.key.blue),
+            backgroundRed: Double(key.background.red), backgroundGreen: Double(key.background.green),
+            backgroundBlue: Double(key.background.blue))
         try validate()
     }
 
@@ -83,7 +94,9 @@ public struct ChromaKeySettings: Sendable, Equatable {
         }
     }
 
-    var components: [Double] { [keyColorRed, keyColorGreen, keyColorBlue, backgroundRed, backgroundGreen, backgroundBlue] }
+    var components: [Double] {
+        [keyColorRed, keyColorGreen, keyColorBlue, backgroundRed, backgroundGreen, backgroundBlue]
+    }
 
     /// All seven keys as NSNumbers. `threshold` is written as a 4-byte real when it is a Float
     /// value, as the sample's `Float` property is, so its `as? Float` reads it back exactly.
@@ -94,10 +107,14 @@ public struct ChromaKeySettings: Sendable, Equatable {
     }
 
     public var operations: [ImageOperation] {
-        [.chromaKey(ChromaKey(
-            key: RGBColor(red: Float(keyColorRed), green: Float(keyColorGreen), blue: Float(keyColorBlue)),
-            threshold: Float(threshold),
-            background: RGBColor(red: Float(backgroundRed), green: Float(backgroundGreen), blue: Float(backgroundBlue))))]
+        [
+            .chromaKey(
+                ChromaKey(
+                    key: RGBColor(red: Float(keyColorRed), green: Float(keyColorGreen), blue: Float(keyColorBlue)),
+                    threshold: Float(threshold),
+                    background: RGBColor(
+                        red: Float(backgroundRed), green: Float(backgroundGreen), blue: Float(backgroundBlue))))
+        ]
     }
 }
 

@@ -80,14 +80,16 @@ public struct EditorRegistry: Sendable {
     /// The editor for an adjustment, or an error saying why there is none.
     public func editor(for identifier: String, version text: String) throws -> any Editor {
         guard let version = SemanticVersion(text) else {
-            throw AdjustmentError(.unsupportedVersion, "format version \"\(text)\" is not a semantic version like 1.0.0")
+            throw AdjustmentError(
+                .unsupportedVersion, "format version \"\(text)\" is not a semantic version like 1.0.0")
         }
         guard let editor = editors[identifier] else {
             let known = editors.keys.sorted().joined(separator: ", ")
             throw AdjustmentError(.unknownFormat, "no editor for format \"\(identifier)\"; this worker knows \(known)")
         }
         guard editor.canRead(version) else {
-            throw AdjustmentError(.unsupportedVersion,
+            throw AdjustmentError(
+                .unsupportedVersion,
                 "\(identifier) version \(text) is not readable by this worker (it writes \(editor.currentVersion))")
         }
         return editor
@@ -97,7 +99,8 @@ public struct EditorRegistry: Sendable {
     public func operations(identifier: String, version: String, data: [UInt8]) throws -> [ImageOperation] {
         let editor = try editor(for: identifier, version: version)
         guard data.count <= editor.maxDataBytes else {
-            throw AdjustmentError(.dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(editor.maxDataBytes)")
+            throw AdjustmentError(
+                .dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(editor.maxDataBytes)")
         }
         return try editor.operations(from: data, version: SemanticVersion(version)!)
     }
@@ -120,13 +123,15 @@ public struct EditorRegistry: Sendable {
         try checkSize(data, of: editor, what: "")
         let upgraded = try editor.upgrade(data, from: SemanticVersion(version)!)
         try checkSize(upgraded, of: editor, what: "upgraded")
-        return EncodedAdjustment(formatIdentifier: identifier, formatVersion: editor.currentVersion.text, data: upgraded)
+        return EncodedAdjustment(
+            formatIdentifier: identifier, formatVersion: editor.currentVersion.text, data: upgraded)
     }
 
     private func checkSize(_ data: [UInt8], of editor: any Editor, what: String) throws {
         guard data.count <= editor.maxDataBytes else {
             let subject = what.isEmpty ? "\(editor.formatIdentifier) data" : "\(what) \(editor.formatIdentifier) data"
-            throw AdjustmentError(.dataTooLarge, "\(subject) is \(data.count) bytes; the limit is \(editor.maxDataBytes)")
+            throw AdjustmentError(
+                .dataTooLarge, "\(subject) is \(data.count) bytes; the limit is \(editor.maxDataBytes)")
         }
     }
 }

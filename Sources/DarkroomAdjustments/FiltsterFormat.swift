@@ -30,9 +30,12 @@ public struct FiltsterSettings: Sendable, Equatable {
     public init(archive data: [UInt8]) throws {
         var settings = try ArchivedSettings(format: Self.identifier, data: data)
         let defaults = FiltsterSettings()
-        vignetteIntensity = try settings.number("vignetteIntensity", default: defaults.vignetteIntensity, in: Self.vignetteIntensityRange)
-        vignetteRadius = try settings.number("vignetteRadius", default: defaults.vignetteRadius, in: Self.vignetteRadiusRange)
-        sepiaIntensity = try settings.number("sepiaIntensity", default: defaults.sepiaIntensity, in: Self.sepiaIntensityRange)
+        vignetteIntensity = try settings.number(
+            "vignetteIntensity", default: defaults.vignetteIntensity, in: Self.vignetteIntensityRange)
+        vignetteRadius = try settings.number(
+            "vignetteRadius", default: defaults.vignetteRadius, in: Self.vignetteRadiusRange)
+        sepiaIntensity = try settings.number(
+            "sepiaIntensity", default: defaults.sepiaIntensity, in: Self.sepiaIntensityRange)
         try settings.refuseUnknownKeys()
     }
 
@@ -40,9 +43,12 @@ public struct FiltsterSettings: Sendable, Equatable {
     /// (the only pipeline Filtster has).
     public init(operations: [ImageOperation]) throws {
         guard operations.count == 2, case .vignette(let intensity, let radius) = operations[0],
-              case .sepia(let sepia) = operations[1] else {
-            throw AdjustmentError(.unrepresentable,
-                "\(Self.identifier) can only express [vignette, sepia], not [\(operations.map(\.name).joined(separator: ", "))]")
+            case .sepia(let sepia) = operations[1]
+        else {
+            throw AdjustmentError(
+                .unrepresentable,
+                "\(Self.identifier) can only express [vignette, sepia], not [\(operations.map(\.name).joined(separator: ", "))]"
+            )
         }
         self.init(vignetteIntensity: Double(intensity), vignetteRadius: Double(radius), sepiaIntensity: Double(sepia))
         try validate()
@@ -51,7 +57,8 @@ public struct FiltsterSettings: Sendable, Equatable {
     /// Every value inside the ranges the reader accepts.
     public func validate() throws {
         let format = Self.identifier
-        try ArchivedSettings.check(vignetteIntensity, key: "vignetteIntensity", in: Self.vignetteIntensityRange, format: format)
+        try ArchivedSettings.check(
+            vignetteIntensity, key: "vignetteIntensity", in: Self.vignetteIntensityRange, format: format)
         try ArchivedSettings.check(vignetteRadius, key: "vignetteRadius", in: Self.vignetteRadiusRange, format: format)
         try ArchivedSettings.check(sepiaIntensity, key: "sepiaIntensity", in: Self.sepiaIntensityRange, format: format)
     }
@@ -59,15 +66,19 @@ public struct FiltsterSettings: Sendable, Equatable {
     /// The archive the extension's `encodeFilterParameters()` would write: all three keys,
     /// as NSNumber doubles, in an NSDictionary.
     public func archive() -> [UInt8] {
-        KeyedArchive.encode(.dictionary([
-            "vignetteIntensity": .real(vignetteIntensity),
-            "vignetteRadius": .real(vignetteRadius),
-            "sepiaIntensity": .real(sepiaIntensity),
-        ]))
+        KeyedArchive.encode(
+            .dictionary([
+                "vignetteIntensity": .real(vignetteIntensity),
+                "vignetteRadius": .real(vignetteRadius),
+                "sepiaIntensity": .real(sepiaIntensity),
+            ]))
     }
 
     public var operations: [ImageOperation] {
-        [.vignette(intensity: Float(vignetteIntensity), radius: Float(vignetteRadius)), .sepia(intensity: Float(sepiaIntensity))]
+        [
+            .vignette(intensity: Float(vignetteIntensity), radius: Float(vignetteRadius)),
+            .sepia(intensity: Float(sepiaIntensity)),
+        ]
     }
 }
 

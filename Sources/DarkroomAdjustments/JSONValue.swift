@@ -30,7 +30,9 @@ enum JSONValue: Decodable, Equatable {
     /// the byte offset of the bracket), or nil. Brackets inside strings do not count; the bytes
     /// need not be valid JSON (the parser judges that).
     static func nesting(of bytes: [UInt8], over limit: Int) -> (depth: Int, offset: Int)? {
-        var depth = 0, inString = false, escaped = false
+        var depth = 0
+        var inString = false
+        var escaped = false
         for (offset, byte) in bytes.enumerated() {
             if inString {
                 switch byte {

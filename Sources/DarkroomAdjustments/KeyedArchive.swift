@@ -108,7 +108,9 @@ struct KeyedArchiveReader {
     private mutating func count(_ values: Int, at path: String) throws {
         produced += values
         guard produced <= KeyedArchive.maxValues else {
-            throw KeyedArchive.error("at \(path) the archive expands to more than \(KeyedArchive.maxValues) values (entries shared many times over)")
+            throw KeyedArchive.error(
+                "at \(path) the archive expands to more than \(KeyedArchive.maxValues) values (entries shared many times over)"
+            )
         }
     }
 
@@ -121,11 +123,15 @@ struct KeyedArchiveReader {
         case .data(let bytes): return .data(bytes)
         case .dictionary(let fields): return try object(fields, index: index, depth: depth, path: path)
         case let other:
-            throw KeyedArchive.error("$objects[\(index)] (\(path)) is \(other.kind); archived objects are strings, numbers, data or dictionaries with $class")
+            throw KeyedArchive.error(
+                "$objects[\(index)] (\(path)) is \(other.kind); archived objects are strings, numbers, data or dictionaries with $class"
+            )
         }
     }
 
-    private mutating func object(_ fields: PropertyListDictionary, index: Int, depth: Int, path: String) throws -> ArchivedValue {
+    private mutating func object(_ fields: PropertyListDictionary, index: Int, depth: Int, path: String) throws
+        -> ArchivedValue
+    {
         let (name, classes) = try classInfo(of: fields, index: index, path: path)
         let here = "$objects[\(index)] (\(name.prefix(40)), \(path))"
         if KeyedArchive.dictionaryClasses.contains(name) {
@@ -138,10 +144,13 @@ struct KeyedArchiveReader {
             var result: [String: ArchivedValue] = [:]
             result.reserveCapacity(keys.count)
             for (position, (keyUID, valueUID)) in zip(keys, values).enumerated() {
-                guard case .string(let key) = try value(of: keyUID, depth: depth + 1, path: "\(path) → key \(position)") else {
+                guard case .string(let key) = try value(of: keyUID, depth: depth + 1, path: "\(path) → key \(position)")
+                else {
                     throw KeyedArchive.error("\(here): key \(position) is not a string")
                 }
-                guard result[key] == nil else { throw KeyedArchive.error("\(here) has the key \(key.quotedForMessage) twice") }
+                guard result[key] == nil else {
+                    throw KeyedArchive.error("\(here) has the key \(key.quotedForMessage) twice")
+                }
                 result[key] = try value(of: valueUID, depth: depth + 1, path: "\(path) → \(key.quotedForMessage)")
             }
             return .dictionary(result)
@@ -159,14 +168,16 @@ struct KeyedArchiveReader {
         if KeyedArchive.stringClasses.contains(name) {
             try expectOnly(["$class", "NS.string"], in: fields, at: here)
             guard case .string(let text)? = fields["NS.string"] else {
-                throw KeyedArchive.error("\(here): NS.string is \(KeyedArchive.describe(fields["NS.string"])), expected a string")
+                throw KeyedArchive.error(
+                    "\(here): NS.string is \(KeyedArchive.describe(fields["NS.string"])), expected a string")
             }
             return .string(text)
         }
         if KeyedArchive.dataClasses.contains(name) {
             try expectOnly(["$class", "NS.data"], in: fields, at: here)
             guard case .data(let bytes)? = fields["NS.data"] else {
-                throw KeyedArchive.error("\(here): NS.data is \(KeyedArchive.describe(fields["NS.data"])), expected data")
+                throw KeyedArchive.error(
+                    "\(here): NS.data is \(KeyedArchive.describe(fields["NS.data"])), expected data")
             }
             return .data(bytes)
         }
@@ -216,17 +227,21 @@ struct KeyedArchiveReader {
             throw KeyedArchive.error("$objects[\(index)] (\(path)) is a dictionary without a $class UID")
         }
         guard uid > 0, uid < UInt64(objects.count), case .dictionary(let info) = objects[Int(uid)],
-              case .string(let name)? = info["$classname"], !name.isEmpty else {
-            throw KeyedArchive.error("$objects[\(index)] (\(path)): its $class (UID \(uid)) is not a {$classname, $classes} entry")
+            case .string(let name)? = info["$classname"], !name.isEmpty
+        else {
+            throw KeyedArchive.error(
+                "$objects[\(index)] (\(path)): its $class (UID \(uid)) is not a {$classname, $classes} entry")
         }
         var classes: [String] = []
         if let list = info["$classes"] {
             guard case .array(let entries) = list else {
-                throw KeyedArchive.error("class \(name.prefix(40)) (UID \(uid)): $classes is \(list.kind), expected an array of strings")
+                throw KeyedArchive.error(
+                    "class \(name.prefix(40)) (UID \(uid)): $classes is \(list.kind), expected an array of strings")
             }
             for entry in entries {
                 guard case .string(let superclass) = entry else {
-                    throw KeyedArchive.error("class \(name.prefix(40)) (UID \(uid)): $classes holds \(entry.kind), expected strings")
+                    throw KeyedArchive.error(
+                        "class \(name.prefix(40)) (UID \(uid)): $classes holds \(entry.kind), expected strings")
                 }
                 classes.append(superclass)
             }

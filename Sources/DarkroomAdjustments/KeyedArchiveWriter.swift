@@ -45,7 +45,9 @@ struct KeyedArchiveWriter {
             let keyUIDs = keys.map { add(.string($0)) }
             let valueUIDs = keys.map { add(entries[$0]!) }
             let classUID = classDescription("NSDictionary", ["NSDictionary", "NSObject"])
-            objects[slot] = .dictionary(["NS.keys": .array(keyUIDs), "NS.objects": .array(valueUIDs), "$class": classUID])
+            objects[slot] = .dictionary([
+                "NS.keys": .array(keyUIDs), "NS.objects": .array(valueUIDs), "$class": classUID,
+            ])
             return .uid(UInt64(slot))
         case .object(let className, let classes, let fields):
             let slot = reserve()

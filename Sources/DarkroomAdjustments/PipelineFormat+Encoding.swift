@@ -12,7 +12,8 @@ extension PipelineFormat {
         let decoded = try decode(data)
         guard decoded == operations else {
             // Only possible if a parameter does not survive the JSON number round trip.
-            throw AdjustmentError(.malformedData, "\(identifier): encoding \(operations.map(\.name)) did not read back identically")
+            throw AdjustmentError(
+                .malformedData, "\(identifier): encoding \(operations.map(\.name)) did not read back identically")
         }
         return data
     }
@@ -29,16 +30,22 @@ extension PipelineFormat {
         case .crop(let rect):
             fields = [("x", "\(rect.x)"), ("y", "\(rect.y)"), ("width", "\(rect.width)"), ("height", "\(rect.height)")]
         case .colorControls(let saturation, let brightness, let contrast):
-            fields = [("saturation", number(saturation)), ("brightness", number(brightness)), ("contrast", number(contrast))]
+            fields = [
+                ("saturation", number(saturation)), ("brightness", number(brightness)), ("contrast", number(contrast)),
+            ]
         case .colorMatrix(let matrix):
-            let rows = (0..<3).map { row in "[" + matrix.rows[(row * 3)..<(row * 3 + 3)].map(number).joined(separator: ",") + "]" }
+            let rows = (0..<3).map { row in
+                "[" + matrix.rows[(row * 3)..<(row * 3 + 3)].map(number).joined(separator: ",") + "]"
+            }
             fields = [("matrix", "[" + rows.joined(separator: ",") + "]"), ("offset", color(matrix.offset))]
         case .posterize(let levels):
             fields = [("levels", "\(levels)")]
         case .photoEffect(let effect, let intensity):
             fields = [("effect", "\"\(effect.rawValue)\""), ("intensity", number(intensity))]
         case .chromaKey(let key):
-            fields = [("key", color(key.key)), ("threshold", number(key.threshold)), ("background", color(key.background))]
+            fields = [
+                ("key", color(key.key)), ("threshold", number(key.threshold)), ("background", color(key.background)),
+            ]
         case .gaussianBlur(let sigma):
             fields = [("radius", number(sigma))]
         case .unsharpMask(let sigma, let intensity):

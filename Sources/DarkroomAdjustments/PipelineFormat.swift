@@ -16,36 +16,45 @@ public enum PipelineFormat {
 
     public static func decode(_ data: [UInt8]) throws -> [ImageOperation] {
         guard data.count <= maxDataBytes else {
-            throw AdjustmentError(.dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(maxDataBytes)")
+            throw AdjustmentError(
+                .dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(maxDataBytes)")
         }
         if let (depth, offset) = JSONValue.nesting(of: data, over: maxNesting) {
-            throw AdjustmentError(.malformedData,
-                "\(identifier) data nests arrays and objects \(depth) deep at byte \(offset); the limit is \(maxNesting)")
+            throw AdjustmentError(
+                .malformedData,
+                "\(identifier) data nests arrays and objects \(depth) deep at byte \(offset); the limit is \(maxNesting)"
+            )
         }
         let document: JSONValue
         do {
             document = try JSONValue.parse(data)
         } catch {
-            throw AdjustmentError(.malformedData, "\(identifier) data is not valid JSON; expected {\"operations\":[{\"op\":...}]}")
+            throw AdjustmentError(
+                .malformedData, "\(identifier) data is not valid JSON; expected {\"operations\":[{\"op\":...}]}")
         }
         guard case .object(let root) = document else {
-            throw AdjustmentError(.malformedData, "\(identifier) data must be a JSON object with an \"operations\" array, got \(document.kind)")
+            throw AdjustmentError(
+                .malformedData,
+                "\(identifier) data must be a JSON object with an \"operations\" array, got \(document.kind)")
         }
         if let extra = root.keys.sorted().first(where: { $0 != "operations" }) {
-            throw AdjustmentError(.malformedData, "\(identifier) data has an unknown key \"\(extra)\"; only \"operations\" is allowed")
+            throw AdjustmentError(
+                .malformedData, "\(identifier) data has an unknown key \"\(extra)\"; only \"operations\" is allowed")
         }
         guard case .array(let list)? = root["operations"] else {
             throw AdjustmentError(.malformedData, "\(identifier) data needs an \"operations\" array")
         }
         guard list.count <= maxOperations else {
-            throw AdjustmentError(.dataTooLarge, "\(identifier) data has \(list.count) operations; the limit is \(maxOperations)")
+            throw AdjustmentError(
+                .dataTooLarge, "\(identifier) data has \(list.count) operations; the limit is \(maxOperations)")
         }
         return try list.enumerated().map { index, entry in try decodeOperation(entry, index: index) }
     }
 
     static func decodeOperation(_ entry: JSONValue, index: Int) throws -> ImageOperation {
         guard case .object(let fields) = entry else {
-            throw AdjustmentError(.malformedData, "operation \(index) must be an object like {\"op\":\"sepia\"}, got \(entry.kind)")
+            throw AdjustmentError(
+                .malformedData, "operation \(index) must be an object like {\"op\":\"sepia\"}, got \(entry.kind)")
         }
         guard case .string(let name)? = fields["op"] else {
             throw AdjustmentError(.malformedData, "operation \(index) has no \"op\" string naming the operation")
@@ -56,48 +65,59 @@ public enum PipelineFormat {
         case "sepia":
             operation = .sepia(intensity: try parameters.number("intensity", default: 1, in: 0...1))
         case "vignette":
-            operation = .vignette(intensity: try parameters.number("intensity", default: 1, in: -1000...1000),
-                                  radius: try parameters.number("radius", default: 1, in: 0...2))
+            operation = .vignette(
+                intensity: try parameters.number("intensity", default: 1, in: -1000...1000),
+                radius: try parameters.number("radius", default: 1, in: 0...2))
         case "exposure":
             operation = .exposure(ev: try parameters.number("ev", default: 0, in: -20...20))
         case "gaussianBlur":
             operation = .gaussianBlur(sigma: try parameters.number("radius", default: 10, in: 0...100))
         case "unsharpMask":
-            operation = .unsharpMask(sigma: try parameters.number("radius", default: 2.5, in: 0...100),
-                                     intensity: try parameters.number("intensity", default: 0.5, in: 0...10))
+            operation = .unsharpMask(
+                sigma: try parameters.number("radius", default: 2.5, in: 0...100),
+                intensity: try parameters.number("intensity", default: 0.5, in: 0...10))
         case "crop":
-            operation = .crop(PixelRect(
-                x: try parameters.integer("x", default: 0, in: 0...65_535),
-                y: try parameters.integer("y", default: 0, in: 0...65_535),
-                width: try parameters.integer("width", in: 1...65_535),
-                height: try parameters.integer("height", in: 1...65_535)))
+            operation = .crop(
+                PixelRect(
+                    x: try parameters.integer("x", default: 0, in: 0...65_535),
+                    y: try parameters.integer("y", default: 0, in: 0...65_535),
+                    width: try parameters.integer("width", in: 1...65_535),
+                    height: try parameters.integer("height", in: 1...65_535)))
         case "colorControls":
-            operation = .colorControls(saturation: try parameters.number("saturation", default: 1, in: 0...4),
-                                       brightness: try parameters.number("brightness", default: 0, in: -1...1),
-                                       contrast: try parameters.number("contrast", default: 1, in: 0...4))
+            operation = .colorControls(
+                saturation: try parameters.number("saturation", default: 1, in: 0...4),
+                brightness: try parameters.number("brightness", default: 0, in: -1...1),
+                contrast: try parameters.number("contrast", default: 1, in: 0...4))
         case "colorMatrix":
-            operation = .colorMatrix(ColorMatrix(
-                rows: try parameters.matrix("matrix", default: ColorMatrix.identity.rows, in: -100...100),
-                offset: try parameters.color("offset", default: .black, in: -100...100)))
+            operation = .colorMatrix(
+                ColorMatrix(
+                    rows: try parameters.matrix("matrix", default: ColorMatrix.identity.rows, in: -100...100),
+                    offset: try parameters.color("offset", default: .black, in: -100...100)))
         case "posterize":
             operation = .posterize(levels: try parameters.integer("levels", default: 6, in: 2...256))
         case "photoEffect":
-            operation = .photoEffect(try parameters.choice("effect", of: PhotoEffect.self),
-                                     intensity: try parameters.number("intensity", default: 1, in: 0...1))
+            operation = .photoEffect(
+                try parameters.choice("effect", of: PhotoEffect.self),
+                intensity: try parameters.number("intensity", default: 1, in: 0...1))
         case "chromaKey":
-            operation = .chromaKey(ChromaKey(key: try parameters.color("key", default: .green, in: 0...1),
-                                             threshold: try parameters.number("threshold", default: 0.7, in: 0...2),
-                                             background: try parameters.color("background", default: .black, in: 0...1)))
+            operation = .chromaKey(
+                ChromaKey(
+                    key: try parameters.color("key", default: .green, in: 0...1),
+                    threshold: try parameters.number("threshold", default: 0.7, in: 0...2),
+                    background: try parameters.color("background", default: .black, in: 0...1)))
         default:
-            throw AdjustmentError(.unknownOperation,
+            throw AdjustmentError(
+                .unknownOperation,
                 "operation \(index): unknown op \"\(name)\"; known ops are \(knownOperations.joined(separator: ", "))")
         }
         try parameters.refuseUnused()
         return operation
     }
 
-    public static let knownOperations = ["chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "gaussianBlur",
-                                         "photoEffect", "posterize", "sepia", "unsharpMask", "vignette"]
+    public static let knownOperations = [
+        "chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "gaussianBlur",
+        "photoEffect", "posterize", "sepia", "unsharpMask", "vignette",
+    ]
 }
 
 /// Reads one operation's parameters and remembers which were used, so a misspelt
@@ -117,7 +137,9 @@ struct Parameters {
     mutating func number(_ name: String, default fallback: Float? = nil, in range: ClosedRange<Float>) throws -> Float {
         used.insert(name)
         guard let value = fields[name] else {
-            guard let fallback else { throw invalid(name, "is required (a number between \(range.lowerBound) and \(range.upperBound))") }
+            guard let fallback else {
+                throw invalid(name, "is required (a number between \(range.lowerBound) and \(range.upperBound))")
+            }
             return fallback
         }
         guard case .number(let number) = value, number.isFinite else {
@@ -125,7 +147,9 @@ struct Parameters {
         }
         let single = Float(number)
         guard range.contains(single) else {
-            throw invalid(name, "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
+            throw invalid(
+                name,
+                "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
         }
         return single
     }
@@ -169,17 +193,24 @@ struct Parameters {
     }
 
     /// A string naming one case of `choices`.
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of choices: Choice.Type) throws -> Choice
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of choices: Choice.Type) throws
+        -> Choice
     where Choice.RawValue == String {
         used.insert(name)
         let known = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
         guard let value = fields[name] else { throw invalid(name, "is required (one of \(known))") }
-        guard case .string(let text) = value else { throw invalid(name, "must be a string (one of \(known)), got \(value.kind)") }
-        guard let choice = Choice(rawValue: text) else { throw invalid(name, "must be one of \(known), got \"\(text)\"") }
+        guard case .string(let text) = value else {
+            throw invalid(name, "must be a string (one of \(known)), got \(value.kind)")
+        }
+        guard let choice = Choice(rawValue: text) else {
+            throw invalid(name, "must be one of \(known), got \"\(text)\"")
+        }
         return choice
     }
 
-    private func numbers(_ value: JSONValue, count: Int, name: String, shape: String, in range: ClosedRange<Float>) throws -> [Float] {
+    private func numbers(_ value: JSONValue, count: Int, name: String, shape: String, in range: ClosedRange<Float>)
+        throws -> [Float]
+    {
         guard case .array(let entries) = value, entries.count == count else {
             throw invalid(name, "must be \(shape), got \(describeShape(value))")
         }
@@ -189,7 +220,10 @@ struct Parameters {
             }
             let single = Float(number)
             guard range.contains(single) else {
-                throw invalid(name, "element \(index) must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
+                throw invalid(
+                    name,
+                    "element \(index) must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))"
+                )
             }
             return single
         }
@@ -203,8 +237,10 @@ struct Parameters {
     func refuseUnused() throws {
         if let unknown = fields.keys.sorted().first(where: { !used.contains($0) }) {
             let known = used.subtracting(["op"]).sorted().map { "\"\($0)\"" }.joined(separator: ", ")
-            throw AdjustmentError(.invalidParameter,
-                "operation \(index) (\(operation)): unknown parameter \"\(unknown)\"; it takes \(known.isEmpty ? "no parameters" : known)")
+            throw AdjustmentError(
+                .invalidParameter,
+                "operation \(index) (\(operation)): unknown parameter \"\(unknown)\"; it takes \(known.isEmpty ? "no parameters" : known)"
+            )
         }
     }
 

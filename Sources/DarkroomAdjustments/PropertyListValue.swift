@@ -55,7 +55,12 @@ public struct PropertyListDictionary: Sendable, Hashable, ExpressibleByDictionar
         get { keys.firstIndex(of: key).map { values[$0] } }
         set {
             if let index = keys.firstIndex(of: key) {
-                if let newValue { values[index] = newValue } else { keys.remove(at: index); values.remove(at: index) }
+                if let newValue {
+                    values[index] = newValue
+                } else {
+                    keys.remove(at: index)
+                    values.remove(at: index)
+                }
             } else if let newValue {
                 keys.append(key)
                 values.append(newValue)

@@ -32,17 +32,23 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         var rest = Substring(string)
         var build: [String] = []
         if let plus = rest.firstIndex(of: "+") {
-            build = rest[rest.index(after: plus)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard !build.isEmpty, build.allSatisfy({ !$0.isEmpty && $0.allSatisfy(Self.isIdentifierCharacter) }) else { return nil }
+            build = rest[rest.index(after: plus)...].split(separator: ".", omittingEmptySubsequences: false).map(
+                String.init)
+            guard !build.isEmpty, build.allSatisfy({ !$0.isEmpty && $0.allSatisfy(Self.isIdentifierCharacter) }) else {
+                return nil
+            }
             rest = rest[..<plus]
         }
         var prerelease: [String] = []
         if let dash = rest.firstIndex(of: "-") {
-            prerelease = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            guard !prerelease.isEmpty, prerelease.allSatisfy({ identifier in
-                !identifier.isEmpty && identifier.allSatisfy(Self.isIdentifierCharacter)
-                    && !(identifier.count > 1 && identifier.first == "0" && identifier.allSatisfy(\.isASCIIDigit))
-            }) else { return nil }
+            prerelease = rest[rest.index(after: dash)...].split(separator: ".", omittingEmptySubsequences: false).map(
+                String.init)
+            guard !prerelease.isEmpty,
+                prerelease.allSatisfy({ identifier in
+                    !identifier.isEmpty && identifier.allSatisfy(Self.isIdentifierCharacter)
+                        && !(identifier.count > 1 && identifier.first == "0" && identifier.allSatisfy(\.isASCIIDigit))
+                })
+            else { return nil }
             rest = rest[..<dash]
         }
         let numbers = rest.split(separator: ".", omittingEmptySubsequences: false)
@@ -50,7 +56,8 @@ public struct SemanticVersion: Sendable, Hashable, Comparable, CustomStringConve
         var values: [Int] = []
         for number in numbers {
             guard !number.isEmpty, number.allSatisfy(\.isASCIIDigit), number.count < 10,
-                  !(number.count > 1 && number.first == "0"), let value = Int(number) else { return nil }
+                !(number.count > 1 && number.first == "0"), let value = Int(number)
+            else { return nil }
             values.append(value)
         }
         major = values[0]

@@ -76,7 +76,8 @@ public struct Asset: Sendable, Hashable, Identifiable {
         altitude = try row["altitude"].decode(Double?.self)
         creationDate = try row["creation_date"].decode(Date?.self)
         currentAdjustmentID = try row["current_adjustment_id"].decode(Int64?.self)
-        metadataWarnings = try row["metadata_warnings"].decode(String?.self)?
+        metadataWarnings =
+            try row["metadata_warnings"].decode(String?.self)?
             .split(separator: "\n", omittingEmptySubsequences: true).map(String.init) ?? []
         importedAt = try row["imported_at"].decode(Date.self)
     }

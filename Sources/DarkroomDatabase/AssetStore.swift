@@ -18,20 +18,24 @@ public struct AssetStore {
             .joined(separator: "\n")
         let row: PostgresRow
         do {
-            row = try connection.query("""
+            row = try connection.query(
+                """
                 SELECT asset_id, created
                   FROM darkroom.register_asset($1::text, $2::text, $3::bigint, $4::int, $5::int, $6::int, $7::double precision,
                                                $8::double precision, $9::double precision, $10::timestamptz, $11::text)
-                """, [
+                """,
+                [
                     .text(asset.originalPath), .text(asset.contentSHA256.lowercased()), .int(asset.byteSize),
                     .int(Int64(asset.pixelWidth)), .int(Int64(asset.pixelHeight)), .int(Int64(asset.orientation)),
                     .optional(asset.latitude, PostgresBind.double), .optional(asset.longitude, PostgresBind.double),
-                    .optional(asset.altitude, PostgresBind.double), .optional(asset.creationDate, PostgresBind.timestamp),
+                    .optional(asset.altitude, PostgresBind.double),
+                    .optional(asset.creationDate, PostgresBind.timestamp),
                     warnings.isEmpty ? .null : .text(warnings),
                 ])[0]
         } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "22023" {
-            throw QueueError.invalidAsset(path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset",
-                                          message: error.message)
+            throw QueueError.invalidAsset(
+                path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset",
+                message: error.message)
         }
         return (try row["asset_id"].decode(Int64.self), try row["created"].decode(Bool.self))
     }
@@ -42,15 +46,18 @@ public struct AssetStore {
     }
 
     public func asset(contentSHA256: String) throws -> Asset? {
-        try connection.query("SELECT \(Asset.columns) FROM darkroom.asset_records WHERE content_sha256 = $1",
-                             [.text(contentSHA256.lowercased())])
-            .first.map(Asset.init(row:))
+        try connection.query(
+            "SELECT \(Asset.columns) FROM darkroom.asset_records WHERE content_sha256 = $1",
+            [.text(contentSHA256.lowercased())]
+        )
+        .first.map(Asset.init(row:))
     }
 
     /// The adjustment that defines the asset's current look, or `nil` if it has none yet.
     /// Throws `QueueError.assetNotFound` for an unknown asset.
     public func currentAdjustment(of assetID: Int64) throws -> Adjustment? {
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT \(Adjustment.columns) FROM darkroom.adjustment_records
              WHERE id = (SELECT current_adjustment_id FROM darkroom.asset_records WHERE id = $1)
             """, [.int(assetID)])
@@ -64,24 +71,32 @@ public struct AssetStore {
     /// shows its original. `darkroom.current_chains` walks the chain: the one walk there is
     /// (through `asset_chain`, which a viewer may call too).
     public func currentChain(of assetID: Int64) throws -> [Adjustment] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT \(Adjustment.columns(of: "a"))
               FROM darkroom.asset_chain($1::bigint) AS layer
               JOIN darkroom.adjustment_records AS a ON a.id = layer.adjustment_id
              ORDER BY layer.layer_number
-            """, [.int(assetID)]).map(Adjustment.init(row:))
+            """, [.int(assetID)]
+        ).map(Adjustment.init(row:))
     }
 
     /// Whether a re-render of `formatIdentifier` (below `belowVersion`) still has work on the
     /// asset: `darkroom.rerender_scope`, the rule that also chose which assets to queue.
     public func rerenderNeeded(assetID: Int64, formatIdentifier: String?, belowVersion: String?) throws -> Bool {
-        try connection.query("SELECT EXISTS (SELECT 1 FROM darkroom.rerender_scope($2::text, $3::text, ARRAY[$1::bigint])) AS needed", [
-            .int(assetID), .optional(formatIdentifier, PostgresBind.text), .optional(belowVersion, PostgresBind.text),
-        ])[0]["needed"].decode(Bool.self)
+        try connection.query(
+            "SELECT EXISTS (SELECT 1 FROM darkroom.rerender_scope($2::text, $3::text, ARRAY[$1::bigint])) AS needed",
+            [
+                .int(assetID), .optional(formatIdentifier, PostgresBind.text),
+                .optional(belowVersion, PostgresBind.text),
+            ])[0]["needed"].decode(Bool.self)
     }
 
     public func adjustments(of assetID: Int64) throws -> [Adjustment] {
-        try connection.query("SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE asset_id = $1 ORDER BY id", [.int(assetID)])
-            .map(Adjustment.init(row:))
+        try connection.query(
+            "SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE asset_id = $1 ORDER BY id",
+            [.int(assetID)]
+        )
+        .map(Adjustment.init(row:))
     }
 }

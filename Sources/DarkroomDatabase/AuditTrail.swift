@@ -27,17 +27,20 @@ public struct AuditTrail {
 
     /// The newest `limit` entries, newest first; only those of `action` and `actor` if given.
     public func recent(limit: Int = 50, action: String? = nil, actor: String? = nil) throws -> [AuditEntry] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT id, at, database_user, actor, application, action, arguments, result
               FROM darkroom.audit_trail
              WHERE ($2::text IS NULL OR action = $2) AND ($3::text IS NULL OR actor = $3)
              ORDER BY id DESC
              LIMIT $1
-            """, [.int(Int64(max(limit, 0))), .optional(action, PostgresBind.text), .optional(actor, PostgresBind.text)]
+            """,
+            [.int(Int64(max(limit, 0))), .optional(action, PostgresBind.text), .optional(actor, PostgresBind.text)]
         ).map { row in
             AuditEntry(
                 id: try row["id"].decode(Int64.self), at: try row["at"].decode(Date.self),
-                databaseUser: try row["database_user"].decode(String.self), actor: try row["actor"].decode(String?.self),
+                databaseUser: try row["database_user"].decode(String.self),
+                actor: try row["actor"].decode(String?.self),
                 application: try row["application"].decode(String?.self), action: try row["action"].decode(String.self),
                 arguments: try row["arguments"].decode(String.self), result: try row["result"].decode(String.self))
         }

@@ -17,8 +17,10 @@ public struct BatchProgress: Sendable, Hashable {
     /// At `jobsPerSecond`; `nil` when nothing finished lately.
     public var eta: Duration?
 
-    public init(batch: String, total: Int, queued: Int, running: Int, succeeded: Int, failed: Int, cancelled: Int,
-                createdAt: Date, lastFinishedAt: Date?, jobsPerSecond: Double?, eta: Duration?) {
+    public init(
+        batch: String, total: Int, queued: Int, running: Int, succeeded: Int, failed: Int, cancelled: Int,
+        createdAt: Date, lastFinishedAt: Date?, jobsPerSecond: Double?, eta: Duration?
+    ) {
         self.batch = batch
         self.total = total
         self.queued = queued
@@ -39,10 +41,14 @@ public struct BatchProgress: Sendable, Hashable {
 
     /// "nightly: 1200/5000 done (1180 succeeded, 20 failed), 3800 remaining, 4.2 jobs/s, ETA 15m 05s"
     public var summaryLine: String {
-        var parts = ["\(batch): \(done)/\(total) done (\(succeeded) succeeded, \(failed) failed"
-                     + (cancelled > 0 ? ", \(cancelled) cancelled)" : ")"), "\(remaining) remaining"]
+        var parts = [
+            "\(batch): \(done)/\(total) done (\(succeeded) succeeded, \(failed) failed"
+                + (cancelled > 0 ? ", \(cancelled) cancelled)" : ")"), "\(remaining) remaining",
+        ]
         if let rate = jobsPerSecond, rate > 0 { parts.append(String(format: "%.1f jobs/s", rate)) }
-        if !isFinished { parts.append("ETA " + (eta.map(Self.format) ?? "unknown (nothing finished in the last 10 minutes)")) }
+        if !isFinished {
+            parts.append("ETA " + (eta.map(Self.format) ?? "unknown (nothing finished in the last 10 minutes)"))
+        }
         return parts.joined(separator: ", ")
     }
 

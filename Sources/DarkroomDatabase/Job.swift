@@ -56,7 +56,8 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         id = try row["id"].decode(Int64.self)
         assetID = try row["asset_id"].decode(Int64.self)
         work = try JobWork(
-            kind: try row["kind"].decode(String.self), formatIdentifier: try row["format_identifier"].decode(String?.self),
+            kind: try row["kind"].decode(String.self),
+            formatIdentifier: try row["format_identifier"].decode(String?.self),
             formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self))
         priority = try row["priority"].decode(Int.self)
         attempts = try row["attempts"].decode(Int.self)

@@ -17,11 +17,13 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
         self.cause = cause
     }
 
-    public static func permanent(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure {
+    public static func permanent(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure
+    {
         JobFailure(code: code, message: message, isPermanent: true, cause: cause)
     }
 
-    public static func transient(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure {
+    public static func transient(code: FailureCode, message: String, cause: (any Error & Sendable)? = nil) -> JobFailure
+    {
         JobFailure(code: code, message: message, isPermanent: false, cause: cause)
     }
 

@@ -6,7 +6,9 @@ import LibPQ
 extension JobQueue {
     /// Queues a revert of `assetID` (`darkroom.enqueue_revert`): to the original, or with
     /// `lastOnly` without the top layer of its chain. Returns the job id.
-    public func enqueueRevert(assetID: Int64, lastOnly: Bool = false, priority: Int = 0, batch: String? = nil) throws -> Int64 {
+    public func enqueueRevert(assetID: Int64, lastOnly: Bool = false, priority: Int = 0, batch: String? = nil) throws
+        -> Int64
+    {
         try refusals(assetID: assetID) {
             try connection.query(
                 "SELECT darkroom.enqueue_revert($1::bigint, $2::boolean, $3::int, $4::text) AS id",
@@ -18,13 +20,17 @@ extension JobQueue {
     /// Queues a re-render of every asset whose current chain uses `formatIdentifier` (below
     /// `belowVersion`, if given), skipping those with the same re-render already queued
     /// (`darkroom.enqueue_rerender`). Returns how many jobs were queued.
-    public func enqueueRerender(formatIdentifier: String, belowVersion: String? = nil, priority: Int = -20,
-                                batch: String? = nil) throws -> Int {
+    public func enqueueRerender(
+        formatIdentifier: String, belowVersion: String? = nil, priority: Int = -20,
+        batch: String? = nil
+    ) throws -> Int {
         try refusals(assetID: nil) {
             try connection.query(
                 "SELECT darkroom.enqueue_rerender($1::text, $2::text, $3::int, $4::text) AS queued",
-                [.text(formatIdentifier), .optional(belowVersion, PostgresBind.text), .int(Int64(priority)),
-                 .optional(batch, PostgresBind.text)]
+                [
+                    .text(formatIdentifier), .optional(belowVersion, PostgresBind.text), .int(Int64(priority)),
+                    .optional(batch, PostgresBind.text),
+                ]
             )[0]["queued"].decode(Int.self)
         }
     }
@@ -39,22 +45,26 @@ extension JobQueue {
         try batchProgress(where: "true", [], order: "queued + running = 0, created_at DESC, batch")
     }
 
-    private func batchProgress(where condition: String, _ binds: [PostgresBind], order: String = "batch") throws -> [BatchProgress] {
-        try connection.query("""
+    private func batchProgress(where condition: String, _ binds: [PostgresBind], order: String = "batch") throws
+        -> [BatchProgress]
+    {
+        try connection.query(
+            """
             SELECT batch, total, queued, running, succeeded, failed, cancelled, created_at, last_finished_at,
                    jobs_per_second::double precision AS rate, extract(epoch FROM eta)::double precision AS eta_seconds
               FROM darkroom.batch_summary WHERE \(condition) ORDER BY \(order)
-            """, binds).map { row in
-                BatchProgress(
-                    batch: try row["batch"].decode(String.self), total: try row["total"].decode(Int.self),
-                    queued: try row["queued"].decode(Int.self),
-                    running: try row["running"].decode(Int.self), succeeded: try row["succeeded"].decode(Int.self),
-                    failed: try row["failed"].decode(Int.self), cancelled: try row["cancelled"].decode(Int.self),
-                    createdAt: try row["created_at"].decode(Date.self),
-                    lastFinishedAt: try row["last_finished_at"].decode(Date?.self),
-                    jobsPerSecond: try row["rate"].decode(Double?.self),
-                    eta: try row["eta_seconds"].decode(Double?.self).map { .seconds($0) })
-            }
+            """, binds
+        ).map { row in
+            BatchProgress(
+                batch: try row["batch"].decode(String.self), total: try row["total"].decode(Int.self),
+                queued: try row["queued"].decode(Int.self),
+                running: try row["running"].decode(Int.self), succeeded: try row["succeeded"].decode(Int.self),
+                failed: try row["failed"].decode(Int.self), cancelled: try row["cancelled"].decode(Int.self),
+                createdAt: try row["created_at"].decode(Date.self),
+                lastFinishedAt: try row["last_finished_at"].decode(Date?.self),
+                jobsPerSecond: try row["rate"].decode(Double?.self),
+                eta: try row["eta_seconds"].decode(Double?.self).map { .seconds($0) })
+        }
     }
 }
 
@@ -62,15 +72,19 @@ extension AssetStore {
     /// How the asset's look changed, oldest first (`darkroom.asset_changes`, the view of
     /// `darkroom.asset_history` viewers may read).
     public func history(of assetID: Int64) throws -> [AssetHistoryEntry] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT id, job_id, action, adjustment_id, previous_adjustment_id, at
               FROM darkroom.asset_changes WHERE asset_id = $1 ORDER BY id
-            """, [.int(assetID)]).map { row in
-                AssetHistoryEntry(
-                    id: try row["id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64?.self),
-                    action: try row["action"].decode(String.self), adjustmentID: try row["adjustment_id"].decode(Int64?.self),
-                    previousAdjustmentID: try row["previous_adjustment_id"].decode(Int64?.self), at: try row["at"].decode(Date.self))
-            }
+            """, [.int(assetID)]
+        ).map { row in
+            AssetHistoryEntry(
+                id: try row["id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64?.self),
+                action: try row["action"].decode(String.self),
+                adjustmentID: try row["adjustment_id"].decode(Int64?.self),
+                previousAdjustmentID: try row["previous_adjustment_id"].decode(Int64?.self),
+                at: try row["at"].decode(Date.self))
+        }
     }
 }
 

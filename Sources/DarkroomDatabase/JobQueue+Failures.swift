@@ -7,7 +7,8 @@ extension JobQueue {
     /// The newest `limit` failures, optionally of one last-attempt code and one batch, each with
     /// its attempts oldest first.
     public func failures(code: String? = nil, batch: String? = nil, limit: Int) throws -> [FailedJobDetail] {
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT f.job_id, f.asset_id, f.batch, f.attempts, f.crashes, f.last_error, f.finished_at, f.code,
                    (e.entry->>'attempt')::int AS attempt, (e.entry->>'at')::timestamptz AS at,
                    e.entry->>'code' AS attempt_code, e.entry->>'message' AS message, e.entry->>'worker' AS worker
@@ -21,16 +22,22 @@ extension JobQueue {
         for row in rows {
             let jobID = try row["job_id"].decode(Int64.self)
             if failures.last?.jobID != jobID {
-                failures.append(FailedJobDetail(
-                    jobID: jobID, assetID: try row["asset_id"].decode(Int64.self), batch: try row["batch"].decode(String?.self),
-                    attempts: try row["attempts"].decode(Int.self), crashes: try row["crashes"].decode(Int.self),
-                    lastError: try row["last_error"].decode(String?.self), finishedAt: try row["finished_at"].decode(Date?.self),
-                    code: try row["code"].decode(String?.self), errors: []))
+                failures.append(
+                    FailedJobDetail(
+                        jobID: jobID, assetID: try row["asset_id"].decode(Int64.self),
+                        batch: try row["batch"].decode(String?.self),
+                        attempts: try row["attempts"].decode(Int.self), crashes: try row["crashes"].decode(Int.self),
+                        lastError: try row["last_error"].decode(String?.self),
+                        finishedAt: try row["finished_at"].decode(Date?.self),
+                        code: try row["code"].decode(String?.self), errors: []))
             }
             if let attempt = try row["attempt"].decode(Int?.self) {
-                failures[failures.count - 1].errors.append(JobAttemptError(
-                    attempt: attempt, at: try row["at"].decode(Date.self), code: try row["attempt_code"].decode(String.self),
-                    message: try row["message"].decode(String.self), worker: try row["worker"].decode(String?.self)))
+                failures[failures.count - 1].errors.append(
+                    JobAttemptError(
+                        attempt: attempt, at: try row["at"].decode(Date.self),
+                        code: try row["attempt_code"].decode(String.self),
+                        message: try row["message"].decode(String.self), worker: try row["worker"].decode(String?.self))
+                )
             }
         }
         return failures
@@ -38,10 +45,13 @@ extension JobQueue {
 
     /// A batch's failed jobs by the code of their last attempt, most frequent first.
     public func failureCodes(ofBatch batch: String) throws -> [FailureCodeCount] {
-        try connection.query("SELECT code, jobs, last_failed_at FROM darkroom.batch_failure_codes WHERE batch = $1",
-                             [.text(batch)]).map { row in
-            FailureCodeCount(code: try row["code"].decode(String?.self), jobs: try row["jobs"].decode(Int.self),
-                             lastFailedAt: try row["last_failed_at"].decode(Date?.self))
+        try connection.query(
+            "SELECT code, jobs, last_failed_at FROM darkroom.batch_failure_codes WHERE batch = $1",
+            [.text(batch)]
+        ).map { row in
+            FailureCodeCount(
+                code: try row["code"].decode(String?.self), jobs: try row["jobs"].decode(Int.self),
+                lastFailedAt: try row["last_failed_at"].decode(Date?.self))
         }
     }
 }

@@ -7,22 +7,26 @@ extension JobQueue {
     /// Every worker that reported in and is not yet forgotten, by name.
     public func workers() throws -> [WorkerStatus] {
         var workers: [WorkerStatus] = []
-        for row in try connection.query("""
+        for row in try connection.query(
+            """
             SELECT w.name, w.host, w.pid, w.started_at, w.last_seen_at, w.alive, w.stopping, w.running,
                    greatest(extract(epoch FROM now() - w.last_seen_at), 0)::double precision AS silent_seconds,
                    r.job_id, r.asset_id
               FROM darkroom.worker_status AS w
               LEFT JOIN LATERAL unnest(w.job_ids, w.asset_ids) WITH ORDINALITY AS r(job_id, asset_id, n) ON true
              ORDER BY w.name, r.n
-            """) {
+            """)
+        {
             let name = try row["name"].decode(String.self)
             if workers.last?.name != name {
-                workers.append(WorkerStatus(
-                    name: name, host: try row["host"].decode(String.self), pid: try row["pid"].decode(Int.self),
-                    startedAt: try row["started_at"].decode(Date.self), lastSeenAt: try row["last_seen_at"].decode(Date.self),
-                    silence: .seconds(try row["silent_seconds"].decode(Double.self)),
-                    isAlive: try row["alive"].decode(Bool.self), isStopping: try row["stopping"].decode(Bool.self),
-                    slotsBusy: try row["running"].decode(Int.self), rendering: []))
+                workers.append(
+                    WorkerStatus(
+                        name: name, host: try row["host"].decode(String.self), pid: try row["pid"].decode(Int.self),
+                        startedAt: try row["started_at"].decode(Date.self),
+                        lastSeenAt: try row["last_seen_at"].decode(Date.self),
+                        silence: .seconds(try row["silent_seconds"].decode(Double.self)),
+                        isAlive: try row["alive"].decode(Bool.self), isStopping: try row["stopping"].decode(Bool.self),
+                        slotsBusy: try row["running"].decode(Int.self), rendering: []))
             }
             if let jobID = try row["job_id"].decode(Int64?.self) {
                 workers[workers.count - 1].rendering.append(
@@ -34,24 +38,29 @@ extension JobQueue {
 
     /// Jobs finished in the last hour (`darkroom.throughput`).
     public func throughput() throws -> Throughput {
-        let row = try connection.query("""
+        let row = try connection.query(
+            """
             SELECT succeeded, failed, cancelled, jobs_per_second::double precision AS rate FROM darkroom.throughput
             """)[0]
-        return Throughput(succeeded: try row["succeeded"].decode(Int.self), failed: try row["failed"].decode(Int.self),
-                          cancelled: try row["cancelled"].decode(Int.self), jobsPerSecond: try row["rate"].decode(Double.self))
+        return Throughput(
+            succeeded: try row["succeeded"].decode(Int.self), failed: try row["failed"].decode(Int.self),
+            cancelled: try row["cancelled"].decode(Int.self), jobsPerSecond: try row["rate"].decode(Double.self))
     }
 
     /// Queued jobs no live worker can run, grouped by what they need (`darkroom.waiting_for_editor`).
     public func waitingForEditor() throws -> [WaitingForEditor] {
-        try connection.query("""
+        try connection.query(
+            """
             SELECT kind, format_identifier, format_version, jobs, oldest FROM darkroom.waiting_for_editor
              ORDER BY jobs DESC, kind, format_identifier, format_version
-            """).map { row in
-                WaitingForEditor(kind: try row["kind"].decode(String.self),
-                                 formatIdentifier: try row["format_identifier"].decode(String?.self),
-                                 formatVersion: try row["format_version"].decode(String?.self),
-                                 jobs: try row["jobs"].decode(Int.self), oldest: try row["oldest"].decode(Date.self))
-            }
+            """
+        ).map { row in
+            WaitingForEditor(
+                kind: try row["kind"].decode(String.self),
+                formatIdentifier: try row["format_identifier"].decode(String?.self),
+                formatVersion: try row["format_version"].decode(String?.self),
+                jobs: try row["jobs"].decode(Int.self), oldest: try row["oldest"].decode(Date.self))
+        }
     }
 }
 

@@ -5,26 +5,31 @@ import LibPQ
 /// would use from psql, and `status` reads only views, so a viewer role can run it.
 extension JobQueue {
     public func job(id: Int64) throws -> Job? {
-        guard let row = try connection.query("""
-            SELECT id, asset_id, kind, state, format_identifier, format_version, data, priority, run_at, attempts,
-                   max_attempts, last_error, batch, lease_token, leased_by, lease_expires_at, created_at, started_at,
-                   finished_at, adjustment_id, outcome, warnings
-              FROM darkroom.jobs WHERE id = $1
-            """, [.int(id)]).first
+        guard
+            let row = try connection.query(
+                """
+                SELECT id, asset_id, kind, state, format_identifier, format_version, data, priority, run_at, attempts,
+                       max_attempts, last_error, batch, lease_token, leased_by, lease_expires_at, created_at, started_at,
+                       finished_at, adjustment_id, outcome, warnings
+                  FROM darkroom.jobs WHERE id = $1
+                """, [.int(id)]
+            ).first
         else { return nil }
 
-        let errors = try connection.query("""
+        let errors = try connection.query(
+            """
             SELECT (e->>'attempt')::int AS attempt, (e->>'at')::timestamptz AS at, e->>'code' AS code,
                    e->>'message' AS message, e->>'worker' AS worker
               FROM darkroom.jobs, jsonb_array_elements(errors) WITH ORDINALITY AS history(e, n)
              WHERE id = $1
              ORDER BY n
-            """, [.int(id)]).map { entry in
-                JobAttemptError(
-                    attempt: try entry["attempt"].decode(Int.self), at: try entry["at"].decode(Date.self),
-                    code: try entry["code"].decode(String.self), message: try entry["message"].decode(String.self),
-                    worker: try entry["worker"].decode(String?.self))
-            }
+            """, [.int(id)]
+        ).map { entry in
+            JobAttemptError(
+                attempt: try entry["attempt"].decode(Int.self), at: try entry["at"].decode(Date.self),
+                code: try entry["code"].decode(String.self), message: try entry["message"].decode(String.self),
+                worker: try entry["worker"].decode(String?.self))
+        }
 
         return Job(
             id: try row["id"].decode(Int64.self), assetID: try row["asset_id"].decode(Int64.self),
@@ -33,11 +38,14 @@ extension JobQueue {
             formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self),
             priority: try row["priority"].decode(Int.self), runAt: try row["run_at"].decode(Date.self),
             attempts: try row["attempts"].decode(Int.self), maxAttempts: try row["max_attempts"].decode(Int.self),
-            lastError: try row["last_error"].decode(String?.self), errors: errors, batch: try row["batch"].decode(String?.self),
+            lastError: try row["last_error"].decode(String?.self), errors: errors,
+            batch: try row["batch"].decode(String?.self),
             leaseToken: try row["lease_token"].decode(UUID?.self), leasedBy: try row["leased_by"].decode(String?.self),
-            leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self), createdAt: try row["created_at"].decode(Date.self),
+            leaseExpiresAt: try row["lease_expires_at"].decode(Date?.self),
+            createdAt: try row["created_at"].decode(Date.self),
             startedAt: try row["started_at"].decode(Date?.self), finishedAt: try row["finished_at"].decode(Date?.self),
-            adjustmentID: try row["adjustment_id"].decode(Int64?.self), outcome: try row["outcome"].decode(String?.self),
+            adjustmentID: try row["adjustment_id"].decode(Int64?.self),
+            outcome: try row["outcome"].decode(String?.self),
             warnings: try row["warnings"].decode(RecordedWarnings.self).list)
     }
 
@@ -60,24 +68,29 @@ extension JobQueue {
             counts[try row["state"].decode(JobState.self)] = try row["count"].decode(Int.self)
         }
 
-        let oldest = try connection.query("SELECT job_id, run_at, age_seconds FROM darkroom.oldest_queued").first.map { row in
-            QueueStatus.WaitingJob(jobID: try row["job_id"].decode(Int64.self), runAt: try row["run_at"].decode(Date.self),
-                                   age: .seconds(try row["age_seconds"].decode(Double.self)))
+        let oldest = try connection.query("SELECT job_id, run_at, age_seconds FROM darkroom.oldest_queued").first.map {
+            row in
+            QueueStatus.WaitingJob(
+                jobID: try row["job_id"].decode(Int64.self), runAt: try row["run_at"].decode(Date.self),
+                age: .seconds(try row["age_seconds"].decode(Double.self)))
         }
 
-        let failures = try connection.query("SELECT * FROM darkroom.recent_failures LIMIT $1", [.int(Int64(max(recentFailures, 0)))])
-            .map { row in
-                QueueStatus.FailedJob(
-                    jobID: try row["job_id"].decode(Int64.self), assetID: try row["asset_id"].decode(Int64.self),
-                    attempts: try row["attempts"].decode(Int.self), lastError: try row["last_error"].decode(String?.self),
-                    finishedAt: try row["finished_at"].decode(Date?.self))
-            }
+        let failures = try connection.query(
+            "SELECT * FROM darkroom.recent_failures LIMIT $1", [.int(Int64(max(recentFailures, 0)))]
+        )
+        .map { row in
+            QueueStatus.FailedJob(
+                jobID: try row["job_id"].decode(Int64.self), assetID: try row["asset_id"].decode(Int64.self),
+                attempts: try row["attempts"].decode(Int.self), lastError: try row["last_error"].decode(String?.self),
+                finishedAt: try row["finished_at"].decode(Date?.self))
+        }
         return QueueStatus(countsByState: counts, oldestQueued: oldest, recentFailures: failures)
     }
 
     private func callJobFunction(_ function: String, jobID: Int64) throws -> Bool {
         do {
-            return try connection.query("SELECT \(function)($1::bigint) AS changed", [.int(jobID)])[0]["changed"].decode(Bool.self)
+            return try connection.query("SELECT \(function)($1::bigint) AS changed", [.int(jobID)])[0]["changed"]
+                .decode(Bool.self)
         } catch let error as PostgresError where error.sqlState == "P0002" {
             throw QueueError.jobNotFound(jobID)
         }
@@ -93,6 +106,8 @@ extension JobQueue {
 
     /// Queues the batch's failed (and with `includeCancelled` cancelled) jobs again; returns how many.
     public func retry(batch: String, includeCancelled: Bool = false) throws -> Int {
-        try connection.query("SELECT darkroom.retry_batch($1, $2) AS n", [.text(batch), .bool(includeCancelled)])[0]["n"].decode(Int.self)
+        try connection.query("SELECT darkroom.retry_batch($1, $2) AS n", [.text(batch), .bool(includeCancelled)])[0][
+            "n"
+        ].decode(Int.self)
     }
 }

@@ -33,14 +33,17 @@ extension JobQueue {
         case .none(let reason):
             (change, outcome) = ("none", reason)
         }
-        let row = try connection.query("""
+        let row = try connection.query(
+            """
             SELECT status, loss, current_adjustment_id
               FROM darkroom.complete_job($1::bigint, $2::uuid, $3::boolean, $4::bigint, $5::text, $6::text, $7::bigint,
                                          $8::text[], $9::text[], $10::bytea[], $11::text[], $12::int[], $13::int[],
                                          $14::bigint[], $15::bigint[], $16::jsonb)
-            """, [
+            """,
+            [
                 .int(job.id), .text(job.leaseToken.uuidString), .bool(result.expectedCurrent != nil),
-                .optional(result.expectedCurrent?.id, PostgresBind.int), .text(change), .optional(outcome, PostgresBind.text),
+                .optional(result.expectedCurrent?.id, PostgresBind.int), .text(change),
+                .optional(outcome, PostgresBind.text),
                 .optional(layers.first?.baseAdjustmentID, PostgresBind.int),
                 .textArray(layers.map(\.formatIdentifier)), .textArray(layers.map(\.formatVersion)),
                 .byteaArray(layers.map(\.data)), .textArray(layers.map(\.renderedPath)),
@@ -52,8 +55,12 @@ extension JobQueue {
         let current = try row["current_adjustment_id"].decode(Int64?.self)
         switch try ReportStatus(row, job: job) {
         case .done:
-            logger.debug("completed job", metadata: [
-                "job_id": "\(job.id)", "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")"])
+            logger.debug(
+                "completed job",
+                metadata: [
+                    "job_id": "\(job.id)", "kind": "\(job.work.kind)",
+                    "current_adjustment_id": "\(current.map(String.init) ?? "original")",
+                ])
             return current
         case .assetChanged:
             throw QueueError.assetChanged(assetID: job.assetID, expected: result.expectedCurrent?.id, found: current)
@@ -66,8 +73,11 @@ extension JobQueue {
     /// fail the job; other failures put it back in the queue after `retryPolicy`'s backoff.
     /// Returns the new state.
     public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
-        try fail(job, failure, outcome: retryPolicy.outcome(
-            of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts, randomUnit: Double.random(in: 0...1)))
+        try fail(
+            job, failure,
+            outcome: retryPolicy.outcome(
+                of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts, randomUnit: Double.random(in: 0...1))
+        )
     }
 
     /// Records a failed attempt with what the caller decided from the claimed job's attempts
@@ -80,16 +90,22 @@ extension JobQueue {
         case .retry(let after): (next, delay) = (.queued, after)
         case .fail: (next, delay) = (.failed, .zero)
         }
-        let row = try connection.query("""
+        let row = try connection.query(
+            """
             SELECT status, loss FROM darkroom.fail_job($1::bigint, $2::uuid, $3::text, $4::double precision, $5::text, $6::text)
-            """, [.int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
-                  .text(failure.code.rawValue), .text(failure.message)])[0]
+            """,
+            [
+                .int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
+                .text(failure.code.rawValue), .text(failure.message),
+            ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
-        logger.info("job attempt failed", metadata: [
-            "job_id": "\(job.id)", "attempt": "\(job.attempts)", "code": "\(failure.code)",
-            "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
-            "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
-        ])
+        logger.info(
+            "job attempt failed",
+            metadata: [
+                "job_id": "\(job.id)", "attempt": "\(job.attempts)", "code": "\(failure.code)",
+                "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
+                "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
+            ])
         return next
     }
 
@@ -97,9 +113,14 @@ extension JobQueue {
     /// the worker shuts down, and wakes other workers to pick it up. With `delay`, it becomes
     /// claimable only after that long.
     public func release(_ job: ClaimedJob, reason: String? = nil, delay: Duration = .zero) throws {
-        let row = try connection.query("""
+        let row = try connection.query(
+            """
             SELECT status, loss FROM darkroom.release_job($1::bigint, $2::uuid, $3::text, $4::double precision)
-            """, [.int(job.id), .text(job.leaseToken.uuidString), .optional(reason, PostgresBind.text), .double(delay.inSeconds)])[0]
+            """,
+            [
+                .int(job.id), .text(job.leaseToken.uuidString), .optional(reason, PostgresBind.text),
+                .double(delay.inSeconds),
+            ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
         logger.debug("released job", metadata: ["job_id": "\(job.id)"])
     }
@@ -108,13 +129,16 @@ extension JobQueue {
     /// the job succeeded under this very lease. Returns the adjustment it recorded, if any,
     /// inside `.some`.
     public func completionCommitted(_ job: ClaimedJob) throws -> Int64?? {
-        try connection.query("SELECT adjustment_id FROM darkroom.completed_under_lease($1::bigint, $2::uuid)",
-                             [.int(job.id), .text(job.leaseToken.uuidString)])
-            .first.map { try $0["adjustment_id"].decode(Int64?.self) }
+        try connection.query(
+            "SELECT adjustment_id FROM darkroom.completed_under_lease($1::bigint, $2::uuid)",
+            [.int(job.id), .text(job.leaseToken.uuidString)]
+        )
+        .first.map { try $0["adjustment_id"].decode(Int64?.self) }
     }
 
     private func leaseLost(_ job: ClaimedJob, _ loss: LeaseLoss) -> QueueError {
-        logger.warning("lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(loss)"])
+        logger.warning(
+            "lease lost; discarding the job's result", metadata: ["job_id": "\(job.id)", "reason": "\(loss)"])
         return .leaseLost(jobID: job.id, reason: loss)
     }
 }

@@ -27,8 +27,10 @@ public struct JobQueue {
         let id = try refusals(assetID: assetID) {
             try connection.query(
                 "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::bytea, $5::int, $6::text) AS id",
-                [.int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data),
-                 .int(Int64(priority)), .optional(batch, PostgresBind.text)])[0]["id"].decode(Int64.self)
+                [
+                    .int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data),
+                    .int(Int64(priority)), .optional(batch, PostgresBind.text),
+                ])[0]["id"].decode(Int64.self)
         }
         logger.debug("enqueued edit", metadata: ["job_id": "\(id)", "asset_id": "\(assetID)"])
         return id
@@ -42,7 +44,8 @@ public struct JobQueue {
         } catch let error as PostgresError where error.kind == .queryFailed {
             switch error.sqlState {
             case "23503": throw assetID.map(QueueError.assetNotFound) ?? error
-            case "22004", "22023", "54000", "P0002": throw QueueError.invalidJob(message: error.message, hint: error.hint)
+            case "22004", "22023", "54000", "P0002":
+                throw QueueError.invalidJob(message: error.message, hint: error.hint)
             default: throw error
             }
         }
@@ -53,12 +56,17 @@ public struct JobQueue {
     /// are claiming at the same moment are skipped, never handed out twice. With `formats`, only
     /// jobs this worker can render are claimed; others wait for a worker that can. Expired
     /// leases are put back in the queue first.
-    public func claim(workerID: String, limit: Int, lease: Duration, formats: [ClaimableFormat]? = nil) throws -> [ClaimedJob] {
+    public func claim(workerID: String, limit: Int, lease: Duration, formats: [ClaimableFormat]? = nil) throws
+        -> [ClaimedJob]
+    {
         precondition(limit > 0, "claim limit must be positive")
         precondition(lease > .zero, "the lease must be positive")
         let rows = try connection.query(
             "SELECT \(ClaimedJob.columns) FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb)",
-            [.text(workerID), .int(Int64(limit)), .double(lease.inSeconds), .optional(formats.map(ClaimableFormat.json), PostgresBind.text)])
+            [
+                .text(workerID), .int(Int64(limit)), .double(lease.inSeconds),
+                .optional(formats.map(ClaimableFormat.json), PostgresBind.text),
+            ])
         let jobs = try rows.map(ClaimedJob.init(row:))
             .sorted { ($1.priority, $0.runAt, $0.id) < ($0.priority, $1.runAt, $1.id) }
         if !jobs.isEmpty {
@@ -79,7 +87,8 @@ public struct JobQueue {
     /// heartbeat so that what happened is logged.
     @discardableResult
     public func rescueExpiredLeases() throws -> Int {
-        let rows = try connection.query("SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")
+        let rows = try connection.query(
+            "SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")
         for row in rows {
             let state = row["new_state"].string ?? "?"
             let metadata: Logger.Metadata = [
@@ -87,7 +96,8 @@ public struct JobQueue {
                 "state": "\(state)", "consecutive_crashes": "\(row["crashes"].int ?? 0)",
             ]
             if state == JobState.failed.rawValue {
-                logger.error("a job whose worker died was parked as failed (crash loop or out of attempts)", metadata: metadata)
+                logger.error(
+                    "a job whose worker died was parked as failed (crash loop or out of attempts)", metadata: metadata)
             } else {
                 logger.warning("rescued a job whose lease expired", metadata: metadata)
             }
@@ -99,19 +109,25 @@ public struct JobQueue {
     /// extends the leases of `jobs` by `lease`. Returns what it learned about each job; a job
     /// whose check is not `held` must stop and write nothing.
     public func heartbeat(
-        _ worker: WorkerIdentity, lease: Duration, jobs: [ClaimedJob], formats: [ClaimableFormat], stopping: Bool = false
+        _ worker: WorkerIdentity, lease: Duration, jobs: [ClaimedJob], formats: [ClaimableFormat],
+        stopping: Bool = false
     ) throws -> [Int64: LeaseCheck] {
         let ids = "{" + jobs.map { String($0.id) }.joined(separator: ",") + "}"
         let tokens = "{" + jobs.map { $0.leaseToken.uuidString }.joined(separator: ",") + "}"
-        let rows = try connection.query("""
+        let rows = try connection.query(
+            """
             SELECT job_id, loss
               FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
-            """, [.text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
-                  .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping)])
+            """,
+            [
+                .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
+                .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping),
+            ])
         var checks: [Int64: LeaseCheck] = [:]
         for row in rows {
             let jobID = try row["job_id"].decode(Int64.self)
-            checks[jobID] = LeaseCheck(jobID: jobID, loss: try row["loss"].decode(String?.self).map(LeaseLoss.init(databaseWord:)))
+            checks[jobID] = LeaseCheck(
+                jobID: jobID, loss: try row["loss"].decode(String?.self).map(LeaseLoss.init(databaseWord:)))
         }
         return checks
     }

@@ -24,8 +24,8 @@ public enum JobState: String, Sendable, Hashable, CaseIterable {
     public func canTransition(to next: JobState) -> Bool {
         switch (self, next) {
         case (.queued, .running), (.queued, .cancelled),
-             (.running, .succeeded), (.running, .queued), (.running, .failed), (.running, .cancelled),
-             (.failed, .queued), (.cancelled, .queued):
+            (.running, .succeeded), (.running, .queued), (.running, .failed), (.running, .cancelled),
+            (.failed, .queued), (.cancelled, .queued):
             return true
         default:
             return false

@@ -39,26 +39,27 @@ public enum QueueError: Error, Sendable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case let .leaseLost(jobID, loss):
+        case .leaseLost(let jobID, let loss):
             return "job \(jobID) is no longer leased to this worker (\(loss)); its result was discarded. "
                 + "Extend leases well before they expire; a cancelled or taken-over job needs no action."
-        case let .assetNotFound(id):
+        case .assetNotFound(let id):
             return "asset \(id) does not exist; register the photo first and use the id that registration returns"
-        case let .assetChanged(assetID, expected, found):
+        case .assetChanged(let assetID, let expected, let found):
             let describe = { (id: Int64?) in id.map { "adjustment \($0)" } ?? "the original" }
             return "asset \(assetID) now shows \(describe(found)), not \(describe(expected)) as when the job started; "
                 + "nothing was recorded and the job will run again on what the asset shows now"
-        case let .jobNotFound(id):
-            return "job \(id) does not exist; list jobs with `SELECT * FROM darkroom.jobs` or see darkroom.queue_summary"
-        case let .invalidJob(message, hint):
+        case .jobNotFound(let id):
+            return
+                "job \(id) does not exist; list jobs with `SELECT * FROM darkroom.jobs` or see darkroom.queue_summary"
+        case .invalidJob(let message, let hint):
             return "the job was refused: \(message)" + (hint.map { "; \($0)" } ?? "")
-        case let .invalidAsset(path, constraint, message):
+        case .invalidAsset(let path, let constraint, let message):
             return "the asset \(path) was refused by \(constraint): \(message); fix the value the importer computed"
-        case let .migrationFailed(version, name, underlying):
+        case .migrationFailed(let version, let name, let underlying):
             return "schema migration \(version) (\(name)) failed, so none were applied: \(underlying)"
-        case let .definitionFailed(file, underlying):
+        case .definitionFailed(let file, let underlying):
             return "the schema definition \(file) failed, so nothing was applied: \(underlying)"
-        case let .grantsFailed(underlying):
+        case .grantsFailed(let underlying):
             return "granting the viewer, operator and worker roles failed, so nothing was applied: \(underlying)"
         }
     }

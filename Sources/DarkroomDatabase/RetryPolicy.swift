@@ -47,8 +47,8 @@ extension Duration {
     }
 }
 
-private extension Double {
-    static func pow2(_ exponent: Int) -> Double {
+extension Double {
+    fileprivate static func pow2(_ exponent: Int) -> Double {
         Double(sign: .plus, exponent: min(exponent, 1023), significand: 1)
     }
 }

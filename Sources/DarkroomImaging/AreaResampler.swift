@@ -21,8 +21,9 @@ public struct AreaResampler: Sendable {
         let longest = max(size.width, size.height)
         guard longest > longestSide else { return size }
         let scale = Double(longestSide) / Double(longest)
-        return PixelSize(width: max(1, Int((Double(size.width) * scale).rounded())),
-                         height: max(1, Int((Double(size.height) * scale).rounded())))
+        return PixelSize(
+            width: max(1, Int((Double(size.width) * scale).rounded())),
+            height: max(1, Int((Double(size.height) * scale).rounded())))
     }
 
     public init(source: PixelSize, target: PixelSize) {
@@ -36,7 +37,8 @@ public struct AreaResampler: Sendable {
     static func spans(from inputCount: Int, to outputCount: Int) -> [Span] {
         let ratio = Double(inputCount) / Double(outputCount)
         return (0..<outputCount).map { index in
-            let start = Double(index) * ratio, end = Double(index + 1) * ratio
+            let start = Double(index) * ratio
+            let end = Double(index + 1) * ratio
             let first = Int(start.rounded(.down))
             let last = min(inputCount - 1, Int(end.rounded(.up)) - 1)
             let weights = (first...last).map { pixel in
@@ -65,7 +67,7 @@ public struct AreaResampler: Sendable {
 final class StreamingDownscaler {
     private let resampler: AreaResampler
     private let emit: (UnsafePointer<UInt8>) throws -> Void
-    private var sums: [UnsafeMutableBufferPointer<Float>]   // one accumulator per open output row
+    private var sums: [UnsafeMutableBufferPointer<Float>]  // one accumulator per open output row
     private var openRows: [Int]
     private let linearRow: UnsafeMutableBufferPointer<Float>
     private let reducedRow: UnsafeMutableBufferPointer<Float>
@@ -104,7 +106,7 @@ final class StreamingDownscaler {
     }
 
     deinit {
-        sums.forEach { $0.deallocate() }
+        for sum in sums { sum.deallocate() }
         linearRow.deallocate()
         reducedRow.deallocate()
         encodedRow.deallocate()
@@ -133,9 +135,13 @@ final class StreamingDownscaler {
     private func reduceColumns() {
         let input = UnsafePointer(linearRow.baseAddress!)
         let output = reducedRow.baseAddress!
-        let firsts = columnFirst.baseAddress!, starts = weightStart.baseAddress!, weights = columnWeights.baseAddress!
+        let firsts = columnFirst.baseAddress!
+        let starts = weightStart.baseAddress!
+        let weights = columnWeights.baseAddress!
         for column in 0..<columnFirst.count {
-            var r: Float = 0, g: Float = 0, b: Float = 0
+            var r: Float = 0
+            var g: Float = 0
+            var b: Float = 0
             var pixel = input + firsts[column] * 3
             for index in starts[column]..<starts[column + 1] {
                 let weight = weights[index]

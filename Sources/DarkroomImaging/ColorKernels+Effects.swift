@@ -11,7 +11,9 @@ extension ColorKernels {
         let (wr, wg, wb) = ColorMatrix.lumaWeights
         for pixel in 0..<(strip.width * strip.rows) {
             let base = pixel * 3
-            let r = pixels[base], g = pixels[base + 1], b = pixels[base + 2]
+            let r = pixels[base]
+            let g = pixels[base + 1]
+            let b = pixels[base + 2]
             let y = wr * r + wg * g + wb * b
             pixels[base] = (y + (r - y) * saturation + brightness - 0.5) * contrast + 0.5
             pixels[base + 1] = (y + (g - y) * saturation + brightness - 0.5) * contrast + 0.5
@@ -24,11 +26,23 @@ extension ColorKernels {
         guard let pixels = strip.pixels.baseAddress else { return }
         let m = matrix.rows
         // Locals, so the loop reads registers rather than an array per pixel.
-        let m00 = m[0], m01 = m[1], m02 = m[2], m10 = m[3], m11 = m[4], m12 = m[5], m20 = m[6], m21 = m[7], m22 = m[8]
-        let o0 = matrix.offset.red, o1 = matrix.offset.green, o2 = matrix.offset.blue
+        let m00 = m[0]
+        let m01 = m[1]
+        let m02 = m[2]
+        let m10 = m[3]
+        let m11 = m[4]
+        let m12 = m[5]
+        let m20 = m[6]
+        let m21 = m[7]
+        let m22 = m[8]
+        let o0 = matrix.offset.red
+        let o1 = matrix.offset.green
+        let o2 = matrix.offset.blue
         for pixel in 0..<(strip.width * strip.rows) {
             let base = pixel * 3
-            let r = pixels[base], g = pixels[base + 1], b = pixels[base + 2]
+            let r = pixels[base]
+            let g = pixels[base + 1]
+            let b = pixels[base + 2]
             pixels[base] = m00 * r + m01 * g + m02 * b + o0
             pixels[base + 1] = m10 * r + m11 * g + m12 * b + o1
             pixels[base + 2] = m20 * r + m21 * g + m22 * b + o2
@@ -66,7 +80,15 @@ extension ColorKernels {
     static func photoEffect(_ effect: PhotoEffect, intensity: Float, _ strip: LinearStrip) {
         guard let pixels = strip.pixels.baseAddress else { return }
         let m = effect.look.matrix.rows
-        let m00 = m[0], m01 = m[1], m02 = m[2], m10 = m[3], m11 = m[4], m12 = m[5], m20 = m[6], m21 = m[7], m22 = m[8]
+        let m00 = m[0]
+        let m01 = m[1]
+        let m02 = m[2]
+        let m10 = m[3]
+        let m11 = m[4]
+        let m12 = m[5]
+        let m20 = m[6]
+        let m21 = m[7]
+        let m22 = m[8]
         let keep = 1 - intensity
         PhotoEffectTables.table(for: effect).withUnsafeBufferPointer { table in
             let red = table.baseAddress!
@@ -74,7 +96,9 @@ extension ColorKernels {
             let blue = green + PhotoEffectTables.stride
             for pixel in 0..<(strip.width * strip.rows) {
                 let base = pixels + pixel * 3
-                let r = base[0], g = base[1], b = base[2]
+                let r = base[0]
+                let g = base[1]
+                let b = base[2]
                 let outR = PhotoEffectTables.lookup(red, m00 * r + m01 * g + m02 * b)
                 let outG = PhotoEffectTables.lookup(green, m10 * r + m11 * g + m12 * b)
                 let outB = PhotoEffectTables.lookup(blue, m20 * r + m21 * g + m22 * b)
@@ -98,7 +122,9 @@ extension ColorKernels {
         let limit = parameters.threshold * parameters.threshold
         for pixel in 0..<(strip.width * strip.rows) {
             let base = pixels + pixel * 3
-            let dr = base[0] - kr, dg = base[1] - kg, db = base[2] - kb
+            let dr = base[0] - kr
+            let dg = base[1] - kg
+            let db = base[2] - kb
             if dr * dr + dg * dg + db * db < limit {
                 base[0] = br
                 base[1] = bg

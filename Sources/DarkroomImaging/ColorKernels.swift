@@ -25,8 +25,9 @@ public enum ColorKernels {
         case .sepia(let intensity):
             sepia(intensity: intensity, strip)
         case .vignette(let intensity, let radius):
-            vignette(intensity: intensity, radius: radius, canvas: step.canvas,
-                     offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
+            vignette(
+                intensity: intensity, radius: radius, canvas: step.canvas,
+                offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
         case .crop, .gaussianBlur, .unsharpMask:
             break  // geometry and neighbourhoods: run by their own pipeline stages
         case .colorControls(let saturation, let brightness, let contrast):
@@ -65,7 +66,9 @@ public enum ColorKernels {
         let keep = 1 - intensity
         for pixel in 0..<(strip.width &* strip.rows) {
             let base = pixels + pixel &* 3
-            let r = base[0], g = base[1], b = base[2]
+            let r = base[0]
+            let g = base[1]
+            let b = base[2]
             let sr = clampUnit(0.393 * r + 0.769 * g + 0.189 * b)
             let sg = clampUnit(0.349 * r + 0.686 * g + 0.168 * b)
             let sb = clampUnit(0.272 * r + 0.534 * g + 0.131 * b)
@@ -76,8 +79,11 @@ public enum ColorKernels {
     }
 
     /// `offsetY` is the canvas row of the strip's first row.
-    static func vignette(intensity: Float, radius: Float, canvas: PixelSize, offsetX: Int, offsetY: Int, _ strip: LinearStrip) {
-        let centreX = Float(canvas.width) / 2, centreY = Float(canvas.height) / 2
+    static func vignette(
+        intensity: Float, radius: Float, canvas: PixelSize, offsetX: Int, offsetY: Int, _ strip: LinearStrip
+    ) {
+        let centreX = Float(canvas.width) / 2
+        let centreY = Float(canvas.height) / 2
         let halfDiagonal = Float(Double(canvas.width * canvas.width + canvas.height * canvas.height).squareRoot() / 2)
         let reach = halfDiagonal * radius
         // A zero radius vignettes everything; the scale then saturates t at 1 (no 0/0).
@@ -98,7 +104,9 @@ public enum ColorKernels {
                 @inline(__always) func compute(_ columns: Range<Int>) {
                     // Int32 columns: SSE converts 32-bit integers to floats four at a time,
                     // 64-bit ones only one by one. (Strips are far narrower than 2³¹.)
-                    for x in Int32(truncatingIfNeeded: columns.lowerBound)..<Int32(truncatingIfNeeded: columns.upperBound) {
+                    for x in Int32(
+                        truncatingIfNeeded: columns.lowerBound)..<Int32(truncatingIfNeeded: columns.upperBound)
+                    {
                         let dx = startX + Float(x)
                         let scaled = (dx * dx + dy2).squareRoot() * scale
                         // NaN (0 · ∞ at the centre with radius 0) fails the comparison and saturates too.
@@ -138,7 +146,7 @@ public enum ColorKernels {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

@@ -52,7 +52,9 @@ public struct ColorMatrix: Sendable, Hashable {
         let g = [gains.red, gains.green, gains.blue]
         var scaled = rows
         for index in 0..<9 { scaled[index] *= g[index / 3] }
-        return ColorMatrix(rows: scaled, offset: RGBColor(red: offset.red * g[0], green: offset.green * g[1], blue: offset.blue * g[2]))
+        return ColorMatrix(
+            rows: scaled, offset: RGBColor(red: offset.red * g[0], green: offset.green * g[1], blue: offset.blue * g[2])
+        )
     }
 }
 
@@ -74,17 +76,22 @@ public enum PhotoEffect: String, CaseIterable, Sendable, Hashable {
         case .chrome:
             PhotoEffectLook(saturation: 1.35, contrast: 0.35, black: .grey(0), white: .grey(1))
         case .fade:
-            PhotoEffectLook(saturation: 0.65, contrast: -0.15,
-                            black: RGBColor(red: 0.10, green: 0.10, blue: 0.10), white: RGBColor(red: 0.93, green: 0.93, blue: 0.91))
+            PhotoEffectLook(
+                saturation: 0.65, contrast: -0.15,
+                black: RGBColor(red: 0.10, green: 0.10, blue: 0.10), white: RGBColor(red: 0.93, green: 0.93, blue: 0.91)
+            )
         case .instant:
-            PhotoEffectLook(saturation: 0.8, gains: RGBColor(red: 1.04, green: 1, blue: 0.92), contrast: 0.1,
-                            black: RGBColor(red: 0.07, green: 0.05, blue: 0.03), white: RGBColor(red: 1, green: 0.97, blue: 0.88))
+            PhotoEffectLook(
+                saturation: 0.8, gains: RGBColor(red: 1.04, green: 1, blue: 0.92), contrast: 0.1,
+                black: RGBColor(red: 0.07, green: 0.05, blue: 0.03), white: RGBColor(red: 1, green: 0.97, blue: 0.88))
         case .process:
-            PhotoEffectLook(saturation: 0.9, gains: RGBColor(red: 0.94, green: 1, blue: 1.06), contrast: 0.3,
-                            black: RGBColor(red: 0, green: 0.03, blue: 0.08), white: RGBColor(red: 0.96, green: 1, blue: 0.98))
+            PhotoEffectLook(
+                saturation: 0.9, gains: RGBColor(red: 0.94, green: 1, blue: 1.06), contrast: 0.3,
+                black: RGBColor(red: 0, green: 0.03, blue: 0.08), white: RGBColor(red: 0.96, green: 1, blue: 0.98))
         case .transfer:
-            PhotoEffectLook(saturation: 1.15, gains: RGBColor(red: 1.06, green: 1, blue: 0.90), contrast: 0.2,
-                            black: RGBColor(red: 0.05, green: 0.03, blue: 0), white: RGBColor(red: 1, green: 0.95, blue: 0.82))
+            PhotoEffectLook(
+                saturation: 1.15, gains: RGBColor(red: 1.06, green: 1, blue: 0.90), contrast: 0.2,
+                black: RGBColor(red: 0.05, green: 0.03, blue: 0), white: RGBColor(red: 1, green: 0.95, blue: 0.82))
         }
     }
 }

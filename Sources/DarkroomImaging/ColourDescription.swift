@@ -10,8 +10,10 @@ public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
     public var matrix: MatrixCoefficients
     public var isFullRange: Bool
 
-    public init(primaries: ColourPrimaries, transfer: TransferCharacteristics,
-                matrix: MatrixCoefficients, isFullRange: Bool) {
+    public init(
+        primaries: ColourPrimaries, transfer: TransferCharacteristics,
+        matrix: MatrixCoefficients, isFullRange: Bool
+    ) {
         self.primaries = primaries
         self.transfer = transfer
         self.matrix = matrix
@@ -33,7 +35,8 @@ public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What an iPhone's Display P3 photo says in nclx form.
-    public static let displayP3 = ColourDescription(primaries: .displayP3, transfer: .sRGB, matrix: .bt601, isFullRange: true)
+    public static let displayP3 = ColourDescription(
+        primaries: .displayP3, transfer: .sRGB, matrix: .bt601, isFullRange: true)
 
     /// The RGB is already what a JPEG without a profile means (sRGB), so nothing need be embedded.
     /// "Unspecified" counts as sRGB, the default every viewer assumes.
@@ -63,17 +66,19 @@ public enum ColourDescriptionError: Error, Sendable, Hashable, CustomStringConve
 
 /// H.273 `colour_primaries` (Table 2): every defined code point.
 public enum ColourPrimaries: Int, Sendable, Hashable, CaseIterable {
-    case bt709 = 1           // also sRGB
+    case bt709 = 1  // also sRGB
     case unspecified = 2
     case bt470M = 4
-    case bt601_625 = 5       // BT.470 B/G, PAL
-    case bt601_525 = 6       // SMPTE 170M, NTSC
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case bt601_625 = 5  // BT.470 B/G, PAL
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case bt601_525 = 6  // SMPTE 170M, NTSC
     case smpte240 = 7
     case genericFilm = 8
     case bt2020 = 9
-    case xyz = 10            // SMPTE ST 428-1
-    case dciP3 = 11          // SMPTE RP 431-2: P3 primaries, DCI white
-    case displayP3 = 12      // SMPTE EG 432-1: P3 primaries, D65 white
+    case xyz = 10  // SMPTE ST 428-1
+    case dciP3 = 11  // SMPTE RP 431-2: P3 primaries, DCI white
+    case displayP3 = 12  // SMPTE EG 432-1: P3 primaries, D65 white
     case ebu3213 = 22
 }
 
@@ -81,26 +86,27 @@ public enum ColourPrimaries: Int, Sendable, Hashable, CaseIterable {
 public enum TransferCharacteristics: Int, Sendable, Hashable, CaseIterable {
     case bt709 = 1
     case unspecified = 2
-    case gamma22 = 4         // BT.470 M
-    case gamma28 = 5         // BT.470 B/G
-    case bt601 = 6           // the BT.709 curve
+    case gamma22 = 4  // BT.470 M
+    case gamma28 = 5  // BT.470 B/G
+    case bt601 = 6  // the BT.709 curve
     case smpte240 = 7
     case linear = 8
     case logarithmic100 = 9
     case logarithmic316 = 10
-    case iec61966_2_4 = 11   // xvYCC
+    // swift-format-ignore: AlwaysUseLowerCamelCase
+    case iec61966_2_4 = 11  // xvYCC
     case bt1361 = 12
-    case sRGB = 13           // IEC 61966-2-1
-    case bt2020TenBit = 14   // the BT.709 curve
+    case sRGB = 13  // IEC 61966-2-1
+    case bt2020TenBit = 14  // the BT.709 curve
     case bt2020TwelveBit = 15
-    case pq = 16             // SMPTE ST 2084, HDR
+    case pq = 16  // SMPTE ST 2084, HDR
     case smpte428 = 17
-    case hlg = 18            // ARIB STD-B67, HDR
+    case hlg = 18  // ARIB STD-B67, HDR
 }
 
 /// H.273 `matrix_coefficients` (Table 4): every defined code point.
 public enum MatrixCoefficients: Int, Sendable, Hashable, CaseIterable {
-    case identity = 0        // GBR
+    case identity = 0  // GBR
     case bt709 = 1
     case unspecified = 2
     case fcc = 4

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A CIE 1931 xy chromaticity.
@@ -46,7 +46,7 @@ public struct RGBPrimaries: Sendable, Hashable {
         let primaries = Matrix3(columns: red.xyz, green.xyz, blue.xyz)
         guard let inverse = primaries.inverse else { return nil }
         let scale = inverse * white.xyz
-        guard scale.min() > 0 else { return nil }   // the white must lie inside the triangle
+        guard scale.min() > 0 else { return nil }  // the white must lie inside the triangle
         return primaries * Matrix3(diagonal: scale)
     }
 }
@@ -58,17 +58,24 @@ extension ColourPrimaries {
         func xy(_ x: Double, _ y: Double) -> Chromaticity { Chromaticity(x: x, y: y) }
         switch self {
         case .bt709, .unspecified:
-            return RGBPrimaries(name: "sRGB", red: xy(0.64, 0.33), green: xy(0.30, 0.60), blue: xy(0.15, 0.06), white: d65)
+            return RGBPrimaries(
+                name: "sRGB", red: xy(0.64, 0.33), green: xy(0.30, 0.60), blue: xy(0.15, 0.06), white: d65)
         case .bt601_625:
-            return RGBPrimaries(name: "BT.601 625", red: xy(0.64, 0.33), green: xy(0.29, 0.60), blue: xy(0.15, 0.06), white: d65)
+            return RGBPrimaries(
+                name: "BT.601 625", red: xy(0.64, 0.33), green: xy(0.29, 0.60), blue: xy(0.15, 0.06), white: d65)
         case .bt601_525, .smpte240:
-            return RGBPrimaries(name: "SMPTE C", red: xy(0.630, 0.340), green: xy(0.310, 0.595), blue: xy(0.155, 0.070), white: d65)
+            return RGBPrimaries(
+                name: "SMPTE C", red: xy(0.630, 0.340), green: xy(0.310, 0.595), blue: xy(0.155, 0.070), white: d65)
         case .bt2020:
-            return RGBPrimaries(name: "BT.2020", red: xy(0.708, 0.292), green: xy(0.170, 0.797), blue: xy(0.131, 0.046), white: d65)
+            return RGBPrimaries(
+                name: "BT.2020", red: xy(0.708, 0.292), green: xy(0.170, 0.797), blue: xy(0.131, 0.046), white: d65)
         case .dciP3:
-            return RGBPrimaries(name: "DCI-P3", red: xy(0.680, 0.320), green: xy(0.265, 0.690), blue: xy(0.150, 0.060), white: xy(0.314, 0.351))
+            return RGBPrimaries(
+                name: "DCI-P3", red: xy(0.680, 0.320), green: xy(0.265, 0.690), blue: xy(0.150, 0.060),
+                white: xy(0.314, 0.351))
         case .displayP3:
-            return RGBPrimaries(name: "Display P3", red: xy(0.680, 0.320), green: xy(0.265, 0.690), blue: xy(0.150, 0.060), white: d65)
+            return RGBPrimaries(
+                name: "Display P3", red: xy(0.680, 0.320), green: xy(0.265, 0.690), blue: xy(0.150, 0.060), white: d65)
         case .bt470M, .genericFilm, .xyz, .ebu3213:
             return nil
         }
@@ -91,7 +98,8 @@ enum TransferCurve: Sendable, Hashable {
         case .power(let gamma):
             return pow(encoded, gamma)
         case .bt709:
-            let alpha = 1.099_296_826_809_442, beta = 0.018_053_968_510_807
+            let alpha = 1.099_296_826_809_442
+            let beta = 0.018_053_968_510_807
             return encoded < 4.5 * beta ? encoded / 4.5 : pow((encoded + alpha - 1) / alpha, 1 / 0.45)
         case .sRGB:
             return SRGB.toLinear(encoded)
@@ -134,8 +142,9 @@ struct Matrix3: Sendable, Hashable {
     }
 
     init(columns first: SIMD3<Double>, _ second: SIMD3<Double>, _ third: SIMD3<Double>) {
-        self.init(rows: SIMD3(first.x, second.x, third.x), SIMD3(first.y, second.y, third.y),
-                  SIMD3(first.z, second.z, third.z))
+        self.init(
+            rows: SIMD3(first.x, second.x, third.x), SIMD3(first.y, second.y, third.y),
+            SIMD3(first.z, second.z, third.z))
     }
 
     init(diagonal: SIMD3<Double>) {
@@ -155,7 +164,7 @@ struct Matrix3: Sendable, Hashable {
     /// By cofactors; nil when (nearly) singular.
     var inverse: Matrix3? {
         let (a, b, c) = (rows[0], rows[1], rows[2])
-        let cofactors = [cross(b, c), cross(c, a), cross(a, b)]   // columns of the adjugate
+        let cofactors = [cross(b, c), cross(c, a), cross(a, b)]  // columns of the adjugate
         let determinant = (a * cofactors[0]).sum()
         guard abs(determinant) > 1e-9, determinant.isFinite else { return nil }
         return Matrix3(columns: cofactors[0] / determinant, cofactors[1] / determinant, cofactors[2] / determinant)
@@ -167,8 +176,9 @@ struct Matrix3: Sendable, Hashable {
 
     /// Bradford chromatic adaptation from `source` white to `destination` white (both XYZ, Y = 1).
     static func bradford(from source: SIMD3<Double>, to destination: SIMD3<Double>) -> Matrix3 {
-        let cone = Matrix3(rows: SIMD3(0.8951, 0.2664, -0.1614), SIMD3(-0.7502, 1.7135, 0.0367),
-                           SIMD3(0.0389, -0.0685, 1.0296))
+        let cone = Matrix3(
+            rows: SIMD3(0.8951, 0.2664, -0.1614), SIMD3(-0.7502, 1.7135, 0.0367),
+            SIMD3(0.0389, -0.0685, 1.0296))
         let gain = (cone * destination) / (cone * source)
         return cone.inverse! * Matrix3(diagonal: gain) * cone
     }

@@ -23,7 +23,7 @@ public struct GaussianKernel: Sendable, Equatable {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

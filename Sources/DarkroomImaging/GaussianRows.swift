@@ -92,7 +92,9 @@ final class GaussianRows: LinearRowSource {
         let shift = region.x - input.x
         kernel.weights.withUnsafeBufferPointer { weights in
             for x in 0..<width {
-                var r: Float = 0, g: Float = 0, b: Float = 0
+                var r: Float = 0
+                var g: Float = 0
+                var b: Float = 0
                 var base = (x + shift) * 3
                 for tap in 0..<weights.count {
                     let weight = weights[tap]

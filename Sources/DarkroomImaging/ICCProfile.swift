@@ -50,7 +50,7 @@ public struct ICCProfile: Sendable, Hashable {
         let colorants = adaptation * toXYZ
         let numbers = [white] + colorants.rows + adaptation.rows
         guard numbers.allSatisfy({ ($0.min() > -32_768) && ($0.max() < 32_767) }) else {
-            throw .invalidPrimaries(primaries)   // also catches NaN, which fails both comparisons
+            throw .invalidPrimaries(primaries)  // also catches NaN, which fails both comparisons
         }
         name = curve == .sRGB ? primaries.name : "\(primaries.name), \(curve.name)"
         bytes = Self.serialise(tags: [
@@ -88,16 +88,16 @@ public struct ICCProfile: Sendable, Hashable {
         }
         var header = ByteWriter()
         header.u32(dataStart + data.bytes.count)
-        header.u32(0)                                   // preferred CMM: none
-        header.u32(0x0210_0000)                         // version 2.1.0
+        header.u32(0)  // preferred CMM: none
+        header.u32(0x0210_0000)  // version 2.1.0
         header.ascii("mntr")
         header.ascii("RGB ")
         header.ascii("XYZ ")
         for part in [2026, 1, 1, 0, 0, 0] { header.u16(part) }
         header.ascii("acsp")
-        header.zeros(4 + 4 + 4 + 4 + 8 + 4)             // platform, flags, maker, model, attributes, perceptual intent
+        header.zeros(4 + 4 + 4 + 4 + 8 + 4)  // platform, flags, maker, model, attributes, perceptual intent
         header.s15Fixed16(pcsWhite)
-        header.zeros(4 + 16 + 28)                       // creator, profile ID (none in v2), reserved
+        header.zeros(4 + 16 + 28)  // creator, profile ID (none in v2), reserved
         return header.bytes + table.bytes + data.bytes
     }
 
@@ -109,7 +109,7 @@ public struct ICCProfile: Sendable, Hashable {
 
     private static func s15Fixed16Array(_ rows: [SIMD3<Double>]) -> [UInt8] {
         var element = ByteWriter(type: "sf32")
-        rows.forEach { element.s15Fixed16($0) }
+        for row in rows { element.s15Fixed16(row) }
         return element.bytes
     }
 
@@ -129,7 +129,7 @@ public struct ICCProfile: Sendable, Hashable {
         let ascii = asciiBytes(text)
         element.u32(ascii.count)
         element.bytes += ascii
-        element.zeros(4 + 4 + 2 + 1 + 67)                 // Unicode language, count; ScriptCode code, count, text
+        element.zeros(4 + 4 + 2 + 1 + 67)  // Unicode language, count; ScriptCode code, count, text
         return element.bytes
     }
 

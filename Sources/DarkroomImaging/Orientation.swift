@@ -1,14 +1,14 @@
 /// EXIF orientation: how the stored pixels must be turned to stand upright.
 /// The raw value is the EXIF tag value.
 public enum Orientation: Int, Sendable, CaseIterable {
-    case up = 1                 // as stored
-    case upMirrored = 2         // mirror left-right
-    case down = 3               // rotate 180°
-    case downMirrored = 4       // mirror top-bottom
-    case leftMirrored = 5       // transpose
-    case right = 6              // rotate 90° clockwise to display
-    case rightMirrored = 7      // transverse
-    case left = 8               // rotate 90° counter-clockwise to display
+    case up = 1  // as stored
+    case upMirrored = 2  // mirror left-right
+    case down = 3  // rotate 180°
+    case downMirrored = 4  // mirror top-bottom
+    case leftMirrored = 5  // transpose
+    case right = 6  // rotate 90° clockwise to display
+    case rightMirrored = 7  // transverse
+    case left = 8  // rotate 90° counter-clockwise to display
 
     /// Orientation from an EXIF value; anything outside 1…8 means "as stored".
     public init(exifValue: Int) {
@@ -29,16 +29,17 @@ public enum Orientation: Int, Sendable, CaseIterable {
     /// The stored pixel shown at output pixel (x, y), as an affine map
     /// stored = origin + x·xStep + y·yStep, for an image stored at `stored` size.
     public func storedPixelMap(stored: PixelSize) -> AffinePixelMap {
-        let w = stored.width - 1, h = stored.height - 1
+        let w = stored.width - 1
+        let h = stored.height - 1
         switch self {
-        case .up:            return AffinePixelMap(originX: 0, originY: 0, xStep: (1, 0), yStep: (0, 1))
-        case .upMirrored:    return AffinePixelMap(originX: w, originY: 0, xStep: (-1, 0), yStep: (0, 1))
-        case .down:          return AffinePixelMap(originX: w, originY: h, xStep: (-1, 0), yStep: (0, -1))
-        case .downMirrored:  return AffinePixelMap(originX: 0, originY: h, xStep: (1, 0), yStep: (0, -1))
-        case .leftMirrored:  return AffinePixelMap(originX: 0, originY: 0, xStep: (0, 1), yStep: (1, 0))
-        case .right:         return AffinePixelMap(originX: 0, originY: h, xStep: (0, -1), yStep: (1, 0))
+        case .up: return AffinePixelMap(originX: 0, originY: 0, xStep: (1, 0), yStep: (0, 1))
+        case .upMirrored: return AffinePixelMap(originX: w, originY: 0, xStep: (-1, 0), yStep: (0, 1))
+        case .down: return AffinePixelMap(originX: w, originY: h, xStep: (-1, 0), yStep: (0, -1))
+        case .downMirrored: return AffinePixelMap(originX: 0, originY: h, xStep: (1, 0), yStep: (0, -1))
+        case .leftMirrored: return AffinePixelMap(originX: 0, originY: 0, xStep: (0, 1), yStep: (1, 0))
+        case .right: return AffinePixelMap(originX: 0, originY: h, xStep: (0, -1), yStep: (1, 0))
         case .rightMirrored: return AffinePixelMap(originX: w, originY: h, xStep: (0, -1), yStep: (-1, 0))
-        case .left:          return AffinePixelMap(originX: w, originY: 0, xStep: (0, 1), yStep: (-1, 0))
+        case .left: return AffinePixelMap(originX: w, originY: 0, xStep: (0, 1), yStep: (-1, 0))
         }
     }
 
@@ -47,7 +48,8 @@ public enum Orientation: Int, Sendable, CaseIterable {
         let map = storedPixelMap(stored: stored)
         let a = map.stored(x: outputRect.x, y: outputRect.y)
         let b = map.stored(x: outputRect.maxX - 1, y: outputRect.maxY - 1)
-        let minX = min(a.x, b.x), minY = min(a.y, b.y)
+        let minX = min(a.x, b.x)
+        let minY = min(a.y, b.y)
         return PixelRect(x: minX, y: minY, width: max(a.x, b.x) - minX + 1, height: max(a.y, b.y) - minY + 1)
     }
 }

@@ -9,7 +9,7 @@ import JPEGTurbo
 final class OrientedRowSource {
     private let decoder: any ScanlineDecoder
     private let plan: RenderPlan
-    private let region: PixelRect           // stored pixels needed
+    private let region: PixelRect  // stored pixels needed
     private let outputWidth: Int
     private let outputHeight: Int
     private var nextOutputRow = 0
@@ -20,7 +20,10 @@ final class OrientedRowSource {
     private let spillDirectory: String
     private let isCancelled: @Sendable () -> Bool
 
-    init(decoder: any ScanlineDecoder, plan: RenderPlan, spillDirectory: String, isCancelled: @escaping @Sendable () -> Bool = { false }) {
+    init(
+        decoder: any ScanlineDecoder, plan: RenderPlan, spillDirectory: String,
+        isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) {
         self.isCancelled = isCancelled
         self.decoder = decoder
         self.plan = plan
@@ -85,7 +88,8 @@ final class OrientedRowSource {
     /// Tile (column c, row r) holds its rows contiguously at `tileOffset(c, r)`.
     private func fillSpill() throws {
         guard let tile = plan.tile else { preconditionFailure("a spilled plan has tiles") }
-        let storage: SpillStorage = plan.spill == .memory
+        let storage: SpillStorage =
+            plan.spill == .memory
             ? MemorySpill(byteCount: plan.spillBytes)
             : try FileSpill(directory: spillDirectory)
         if region.y > 0 { try decoder.skipRows(region.y) }
@@ -107,15 +111,17 @@ final class OrientedRowSource {
                         from: decodeBuffer.baseAddress! + row * storedRowBytes + (region.x + x) * 3,
                         byteCount: width * 3)
                 }
-                try storage.write(at: tileOffset(column: column, row: tileRow, tile: tile),
-                                  from: UnsafeRawBufferPointer(rebasing: tileBytes[0..<(width * rows * 3)]))
+                try storage.write(
+                    at: tileOffset(column: column, row: tileRow, tile: tile),
+                    from: UnsafeRawBufferPointer(rebasing: tileBytes[0..<(width * rows * 3)]))
                 column += 1
             }
             storedRow += rows
             tileRow += 1
         }
         spill = storage
-        let bandBytes = plan.geometry.orientation.swapsAxes
+        let bandBytes =
+            plan.geometry.orientation.swapsAxes
             ? tile.width * region.height * 3
             : region.width * tile.height * 3
         band = .allocate(byteCount: bandBytes, alignment: 16)
@@ -144,31 +150,36 @@ final class OrientedRowSource {
             for row in 0..<((region.height + tile.height - 1) / tile.height) {
                 let y = row * tile.height
                 let bytes = bandSize.width * min(tile.height, region.height - y) * 3
-                try spill.read(at: tileOffset(column: column, row: row, tile: tile),
-                               into: UnsafeMutableRawBufferPointer(rebasing: band[(y * bandSize.width * 3)..<(y * bandSize.width * 3 + bytes)]))
+                try spill.read(
+                    at: tileOffset(column: column, row: row, tile: tile),
+                    into: UnsafeMutableRawBufferPointer(
+                        rebasing: band[(y * bandSize.width * 3)..<(y * bandSize.width * 3 + bytes)]))
             }
         } else {
             let row = first.y / tile.height
             let y = row * tile.height
             bandOrigin = (0, y)
             bandSize = PixelSize(width: region.width, height: min(tile.height, region.height - y))
-            try spill.read(at: tileOffset(column: 0, row: row, tile: tile),
-                           into: UnsafeMutableRawBufferPointer(rebasing: band[0..<(bandSize.area * 3)]))
+            try spill.read(
+                at: tileOffset(column: 0, row: row, tile: tile),
+                into: UnsafeMutableRawBufferPointer(rebasing: band[0..<(bandSize.area * 3)]))
         }
         // Output rows this band covers: those whose stored coordinate stays inside it.
         let stepAlongBand = orientation.swapsAxes ? map.yStep.dx : map.yStep.dy
         let bandStart = orientation.swapsAxes ? bandOrigin.x : bandOrigin.y
         let bandLength = orientation.swapsAxes ? bandSize.width : bandSize.height
         let startCoordinate = orientation.swapsAxes ? first.x : first.y
-        let rows = stepAlongBand > 0
+        let rows =
+            stepAlongBand > 0
             ? bandStart + bandLength - startCoordinate
             : startCoordinate - bandStart + 1
         let xStepInBand = map.xStep.dy * bandSize.width + map.xStep.dx
         for row in 0..<rows {
             let start = map.stored(x: 0, y: nextOutputRow + row)
             let startPixel = (start.y - bandOrigin.y) * bandSize.width + (start.x - bandOrigin.x)
-            copyPixels(from: band.baseAddress!, startPixel: startPixel, step: xStepInBand,
-                       to: destination.baseAddress! + row * outputWidth * 3, count: outputWidth)
+            copyPixels(
+                from: band.baseAddress!, startPixel: startPixel, step: xStepInBand,
+                to: destination.baseAddress! + row * outputWidth * 3, count: outputWidth)
         }
         nextOutputRow += rows
         return rows
@@ -176,13 +187,18 @@ final class OrientedRowSource {
 
     /// Only a JPEG decoder can run out of rows (a HEIF is decoded whole before the first).
     private func truncated() -> RenderError {
-        .jpeg(JPEGError(code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)", path: decoder.objectName))
+        .jpeg(
+            JPEGError(
+                code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)",
+                path: decoder.objectName))
     }
 }
 
 /// Copies `count` RGB pixels starting at pixel `startPixel` of `source`, `step` pixels apart.
 @inline(__always)
-private func copyPixels(from source: UnsafeRawPointer, startPixel: Int, step: Int, to target: UnsafeMutableRawPointer, count: Int) {
+private func copyPixels(
+    from source: UnsafeRawPointer, startPixel: Int, step: Int, to target: UnsafeMutableRawPointer, count: Int
+) {
     let from = source.assumingMemoryBound(to: UInt8.self)
     let to = target.assumingMemoryBound(to: UInt8.self)
     var index = startPixel * 3

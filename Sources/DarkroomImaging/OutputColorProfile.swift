@@ -20,8 +20,9 @@ struct OutputColorProfile {
             } else if let nclx = heif.nclx {
                 // No colour description, or an sRGB one: a JPEG without a profile is read as sRGB.
                 do {
-                    let description = try ColourDescription(primaries: nclx.primaries, transfer: nclx.transfer,
-                                                            matrix: nclx.matrix, isFullRange: nclx.fullRange)
+                    let description = try ColourDescription(
+                        primaries: nclx.primaries, transfer: nclx.transfer,
+                        matrix: nclx.matrix, isFullRange: nclx.fullRange)
                     if !description.isSRGB { iccProfile = try ICCProfile(for: description).bytes }
                 } catch {
                     warning = .colourProfileNotEmbedded(reason: "\(error)")

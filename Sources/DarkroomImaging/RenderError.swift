@@ -1,4 +1,5 @@
 import ByteStreams
+import Foundation
 import JPEGTurbo
 import LibHeif
 
@@ -21,7 +22,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         // An object store that rejects the credentials rejects every retry too.
         case .jpeg(let error): error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory)
-        case .heif(let error): error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory && error.code != .misuse)
+        case .heif(let error):
+            error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory && error.code != .misuse)
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
         case .output(let error): error.code == .rejected
         case .spill, .cancelled: false
@@ -54,7 +56,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
                 + "raise --memory-budget to at least \(ByteCount.format(needed))"
         case .imageTooLarge(let pixels, let limit):
-            return "the image has \(pixels) pixels, more than the limit of \(limit); raise --max-pixels if it is genuine"
+            return
+                "the image has \(pixels) pixels, more than the limit of \(limit); raise --max-pixels if it is genuine"
         case .spill(let path, let message):
             return "spill file in \(path): \(message); check free space and permissions there"
         case .output(let error):
@@ -166,5 +169,3 @@ public enum ByteCount {
         return Int(bytes)
     }
 }
-
-import Foundation

@@ -21,7 +21,9 @@ public struct RenderGeometry: Sendable, Hashable {
     public var stages: [RenderStage]
 
     public var outputSize: PixelSize { outputRect.size }
-    public var hasNeighbourhoodOperations: Bool { stages.contains { if case .neighbourhood = $0 { true } else { false } } }
+    public var hasNeighbourhoodOperations: Bool {
+        stages.contains { if case .neighbourhood = $0 { true } else { false } }
+    }
 
     /// Composes the crops of `operations` and places every color operation.
     /// Throws when a crop leaves the image it is applied to.
@@ -35,7 +37,8 @@ public struct RenderGeometry: Sendable, Hashable {
         for (index, operation) in operations.enumerated() {
             if case .crop(let rect) = operation {
                 guard rect.width > 0, rect.height > 0, rect.x >= 0, rect.y >= 0,
-                      rect.maxX <= canvas.width, rect.maxY <= canvas.height else {
+                    rect.maxX <= canvas.width, rect.maxY <= canvas.height
+                else {
                     throw RenderError.cropOutOfBounds(operationIndex: index, crop: rect, canvas: canvas.size)
                 }
                 canvas = PixelRect(x: canvas.x + rect.x, y: canvas.y + rect.y, width: rect.width, height: rect.height)
@@ -67,15 +70,18 @@ public struct RenderGeometry: Sendable, Hashable {
                 runRegion = regions[index + 1]
                 stages.append(.neighbourhood(operation, canvas: canvas, input: regions[index], output: runRegion))
             } else {
-                run.append(PlacedOperation(operation: operation, canvas: canvas.size,
-                                           offsetX: runRegion.x - canvas.x, offsetY: runRegion.y - canvas.y))
+                run.append(
+                    PlacedOperation(
+                        operation: operation, canvas: canvas.size,
+                        offsetX: runRegion.x - canvas.x, offsetY: runRegion.y - canvas.y))
             }
         }
         stages.append(.color(run, region: runRegion))
         self.stages = stages.filter { if case .color(let steps, _) = $0 { !steps.isEmpty } else { true } }
         steps = placed.map { operation, canvas in
-            PlacedOperation(operation: operation, canvas: canvas.size,
-                            offsetX: output.x - canvas.x, offsetY: output.y - canvas.y)
+            PlacedOperation(
+                operation: operation, canvas: canvas.size,
+                offsetX: output.x - canvas.x, offsetY: output.y - canvas.y)
         }
     }
 }
@@ -94,8 +100,10 @@ extension PixelRect {
     }
 
     func intersection(_ other: PixelRect) -> PixelRect {
-        let left = Swift.max(x, other.x), top = Swift.max(y, other.y)
-        let right = Swift.min(maxX, other.maxX), bottom = Swift.min(maxY, other.maxY)
+        let left = Swift.max(x, other.x)
+        let top = Swift.max(y, other.y)
+        let right = Swift.min(maxX, other.maxX)
+        let bottom = Swift.min(maxY, other.maxY)
         return PixelRect(x: left, y: top, width: Swift.max(0, right - left), height: Swift.max(0, bottom - top))
     }
 }

@@ -11,8 +11,10 @@ public struct RenderLimits: Sendable, Equatable {
     public var maxScans: Int
 
     public static let defaultMaxPixels = 268_402_689  // libvips' default: 16384²
-    public init(memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
-                maxScans: Int = JPEGDecoder.defaultMaxScans) {
+    public init(
+        memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+        maxScans: Int = JPEGDecoder.defaultMaxScans
+    ) {
         self.memoryBudget = memoryBudget
         self.maxPixels = maxPixels
         self.maxScans = maxScans
@@ -69,16 +71,24 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         var lines: [String] = []
         let g = geometry
         if let decode = wholeImageDecode {
-            lines.append("input      \(g.storedSize) \(inputFormat), as decoded (libheif applies its irot/imir/clap; EXIF orientation is not applied again), "
-                + "orientation \(g.orientation.rawValue) → \(g.orientedSize) upright")
-            lines.append("decode     whole image at once (libheif 1.15): \(decode.size) × \(decode.bytesPerPixel) B/px = \(ByteCount.format(decode.pixelBytes)), "
-                + "file 2 × \(ByteCount.format(decode.fileBytes)), codec \(ByteCount.format(decode.codecBytes)); rows then stream from the decoded image")
+            lines.append(
+                "input      \(g.storedSize) \(inputFormat), as decoded (libheif applies its irot/imir/clap; EXIF orientation is not applied again), "
+                    + "orientation \(g.orientation.rawValue) → \(g.orientedSize) upright")
+            lines.append(
+                "decode     whole image at once (libheif 1.15): \(decode.size) × \(decode.bytesPerPixel) B/px = \(ByteCount.format(decode.pixelBytes)), "
+                    + "file 2 × \(ByteCount.format(decode.fileBytes)), codec \(ByteCount.format(decode.codecBytes)); rows then stream from the decoded image"
+            )
         } else {
-            lines.append("input      \(g.storedSize) stored \(inputFormat), orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")")
+            lines.append(
+                "input      \(g.storedSize) stored \(inputFormat), orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")"
+            )
         }
-        lines.append("output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
+        lines.append(
+            "output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
         if g.hasNeighbourhoodOperations {
-            lines.append("halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))")
+            lines.append(
+                "halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))"
+            )
         }
         lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
         if let displaySize {
@@ -90,10 +100,13 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
             lines.append("spill      none (rows stream in decode order)")
         }
         lines.append("operations \(g.steps.isEmpty ? "none" : g.steps.map(\.operation.name).joined(separator: ", "))")
-        lines.append("huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")")
-        lines.append("memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
-            + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
-            + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))")
+        lines.append(
+            "huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")"
+        )
+        lines.append(
+            "memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
+                + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
+                + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))")
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -143,8 +156,9 @@ public enum RenderPlanner {
         huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
-        try plan(source: .jpeg(header), geometry: geometry, encoding: encoding, huffman: huffman, limits: limits,
-                 displayLongestSide: displayLongestSide, streamBufferBytes: streamBufferBytes)
+        try plan(
+            source: .jpeg(header), geometry: geometry, encoding: encoding, huffman: huffman, limits: limits,
+            displayLongestSide: displayLongestSide, streamBufferBytes: streamBufferBytes)
     }
 
     public static func plan(
@@ -154,29 +168,36 @@ public enum RenderPlanner {
     ) throws -> RenderPlan {
         let streams = streamBytes(outputs: displayLongestSide == nil ? 1 : 2, backendBytesPerStream: streamBufferBytes)
         let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
-        let displayBytes = display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) } ?? 0
+        let displayBytes =
+            display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) }
+            ?? 0
         let stored = geometry.storedSize
         guard stored.area <= limits.maxPixels else {
             throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
         }
         let decoder = decoderBytes(source)
         if source.isProgressive, decoder > limits.memoryBudget {
-            throw RenderError.budgetTooSmall(needed: decoder, budget: limits.memoryBudget,
+            throw RenderError.budgetTooSmall(
+                needed: decoder, budget: limits.memoryBudget,
                 reason: "this progressive JPEG's whole-image coefficient buffer (\(stored))")
         }
         let candidate = { (height: Int) in
-            Self.plan(source: source, geometry: geometry, encoding: encoding, height: height,
-                 decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget)
+            Self.plan(
+                source: source, geometry: geometry, encoding: encoding, height: height,
+                decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget)
         }
-        guard var plan = candidateHeights.lazy.map(candidate).first(where: { $0.memory.total <= limits.memoryBudget }) else {
+        guard var plan = candidateHeights.lazy.map(candidate).first(where: { $0.memory.total <= limits.memoryBudget })
+        else {
             let smallest = candidateHeights.last!
             let needed = candidate(smallest).memory.total
             if case .heif(let heif) = source {
-                throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
+                throw RenderError.budgetTooSmall(
+                    needed: needed, budget: limits.memoryBudget,
                     reason: "decoding this \(source.formatName)'s \(stored) image whole (libheif 1.15 holds all of it: "
                         + "\(heif.decodeBytesPerPixel) bytes a pixel at its peak) and rendering it")
             }
-            throw RenderError.budgetTooSmall(needed: needed, budget: limits.memoryBudget,
+            throw RenderError.budgetTooSmall(
+                needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
         plan.displaySize = display
@@ -186,7 +207,8 @@ public enum RenderPlanner {
             break
         case .on:
             guard plan.memory.total + coefficients <= limits.memoryBudget else {
-                throw RenderError.budgetTooSmall(needed: plan.memory.total + coefficients, budget: limits.memoryBudget,
+                throw RenderError.budgetTooSmall(
+                    needed: plan.memory.total + coefficients, budget: limits.memoryBudget,
                     reason: "optimised Huffman coding of \(geometry.outputSize)")
             }
             plan.optimizeCoding = true
@@ -228,7 +250,8 @@ public enum RenderPlanner {
         }
         // Flips keep whole rows together; quarter turns cut rows into square tiles so an
         // output strip is one tile column.
-        let tile = orientation.swapsAxes
+        let tile =
+            orientation.swapsAxes
             ? PixelSize(width: min(height, region.width), height: min(height, region.height))
             : PixelSize(width: region.width, height: min(height, region.height))
         let band = orientation.swapsAxes ? tile.width * region.height * 3 : region.width * tile.height * 3
@@ -237,7 +260,8 @@ public enum RenderPlanner {
         plan.decodeRows = tile.height
         plan.stripHeight = orientation.swapsAxes ? tile.width : tile.height
         plan.spillBytes = spillBytes
-        plan.memory.stripBuffers = stored.width * 3 * tile.height
+        plan.memory.stripBuffers =
+            stored.width * 3 * tile.height
             + outputStripBytes(width: output.width, rows: plan.stripHeight) + halo
         plan.memory.spillBuffers = band
         if plan.memory.total + spillBytes <= budget / 2 {
@@ -252,7 +276,8 @@ public enum RenderPlanner {
     /// The decoder's input buffer, each encoder's output buffer, and what the backend holds
     /// per stream (the input and every output).
     static func streamBytes(outputs: Int, backendBytesPerStream: Int) -> Int {
-        JPEGDecoder.sourceBufferBytes + outputs * JPEGEncoder.destinationBufferBytes + (1 + outputs) * backendBytesPerStream
+        JPEGDecoder.sourceBufferBytes + outputs * JPEGEncoder.destinationBufferBytes + (1 + outputs)
+            * backendBytesPerStream
     }
 
     /// Each blur keeps 2r+1 rows of its output width in floats (twice for unsharp masks,

@@ -35,7 +35,8 @@ public struct RenderRequest: Sendable {
 
     public init(
         operations: [ImageOperation], encoding: JPEGEncoding = JPEGEncoding(quality: 92),
-        huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(), spillDirectory: String,
+        huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(),
+        spillDirectory: String,
         rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },
         keepICCProfile: Bool = true, threads: Int = 1
     ) {
@@ -65,32 +66,40 @@ public struct RenderResult: Sendable {
 public enum Renderer {
     /// Reads the header from `input` and plans, without decoding pixels. `orientation` picks
     /// the orientation to apply from the header (the EXIF one, or a given one).
-    public static func plan(_ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
-                            orientation: (SourceHeader) throws -> Orientation) throws -> RenderPlan {
+    public static func plan(
+        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        orientation: (SourceHeader) throws -> Orientation
+    ) throws -> RenderPlan {
         let decoder = try openDecoder(input, request: request)
-        return try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: withDisplayCopy)
+        return try plan(
+            request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: withDisplayCopy)
     }
 
     /// Renders what `input` holds into `output`, and a display-size copy into `display` when
     /// given. Both uploads are committed only after both JPEGs are complete; on any failure
     /// (damaged input, a stream error, cancellation) both are aborted, so nothing is published.
     /// `orientation` is applied to the rows the decoder delivers: for a HEIF, already upright.
-    public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-                              display: (any ObjectUpload)? = nil, orientation: Orientation) throws -> RenderResult {
+    public static func render(
+        _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+        display: (any ObjectUpload)? = nil, orientation: Orientation
+    ) throws -> RenderResult {
         try render(request, from: input, to: output, display: display) { _ in orientation }
     }
 
     /// As above, with the orientation picked from the header (its EXIF orientation).
-    public static func render(_ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-                              display: (any ObjectUpload)? = nil,
-                              orientation: (SourceHeader) throws -> Orientation) throws -> RenderResult {
+    public static func render(
+        _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+        display: (any ObjectUpload)? = nil,
+        orientation: (SourceHeader) throws -> Orientation
+    ) throws -> RenderResult {
         do {
             let result = try encode(request, from: input, to: output, display: display, orientation: orientation)
             let bytes = try publish(output)
             let displayBytes = try display.map(publish)
-            return RenderResult(plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
-                                displaySize: display == nil ? nil : result.plan.displaySize, displayBytes: displayBytes,
-                                warnings: result.warnings)
+            return RenderResult(
+                plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
+                displaySize: display == nil ? nil : result.plan.displaySize, displayBytes: displayBytes,
+                warnings: result.warnings)
         } catch {
             output.abort()
             display?.abort()
@@ -99,37 +108,51 @@ public enum Renderer {
     }
 
     /// Decodes, runs the strips and finishes both encoders; commits nothing.
-    static func encode(_ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-                       orientation: (SourceHeader) throws -> Orientation) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
+    static func encode(
+        _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
+        orientation: (SourceHeader) throws -> Orientation
+    ) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
         let decoder = try openDecoder(input, request: request)
-        let plan = try plan(request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
+        let plan = try plan(
+            request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
         let size = plan.geometry.outputSize
         var warnings: [RenderWarning] = []
         let encoder = try wrap { try JPEGEncoder(sink: output) }
-        let encoding = JPEGEncoding(quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
-                                    optimizeCoding: plan.optimizeCoding)
+        let encoding = JPEGEncoding(
+            quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
+            optimizeCoding: plan.optimizeCoding)
         try wrap {
             let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths)
             guard decoded == plan.geometry.storedSize else {
-                throw RenderError.jpeg(JPEGError(code: .misuse, message: "the decoder delivers \(decoded), "
-                    + "not the planned \(plan.geometry.storedSize)", path: input.objectName))
+                throw RenderError.jpeg(
+                    JPEGError(
+                        code: .misuse,
+                        message: "the decoder delivers \(decoded), "
+                            + "not the planned \(plan.geometry.storedSize)", path: input.objectName))
             }
             try encoder.start(width: size.width, height: size.height, encoding: encoding)
         }
         let profile = OutputColorProfile(for: decoder.header)
         if let warning = profile.warning { warnings.append(warning) }
-        try writeMetadata(to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
-                          warnings: &warnings)
+        try writeMetadata(
+            to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
+            warnings: &warnings)
         var derivative: Derivative?
         if let display, let displaySize = plan.displaySize {
             let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
-            try wrap { try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding) }
-            try writeMetadata(to: displayEncoder, size: displaySize, request: request, header: decoder.header,
-                              profile: profile.iccProfile, warnings: &warnings)
-            derivative = Derivative(encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
+            try wrap {
+                try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding)
+            }
+            try writeMetadata(
+                to: displayEncoder, size: displaySize, request: request, header: decoder.header,
+                profile: profile.iccProfile, warnings: &warnings)
+            derivative = Derivative(
+                encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
         }
-        try StripPipeline(plan: plan, decoder: decoder.rows, encoder: encoder, spillDirectory: request.spillDirectory,
-                          threads: request.threads, derivative: derivative, isCancelled: request.isCancelled).run()
+        try StripPipeline(
+            plan: plan, decoder: decoder.rows, encoder: encoder, spillDirectory: request.spillDirectory,
+            threads: request.threads, derivative: derivative, isCancelled: request.isCancelled
+        ).run()
         try wrap {
             // Decodes what is left, so damage below the last needed row still fails the render,
             // and judges how the input ended before either output is finished.
@@ -142,8 +165,10 @@ public enum Renderer {
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
-    static func writeMetadata(to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: SourceHeader,
-                              profile: [UInt8]?, warnings: inout [RenderWarning]) throws {
+    static func writeMetadata(
+        to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: SourceHeader,
+        profile: [UInt8]?, warnings: inout [RenderWarning]
+    ) throws {
         if let original = header.exifPayload {
             do {
                 if let exif = try request.rewriteExif(original, size) {
@@ -162,13 +187,17 @@ public enum Renderer {
         }
     }
 
-    static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool) throws -> RenderPlan {
-        let geometry = try RenderGeometry(storedSize: header.decodedSize(scaleEighths: request.decodeScaleEighths),
-                                          orientation: orientation, operations: request.operations)
-        return try RenderPlanner.plan(source: header, geometry: geometry, encoding: request.encoding,
-                                      huffman: request.huffman, limits: request.limits,
-                                      displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
-                                      streamBufferBytes: request.streamBufferBytes)
+    static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool)
+        throws -> RenderPlan
+    {
+        let geometry = try RenderGeometry(
+            storedSize: header.decodedSize(scaleEighths: request.decodeScaleEighths),
+            orientation: orientation, operations: request.operations)
+        return try RenderPlanner.plan(
+            source: header, geometry: geometry, encoding: request.encoding,
+            huffman: request.huffman, limits: request.limits,
+            displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
+            streamBufferBytes: request.streamBufferBytes)
     }
 
     /// The smallest decode scale, in eighths, whose longest side still reaches `longestSide`
@@ -183,18 +212,22 @@ public enum Renderer {
     static func openDecoder(_ input: any ByteSource, request: RenderRequest) throws -> SourceDecoder {
         do {
             return try wrap {
-                try SourceDecoder.open(input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
-                                       maxScans: request.limits.maxScans)
+                try SourceDecoder.open(
+                    input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
+                    maxScans: request.limits.maxScans)
             }
         } catch let error as StreamError {
             // Reading the first bytes to tell the format failed: as libjpeg would report it.
-            throw RenderError.jpeg(JPEGError(code: .io, message: error.message, path: input.objectName,
-                                             byteOffset: error.byteOffset, systemErrno: error.systemErrno, cause: error))
+            throw RenderError.jpeg(
+                JPEGError(
+                    code: .io, message: error.message, path: input.objectName,
+                    byteOffset: error.byteOffset, systemErrno: error.systemErrno, cause: error))
         } catch let error as RenderError {
             // A file too big to hold in this budget is the budget's refusal, not damage.
             if case .heif(let heif) = error, let fileBytes = heif.fileBytes {
-                throw RenderError.budgetTooSmall(needed: 2 * fileBytes, budget: request.limits.memoryBudget,
-                                                 reason: "holding this \(ByteCount.format(fileBytes)) HEIF file in memory while libheif reads it")
+                throw RenderError.budgetTooSmall(
+                    needed: 2 * fileBytes, budget: request.limits.memoryBudget,
+                    reason: "holding this \(ByteCount.format(fileBytes)) HEIF file in memory while libheif reads it")
             }
             throw error
         }

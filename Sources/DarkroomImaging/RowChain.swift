@@ -30,7 +30,8 @@ final class DecodedRows: LinearRowSource {
             precondition(stripRows > 0, "asked for more rows than the region has")
         }
         let rowBytes = region.width * 3
-        SRGB.decode(strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, into: row, count: rowBytes)
+        SRGB.decode(
+            strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, into: row, count: rowBytes)
         nextInStrip += 1
     }
 }
@@ -50,8 +51,9 @@ final class ColorRows: LinearRowSource {
 
     func nextRow(into row: UnsafeMutablePointer<Float>) throws {
         try upstream.nextRow(into: row)
-        let strip = LinearStrip(pixels: UnsafeMutableBufferPointer(start: row, count: region.width * 3),
-                                width: region.width, rows: 1, firstRow: rowIndex)
+        let strip = LinearStrip(
+            pixels: UnsafeMutableBufferPointer(start: row, count: region.width * 3),
+            width: region.width, rows: 1, firstRow: rowIndex)
         for step in steps { ColorKernels.apply(step, to: strip) }
         rowIndex += 1
     }
@@ -60,7 +62,8 @@ final class ColorRows: LinearRowSource {
 /// Builds the chain for a plan's stages on top of the decoded rows.
 enum RowChain {
     static func build(plan: RenderPlan, source: OrientedRowSource) -> any LinearRowSource {
-        var chain: any LinearRowSource = DecodedRows(source: source, region: plan.geometry.readRect, stripHeight: plan.stripHeight)
+        var chain: any LinearRowSource = DecodedRows(
+            source: source, region: plan.geometry.readRect, stripHeight: plan.stripHeight)
         for stage in plan.geometry.stages {
             switch stage {
             case .color(let steps, _):

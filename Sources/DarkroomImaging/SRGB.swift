@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// sRGB ↔ linear light. Operations run on linear floats (as Core Image's default working
@@ -26,8 +26,10 @@ public enum SRGB {
 
     /// 8-bit codes → linear floats through `decodeTable` (256 entries).
     @inline(never)
-    public static func decode(_ codes: UnsafePointer<UInt8>, into linear: UnsafeMutablePointer<Float>, count: Int,
-                              table: UnsafePointer<Float>) {
+    public static func decode(
+        _ codes: UnsafePointer<UInt8>, into linear: UnsafeMutablePointer<Float>, count: Int,
+        table: UnsafePointer<Float>
+    ) {
         var index = 0
         // Eight codes in one load, picked apart in registers: the table lookups are then
         // the only loads per sample.
@@ -64,7 +66,8 @@ public enum SRGB {
             }
             let above = SIMD8<UInt32>(repeating: 0).replacing(with: 1, where: encoder.reachesBound(bits, entries))
             let result = (entries &>> 24) &+ above
-            UnsafeMutableRawPointer(codes + index).storeBytes(of: SIMD8<UInt8>(truncatingIfNeeded: result), as: SIMD8<UInt8>.self)
+            UnsafeMutableRawPointer(codes + index).storeBytes(
+                of: SIMD8<UInt8>(truncatingIfNeeded: result), as: SIMD8<UInt8>.self)
             index &+= 8
         }
         while index < count {

@@ -117,7 +117,9 @@ final class SourceDecoder {
     }
 
     /// Reads the first bytes of `input` to tell its format, then opens the decoder on all of it.
-    static func open(_ input: any ByteSource, heifLimits: HEIFLimits, maxScans: Int = JPEGDecoder.defaultMaxScans) throws -> SourceDecoder {
+    static func open(_ input: any ByteSource, heifLimits: HEIFLimits, maxScans: Int = JPEGDecoder.defaultMaxScans)
+        throws -> SourceDecoder
+    {
         var prefix = [UInt8](repeating: 0, count: HEIFFileType.sniffLength)
         let got = try prefix.withUnsafeMutableBytes { buffer throws(StreamError) in try input.readFully(into: buffer) }
         prefix.removeSubrange(got...)

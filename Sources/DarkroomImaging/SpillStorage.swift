@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Where decoded pixels wait when output rows cannot be produced in decode order
@@ -41,7 +41,8 @@ final class FileSpill: SpillStorage {
         var template = Array("\(directory)/darkroom-spill-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw RenderError.spill(path: directory, message: "cannot create a temporary file: \(String(cString: strerror(errno)))")
+            throw RenderError.spill(
+                path: directory, message: "cannot create a temporary file: \(String(cString: strerror(errno)))")
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         self.descriptor = descriptor
@@ -67,7 +68,9 @@ final class FileSpill: SpillStorage {
             let got = pread(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
-                throw RenderError.spill(path: directory, message: "read failed: \(got == 0 ? "unexpected end of file" : String(cString: strerror(errno)))")
+                throw RenderError.spill(
+                    path: directory,
+                    message: "read failed: \(got == 0 ? "unexpected end of file" : String(cString: strerror(errno)))")
             }
             done += got
         }

@@ -21,7 +21,7 @@ final class StripHandoff: @unchecked Sendable {
         free = Array(0..<count)
     }
 
-    deinit { buffers.forEach { $0.deallocate() } }
+    deinit { for buffer in buffers { buffer.deallocate() } }
 
     /// Producer: a buffer to fill, or nil when the consumer failed.
     func takeFree() -> Int? {

@@ -19,8 +19,11 @@ struct StripPipeline {
         let render = makeProducer()
         let downscaler = derivative.map { derivative in
             StreamingDownscaler(resampler: derivative.resampler) { row in
-                try wrap { try derivative.encoder.writeRows(from: UnsafeRawBufferPointer(start: row, count: derivative.resampler.target.width * 3),
-                                                           rowStride: derivative.resampler.target.width * 3, rowCount: 1) }
+                try wrap {
+                    try derivative.encoder.writeRows(
+                        from: UnsafeRawBufferPointer(start: row, count: derivative.resampler.target.width * 3),
+                        rowStride: derivative.resampler.target.width * 3, rowCount: 1)
+                }
             }
         }
         let produce: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
@@ -38,7 +41,9 @@ struct StripPipeline {
             while true {
                 let rows = try produce(rgb)
                 if rows == 0 { break }
-                try wrap { try encoder.writeRows(from: UnsafeRawBufferPointer(rgb), rowStride: width * 3, rowCount: rows) }
+                try wrap {
+                    try encoder.writeRows(from: UnsafeRawBufferPointer(rgb), rowStride: width * 3, rowCount: rows)
+                }
             }
             return
         }
@@ -50,8 +55,9 @@ struct StripPipeline {
             while let strip = handoff.takeReady() {
                 do {
                     try wrap {
-                        try encoderBox.value.writeRows(from: UnsafeRawBufferPointer(handoff.buffers[strip.buffer]),
-                                                       rowStride: width * 3, rowCount: strip.rows)
+                        try encoderBox.value.writeRows(
+                            from: UnsafeRawBufferPointer(handoff.buffers[strip.buffer]),
+                            rowStride: width * 3, rowCount: strip.rows)
                     }
                 } catch {
                     handoff.fail(error)
@@ -83,7 +89,8 @@ extension StripPipeline {
     /// the end). Color-only renders color the decoded strips in place; renders with
     /// blurs pull rows through the row chain.
     func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
-        let source = OrientedRowSource(decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
+        let source = OrientedRowSource(
+            decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
         let output = plan.geometry.outputSize
         guard plan.geometry.hasNeighbourhoodOperations else {
             let color = StripColor(plan: plan)
@@ -104,7 +111,8 @@ extension StripPipeline {
             let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
             for index in 0..<rows {
                 try chain.nextRow(into: rowKeeper.buffer.baseAddress!)
-                SRGB.encode(rowKeeper.buffer.baseAddress!, into: bytes + index * output.width * 3, count: output.width * 3)
+                SRGB.encode(
+                    rowKeeper.buffer.baseAddress!, into: bytes + index * output.width * 3, count: output.width * 3)
             }
             produced += rows
             return rows

@@ -1,8 +1,9 @@
 import Crypto
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A file's SHA-256 and size. Assets are identified by the hash of their bytes, so importing
@@ -27,8 +28,8 @@ struct FileDigest: Sendable, Equatable {
         guard input >= 0 else { throw .unreadable(path: path, errno: errno) }
         defer { close(input) }
         #if os(Linux)
-        // Doubles the kernel's read-ahead for a file read once, front to back.
-        _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
+            // Doubles the kernel's read-ahead for a file read once, front to back.
+            _ = posix_fadvise(input, 0, 0, POSIX_FADV_SEQUENTIAL)
         #endif
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize, alignment: 4096)
         defer { buffer.deallocate() }
@@ -67,7 +68,7 @@ enum FileDigestError: Error, Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case let .unreadable(path, code): "\(path): cannot be read: \(String(cString: strerror(code)))"
+        case .unreadable(let path, let code): "\(path): cannot be read: \(String(cString: strerror(code)))"
         }
     }
 }

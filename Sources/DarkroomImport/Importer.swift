@@ -1,9 +1,9 @@
 import ByteStreams
-import DarkroomMetadata
+import Crypto
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetadata
 import DarkroomStorage
-import Crypto
 import Foundation
 import JPEGTurbo
 import LibHeif
@@ -42,19 +42,29 @@ public struct Importer {
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
             throw ImportError(source: source, message: "no such file")
         }
-        guard !isDirectory.boolValue else { throw ImportError(source: source, message: "is a folder; pass the photos inside it") }
+        guard !isDirectory.boolValue else {
+            throw ImportError(source: source, message: "is a folder; pass the photos inside it")
+        }
         let (digest, fileSize) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
             // Restored only when the storage says for sure it is gone; a key it refuses is left alone.
             if let key = try? StorageKey(existing.originalPath), (try? storage.exists(key)) == false {
                 try copy(absolute, to: key, source: source)
-                logger.notice("restored a missing original", metadata: ["asset_id": "\(existing.id)", "path": "\(existing.originalPath)"])
-                return ImportOutcome(status: .restored, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
+                logger.notice(
+                    "restored a missing original",
+                    metadata: ["asset_id": "\(existing.id)", "path": "\(existing.originalPath)"])
+                return ImportOutcome(
+                    status: .restored, assetID: existing.id, source: source, storedPath: existing.originalPath,
+                    warnings: [])
             }
-            return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
+            return ImportOutcome(
+                status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: []
+            )
         }
         // Read the header first: a file that is not a JPEG or a HEIF is refused before anything is copied.
-        let header = try readHeader(source: source) { () throws(StreamError) in try FileSource(path: absolute, name: source) }
+        let header = try readHeader(source: source) { () throws(StreamError) in
+            try FileSource(path: absolute, name: source)
+        }
         let stored = try storeOriginal(absolute, digest: digest, fileExtension: header.fileExtension, source: source)
         return try register(header, digest: digest, byteSize: fileSize, stored: stored, source: source)
     }
@@ -66,7 +76,9 @@ public struct Importer {
         let source = storage.location + "/" + key.rawValue
         let (digest, byteSize) = try hashObject(key, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
-            return ImportOutcome(status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: [])
+            return ImportOutcome(
+                status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: []
+            )
         }
         let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
         return try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
@@ -79,19 +91,25 @@ public struct Importer {
         } catch let error as StreamError {
             throw ImportError(source: source, message: "cannot be read: \(error.message)")
         } catch let error as JPEGError {
-            throw ImportError(source: source, message: error.message + (error.code == .corrupt ? " (not a readable JPEG, HEIC or AVIF)" : ""))
+            throw ImportError(
+                source: source,
+                message: error.message + (error.code == .corrupt ? " (not a readable JPEG, HEIC or AVIF)" : ""))
         } catch let error as HEIFError {
-            throw ImportError(source: source, message: error.message + (error.isDamagedData ? " (not a readable HEIF)" : ""))
+            throw ImportError(
+                source: source, message: error.message + (error.isDamagedData ? " (not a readable HEIF)" : ""))
         }
     }
 
     /// Reads the metadata from the header and records the asset stored under `stored`.
-    func register(_ header: SourceHeader, digest: String, byteSize: Int64, stored: String, source: String) throws -> ImportOutcome {
+    func register(_ header: SourceHeader, digest: String, byteSize: Int64, stored: String, source: String) throws
+        -> ImportOutcome
+    {
         var metadata = MetadataReader.read(app1Payload: header.exifPayload)
         switch header {
         case .jpeg(let jpeg):
             if jpeg.exifPayload == nil, jpeg.hasXMP {
-                metadata.warnings.append("no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty")
+                metadata.warnings.append(
+                    "no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty")
             }
         case .heif(let heif):
             metadata.warnings += heif.warnings
@@ -101,13 +119,15 @@ public struct Importer {
         }
         let info = metadata.metadata
         let size = header.storedSize
-        let registered = try assets.register(NewAsset(
-            originalPath: stored, contentSHA256: digest, byteSize: byteSize,
-            pixelWidth: size.width, pixelHeight: size.height, orientation: Self.orientation(of: header, exif: info),
-            latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
-            creationDate: info.creationDate, metadataWarnings: metadata.warnings))
-        return ImportOutcome(status: registered.created ? .imported : .existing, assetID: registered.id,
-                             source: source, storedPath: stored, warnings: metadata.warnings)
+        let registered = try assets.register(
+            NewAsset(
+                originalPath: stored, contentSHA256: digest, byteSize: byteSize,
+                pixelWidth: size.width, pixelHeight: size.height, orientation: Self.orientation(of: header, exif: info),
+                latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
+                creationDate: info.creationDate, metadataWarnings: metadata.warnings))
+        return ImportOutcome(
+            status: registered.created ? .imported : .existing, assetID: registered.id,
+            source: source, storedPath: stored, warnings: metadata.warnings)
     }
 
     /// What `assets.orientation` holds: how the rows the decoder delivers must be turned to
@@ -143,7 +163,8 @@ public struct Importer {
         do {
             return try storage.exists(key)
         } catch {
-            throw ImportError(source: source, message: "cannot look up \(key) in the storage (\(storage.location)): \(error)")
+            throw ImportError(
+                source: source, message: "cannot look up \(key) in the storage (\(storage.location)): \(error)")
         }
     }
 
@@ -176,7 +197,7 @@ public struct Importer {
             return (digest.sha256, digest.byteCount)
         } catch {
             switch error {
-            case let .unreadable(_, code):
+            case .unreadable(_, let code):
                 throw ImportError(source: source, message: "cannot be read: \(String(cString: strerror(code)))")
             }
         }

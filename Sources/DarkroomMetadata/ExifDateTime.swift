@@ -1,7 +1,7 @@
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+    import FoundationEssentials
 #else
-import Foundation
+    import Foundation
 #endif
 
 /// Parses EXIF date/time strings. Pure: no I/O, no calendar or locale lookups.
@@ -32,8 +32,8 @@ public enum ExifDateTime {
         let bytes = Array(offset.trimmingTrailing(where: isPadding).utf8)
         if bytes == [UInt8(ascii: "Z")] { return 0 }
         guard bytes.count == 6, bytes[3] == UInt8(ascii: ":"),
-              let hours = decimal(bytes[1...2]), let minutes = decimal(bytes[4...5]),
-              hours <= 14, minutes <= 59
+            let hours = decimal(bytes[1...2]), let minutes = decimal(bytes[4...5]),
+            hours <= 14, minutes <= 59
         else { return nil }
         let magnitude = hours * 3600 + minutes * 60
         switch bytes[0] {
@@ -72,17 +72,17 @@ private struct WallClock {
         // "YYYY:MM:DD HH:MM:SS": separators at fixed positions, digits everywhere else.
         let separators: [Int: UInt8] = [4: .colon, 7: .colon, 10: .space, 13: .colon, 16: .colon]
         guard bytes.count == 19, separators.allSatisfy({ bytes[$0.key] == $0.value }),
-              let year = ExifDateTime.decimal(bytes[0...3]),
-              let month = ExifDateTime.decimal(bytes[5...6]),
-              let day = ExifDateTime.decimal(bytes[8...9]),
-              let hour = ExifDateTime.decimal(bytes[11...12]),
-              let minute = ExifDateTime.decimal(bytes[14...15]),
-              let second = ExifDateTime.decimal(bytes[17...18])
+            let year = ExifDateTime.decimal(bytes[0...3]),
+            let month = ExifDateTime.decimal(bytes[5...6]),
+            let day = ExifDateTime.decimal(bytes[8...9]),
+            let hour = ExifDateTime.decimal(bytes[11...12]),
+            let minute = ExifDateTime.decimal(bytes[14...15]),
+            let second = ExifDateTime.decimal(bytes[17...18])
         else { return nil }
 
         guard year >= 1, (1...12).contains(month),
-              (1...WallClock.daysIn(month: month, year: year)).contains(day),
-              (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+            (1...WallClock.daysIn(month: month, year: year)).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
         else { return nil }
         (self.year, self.month, self.day) = (year, month, day)
         (self.hour, self.minute, self.second) = (hour, minute, second)
@@ -117,7 +117,7 @@ private struct WallClock {
     }
 }
 
-private extension UInt8 {
-    static let colon = UInt8(ascii: ":")
-    static let space = UInt8(ascii: " ")
+extension UInt8 {
+    fileprivate static let colon = UInt8(ascii: ":")
+    fileprivate static let space = UInt8(ascii: " ")
 }

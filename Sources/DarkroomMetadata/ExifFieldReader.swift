@@ -1,9 +1,10 @@
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
 import LibExif
+
+#if canImport(FoundationEssentials)
+    import FoundationEssentials
+#else
+    import Foundation
+#endif
 
 /// Turns the entries of one `ExifDocument` into `PhotoMetadata`, noting every field that is
 /// present but unusable. Absent fields are normal and produce no warning.
@@ -47,10 +48,13 @@ struct ExifFieldReader {
             warnings.append("\(name) is present but \(name)Ref (N/S or E/W) is missing; location ignored.")
             return nil
         }
-        guard let degrees = GPSCoordinate.decimalDegrees(
-            degrees: parts[0], minutes: parts[1], seconds: parts[2], reference: reference
-        ) else {
-            warnings.append("\(name) \(value) with reference \"\(reference)\" is not a valid coordinate; location ignored.")
+        guard
+            let degrees = GPSCoordinate.decimalDegrees(
+                degrees: parts[0], minutes: parts[1], seconds: parts[2], reference: reference
+            )
+        else {
+            warnings.append(
+                "\(name) \(value) with reference \"\(reference)\" is not a valid coordinate; location ignored.")
             return nil
         }
         return degrees
@@ -63,9 +67,11 @@ struct ExifFieldReader {
         // sea level), so it becomes an invalid number instead.
         let referenceNumber = reference.map { $0.unsignedIntegers?.first ?? .max }
         guard let altitude = value.unsignedRationals?.first,
-              let metres = GPSCoordinate.altitudeMetres(altitude: altitude, reference: referenceNumber)
+            let metres = GPSCoordinate.altitudeMetres(altitude: altitude, reference: referenceNumber)
         else {
-            warnings.append("GPSAltitude \(value) with GPSAltitudeRef \(reference.map(\.description) ?? "missing") is not readable; altitude ignored.")
+            warnings.append(
+                "GPSAltitude \(value) with GPSAltitudeRef \(reference.map(\.description) ?? "missing") is not readable; altitude ignored."
+            )
             return nil
         }
         return metres
@@ -105,7 +111,9 @@ struct ExifFieldReader {
             }
             return nil
         }
-        warnings.append("Offset tag \(offsetTag) \(offsetValue.map(\.description) ?? "") for \(name) is not \"+HH:MM\", \"-HH:MM\" or \"Z\"; the time was read as UTC.")
+        warnings.append(
+            "Offset tag \(offsetTag) \(offsetValue.map(\.description) ?? "") for \(name) is not \"+HH:MM\", \"-HH:MM\" or \"Z\"; the time was read as UTC."
+        )
         return utc
     }
 

@@ -41,7 +41,8 @@ struct ExifLayout {
             throw .structure(.misplacedPointer, "IFD0 points to an Exif IFD \(exifPointers.count) times", [:])
         }
         if let pointer = exifPointers.first {
-            let offset = try ExifLayout.singleValue(pointer, named: "ExifIFDPointer", types: Tag.offsetTypes, in: buffer)
+            let offset = try ExifLayout.singleValue(
+                pointer, named: "ExifIFDPointer", types: Tag.offsetTypes, in: buffer)
             exifIFD = try ExifLayout.directory(at: offset, named: "Exif IFD", in: buffer, claimed: &claimed)
         } else {
             exifIFD = nil
@@ -53,16 +54,21 @@ struct ExifLayout {
         let patched = [ifd0] + (exifIFD.map { [$0] } ?? [])
         for directory in try ExifLayout.reachable(from: patched, exifIFD: exifIFD, in: buffer) {
             let values = directory.entries.compactMap { entry in
-                directory.outOfLineValueRange(of: entry, in: buffer).map { (name: "The value of tag \(entry.tag)", range: $0) }
+                directory.outOfLineValueRange(of: entry, in: buffer).map {
+                    (name: "The value of tag \(entry.tag)", range: $0)
+                }
             }
             // The rewrite patches IFD0 and the Exif IFD in place, so a value (or another
             // directory) stored inside them would change under it, Make or GPS included.
             let isPatched = patched.contains { $0.offset == directory.offset }
             for kept in (isPatched ? [] : [(name: "A directory", range: directory.range)]) + values {
                 if let target = patched.first(where: { $0.range.overlaps(kept.range) }) {
-                    throw .structure(.overlappingStructures, "\(kept.name) at \(kept.range) lies inside the directory at \(target.range) that the rewrite patches", [
-                        "offset": String(kept.range.lowerBound),
-                    ])
+                    throw .structure(
+                        .overlappingStructures,
+                        "\(kept.name) at \(kept.range) lies inside the directory at \(target.range) that the rewrite patches",
+                        [
+                            "offset": String(kept.range.lowerBound)
+                        ])
                 }
             }
             protected.append(directory.range)
@@ -88,13 +94,17 @@ struct ExifLayout {
                 guard let offset = try? Int(buffer.uint32(at: entry.valueFieldOffset)) else { continue }
                 // Whatever it points at (IFD0 included), libexif would read it as the Exif IFD.
                 if entry.tag == Tag.exifIFDPointer, offset != exifIFD?.offset {
-                    throw .structure(.misplacedPointer, "A pointer to an Exif IFD at offset \(offset) lies outside IFD0", [
-                        "entryOffset": String(entry.entryOffset),
-                    ])
+                    throw .structure(
+                        .misplacedPointer, "A pointer to an Exif IFD at offset \(offset) lies outside IFD0",
+                        [
+                            "entryOffset": String(entry.entryOffset)
+                        ])
                 }
-                guard visited.insert(offset).inserted, let directory = TIFFDirectory(partialAt: offset, in: buffer) else { continue }
+                guard visited.insert(offset).inserted, let directory = TIFFDirectory(partialAt: offset, in: buffer)
+                else { continue }
                 guard found.count < maxDirectories else {
-                    throw .structure(.tooManyDirectories, "The EXIF data links more than \(maxDirectories) directories", [:])
+                    throw .structure(
+                        .tooManyDirectories, "The EXIF data links more than \(maxDirectories) directories", [:])
                 }
                 found.append(directory)
             }
@@ -118,10 +128,13 @@ struct ExifLayout {
         try checkUnclaimed(ifd1Offset, as: "IFD1", in: claimed)
         // Unlinking IFD1 would also unlink whatever it points to, which libexif reads today.
         if let partial = TIFFDirectory(partialAt: ifd1Offset, in: buffer),
-           let pointer = partial.entries.first(where: { Tag.pointers.contains($0.tag) }) {
-            throw .structure(.misplacedPointer, "IFD1 (the thumbnail's directory) holds a pointer to another directory", [
-                "entryOffset": String(pointer.entryOffset),
-            ])
+            let pointer = partial.entries.first(where: { Tag.pointers.contains($0.tag) })
+        {
+            throw .structure(
+                .misplacedPointer, "IFD1 (the thumbnail's directory) holds a pointer to another directory",
+                [
+                    "entryOffset": String(pointer.entryOffset)
+                ])
         }
         guard let ifd1 = try? TIFFDirectory(at: ifd1Offset, in: buffer, name: "IFD1") else { return nil }
         try claim(ifd1.range, as: "IFD1", in: &claimed)
@@ -131,7 +144,7 @@ struct ExifLayout {
             return try? singleValue(entry, named: "thumbnail tag", types: Tag.integerTypes, in: buffer)
         }
         guard let start = value(Tag.thumbnailOffset), let length = value(Tag.thumbnailLength),
-              length > 0, buffer.contains(start, length: length)
+            length > 0, buffer.contains(start, length: length)
         else { return nil }
 
         let thumbnail = start..<start + length
@@ -160,7 +173,8 @@ struct ExifLayout {
             default: continue
             }
             // Keep the writer's SHORT when the new value fits, so readers see the type they expect.
-            let type = entry.type == TIFFDirectory.Entry.short && value <= UInt16.max
+            let type =
+                entry.type == TIFFDirectory.Entry.short && value <= UInt16.max
                 ? TIFFDirectory.Entry.short : TIFFDirectory.Entry.long
             try write(entry, type: type, value: value)
         }
@@ -184,9 +198,11 @@ struct ExifLayout {
         _ entry: TIFFDirectory.Entry, named name: String, types: [UInt16], in buffer: TIFFBuffer
     ) throws(ExifRewriteError) -> Int {
         guard entry.count == 1, types.contains(entry.type) else {
-            throw .structure(.malformedEntry, "\(name) is not a single offset or length", [
-                "entryOffset": String(entry.entryOffset), "type": String(entry.type), "count": String(entry.count),
-            ])
+            throw .structure(
+                .malformedEntry, "\(name) is not a single offset or length",
+                [
+                    "entryOffset": String(entry.entryOffset), "type": String(entry.type), "count": String(entry.count),
+                ])
         }
         return entry.type == TIFFDirectory.Entry.short
             ? Int(try buffer.uint16(at: entry.valueFieldOffset))
@@ -205,19 +221,29 @@ struct ExifLayout {
         return directory
     }
 
-    private static func checkUnclaimed(_ offset: Int, as name: String, in claimed: [Range<Int>]) throws(ExifRewriteError) {
+    private static func checkUnclaimed(_ offset: Int, as name: String, in claimed: [Range<Int>])
+        throws(ExifRewriteError)
+    {
         if let other = claimed.first(where: { $0.contains(offset) }) {
-            throw .structure(.overlappingStructures, "\(name) at offset \(offset) points into other EXIF data at \(other), a loop or corrupt offset", [
-                "structure": name, "offset": String(offset),
-            ])
+            throw .structure(
+                .overlappingStructures,
+                "\(name) at offset \(offset) points into other EXIF data at \(other), a loop or corrupt offset",
+                [
+                    "structure": name, "offset": String(offset),
+                ])
         }
     }
 
-    private static func claim(_ range: Range<Int>, as name: String, in claimed: inout [Range<Int>]) throws(ExifRewriteError) {
+    private static func claim(_ range: Range<Int>, as name: String, in claimed: inout [Range<Int>])
+        throws(ExifRewriteError)
+    {
         if let other = claimed.first(where: { $0.overlaps(range) }) {
-            throw .structure(.overlappingStructures, "\(name) at \(range) overlaps other EXIF data at \(other), a loop or corrupt offset", [
-                "structure": name, "offset": String(range.lowerBound),
-            ])
+            throw .structure(
+                .overlappingStructures,
+                "\(name) at \(range) overlaps other EXIF data at \(other), a loop or corrupt offset",
+                [
+                    "structure": name, "offset": String(range.lowerBound),
+                ])
         }
         claimed.append(range)
     }

@@ -17,11 +17,11 @@ public enum GPSCoordinate {
         reference: String
     ) -> Double? {
         guard let hemisphere = Hemisphere(reference),
-              let degrees = degrees.doubleValue,
-              let minutes = minutes.doubleValue,
-              let seconds = seconds.doubleValue,
-              (0..<60).contains(minutes),
-              (0..<60).contains(seconds)
+            let degrees = degrees.doubleValue,
+            let minutes = minutes.doubleValue,
+            let seconds = seconds.doubleValue,
+            (0..<60).contains(minutes),
+            (0..<60).contains(seconds)
         else { return nil }
 
         let magnitude = degrees + minutes / 60 + seconds / 3600

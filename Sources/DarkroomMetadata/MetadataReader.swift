@@ -19,7 +19,9 @@ public enum MetadataReader {
             let libexif = error.context["libexif"].map { " (libexif: \($0))" } ?? ""
             return MetadataReadResult(
                 metadata: PhotoMetadata(),
-                warnings: ["EXIF unreadable, using defaults (orientation 1, no location or date): \(error.message)\(libexif)"]
+                warnings: [
+                    "EXIF unreadable, using defaults (orientation 1, no location or date): \(error.message)\(libexif)"
+                ]
             )
         }
         var fields = ExifFieldReader(document: document)

@@ -17,12 +17,15 @@ public enum OutputExif {
     /// - Throws: `ExifRewriteError` when the payload is not EXIF, when the new size is not
     ///   positive, or when IFD0, the Exif IFD or the thumbnail cannot be walked safely
     ///   (offsets out of bounds, loops, overlaps). Write the JPEG without EXIF then.
-    public static func rewrite(app1Payload: [UInt8], pixelWidth: Int, pixelHeight: Int) throws(ExifRewriteError) -> [UInt8] {
+    public static func rewrite(app1Payload: [UInt8], pixelWidth: Int, pixelHeight: Int) throws(ExifRewriteError)
+        -> [UInt8]
+    {
         let context = ["payloadBytes": String(app1Payload.count)]
         guard app1Payload.starts(with: exifHeader) else {
             throw ExifRewriteError(
                 code: .notExifPayload,
-                message: "The bytes do not start with \"Exif\\0\\0\"; pass the payload of the original's EXIF APP1 segment.",
+                message:
+                    "The bytes do not start with \"Exif\\0\\0\"; pass the payload of the original's EXIF APP1 segment.",
                 context: context
             )
         }
@@ -37,7 +40,8 @@ public enum OutputExif {
         guard validSize.contains(pixelWidth), validSize.contains(pixelHeight) else {
             throw ExifRewriteError(
                 code: .invalidDimensions,
-                message: "The rendered size \(pixelWidth)×\(pixelHeight) must be positive and fit in 32 bits; pass the size of the encoded output.",
+                message:
+                    "The rendered size \(pixelWidth)×\(pixelHeight) must be positive and fit in 32 bits; pass the size of the encoded output.",
                 context: context
             )
         }

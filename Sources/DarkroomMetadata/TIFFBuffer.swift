@@ -21,7 +21,9 @@ struct TIFFBuffer {
             throw .structure(.invalidTIFFHeader, "The TIFF header starts with neither \"II\" nor \"MM\"", [:])
         }
         guard tiffLength >= 8, try uint16(at: 2) == 42 else {
-            throw .structure(.invalidTIFFHeader, "The TIFF header is truncated or lacks the magic number 42", ["tiffBytes": String(max(0, tiffLength))])
+            throw .structure(
+                .invalidTIFFHeader, "The TIFF header is truncated or lacks the magic number 42",
+                ["tiffBytes": String(max(0, tiffLength))])
         }
         firstIFDOffset = Int(try uint32(at: 4))
     }
@@ -33,7 +35,8 @@ struct TIFFBuffer {
     }
 
     func uint32(at offset: Int) throws(ExifRewriteError) -> UInt32 {
-        let first = UInt32(try uint16(at: offset)), second = UInt32(try uint16(at: offset + 2))
+        let first = UInt32(try uint16(at: offset))
+        let second = UInt32(try uint16(at: offset + 2))
         return isBigEndian ? first << 16 | second : second << 16 | first
     }
 
@@ -61,9 +64,11 @@ struct TIFFBuffer {
 
     private func checkedStart(_ offset: Int, length: Int) throws(ExifRewriteError) -> Int {
         guard contains(offset, length: length) else {
-            throw .structure(.outOfBounds, "\(length) bytes at offset \(offset) lie past the end of the EXIF data", [
-                "offset": String(offset), "length": String(length), "tiffBytes": String(tiffLength),
-            ])
+            throw .structure(
+                .outOfBounds, "\(length) bytes at offset \(offset) lie past the end of the EXIF data",
+                [
+                    "offset": String(offset), "length": String(length), "tiffBytes": String(tiffLength),
+                ])
         }
         return TIFFBuffer.tiffStart + offset
     }

@@ -37,12 +37,13 @@ struct TIFFDirectory {
         entries.reserveCapacity(count)
         for index in 0..<count {
             let entryOffset = offset + 2 + 12 * index
-            entries.append(Entry(
-                tag: try buffer.uint16(at: entryOffset),
-                type: try buffer.uint16(at: entryOffset + 2),
-                count: try buffer.uint32(at: entryOffset + 4),
-                entryOffset: entryOffset
-            ))
+            entries.append(
+                Entry(
+                    tag: try buffer.uint16(at: entryOffset),
+                    type: try buffer.uint16(at: entryOffset + 2),
+                    count: try buffer.uint32(at: entryOffset + 4),
+                    entryOffset: entryOffset
+                ))
         }
         self.entries = entries
     }
@@ -56,7 +57,8 @@ struct TIFFDirectory {
         entries = (0..<count).compactMap { index in
             let entryOffset = offset + 2 + 12 * index
             guard let tag = try? buffer.uint16(at: entryOffset), let type = try? buffer.uint16(at: entryOffset + 2),
-                  let count = try? buffer.uint32(at: entryOffset + 4) else { return nil }
+                let count = try? buffer.uint32(at: entryOffset + 4)
+            else { return nil }
             return Entry(tag: tag, type: type, count: count, entryOffset: entryOffset)
         }
     }
@@ -68,7 +70,7 @@ struct TIFFDirectory {
         guard let size = TIFFDirectory.typeSizes[entry.type] else { return nil }
         let length = size * Int(entry.count)
         guard length > 4, let start = try? Int(buffer.uint32(at: entry.valueFieldOffset)),
-              buffer.contains(start, length: length)
+            buffer.contains(start, length: length)
         else { return nil }
         return start..<start + length
     }

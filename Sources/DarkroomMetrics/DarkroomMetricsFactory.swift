@@ -24,7 +24,9 @@ public struct DarkroomMetricsFactory: MetricsFactory {
         registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
-    public func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
+    public func makeFloatingPointCounter(label: String, dimensions: [(String, String)])
+        -> any FloatingPointCounterHandler
+    {
         registry.makeCounter(descriptor: descriptor(label), labels: dimensions)
     }
 
@@ -38,8 +40,9 @@ public struct DarkroomMetricsFactory: MetricsFactory {
     }
 
     public func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        registry.makeDurationHistogram(descriptor: descriptor(label), labels: dimensions,
-                                       buckets: buckets(label).map { .nanoseconds(Int64(($0 * 1e9).rounded())) })
+        registry.makeDurationHistogram(
+            descriptor: descriptor(label), labels: dimensions,
+            buckets: buckets(label).map { .nanoseconds(Int64(($0 * 1e9).rounded())) })
     }
 
     public func destroyCounter(_ handler: any CounterHandler) {

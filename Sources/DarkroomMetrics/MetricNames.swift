@@ -71,7 +71,9 @@ public enum DarkroomMetric {
         help: "Jobs by state (darkroom.queue_summary).")
     public static let oldestQueuedAge = MetricDefinition(
         "darkroom_queue_oldest_queued_age_seconds", .gauge,
-        help: "How long the queued job that has waited longest has been runnable; 0 when none is (darkroom.oldest_queued).")
+        help:
+            "How long the queued job that has waited longest has been runnable; 0 when none is (darkroom.oldest_queued)."
+    )
     public static let batchJobs = MetricDefinition(
         "darkroom_batch_jobs", .gauge, labels: ["batch", "state"],
         help: "Jobs of each batch with work left, by state (darkroom.batch_summary).")
@@ -89,7 +91,8 @@ public enum DarkroomMetric {
         help: "1 when this scrape read the view, 0 when it could not (database unreachable, or the read timed out).")
 
     public static let worker: [MetricDefinition] = [
-        claimDuration, renderDuration, jobs, bytesRead, bytesWritten, renderMemoryPeak, renderMemoryBudget, renderMemoryUsed,
+        claimDuration, renderDuration, jobs, bytesRead, bytesWritten, renderMemoryPeak, renderMemoryBudget,
+        renderMemoryUsed,
         jobsInHand, slots,
     ]
     public static let queue: [MetricDefinition] = [

@@ -38,44 +38,60 @@ public struct QueueMetrics: Sendable {
     /// Why each unreadable view could not be read, by view name.
     public var failures: [String: String] = [:]
 
-    public static let views = ["queue_summary", "oldest_queued", "batch_summary", "worker_status", "waiting_for_editor"]
+    public static let views = [
+        "queue_summary", "oldest_queued", "batch_summary", "worker_status", "waiting_for_editor",
+    ]
 
     /// Reads every view on `connection` (a viewer's rights are enough).
     public static func read(from connection: PostgresConnection, timeout: Duration = viewTimeout) -> QueueMetrics {
         var metrics = QueueMetrics()
         let reader = ViewReader(connection: connection, timeout: timeout)
         metrics.jobsByState = reader.read("queue_summary", into: &metrics.failures) {
-            Dictionary(uniqueKeysWithValues: try connection.query("SELECT state, count FROM darkroom.queue_summary").map {
-                (try $0["state"].decode(String.self), try $0["count"].decode(Int.self))
-            })
+            Dictionary(
+                uniqueKeysWithValues: try connection.query("SELECT state, count FROM darkroom.queue_summary").map {
+                    (try $0["state"].decode(String.self), try $0["count"].decode(Int.self))
+                })
         }
         metrics.oldestQueuedAge = reader.read("oldest_queued", into: &metrics.failures) {
             try connection.query("SELECT age_seconds::double precision AS age FROM darkroom.oldest_queued").first
                 .map { try $0["age"].decode(Double.self) } ?? 0
         }
         metrics.batches = reader.read("batch_summary", into: &metrics.failures) {
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT batch, queued, running, succeeded, failed, cancelled FROM darkroom.batch_summary
                  WHERE queued + running > 0 ORDER BY batch
-                """).map { row in
-                    Batch(name: try row["batch"].decode(String.self), jobsByState: Dictionary(uniqueKeysWithValues: try [
-                        "queued", "running", "succeeded", "failed", "cancelled",
-                    ].map { ($0, try row[$0].decode(Int.self)) }))
-                }
+                """
+            ).map { row in
+                Batch(
+                    name: try row["batch"].decode(String.self),
+                    jobsByState: Dictionary(
+                        uniqueKeysWithValues: try [
+                            "queued", "running", "succeeded", "failed", "cancelled",
+                        ].map { ($0, try row[$0].decode(Int.self)) }))
+            }
         }
         metrics.workers = reader.read("worker_status", into: &metrics.failures) {
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT name, alive, greatest(extract(epoch FROM now() - last_seen_at), 0)::double precision AS silent_seconds
                   FROM darkroom.worker_status
-                """).map { row in
-                    KnownWorker(name: try row["name"].decode(String.self), isAlive: try row["alive"].decode(Bool.self),
-                                secondsSinceHeartbeat: try row["silent_seconds"].decode(Double.self))
-                }
+                """
+            ).map { row in
+                KnownWorker(
+                    name: try row["name"].decode(String.self), isAlive: try row["alive"].decode(Bool.self),
+                    secondsSinceHeartbeat: try row["silent_seconds"].decode(Double.self))
+            }
         }
         metrics.waitingForEditor = reader.read("waiting_for_editor", into: &metrics.failures) {
-            try connection.query("SELECT kind, format_identifier, format_version, jobs FROM darkroom.waiting_for_editor").map { row in
-                Waiting(kind: try row["kind"].decode(String.self), formatIdentifier: try row["format_identifier"].decode(String?.self) ?? "",
-                        formatVersion: try row["format_version"].decode(String?.self) ?? "", jobs: try row["jobs"].decode(Int.self))
+            try connection.query(
+                "SELECT kind, format_identifier, format_version, jobs FROM darkroom.waiting_for_editor"
+            ).map { row in
+                Waiting(
+                    kind: try row["kind"].decode(String.self),
+                    formatIdentifier: try row["format_identifier"].decode(String?.self) ?? "",
+                    formatVersion: try row["format_version"].decode(String?.self) ?? "",
+                    jobs: try row["jobs"].decode(Int.self))
             }
         }
         return metrics
@@ -93,23 +109,31 @@ public struct QueueMetrics: Sendable {
     public var exposition: String {
         let registry = PrometheusCollectorRegistry()
         func set(_ metric: MetricDefinition, _ labels: [String] = [], to value: Double) {
-            registry.makeGauge(descriptor: MetricNameDescriptor(metricName: metric.name, unitName: "", helpText: metric.help),
-                               labels: Array(zip(metric.labels, labels))).set(value)
+            registry.makeGauge(
+                descriptor: MetricNameDescriptor(metricName: metric.name, unitName: "", helpText: metric.help),
+                labels: Array(zip(metric.labels, labels))
+            ).set(value)
         }
         for (state, count) in (jobsByState ?? [:]).sorted(by: { $0.key < $1.key }) {
             set(DarkroomMetric.queueJobs, [state], to: Double(count))
         }
         if let oldestQueuedAge { set(DarkroomMetric.oldestQueuedAge, to: oldestQueuedAge) }
         for batch in batches ?? [] {
-            for (state, count) in batch.jobsByState { set(DarkroomMetric.batchJobs, [batch.name, state], to: Double(count)) }
+            for (state, count) in batch.jobsByState {
+                set(DarkroomMetric.batchJobs, [batch.name, state], to: Double(count))
+            }
         }
         if let workers {
             set(DarkroomMetric.workers, ["alive"], to: Double(workers.count { $0.isAlive }))
             set(DarkroomMetric.workers, ["silent"], to: Double(workers.count { !$0.isAlive }))
-            for worker in workers { set(DarkroomMetric.workerHeartbeatAge, [worker.name], to: worker.secondsSinceHeartbeat) }
+            for worker in workers {
+                set(DarkroomMetric.workerHeartbeatAge, [worker.name], to: worker.secondsSinceHeartbeat)
+            }
         }
         for waiting in waitingForEditor ?? [] {
-            set(DarkroomMetric.waitingForEditor, [waiting.kind, waiting.formatIdentifier, waiting.formatVersion], to: Double(waiting.jobs))
+            set(
+                DarkroomMetric.waitingForEditor, [waiting.kind, waiting.formatIdentifier, waiting.formatVersion],
+                to: Double(waiting.jobs))
         }
         for view in Self.views { set(DarkroomMetric.viewUp, [view], to: failures[view] == nil ? 1 : 0) }
         return registry.emitToString()
@@ -124,7 +148,8 @@ private struct ViewReader {
 
     func read<T>(_ view: String, into failures: inout [String: String], _ body: () throws -> T) -> T? {
         do {
-            let milliseconds = max(Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000), 1)
+            let milliseconds = max(
+                Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000), 1)
             return try connection.withTransaction {
                 // SET LOCAL: the limit ends with the transaction, whatever happens in it.
                 try connection.execute("SET LOCAL statement_timeout = \(milliseconds)")

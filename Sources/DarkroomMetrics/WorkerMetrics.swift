@@ -50,7 +50,8 @@ public final class WorkerMetrics: Sendable {
 
     /// One job's render, from reading its asset to its published outputs (or its failure).
     public func rendered(kind: String, succeeded: Bool, in duration: Duration) {
-        timer(DarkroomMetric.renderDuration, kind, succeeded ? "rendered" : "failed").recordNanoseconds(duration.nanoseconds)
+        timer(DarkroomMetric.renderDuration, kind, succeeded ? "rendered" : "failed").recordNanoseconds(
+            duration.nanoseconds)
     }
 
     /// A job's attempt ended: `outcome` and `code` as `DarkroomMetric.jobs` describes them.
@@ -77,8 +78,10 @@ public final class WorkerMetrics: Sendable {
         gauge(DarkroomMetric.renderMemoryPeak).record(largest)
         gauge(DarkroomMetric.renderMemoryBudget).record(budget)
         if budget > 0 {
-            CoreMetrics.Recorder(label: DarkroomMetric.renderMemoryUsed.name, dimensions: [], aggregate: true, factory: backend)
-                .record(Double(peak) / Double(budget))
+            CoreMetrics.Recorder(
+                label: DarkroomMetric.renderMemoryUsed.name, dimensions: [], aggregate: true, factory: backend
+            )
+            .record(Double(peak) / Double(budget))
         }
     }
 

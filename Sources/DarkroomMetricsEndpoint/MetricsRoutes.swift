@@ -4,7 +4,8 @@ import LibPQ
 import Prometheus
 
 /// Runs a read on a database connection of the caller's (`serve`'s pool), off the event loop.
-public typealias MetricsDatabaseRead = @Sendable (_ read: @escaping @Sendable (PostgresConnection) -> String) async throws -> String
+public typealias MetricsDatabaseRead =
+    @Sendable (_ read: @escaping @Sendable (PostgresConnection) -> String) async throws -> String
 
 extension RouterMethods {
     /// `GET path`: this process's metrics (`registry`, where swift-metrics records) in Prometheus
@@ -12,8 +13,10 @@ extension RouterMethods {
     /// given. Add it before any sign-in middleware: Prometheus has no session. When the database
     /// cannot be reached the answer is still 200, with `darkroom_queue_view_up` 0 for every view.
     @discardableResult
-    public func addMetrics(_ path: RouterPath = "/metrics", registry: PrometheusCollectorRegistry = ProcessMetrics.registry,
-                           database: MetricsDatabaseRead? = nil) -> Self {
+    public func addMetrics(
+        _ path: RouterPath = "/metrics", registry: PrometheusCollectorRegistry = ProcessMetrics.registry,
+        database: MetricsDatabaseRead? = nil
+    ) -> Self {
         get(path) { _, context in
             var text = registry.emitToString()
             if let database {
@@ -24,8 +27,9 @@ extension RouterMethods {
                     text += QueueMetrics.unreachable(error).exposition
                 }
             }
-            return Response(status: .ok, headers: [.contentType: PrometheusText.contentType, .cacheControl: "no-store"],
-                            body: .init(byteBuffer: ByteBuffer(string: text)))
+            return Response(
+                status: .ok, headers: [.contentType: PrometheusText.contentType, .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: text)))
         }
     }
 
@@ -34,8 +38,9 @@ extension RouterMethods {
     @discardableResult
     public func addHealthCheck(_ path: RouterPath = "/healthz") -> Self {
         get(path) { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
-                     body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
+            Response(
+                status: .ok, headers: [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(string: "ok\n")))
         }
     }
 }

@@ -10,17 +10,21 @@ import ServiceLifecycle
 public enum MetricsServer {
     /// The listener as a swift-service-lifecycle service. `onListening` gets the bound port
     /// (the one asked for, or the one the system chose for port 0).
-    public static func service(listeningOn address: ListenAddress, registry: PrometheusCollectorRegistry = ProcessMetrics.registry,
-                               database: MetricsDatabaseRead? = nil, logger: Logger,
-                               onListening: @escaping @Sendable (Int) async -> Void = { _ in }) -> some Service {
+    public static func service(
+        listeningOn address: ListenAddress, registry: PrometheusCollectorRegistry = ProcessMetrics.registry,
+        database: MetricsDatabaseRead? = nil, logger: Logger,
+        onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+    ) -> some Service {
         let router = Router()
         router.addMetrics(registry: registry, database: database)
         router.addHealthCheck()
-        return Application(router: router,
-                           configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
-                                                                   serverName: "darkroom-worker"),
-                           onServerRunning: { channel in await onListening(channel.localAddress?.port ?? address.port) },
-                           logger: logger)
+        return Application(
+            router: router,
+            configuration: ApplicationConfiguration(
+                address: .hostname(address.host, port: address.port),
+                serverName: "darkroom-worker"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? address.port) },
+            logger: logger)
     }
 }
 
@@ -30,7 +34,9 @@ public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
     public var port: Int
 
     public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else {
             return nil
         }
         var host = String(text[..<colon])

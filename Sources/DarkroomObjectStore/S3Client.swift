@@ -1,7 +1,7 @@
-import S3Answers
 import Crypto
 import Foundation
 import LibCurl
+import S3Answers
 
 /// How often and how patiently a transient failure (5xx, throttling, a dropped or refused
 /// connection) is tried again before it is reported: bounded, with doubling delays.
@@ -49,19 +49,25 @@ final class S3Client: Sendable {
 
     static let emptyPayloadHash = "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 
-    func request(_ method: String, objectKey: String, query: [(String, String)] = [], headers: [String] = [],
-                 payloadHash: String = emptyPayloadHash) -> HTTPRequest {
+    func request(
+        _ method: String, objectKey: String, query: [(String, String)] = [], headers: [String] = [],
+        payloadHash: String = emptyPayloadHash
+    ) -> HTTPRequest {
         var lines = headers + ["x-amz-content-sha256: \(payloadHash)"]
         if let token = configuration.sessionToken { lines.append("x-amz-security-token: \(token)") }
-        return HTTPRequest(method: method, url: configuration.url(objectKey: objectKey, query: query), headers: lines,
-                           signing: AWSSigning(region: configuration.region, accessKeyID: configuration.accessKeyID,
-                                               secretAccessKey: configuration.secretAccessKey))
+        return HTTPRequest(
+            method: method, url: configuration.url(objectKey: objectKey, query: query), headers: lines,
+            signing: AWSSigning(
+                region: configuration.region, accessKeyID: configuration.accessKeyID,
+                secretAccessKey: configuration.secretAccessKey))
     }
 
     /// Sends a request, retrying what is transient, and returns a 2xx answer or one of
     /// `accepting` (a HEAD's 404); anything else is thrown.
-    func send(_ method: String, objectKey: String, query: [(String, String)] = [], headers: [String] = [],
-              body: UnsafeRawBufferPointer? = nil, accepting: Set<Int> = [], operation: String) throws(S3Error) -> HTTPResponse {
+    func send(
+        _ method: String, objectKey: String, query: [(String, String)] = [], headers: [String] = [],
+        body: UnsafeRawBufferPointer? = nil, accepting: Set<Int> = [], operation: String
+    ) throws(S3Error) -> HTTPResponse {
         let hash = body.map(Self.sha256Hex) ?? Self.emptyPayloadHash
         let request = request(method, objectKey: objectKey, query: query, headers: headers, payloadHash: hash)
         return try withRetries(objectKey: objectKey, operation: operation) { () throws(S3Error) -> HTTPResponse in
@@ -72,7 +78,9 @@ final class S3Client: Sendable {
                 throw S3Error.transfer(error, bucket: configuration.bucket, key: objectKey, operation: operation)
             }
             guard response.isSuccess || accepting.contains(response.status) else {
-                throw S3Error.answer(response.status, body: response.body, bucket: configuration.bucket, key: objectKey, operation: operation)
+                throw S3Error.answer(
+                    response.status, body: response.body, bucket: configuration.bucket, key: objectKey,
+                    operation: operation)
             }
             return response
         }
@@ -84,7 +92,7 @@ final class S3Client: Sendable {
         while true {
             do {
                 return try body()
-            } catch where error.isTransient && attempt < retry.attempts {
+            } catch  where error.isTransient && attempt < retry.attempts {
                 retry.sleep(before: attempt)
                 attempt += 1
             } catch {

@@ -22,16 +22,21 @@ public struct S3Configuration: Sendable, Equatable {
     public var addressing: Addressing
 
     /// Parses `s3://bucket/prefix` and checks the rest. `endpoint` nil means AWS in `region`.
-    public init(url: String, endpoint: String?, region: String?, accessKeyID: String?, secretAccessKey: String?,
-                sessionToken: String? = nil, addressing: Addressing? = nil) throws(StorageError) {
+    public init(
+        url: String, endpoint: String?, region: String?, accessKeyID: String?, secretAccessKey: String?,
+        sessionToken: String? = nil, addressing: Addressing? = nil
+    ) throws(StorageError) {
         guard url.hasPrefix("s3://") else {
-            throw StorageError(code: .notConfigured, message: "an object storage is named s3://BUCKET/PREFIX", path: url)
+            throw StorageError(
+                code: .notConfigured, message: "an object storage is named s3://BUCKET/PREFIX", path: url)
         }
         let rest = url.dropFirst(5)
         let bucket = String(rest.prefix { $0 != "/" })
         guard Self.isValidBucket(bucket) else {
-            throw StorageError(code: .notConfigured,
-                               message: "\"\(bucket)\" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)", path: url)
+            throw StorageError(
+                code: .notConfigured,
+                message: "\"\(bucket)\" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
+                path: url)
         }
         var prefix = String(rest.dropFirst(bucket.count))
         while prefix.hasPrefix("/") { prefix.removeFirst() }
@@ -40,7 +45,8 @@ public struct S3Configuration: Sendable, Equatable {
             do throws(StorageError) {
                 _ = try StorageKey(prefix)
             } catch {
-                throw StorageError(code: .outsideRoot, message: "the prefix \"\(prefix)\" is refused: \(error.message)", path: url)
+                throw StorageError(
+                    code: .outsideRoot, message: "the prefix \"\(prefix)\" is refused: \(error.message)", path: url)
             }
         }
         let region = region.flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
@@ -48,14 +54,20 @@ public struct S3Configuration: Sendable, Equatable {
         var resolvedEndpoint = endpoint ?? "https://s3.\(region).amazonaws.com"
         while resolvedEndpoint.hasSuffix("/") { resolvedEndpoint.removeLast() }
         guard resolvedEndpoint.hasPrefix("http://") || resolvedEndpoint.hasPrefix("https://"),
-              !resolvedEndpoint.dropFirst(resolvedEndpoint.hasPrefix("https://") ? 8 : 7).contains("/") else {
-            throw StorageError(code: .notConfigured,
-                               message: "the endpoint \"\(resolvedEndpoint)\" must be http(s)://HOST[:PORT] (AWS_ENDPOINT_URL or --aws-endpoint-url)", path: url)
+            !resolvedEndpoint.dropFirst(resolvedEndpoint.hasPrefix("https://") ? 8 : 7).contains("/")
+        else {
+            throw StorageError(
+                code: .notConfigured,
+                message:
+                    "the endpoint \"\(resolvedEndpoint)\" must be http(s)://HOST[:PORT] (AWS_ENDPOINT_URL or --aws-endpoint-url)",
+                path: url)
         }
         guard let accessKeyID, !accessKeyID.isEmpty, let secretAccessKey, !secretAccessKey.isEmpty else {
-            throw StorageError(code: .notConfigured,
-                               message: "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --aws-access-key-id and --aws-secret-access-key)",
-                               path: url)
+            throw StorageError(
+                code: .notConfigured,
+                message:
+                    "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --aws-access-key-id and --aws-secret-access-key)",
+                path: url)
         }
         self.bucket = bucket
         self.prefix = prefix
@@ -85,7 +97,8 @@ public struct S3Configuration: Sendable, Equatable {
     /// The URL of `objectKey` ("" for the bucket itself) with `query` (names sorted, as the
     /// signature's canonical form wants, and every name with a `=`: `?uploads=`).
     func url(objectKey: String, query: [(String, String)] = []) -> String {
-        let path = objectKey.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode($0) }.joined(separator: "/")
+        let path = objectKey.split(separator: "/", omittingEmptySubsequences: false).map { Self.encode($0) }.joined(
+            separator: "/")
         var url: String
         switch addressing {
         case .path:
@@ -95,7 +108,10 @@ public struct S3Configuration: Sendable, Equatable {
             url = "\(scheme)\(bucket).\(endpoint.dropFirst(scheme.count))/\(path)"
         }
         if !query.isEmpty {
-            url += "?" + query.sorted { $0.0 < $1.0 }.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(separator: "&")
+            url +=
+                "?"
+                + query.sorted { $0.0 < $1.0 }.map { "\(Self.encode($0.0))=\(Self.encode($0.1))" }.joined(
+                    separator: "&")
         }
         return url
     }
@@ -105,8 +121,9 @@ public struct S3Configuration: Sendable, Equatable {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                 UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
                 encoded.unicodeScalars.append(Unicode.Scalar(byte))
             default:
                 let hex = Array("0123456789ABCDEF")
@@ -118,7 +135,11 @@ public struct S3Configuration: Sendable, Equatable {
 
     static func isValidBucket(_ name: String) -> Bool {
         (3...63).contains(name.count)
-            && name.utf8.allSatisfy { ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z")) || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "-") }
+            && name.utf8.allSatisfy {
+                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
+                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".")
+                    || $0 == UInt8(ascii: "-")
+            }
             && name.first != "." && name.first != "-" && name.last != "." && name.last != "-"
     }
 }

@@ -1,6 +1,6 @@
-import S3Answers
 import ByteStreams
 import LibCurl
+import S3Answers
 
 /// An object read as its GET arrives, through a bounded buffer. When the connection drops
 /// part way it asks again for the rest (`Range: bytes=N-`), only from the same version of the
@@ -43,8 +43,10 @@ final class S3ObjectReader: ByteSource {
                 let got = try download.read(into: buffer)
                 if got == 0, let length, offset < length {
                     // The server closed early without an error libcurl noticed: resume as after a reset.
-                    throw CurlError(kind: .interrupted, code: Self.partialFile, message: "the body ended at byte \(offset) of \(length)",
-                                    url: objectKey)
+                    throw CurlError(
+                        kind: .interrupted, code: Self.partialFile,
+                        message: "the body ended at byte \(offset) of \(length)",
+                        url: objectKey)
                 }
                 offset += got
                 if got > 0 { breaksWithoutProgress = 0 }
@@ -64,17 +66,21 @@ final class S3ObjectReader: ByteSource {
     private func resume(after error: CurlError) throws(StreamError) {
         breaksWithoutProgress += 1
         guard breaksWithoutProgress <= client.retry.attempts else {
-            throw S3Error.transfer(error, bucket: client.configuration.bucket, key: objectKey,
-                                   operation: "GET (resumed \(resumes) times)").streamError(object: objectName, at: offset)
+            throw S3Error.transfer(
+                error, bucket: client.configuration.bucket, key: objectKey,
+                operation: "GET (resumed \(resumes) times)"
+            ).streamError(object: objectName, at: offset)
         }
         client.retry.sleep(before: breaksWithoutProgress)
         do {
             let (client, objectKey, offset, etag, bufferLimit) = (client, objectKey, offset, etag, bufferLimit)
-            download = try client.withRetries(objectKey: objectKey, operation: "GET from byte \(offset)") { () throws(S3Error) in
-                try Self.open(client: client, objectKey: objectKey, from: offset, etag: etag, bufferLimit: bufferLimit).0
+            download = try client.withRetries(objectKey: objectKey, operation: "GET from byte \(offset)") {
+                () throws(S3Error) in
+                try Self.open(client: client, objectKey: objectKey, from: offset, etag: etag, bufferLimit: bufferLimit)
+                    .0
             }
             resumes += 1
-        } catch where error.kind == .preconditionFailed {
+        } catch  where error.kind == .preconditionFailed {
             var replaced = error
             replaced.message = "the object was replaced while it was being read; read it again from the start"
             throw replaced.streamError(object: objectName, at: offset)
@@ -85,15 +91,18 @@ final class S3ObjectReader: ByteSource {
 
     /// Starts a GET from `offset` and waits for its headers; anything but the expected
     /// status is thrown with the server's error document.
-    private static func open(client: S3Client, objectKey: String, from offset: Int, etag: String?,
-                             bufferLimit: Int) throws(S3Error) -> (HTTPDownload, [String: String]) {
+    private static func open(
+        client: S3Client, objectKey: String, from offset: Int, etag: String?,
+        bufferLimit: Int
+    ) throws(S3Error) -> (HTTPDownload, [String: String]) {
         var headers: [String] = []
         if offset > 0 {
             headers.append("Range: bytes=\(offset)-")
             if let etag { headers.append("If-Match: \(etag)") }
         }
         let operation = offset > 0 ? "GET from byte \(offset)" : "GET"
-        let download = HTTPDownload(client.request("GET", objectKey: objectKey, headers: headers), bufferLimit: bufferLimit)
+        let download = HTTPDownload(
+            client.request("GET", objectKey: objectKey, headers: headers), bufferLimit: bufferLimit)
         let answer: (status: Int, headers: [String: String])
         do {
             answer = try download.awaitResponse()
@@ -104,10 +113,13 @@ final class S3ObjectReader: ByteSource {
         guard answer.status == expected else {
             var body: [UInt8] = []
             var chunk = [UInt8](repeating: 0, count: 16 << 10)
-            while body.count < 64 << 10, let got = try? chunk.withUnsafeMutableBytes({ try download.read(into: $0) }), got > 0 {
+            while body.count < 64 << 10, let got = try? chunk.withUnsafeMutableBytes({ try download.read(into: $0) }),
+                got > 0
+            {
                 body += chunk[..<got]
             }
-            throw S3Error.answer(answer.status, body: body, bucket: client.configuration.bucket, key: objectKey, operation: operation)
+            throw S3Error.answer(
+                answer.status, body: body, bucket: client.configuration.bucket, key: objectKey, operation: operation)
         }
         return (download, answer.headers)
     }

@@ -1,7 +1,7 @@
-import S3Answers
 import ByteStreams
 import DarkroomStorage
 import Foundation
+import S3Answers
 
 /// Listing and removal for the orphan cleanup and housekeeping: objects (ListObjectsV2) and
 /// multipart uploads that never completed (ListMultipartUploads), the latter named
@@ -15,7 +15,8 @@ extension S3Storage {
         }
         let prefix = configuration.objectKey(folder) + "/"
         do {
-            return try (listObjects(prefix: prefix, before: cutoff) + listUploads(prefix: prefix, before: cutoff)).sorted { $0.name < $1.name }
+            return try (listObjects(prefix: prefix, before: cutoff) + listUploads(prefix: prefix, before: cutoff))
+                .sorted { $0.name < $1.name }
         } catch {
             throw error.streamError(object: folder + "/")
         }
@@ -31,10 +32,12 @@ extension S3Storage {
         }
         do {
             if let uploadID {
-                _ = try client.send("DELETE", objectKey: configuration.objectKey(key), query: [("uploadId", uploadID)],
-                                    accepting: [404], operation: "AbortMultipartUpload")
+                _ = try client.send(
+                    "DELETE", objectKey: configuration.objectKey(key), query: [("uploadId", uploadID)],
+                    accepting: [404], operation: "AbortMultipartUpload")
             } else {
-                _ = try client.send("DELETE", objectKey: configuration.objectKey(key), accepting: [404], operation: "DELETE")
+                _ = try client.send(
+                    "DELETE", objectKey: configuration.objectKey(key), accepting: [404], operation: "DELETE")
             }
         } catch {
             throw error.streamError(object: name)
@@ -53,10 +56,12 @@ extension S3Storage {
         repeat {
             var query = [("list-type", "2"), ("prefix", prefix)]
             if let token { query.append(("continuation-token", token)) }
-            let page = S3XML(try client.send("GET", objectKey: "", query: query, operation: "ListObjectsV2 \(prefix)").body)
+            let page = S3XML(
+                try client.send("GET", objectKey: "", query: query, operation: "ListObjectsV2 \(prefix)").body)
             for entry in page.elements(named: "Contents") {
                 guard let objectKey = entry.value(of: "Key"), let relative = configuration.relativeKey(objectKey),
-                      let modified = entry.value(of: "LastModified").flatMap(Self.parseDate), modified < cutoff else { continue }
+                    let modified = entry.value(of: "LastModified").flatMap(Self.parseDate), modified < cutoff
+                else { continue }
                 found.append(StoredObject(name: relative, key: try? StorageKey(relative), isUnfinishedUpload: false))
             }
             token = page.value(of: "IsTruncated") == "true" ? page.value(of: "NextContinuationToken") : nil
@@ -70,14 +75,21 @@ extension S3Storage {
         repeat {
             var query = [("uploads", ""), ("prefix", prefix)]
             if let markers { query += [("key-marker", markers.key), ("upload-id-marker", markers.upload)] }
-            let page = S3XML(try client.send("GET", objectKey: "", query: query, operation: "ListMultipartUploads \(prefix)").body)
+            let page = S3XML(
+                try client.send("GET", objectKey: "", query: query, operation: "ListMultipartUploads \(prefix)").body)
             for entry in page.elements(named: "Upload") {
                 guard let objectKey = entry.value(of: "Key"), let uploadID = entry.value(of: "UploadId"),
-                      let relative = configuration.relativeKey(objectKey),
-                      let initiated = entry.value(of: "Initiated").flatMap(Self.parseDate), initiated < cutoff else { continue }
-                found.append(StoredObject(name: relative + Self.uploadMarker + uploadID, key: try? StorageKey(relative), isUnfinishedUpload: true))
+                    let relative = configuration.relativeKey(objectKey),
+                    let initiated = entry.value(of: "Initiated").flatMap(Self.parseDate), initiated < cutoff
+                else { continue }
+                found.append(
+                    StoredObject(
+                        name: relative + Self.uploadMarker + uploadID, key: try? StorageKey(relative),
+                        isUnfinishedUpload: true))
             }
-            if page.value(of: "IsTruncated") == "true", let key = page.value(of: "NextKeyMarker"), let upload = page.value(of: "NextUploadIdMarker") {
+            if page.value(of: "IsTruncated") == "true", let key = page.value(of: "NextKeyMarker"),
+                let upload = page.value(of: "NextUploadIdMarker")
+            {
                 markers = (key, upload)
             } else {
                 markers = nil

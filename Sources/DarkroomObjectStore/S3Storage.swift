@@ -1,7 +1,7 @@
-import S3Answers
 import ByteStreams
 import DarkroomStorage
 import Foundation
+import S3Answers
 
 /// An S3-compatible bucket (AWS, SeaweedFS, Ceph RGW, MinIO) as an `ObjectStorage`: every key
 /// the layout builds lives under the configured prefix. Reads stream with ranged resumes,
@@ -17,8 +17,10 @@ public struct S3Storage: ObjectStorage {
 
     public static let minimumPartSize = 5 << 20
 
-    public init(_ configuration: S3Configuration, scratchDirectory: String, partSize: Int = minimumPartSize,
-                readBufferBytes: Int = 1 << 20, retry: S3RetryPolicy = S3RetryPolicy()) {
+    public init(
+        _ configuration: S3Configuration, scratchDirectory: String, partSize: Int = minimumPartSize,
+        readBufferBytes: Int = 1 << 20, retry: S3RetryPolicy = S3RetryPolicy()
+    ) {
         self.configuration = configuration
         self.scratchDirectory = scratchDirectory
         self.partSize = max(partSize, Self.minimumPartSize)
@@ -39,8 +41,9 @@ public struct S3Storage: ObjectStorage {
     /// credentials are accepted, and says which of these failed.
     public func checkAccess() throws(S3Error) {
         let prefix = configuration.prefix.isEmpty ? "" : configuration.prefix + "/"
-        _ = try client.send("GET", objectKey: "", query: [("list-type", "2"), ("max-keys", "1"), ("prefix", prefix)],
-                            operation: "ListObjectsV2 (checking access)")
+        _ = try client.send(
+            "GET", objectKey: "", query: [("list-type", "2"), ("max-keys", "1"), ("prefix", prefix)],
+            operation: "ListObjectsV2 (checking access)")
     }
 
     /// Creates the bucket when it is not there (a private test or demo server); an existing
@@ -53,7 +56,9 @@ public struct S3Storage: ObjectStorage {
 
     public func openForReading(_ key: StorageKey) throws(StreamError) -> any ByteSource {
         do {
-            return try S3ObjectReader(client: client, key: key.rawValue, objectKey: configuration.objectKey(key), bufferLimit: readBufferBytes)
+            return try S3ObjectReader(
+                client: client, key: key.rawValue, objectKey: configuration.objectKey(key), bufferLimit: readBufferBytes
+            )
         } catch {
             throw error.streamError(object: key.rawValue)
         }
@@ -65,7 +70,8 @@ public struct S3Storage: ObjectStorage {
 
     public func exists(_ key: StorageKey) throws(StreamError) -> Bool {
         do {
-            let response = try client.send("HEAD", objectKey: configuration.objectKey(key), accepting: [404], operation: "HEAD")
+            let response = try client.send(
+                "HEAD", objectKey: configuration.objectKey(key), accepting: [404], operation: "HEAD")
             return response.status != 404
         } catch {
             throw error.streamError(object: key.rawValue)

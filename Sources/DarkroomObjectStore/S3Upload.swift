@@ -1,6 +1,6 @@
-import S3Answers
 import ByteStreams
 import LibCurl
+import S3Answers
 
 /// An object written in parts: bytes gather in one part-sized buffer; an object smaller than
 /// a part goes up in one PUT at `commit`, a larger one as a multipart upload (started when the
@@ -33,12 +33,14 @@ final class S3Upload: ObjectUpload {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
         guard state == .writing else {
-            throw StreamError(code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
+            throw StreamError(
+                code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
         }
         var done = 0
         while done < bytes.count {
             let count = min(bytes.count - done, part.count - filled)
-            part.baseAddress!.advanced(by: filled).copyMemory(from: bytes.baseAddress!.advanced(by: done), byteCount: count)
+            part.baseAddress!.advanced(by: filled).copyMemory(
+                from: bytes.baseAddress!.advanced(by: done), byteCount: count)
             filled += count
             done += count
             if filled == part.count { try failing(sendPart) }
@@ -49,7 +51,8 @@ final class S3Upload: ObjectUpload {
     @discardableResult
     func commit() throws(StreamError) -> Int {
         guard state == .writing else {
-            throw StreamError(code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
+            throw StreamError(
+                code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
         }
         try failing(finish)
         state = .committed
@@ -62,8 +65,9 @@ final class S3Upload: ObjectUpload {
             if filled > 0 { try sendPart() }
             try complete(uploadID)
         } else {
-            _ = try client.send("PUT", objectKey: objectKey, headers: ["Content-Type: application/octet-stream"],
-                                body: UnsafeRawBufferPointer(rebasing: part[..<filled]), operation: "PUT")
+            _ = try client.send(
+                "PUT", objectKey: objectKey, headers: ["Content-Type: application/octet-stream"],
+                body: UnsafeRawBufferPointer(rebasing: part[..<filled]), operation: "PUT")
         }
     }
 
@@ -72,8 +76,9 @@ final class S3Upload: ObjectUpload {
         state = .aborted
         guard let uploadID else { return }
         // Best effort: what this cannot abort, housekeeping lists and aborts later.
-        _ = try? client.send("DELETE", objectKey: objectKey, query: [("uploadId", uploadID)], accepting: [404],
-                             operation: "AbortMultipartUpload")
+        _ = try? client.send(
+            "DELETE", objectKey: objectKey, query: [("uploadId", uploadID)], accepting: [404],
+            operation: "AbortMultipartUpload")
     }
 
     /// Aborts the upload when `body` fails, and reports the failure as a stream error.
@@ -90,22 +95,28 @@ final class S3Upload: ObjectUpload {
         let uploadID: String
         if let started = self.uploadID { uploadID = started } else { uploadID = try initiate() }
         let number = etags.count + 1
-        let response = try client.send("PUT", objectKey: objectKey, query: [("partNumber", "\(number)"), ("uploadId", uploadID)],
-                                       body: UnsafeRawBufferPointer(rebasing: part[..<filled]), operation: "upload part \(number)")
+        let response = try client.send(
+            "PUT", objectKey: objectKey, query: [("partNumber", "\(number)"), ("uploadId", uploadID)],
+            body: UnsafeRawBufferPointer(rebasing: part[..<filled]), operation: "upload part \(number)")
         guard let etag = response.headers["etag"] else {
-            throw S3Error(kind: .unexpected, bucket: client.configuration.bucket, key: objectKey, operation: "upload part \(number)",
-                          httpStatus: response.status, s3Code: nil, message: "the answer has no ETag")
+            throw S3Error(
+                kind: .unexpected, bucket: client.configuration.bucket, key: objectKey,
+                operation: "upload part \(number)",
+                httpStatus: response.status, s3Code: nil, message: "the answer has no ETag")
         }
         etags.append(etag)
         filled = 0
     }
 
     private func initiate() throws(S3Error) -> String {
-        let response = try client.send("POST", objectKey: objectKey, query: [("uploads", "")],
-                                       headers: ["Content-Type: application/octet-stream"], operation: "CreateMultipartUpload")
+        let response = try client.send(
+            "POST", objectKey: objectKey, query: [("uploads", "")],
+            headers: ["Content-Type: application/octet-stream"], operation: "CreateMultipartUpload")
         guard let id = S3XML(response.body).value(of: "UploadId"), !id.isEmpty else {
-            throw S3Error(kind: .unexpected, bucket: client.configuration.bucket, key: objectKey, operation: "CreateMultipartUpload",
-                          httpStatus: response.status, s3Code: nil, message: "the answer has no UploadId")
+            throw S3Error(
+                kind: .unexpected, bucket: client.configuration.bucket, key: objectKey,
+                operation: "CreateMultipartUpload",
+                httpStatus: response.status, s3Code: nil, message: "the answer has no UploadId")
         }
         uploadID = id
         return id
@@ -120,14 +131,16 @@ final class S3Upload: ObjectUpload {
         let body = UnsafeMutableRawBufferPointer.allocate(byteCount: document.utf8.count, alignment: 1)
         defer { body.deallocate() }
         body.copyBytes(from: document.utf8)
-        let response = try client.send("POST", objectKey: objectKey, query: [("uploadId", uploadID)],
-                                       headers: ["Content-Type: application/xml"], body: UnsafeRawBufferPointer(body),
-                                       operation: "CompleteMultipartUpload")
+        let response = try client.send(
+            "POST", objectKey: objectKey, query: [("uploadId", uploadID)],
+            headers: ["Content-Type: application/xml"], body: UnsafeRawBufferPointer(body),
+            operation: "CompleteMultipartUpload")
         // S3 may answer 200 and still fail: the error is then in the body.
         let answer = S3XML(response.body)
         if !answer.elements(named: "Error").isEmpty {
-            throw S3Error.answer(500, body: response.body, bucket: client.configuration.bucket, key: objectKey,
-                                 operation: "CompleteMultipartUpload")
+            throw S3Error.answer(
+                500, body: response.body, bucket: client.configuration.bucket, key: objectKey,
+                operation: "CompleteMultipartUpload")
         }
     }
 }

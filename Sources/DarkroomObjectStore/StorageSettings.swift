@@ -16,8 +16,10 @@ public struct StorageSettings: Sendable, Equatable {
     /// Local folder for scratch files of an object-store worker (spills); nil: $TMPDIR or /tmp.
     public var scratch: String?
 
-    public init(storage: String? = nil, endpointURL: String? = nil, region: String? = nil, accessKeyID: String? = nil,
-                secretAccessKey: String? = nil, sessionToken: String? = nil, addressing: String? = nil, scratch: String? = nil) {
+    public init(
+        storage: String? = nil, endpointURL: String? = nil, region: String? = nil, accessKeyID: String? = nil,
+        secretAccessKey: String? = nil, sessionToken: String? = nil, addressing: String? = nil, scratch: String? = nil
+    ) {
         self.storage = storage
         self.endpointURL = endpointURL
         self.region = region
@@ -30,12 +32,16 @@ public struct StorageSettings: Sendable, Equatable {
 
     /// These settings with every one not given taken from `environment`.
     public func filled(from environment: [String: String]) -> StorageSettings {
-        func pick(_ flag: String?, _ name: String) -> String? { flag ?? environment[name].flatMap { $0.isEmpty ? nil : $0 } }
+        func pick(_ flag: String?, _ name: String) -> String? {
+            flag ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
         return StorageSettings(
             storage: pick(storage, "DARKROOM_STORAGE"), endpointURL: pick(endpointURL, "AWS_ENDPOINT_URL"),
             region: pick(region, "AWS_REGION") ?? environment["AWS_DEFAULT_REGION"].flatMap { $0.isEmpty ? nil : $0 },
-            accessKeyID: pick(accessKeyID, "AWS_ACCESS_KEY_ID"), secretAccessKey: pick(secretAccessKey, "AWS_SECRET_ACCESS_KEY"),
-            sessionToken: pick(sessionToken, "AWS_SESSION_TOKEN"), addressing: pick(addressing, "DARKROOM_S3_ADDRESSING"),
+            accessKeyID: pick(accessKeyID, "AWS_ACCESS_KEY_ID"),
+            secretAccessKey: pick(secretAccessKey, "AWS_SECRET_ACCESS_KEY"),
+            sessionToken: pick(sessionToken, "AWS_SESSION_TOKEN"),
+            addressing: pick(addressing, "DARKROOM_S3_ADDRESSING"),
             scratch: pick(scratch, "DARKROOM_SCRATCH") ?? pick(nil, "TMPDIR") ?? "/tmp")
     }
 
@@ -47,20 +53,25 @@ public struct StorageSettings: Sendable, Equatable {
         var mode: S3Configuration.Addressing?
         if let addressing {
             guard let parsed = S3Configuration.Addressing(rawValue: addressing) else {
-                throw StorageError(code: .notConfigured,
-                                   message: "DARKROOM_S3_ADDRESSING (--s3-addressing) is \"\(addressing)\"; use path or virtual", path: storage)
+                throw StorageError(
+                    code: .notConfigured,
+                    message: "DARKROOM_S3_ADDRESSING (--s3-addressing) is \"\(addressing)\"; use path or virtual",
+                    path: storage)
             }
             mode = parsed
         }
-        return try S3Configuration(url: storage, endpoint: endpointURL, region: region, accessKeyID: accessKeyID,
-                                   secretAccessKey: secretAccessKey, sessionToken: sessionToken, addressing: mode)
+        return try S3Configuration(
+            url: storage, endpoint: endpointURL, region: region, accessKeyID: accessKeyID,
+            secretAccessKey: secretAccessKey, sessionToken: sessionToken, addressing: mode)
     }
 
     /// Opens the storage and checks it can be used: a local root is created when `create` is
     /// set and must exist otherwise; a bucket must exist and accept the credentials.
     public func open(create: Bool = false) throws(StorageError) -> any ObjectStorage {
         guard let storage, !storage.isEmpty else {
-            throw StorageError(code: .notConfigured, message: "no storage configured: set DARKROOM_STORAGE or pass --storage", path: "")
+            throw StorageError(
+                code: .notConfigured, message: "no storage configured: set DARKROOM_STORAGE or pass --storage", path: ""
+            )
         }
         guard let configuration = try s3Configuration() else {
             let root = create ? try StorageRoot.create(storage) : try StorageRoot(storage)
@@ -71,8 +82,10 @@ public struct StorageSettings: Sendable, Equatable {
         do {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         } catch {
-            throw StorageError(code: .unavailable, message: "cannot create the scratch folder (DARKROOM_SCRATCH): \(error.localizedDescription)",
-                               path: scratch)
+            throw StorageError(
+                code: .unavailable,
+                message: "cannot create the scratch folder (DARKROOM_SCRATCH): \(error.localizedDescription)",
+                path: scratch)
         }
         let bucket = S3Storage(configuration, scratchDirectory: scratch)
         do {

@@ -44,13 +44,17 @@ public struct OperatorScript: Sendable, Hashable {
     public static let maxBytes = 64 << 10
     public static let maxParameters = 32
 
-    static let types: Set<String> = ["text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "bigint[]",
-                                     "boolean[]", "double precision"]
+    static let types: Set<String> = [
+        "text", "int", "bigint", "boolean", "interval", "timestamptz", "text[]", "bigint[]",
+        "boolean[]", "double precision",
+    ]
 
     /// Parses a job file; `expectedName` is its file name without `.sql`, which must match.
     public init(parsing text: String, expectedName: String) throws(OperatorScriptError) {
         guard text.utf8.count <= Self.maxBytes else {
-            throw OperatorScriptError(job: expectedName, message: "the file is \(text.utf8.count) bytes; a job file holds at most \(Self.maxBytes)")
+            throw OperatorScriptError(
+                job: expectedName,
+                message: "the file is \(text.utf8.count) bytes; a job file holds at most \(Self.maxBytes)")
         }
         var fields: [String: String] = [:]
         var parameters: [Parameter] = []
@@ -62,7 +66,10 @@ public struct OperatorScript: Sendable, Hashable {
         for (number, line) in lines.enumerated() {
             let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
             guard inHeader, trimmed.hasPrefix("--") else {
-                if !trimmed.isEmpty || !body.isEmpty { inHeader = false; body.append(line) }
+                if !trimmed.isEmpty || !body.isEmpty {
+                    inHeader = false
+                    body.append(line)
+                }
                 continue
             }
             let content = trimmed.dropFirst(2).trimmingCharacters(in: .whitespaces)
@@ -73,10 +80,13 @@ public struct OperatorScript: Sendable, Hashable {
             if key == "param" {
                 let parameter = try Self.parameter(value, line: number + 1, job: expectedName)
                 guard !parameters.contains(where: { $0.name == parameter.name }) else {
-                    throw OperatorScriptError(job: expectedName, message: "line \(number + 1): parameter \(parameter.name) is declared twice")
+                    throw OperatorScriptError(
+                        job: expectedName, message: "line \(number + 1): parameter \(parameter.name) is declared twice")
                 }
                 guard parameters.count < Self.maxParameters else {
-                    throw OperatorScriptError(job: expectedName, message: "line \(number + 1): a job takes at most \(Self.maxParameters) parameters")
+                    throw OperatorScriptError(
+                        job: expectedName,
+                        message: "line \(number + 1): a job takes at most \(Self.maxParameters) parameters")
                 }
                 parameters.append(parameter)
             } else if fields[key] == nil {
@@ -85,32 +95,45 @@ public struct OperatorScript: Sendable, Hashable {
                 throw OperatorScriptError(job: expectedName, message: "line \(number + 1): `\(key):` appears twice")
             }
         }
-        guard let name = fields["job"] else { throw OperatorScriptError(job: expectedName, message: "the header has no `-- job: NAME` line") }
+        guard let name = fields["job"] else {
+            throw OperatorScriptError(job: expectedName, message: "the header has no `-- job: NAME` line")
+        }
         guard name == expectedName else {
-            throw OperatorScriptError(job: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
+            throw OperatorScriptError(
+                job: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
         }
         guard let summary = fields["does"], !summary.isEmpty else {
             throw OperatorScriptError(job: name, message: "the header has no `-- does:` line saying what the job does")
         }
         guard let schedule = fields["schedule"], !schedule.isEmpty else {
-            throw OperatorScriptError(job: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
+            throw OperatorScriptError(
+                job: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
         }
         guard let repeats = Repeat(rawValue: fields["repeat"] ?? "once") else {
-            throw OperatorScriptError(job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
+            throw OperatorScriptError(
+                job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
         }
         if let files = fields["files"], files != "renders" {
             throw OperatorScriptError(job: name, message: "`files:` must be `renders`, not `\(files)`")
         }
         let sql = body.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard !sql.isEmpty else { throw OperatorScriptError(job: name, message: "the file has no SQL after its header") }
+        guard !sql.isEmpty else {
+            throw OperatorScriptError(job: name, message: "the file has no SQL after its header")
+        }
         let used = try SQLPlaceholders.names(in: sql, job: name)
         let declared = Set(parameters.map(\.name))
         if let undeclared = used.first(where: { !declared.contains($0) }) {
-            throw OperatorScriptError(job: name, message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
+            throw OperatorScriptError(
+                job: name,
+                message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
         }
-        if fields["files"] == "renders", !["paths", "job_ids", "temporary", "min_age_minutes"].allSatisfy(declared.contains) {
-            throw OperatorScriptError(job: name, message: "`files: renders` needs `-- param: paths text[]`, `-- param: job_ids bigint[]` and "
-                + "`-- param: temporary boolean[]` (the runner fills them) and `-- param: min_age_minutes int = N`")
+        if fields["files"] == "renders",
+            !["paths", "job_ids", "temporary", "min_age_minutes"].allSatisfy(declared.contains)
+        {
+            throw OperatorScriptError(
+                job: name,
+                message: "`files: renders` needs `-- param: paths text[]`, `-- param: job_ids bigint[]` and "
+                    + "`-- param: temporary boolean[]` (the runner fills them) and `-- param: min_age_minutes int = N`")
         }
         self.name = name
         self.summary = summary
@@ -136,11 +159,17 @@ public struct OperatorScript: Sendable, Hashable {
         }
         let words = declaration.split(separator: " ", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
         guard words.count == 2, let first = words[0].first, first.isLetter || first == "_",
-              words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) else {
-            throw OperatorScriptError(job: job, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`")
+            words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
+        else {
+            throw OperatorScriptError(
+                job: job, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`")
         }
         guard types.contains(words[1]) else {
-            throw OperatorScriptError(job: job, message: "line \(line): parameter \(words[0]) has type `\(words[1])`; use one of \(types.sorted().joined(separator: ", "))")
+            throw OperatorScriptError(
+                job: job,
+                message:
+                    "line \(line): parameter \(words[0]) has type `\(words[1])`; use one of \(types.sorted().joined(separator: ", "))"
+            )
         }
         return Parameter(name: words[0], type: words[1], defaultValue: defaultValue, help: help)
     }
@@ -151,12 +180,15 @@ public struct OperatorScript: Sendable, Hashable {
         let known = Set(parameters.map(\.name))
         if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
             let names = parameters.map(\.name).joined(separator: ", ")
-            throw OperatorScriptError(job: name, message: "it has no parameter \(unknown); its parameters are \(names.isEmpty ? "none" : names)")
+            throw OperatorScriptError(
+                job: name,
+                message: "it has no parameter \(unknown); its parameters are \(names.isEmpty ? "none" : names)")
         }
         var resolved: [String: String] = [:]
         for parameter in parameters {
             guard let value = given[parameter.name] ?? parameter.defaultValue else {
-                throw OperatorScriptError(job: name, message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
+                throw OperatorScriptError(
+                    job: name, message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
             }
             resolved[parameter.name] = value
         }
@@ -194,11 +226,15 @@ enum SQLPlaceholders {
         return found
     }
 
-    static func replace(in sql: String, job: String, _ substitute: (String) -> String) throws(OperatorScriptError) -> String {
+    static func replace(in sql: String, job: String, _ substitute: (String) -> String) throws(OperatorScriptError)
+        -> String
+    {
         let characters = Array(sql)
         var output = ""
         var index = 0
-        func isNameCharacter(_ character: Character) -> Bool { character.isLetter || character.isNumber || character == "_" }
+        func isNameCharacter(_ character: Character) -> Bool {
+            character.isLetter || character.isNumber || character == "_"
+        }
         while index < characters.count {
             let character = characters[index]
             switch character {
@@ -207,13 +243,19 @@ enum SQLPlaceholders {
                 var end = index + 1
                 while end < characters.count {
                     if characters[end] == character {
-                        if end + 1 < characters.count, characters[end + 1] == character { end += 2; continue }
+                        if end + 1 < characters.count, characters[end + 1] == character {
+                            end += 2
+                            continue
+                        }
                         break
                     }
                     end += 1
                 }
                 guard end < characters.count else {
-                    throw OperatorScriptError(job: job, message: "the SQL has an unterminated \(character == "'" ? "string literal" : "quoted identifier")")
+                    throw OperatorScriptError(
+                        job: job,
+                        message:
+                            "the SQL has an unterminated \(character == "'" ? "string literal" : "quoted identifier")")
                 }
                 output += String(characters[index...end])
                 index = end + 1
@@ -242,7 +284,8 @@ enum SQLPlaceholders {
             case ":" where index + 1 < characters.count && characters[index + 1] == ":":
                 output += "::"
                 index += 2
-            case ":" where index + 1 < characters.count && (characters[index + 1].isLetter || characters[index + 1] == "_"):
+            case ":"
+            where index + 1 < characters.count && (characters[index + 1].isLetter || characters[index + 1] == "_"):
                 var end = index + 1
                 while end < characters.count, isNameCharacter(characters[end]) { end += 1 }
                 output += substitute(String(characters[(index + 1)..<end]))

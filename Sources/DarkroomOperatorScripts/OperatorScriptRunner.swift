@@ -56,9 +56,13 @@ public struct OperatorScriptRunner {
     /// arrays. Empty ones check a job's other parameters before anything is listed.
     public static let renderFileParameters = ["paths": "{}", "job_ids": "{}", "temporary": "{}"]
 
-    public func run(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws -> OperatorScriptReport {
-        _ = try job.bound(job.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
-        let paramsJSON = String(decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
+    public func run(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws
+        -> OperatorScriptReport
+    {
+        _ = try job.bound(
+            job.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
+        let paramsJSON = String(
+            decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
         let runID = try connection.query(
             "INSERT INTO darkroom.job_runs (name, params) VALUES ($1, $2::jsonb) RETURNING id",
             [.text(job.name), .text(paramsJSON)])[0]["id"].decode(Int64.self)
@@ -67,10 +71,15 @@ public struct OperatorScriptRunner {
         logger[metadataKey: "run_id"] = "\(runID)"
         do {
             let report = try execute(job, parameters: parameters, files: files, runID: runID, logger: logger)
-            let result = report.total > 0 || job.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
+            let result =
+                report.total > 0 || job.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
             _ = try connection.query(
                 "UPDATE darkroom.job_runs SET status = 'succeeded', finished_at = now(), result = $2 WHERE id = $1",
-                [.int(runID), .text(result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted"))])
+                [
+                    .int(runID),
+                    .text(
+                        result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted")),
+                ])
             return report
         } catch {
             _ = try? connection.query(
@@ -80,28 +89,38 @@ public struct OperatorScriptRunner {
         }
     }
 
-    private func execute(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
-                         logger: Logger) throws -> OperatorScriptReport {
-        var report = OperatorScriptReport(runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
+    private func execute(
+        _ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
+        logger: Logger
+    ) throws -> OperatorScriptReport {
+        var report = OperatorScriptReport(
+            runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
         if job.files == "renders" {
             guard let files else {
-                throw OperatorScriptError(job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
+                throw OperatorScriptError(
+                    job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
             }
-            let minutes = parameters["min_age_minutes"] ?? job.parameters.first { $0.name == "min_age_minutes" }?.defaultValue ?? ""
+            let minutes =
+                parameters["min_age_minutes"] ?? job.parameters.first { $0.name == "min_age_minutes" }?.defaultValue
+                ?? ""
             guard let minimumAge = Int(minutes), minimumAge >= 0 else {
-                throw OperatorScriptError(job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
+                throw OperatorScriptError(
+                    job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
             }
             let candidates = try files.renderFiles(olderThan: .seconds(minimumAge * 60))
             logger.info("checking render files", metadata: ["candidates": "\(candidates.count)"])
             for start in stride(from: 0, to: candidates.count, by: Self.pathsPerStatement) {
                 let chunk = Array(candidates[start..<min(start + Self.pathsPerStatement, candidates.count)])
-                let filled = ["paths": Self.arrayLiteral(chunk.map(\.path)),
-                              "job_ids": Self.arrayLiteral(chunk.map { String($0.jobID) }),
-                              "temporary": Self.arrayLiteral(chunk.map { String($0.isTemporary) })]
+                let filled = [
+                    "paths": Self.arrayLiteral(chunk.map(\.path)),
+                    "job_ids": Self.arrayLiteral(chunk.map { String($0.jobID) }),
+                    "temporary": Self.arrayLiteral(chunk.map { String($0.isTemporary) }),
+                ]
                 let rows = try once(job, parameters.merging(filled) { _, runner in runner }, into: &report)
                 for row in rows {
                     guard let path = row["path"].string else {
-                        throw OperatorScriptError(job: job.name, message: "a `files: renders` job must return a `path` column")
+                        throw OperatorScriptError(
+                            job: job.name, message: "a `files: renders` job must return a `path` column")
                     }
                     try files.deleteRenderFile(path)
                     report.deletedFiles.append(path)
@@ -114,7 +133,9 @@ public struct OperatorScriptRunner {
             let rows = try once(job, parameters, into: &report)
             guard job.repeats == .untilZero else { return report }
             guard let count = rows.first?[0].int64 else {
-                throw OperatorScriptError(job: job.name, message: "`repeat: until-zero` needs the statement to return a count in its first column")
+                throw OperatorScriptError(
+                    job: job.name,
+                    message: "`repeat: until-zero` needs the statement to return a count in its first column")
             }
             report.total += count
             logger.debug("job batch done", metadata: ["count": "\(count)", "total": "\(report.total)"])
@@ -122,7 +143,9 @@ public struct OperatorScriptRunner {
         }
     }
 
-    private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport) throws -> PostgresRows {
+    private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport)
+        throws -> PostgresRows
+    {
         let (sql, values) = try job.bound(parameters)
         // Text results: the report shows whatever the job's SQL returns as the server prints it.
         let rows = try connection.query(sql, values.map(PostgresBind.text), resultFormat: .text)
@@ -134,9 +157,11 @@ public struct OperatorScriptRunner {
 
     /// A PostgreSQL array literal of text values, each quoted and escaped.
     static func arrayLiteral(_ values: [String]) -> String {
-        "{" + values.map { value in
-            "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        }.joined(separator: ",") + "}"
+        "{"
+            + values.map { value in
+                "\"" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                    + "\""
+            }.joined(separator: ",") + "}"
     }
 }
 
@@ -147,14 +172,22 @@ public enum OperatorScriptCatalog {
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
         } catch {
-            throw OperatorScriptError(job: "*", message: "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR")
+            throw OperatorScriptError(
+                job: "*",
+                message:
+                    "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR"
+            )
         }
         return try names.map { file in
             let name = String(file.dropLast(4))
             // Checked before reading, so a stray huge file is refused without being read.
-            let size = (try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.size] as? NSNumber)?.intValue ?? 0
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: folder + "/" + file)[.size] as? NSNumber)?.intValue
+                ?? 0
             guard size <= OperatorScript.maxBytes else {
-                throw OperatorScriptError(job: name, message: "\(folder)/\(file) is \(size) bytes; a job file holds at most \(OperatorScript.maxBytes)")
+                throw OperatorScriptError(
+                    job: name,
+                    message: "\(folder)/\(file) is \(size) bytes; a job file holds at most \(OperatorScript.maxBytes)")
             }
             guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
                 throw OperatorScriptError(job: name, message: "cannot read \(folder)/\(file)")

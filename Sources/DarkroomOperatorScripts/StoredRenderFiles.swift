@@ -23,7 +23,10 @@ public struct StoredRenderFiles: RenderFileStore {
 
     public func deleteRenderFile(_ path: String) throws {
         guard path.hasPrefix(StorageLayout.rendersFolder + "/") else {
-            throw StorageError(code: .outsideRoot, message: "refusing to delete \(path): only files under \(StorageLayout.rendersFolder)/ are cleaned", path: path)
+            throw StorageError(
+                code: .outsideRoot,
+                message: "refusing to delete \(path): only files under \(StorageLayout.rendersFolder)/ are cleaned",
+                path: path)
         }
         try storage.remove(path)
     }

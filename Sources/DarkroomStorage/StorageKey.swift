@@ -6,7 +6,8 @@ public struct StorageKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     public init(_ rawValue: String) throws(StorageError) {
         if let problem = Self.problem(with: rawValue) {
-            throw StorageError(code: .outsideRoot, message: "the stored path \"\(rawValue)\" is refused: \(problem)", path: rawValue)
+            throw StorageError(
+                code: .outsideRoot, message: "the stored path \"\(rawValue)\" is refused: \(problem)", path: rawValue)
         }
         self.rawValue = rawValue
     }
@@ -20,7 +21,9 @@ public struct StorageKey: Sendable, Hashable, Comparable, CustomStringConvertibl
     public var description: String { rawValue }
 
     /// The key's last component.
-    public var name: Substring { rawValue[(rawValue.lastIndex(of: "/").map(rawValue.index(after:)) ?? rawValue.startIndex)...] }
+    public var name: Substring {
+        rawValue[(rawValue.lastIndex(of: "/").map(rawValue.index(after:)) ?? rawValue.startIndex)...]
+    }
 
     public static func < (lhs: StorageKey, rhs: StorageKey) -> Bool { lhs.rawValue < rhs.rawValue }
 
@@ -28,7 +31,9 @@ public struct StorageKey: Sendable, Hashable, Comparable, CustomStringConvertibl
         if key.isEmpty { return "it is empty" }
         if key.hasPrefix("/") { return "it is absolute; stored paths are relative to the storage root" }
         if key.utf8.contains(0) { return "it contains a NUL byte" }
-        if key.split(separator: "/", omittingEmptySubsequences: false).contains(where: { $0 == ".." || $0 == "." || $0.isEmpty }) {
+        if key.split(separator: "/", omittingEmptySubsequences: false).contains(where: {
+            $0 == ".." || $0 == "." || $0.isEmpty
+        }) {
             return "it contains '..', '.' or an empty component"
         }
         return nil

@@ -7,13 +7,15 @@ extension StorageRoot {
     public func list(under prefix: String, modifiedBefore cutoff: Date) throws(StreamError) -> [StoredObject] {
         let folder = path + "/" + prefix
         guard let walker = FileManager.default.enumerator(atPath: folder) else {
-            throw StreamError(code: .unavailable, object: prefix + "/", message: "cannot list it; is the share mounted?")
+            throw StreamError(
+                code: .unavailable, object: prefix + "/", message: "cannot list it; is the share mounted?")
         }
         var found: [StoredObject] = []
         while let relative = walker.nextObject() as? String {
             let attributes = walker.fileAttributes ?? [:]
             guard attributes[.type] as? FileAttributeType == .typeRegular,
-                  let modified = attributes[.modificationDate] as? Date, modified < cutoff else { continue }
+                let modified = attributes[.modificationDate] as? Date, modified < cutoff
+            else { continue }
             let name = prefix + "/" + relative
             found.append(Self.storedObject(named: name))
         }

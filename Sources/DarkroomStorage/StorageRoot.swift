@@ -10,12 +10,17 @@ public struct StorageRoot: ObjectStorage {
 
     public init(_ path: String) throws(StorageError) {
         guard !path.isEmpty else {
-            throw StorageError(code: .notConfigured, message: "no storage root given; set DARKROOM_STORAGE or pass --storage", path: path)
+            throw StorageError(
+                code: .notConfigured, message: "no storage root given; set DARKROOM_STORAGE or pass --storage",
+                path: path)
         }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory), isDirectory.boolValue else {
-            throw StorageError(code: .unavailable, message: "the storage root does not exist or is not a folder; create it or mount the share", path: absolute)
+            throw StorageError(
+                code: .unavailable,
+                message: "the storage root does not exist or is not a folder; create it or mount the share",
+                path: absolute)
         }
         self.path = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
     }
@@ -34,11 +39,13 @@ public struct StorageRoot: ObjectStorage {
             do {
                 try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
             } catch {
-                throw StorageError(code: .unavailable, message: "cannot create \(folder)/: \(error.localizedDescription)", path: path)
+                throw StorageError(
+                    code: .unavailable, message: "cannot create \(folder)/: \(error.localizedDescription)", path: path)
             }
         }
         guard access(path + "/" + StorageLayout.rendersFolder, W_OK) == 0 else {
-            throw StorageError(code: .unavailable, message: "\(StorageLayout.rendersFolder)/ is not writable by this user", path: path)
+            throw StorageError(
+                code: .unavailable, message: "\(StorageLayout.rendersFolder)/ is not writable by this user", path: path)
         }
     }
 
@@ -47,7 +54,8 @@ public struct StorageRoot: ObjectStorage {
     /// Whether the root is there right now (a share can go away under a running worker).
     public var isAvailable: Bool {
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: path + "/" + StorageLayout.rendersFolder, isDirectory: &isDirectory)
+        return FileManager.default.fileExists(
+            atPath: path + "/" + StorageLayout.rendersFolder, isDirectory: &isDirectory)
             && isDirectory.boolValue
     }
 
@@ -62,7 +70,7 @@ public struct StorageRoot: ObjectStorage {
         let file = try absolutePath(of: key)
         do {
             return try FileSource(path: file, name: key.rawValue)
-        } catch where error.code == .notFound && !isAvailable {
+        } catch  where error.code == .notFound && !isAvailable {
             throw unavailable(key)
         }
     }
@@ -73,8 +81,9 @@ public struct StorageRoot: ObjectStorage {
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw StreamError(code: isAvailable ? .io : .unavailable, object: key.rawValue,
-                              message: "cannot create its folder: \(error.localizedDescription)")
+            throw StreamError(
+                code: isAvailable ? .io : .unavailable, object: key.rawValue,
+                message: "cannot create its folder: \(error.localizedDescription)")
         }
         return try FileUpload(finalPath: file, name: key.rawValue)
     }
@@ -84,7 +93,9 @@ public struct StorageRoot: ObjectStorage {
         var info = stat()
         if stat(file, &info) == 0 { return true }
         let number = errno
-        guard number == ENOENT || number == ENOTDIR else { throw .system(number, object: key.rawValue, doing: "cannot look it up") }
+        guard number == ENOENT || number == ENOTDIR else {
+            throw .system(number, object: key.rawValue, doing: "cannot look it up")
+        }
         guard isAvailable else { throw unavailable(key) }
         return false
     }
@@ -106,7 +117,9 @@ public struct StorageRoot: ObjectStorage {
         // Resolve symlinks on whatever part exists, then check containment.
         let resolved = URL(fileURLWithPath: joined).resolvingSymlinksInPath().path
         guard resolved == path || resolved.hasPrefix(path + "/") else {
-            throw StorageError(code: .outsideRoot, message: "the stored path \"\(key)\" leads outside the storage root (through a symlink)", path: joined)
+            throw StorageError(
+                code: .outsideRoot,
+                message: "the stored path \"\(key)\" leads outside the storage root (through a symlink)", path: joined)
         }
         return joined
     }
@@ -132,7 +145,8 @@ public struct StorageRoot: ObjectStorage {
     }
 
     func unavailable(_ key: StorageKey) -> StreamError {
-        StreamError(code: .unavailable, object: key.rawValue,
-                    message: "the storage root \(path) is not available; is the share mounted?")
+        StreamError(
+            code: .unavailable, object: key.rawValue,
+            message: "the storage root \(path) is not available; is the share mounted?")
     }
 }

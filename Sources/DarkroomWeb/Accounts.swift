@@ -22,7 +22,9 @@ public struct Account: Sendable, Hashable {
     public static func nameProblem(_ name: String) -> String? {
         guard !name.isEmpty, name.count <= 64 else { return "an account name has 1 to 64 characters" }
         let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._@-")
-        guard name.allSatisfy(allowed.contains) else { return "an account name may hold letters, digits and . _ @ - only, not \(name.debugDescription)" }
+        guard name.allSatisfy(allowed.contains) else {
+            return "an account name may hold letters, digits and . _ @ - only, not \(name.debugDescription)"
+        }
         return nil
     }
 }
@@ -52,7 +54,8 @@ public struct AccountFile: Sendable {
     public static func load(_ path: String) throws(AccountFileError) -> AccountFile {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
-            throw AccountFileError(path: path, line: nil, reason: "cannot read the account file: \(error.localizedDescription)")
+            throw AccountFileError(
+                path: path, line: nil, reason: "cannot read the account file: \(error.localizedDescription)")
         }
         var file = AccountFile(path: path)
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -60,14 +63,22 @@ public struct AccountFile: Sendable {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard fields.count == 3 else {
-                throw AccountFileError(path: path, line: index + 1, reason: "expected `name role bcrypt-hash`, found \(fields.count) field(s)")
+                throw AccountFileError(
+                    path: path, line: index + 1,
+                    reason: "expected `name role bcrypt-hash`, found \(fields.count) field(s)")
             }
-            if let problem = Account.nameProblem(fields[0]) { throw AccountFileError(path: path, line: index + 1, reason: problem) }
+            if let problem = Account.nameProblem(fields[0]) {
+                throw AccountFileError(path: path, line: index + 1, reason: problem)
+            }
             guard let role = Role(rawValue: fields[1]) else {
-                throw AccountFileError(path: path, line: index + 1, reason: "role \(fields[1].debugDescription) is neither viewer nor operator")
+                throw AccountFileError(
+                    path: path, line: index + 1,
+                    reason: "role \(fields[1].debugDescription) is neither viewer nor operator")
             }
             guard fields[2].hasPrefix("$2") else {
-                throw AccountFileError(path: path, line: index + 1, reason: "the password hash is not bcrypt; create entries with `darkroom serve --add-user`")
+                throw AccountFileError(
+                    path: path, line: index + 1,
+                    reason: "the password hash is not bcrypt; create entries with `darkroom serve --add-user`")
             }
             file.accounts[fields[0]] = Account(name: fields[0], role: role, passwordHash: fields[2])
         }
@@ -78,7 +89,8 @@ public struct AccountFile: Sendable {
     public mutating func set(name: String, role: Role, password: String) throws(AccountFileError) {
         if let problem = Account.nameProblem(name) { throw AccountFileError(path: path, line: nil, reason: problem) }
         guard password.utf8.count >= 8, password.utf8.count <= 72 else {
-            throw AccountFileError(path: path, line: nil, reason: "a password has 8 to 72 bytes (bcrypt reads no further)")
+            throw AccountFileError(
+                path: path, line: nil, reason: "a password has 8 to 72 bytes (bcrypt reads no further)")
         }
         accounts[name] = Account(name: name, role: role, passwordHash: Bcrypt.hash(password, cost: Self.cost))
     }
@@ -90,7 +102,10 @@ public struct AccountFile: Sendable {
             text += "\(account.name) \(account.role.rawValue) \(account.passwordHash)\n"
         }
         let temporary = path + ".tmp-\(getpid())"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
+        else {
             throw AccountFileError(path: path, line: nil, reason: "cannot write \(temporary)")
         }
         guard rename(temporary, path) == 0 else {

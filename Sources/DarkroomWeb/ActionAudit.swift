@@ -35,7 +35,8 @@ public final class ActionAudit: Sendable {
             return
         }
         if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
+            else {
                 throw AccountFileError(path: path, line: nil, reason: "cannot create the audit file")
             }
         }
@@ -47,10 +48,12 @@ public final class ActionAudit: Sendable {
     }
 
     public func record(_ event: Event) {
-        logger.notice("audit", metadata: [
-            "actor": "\(event.actor)", "action": "\(event.action)", "target": "\(event.target ?? "")",
-            "result": "\(event.result)", "client": "\(event.client ?? "")",
-        ])
+        logger.notice(
+            "audit",
+            metadata: [
+                "actor": "\(event.actor)", "action": "\(event.action)", "target": "\(event.target ?? "")",
+                "result": "\(event.result)", "client": "\(event.client ?? "")",
+            ])
         guard let file else { return }
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601

@@ -12,27 +12,32 @@ struct ActionRoutes {
     func add(to router: Router<DashboardContext>) {
         router.post("/jobs/:id/retry") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await act(request, context, action: "retry-job", target: "job \(id)", fallback: "/failures") { connection in
+            return try await act(request, context, action: "retry-job", target: "job \(id)", fallback: "/failures") {
+                connection in
                 try JobQueue(connection, logger: dashboard.logger).retry(jobID: id)
                     ? "job \(id) queued again" : "job \(id) is not failed or cancelled; left alone"
             }
         }
         router.post("/jobs/:id/cancel") { request, context in
             let id = try context.parameters.require("id", as: Int64.self)
-            return try await act(request, context, action: "cancel-job", target: "job \(id)", fallback: "/") { connection in
+            return try await act(request, context, action: "cancel-job", target: "job \(id)", fallback: "/") {
+                connection in
                 try JobQueue(connection, logger: dashboard.logger).cancel(jobID: id)
                     ? "job \(id) cancelled" : "job \(id) had already finished; nothing to cancel"
             }
         }
         router.post("/batches/:name/retry") { request, context in
             let name = try context.parameters.require("name")
-            return try await act(request, context, action: "retry-batch", target: "batch \(name)", fallback: "/batches") { connection in
+            return try await act(request, context, action: "retry-batch", target: "batch \(name)", fallback: "/batches")
+            { connection in
                 "\(try JobQueue(connection, logger: dashboard.logger).retry(batch: name)) job(s) of batch \(name) queued again"
             }
         }
         router.post("/batches/:name/cancel") { request, context in
             let name = try context.parameters.require("name")
-            return try await act(request, context, action: "cancel-batch", target: "batch \(name)", fallback: "/batches") { connection in
+            return try await act(
+                request, context, action: "cancel-batch", target: "batch \(name)", fallback: "/batches"
+            ) { connection in
                 "\(try JobQueue(connection, logger: dashboard.logger).cancel(batch: name)) job(s) of batch \(name) cancelled"
             }
         }
@@ -40,12 +45,17 @@ struct ActionRoutes {
 
     /// Checks the role, runs `body` with the actor set, records the outcome, and sends the
     /// browser back where it came from with the outcome shown once.
-    private func act(_ request: Request, _ context: DashboardContext, action: String, target: String, fallback: String,
-                     _ body: @escaping @Sendable (PostgresConnection) throws -> String) async throws -> Response {
+    private func act(
+        _ request: Request, _ context: DashboardContext, action: String, target: String, fallback: String,
+        _ body: @escaping @Sendable (PostgresConnection) throws -> String
+    ) async throws -> Response {
         guard let (user, role) = context.signedIn else { return Page.refusal(.forbidden, "Sign in first.") }
         guard role == .operator else {
-            dashboard.audit.record(.init(at: Date(), actor: user, action: action, target: target, result: "refused: viewers cannot act"))
-            return Page.refusal(.forbidden, "A viewer may look but not \(action.replacingOccurrences(of: "-", with: " ")); ask an operator.")
+            dashboard.audit.record(
+                .init(at: Date(), actor: user, action: action, target: target, result: "refused: viewers cannot act"))
+            return Page.refusal(
+                .forbidden,
+                "A viewer may look but not \(action.replacingOccurrences(of: "-", with: " ")); ask an operator.")
         }
         let flash: WebSession.Flash
         do {
@@ -59,15 +69,19 @@ struct ActionRoutes {
         } catch let error as PostgresError where !error.isConnectionFailure {
             flash = .init(message: error.message + (error.hint.map { " (\($0))" } ?? ""), isError: true)
         }
-        dashboard.audit.record(.init(at: Date(), actor: user, action: action, target: target,
-                                     result: (flash.isError ? "refused: " : "") + flash.message))
+        dashboard.audit.record(
+            .init(
+                at: Date(), actor: user, action: action, target: target,
+                result: (flash.isError ? "refused: " : "") + flash.message))
         context.sessions.withLockedSession { $0?.flash = flash }
         return Response(status: .seeOther, headers: [.location: Self.back(request, fallback: fallback)])
     }
 
     /// The page the form was on (same site only), else `fallback`.
     static func back(_ request: Request, fallback: String) -> String {
-        guard let referer = request.headers[.referer], let url = URL(string: referer), url.path.hasPrefix("/") else { return fallback }
+        guard let referer = request.headers[.referer], let url = URL(string: referer), url.path.hasPrefix("/") else {
+            return fallback
+        }
         return SignInRoutes.safeNext(url.path + (url.query.map { "?" + $0 } ?? ""))
     }
 }

@@ -14,25 +14,31 @@ enum AssetPages {
 
     static func load(_ store: AssetStore, id: Int64) throws -> Data? {
         guard let asset = try store.asset(id: id) else { return nil }
-        return Data(asset: asset, chain: try store.currentChain(of: id), history: try store.history(of: id),
-                    jobs: try store.recentJobs(of: id, limit: 20))
+        return Data(
+            asset: asset, chain: try store.currentChain(of: id), history: try store.history(of: id),
+            jobs: try store.recentJobs(of: id, limit: 20))
     }
 
     static func originalURL(_ assetID: Int64) -> String { "/assets/\(assetID)/original.jpg" }
-    static func adjustmentURL(_ assetID: Int64, _ adjustmentID: Int64) -> String { "/assets/\(assetID)/adjustments/\(adjustmentID).jpg" }
+    static func adjustmentURL(_ assetID: Int64, _ adjustmentID: Int64) -> String {
+        "/assets/\(assetID)/adjustments/\(adjustmentID).jpg"
+    }
 
     /// A figure with a thumbnail; nil adjustment means the original.
     static func figure(assetID: Int64, adjustmentID: Int64?, caption: HTML) -> HTML {
         let source = adjustmentID.map { adjustmentURL(assetID, $0) } ?? originalURL(assetID)
-        return "<figure><img src=\"\(source)\" alt=\"\(adjustmentID.map { "adjustment \($0)" } ?? "the original") of asset \(assetID)\" loading=\"lazy\"><figcaption>\(caption)</figcaption></figure>"
+        return
+            "<figure><img src=\"\(source)\" alt=\"\(adjustmentID.map { "adjustment \($0)" } ?? "the original") of asset \(assetID)\" loading=\"lazy\"><figcaption>\(caption)</figcaption></figure>"
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {
         let asset = data.asset
         var location: HTML = "none recorded"
         if let latitude = asset.latitude, let longitude = asset.longitude {
-            let map = "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=15/\(latitude)/\(longitude)"
-            location = "\(String(format: "%.5f, %.5f", latitude, longitude))\(asset.altitude.map { String(format: ", %.0f m", $0) } ?? "") <a href=\"\(map)\" rel=\"noreferrer\">map</a>"
+            let map =
+                "https://www.openstreetmap.org/?mlat=\(latitude)&mlon=\(longitude)#map=15/\(latitude)/\(longitude)"
+            location =
+                "\(String(format: "%.5f, %.5f", latitude, longitude))\(asset.altitude.map { String(format: ", %.0f m", $0) } ?? "") <a href=\"\(map)\" rel=\"noreferrer\">map</a>"
         }
         let layers: [HTML] = data.chain.enumerated().map { index, layer in
             """
@@ -44,13 +50,18 @@ enum AssetPages {
             "<tr><td>\(Page.timestamp(entry.at))</td><td>\(entry.action)</td><td>\(entry.jobID.map { "job \($0)" } ?? "by hand")</td><td>\(entry.previousAdjustmentID.map { "adjustment \($0)" } ?? "the original") → \(entry.adjustmentID.map { "adjustment \($0)" } ?? "the original")</td></tr>"
         }
         let jobs: [HTML] = data.jobs.map { job in
-            let cancel: HTML = session.role == .operator && (job.state == .queued || job.state == .running)
+            let cancel: HTML =
+                session.role == .operator && (job.state == .queued || job.state == .running)
                 ? Page.actionButton("Cancel", action: "/jobs/\(job.id)/cancel", session: session) : ""
-            let retry: HTML = session.role == .operator && (job.state == .failed || job.state == .cancelled)
+            let retry: HTML =
+                session.role == .operator && (job.state == .failed || job.state == .cancelled)
                 ? Page.actionButton("Retry", action: "/jobs/\(job.id)/retry", session: session) : ""
-            return "<tr id=\"job-\(job.id)\"><td>job \(job.id)</td><td>\(job.kind)</td><td class=\"state-\(job.state.rawValue)\">\(job.state.rawValue)</td><td>\(job.formatIdentifier ?? "") \(job.formatVersion ?? "")</td><td>\(job.batch ?? "—")</td><td>\(Page.timestamp(job.createdAt))</td><td>\(cancel)\(retry)</td></tr>"
+            return
+                "<tr id=\"job-\(job.id)\"><td>job \(job.id)</td><td>\(job.kind)</td><td class=\"state-\(job.state.rawValue)\">\(job.state.rawValue)</td><td>\(job.formatIdentifier ?? "") \(job.formatVersion ?? "")</td><td>\(job.batch ?? "—")</td><td>\(Page.timestamp(job.createdAt))</td><td>\(cancel)\(retry)</td></tr>"
         }
-        return Page.document(title: "Asset \(asset.id)", session: session, current: "", """
+        return Page.document(
+            title: "Asset \(asset.id)", session: session, current: "",
+            """
             <h1>Asset \(asset.id)</h1>
             <dl class="meta">
             <dt>original</dt><dd><code>\(asset.originalPath)</code>, \(Page.number(Int(asset.byteSize))) bytes</dd>
@@ -79,7 +90,9 @@ enum AssetPages {
             \(figure(assetID: change.assetID, adjustmentID: change.after, caption: "after job \(change.jobID) (\(change.action)): \(change.after.map { "adjustment \($0)" } ?? "the original")"))</div>
             """
         }
-        return Page.document(title: "Batch \(batch.batch): before and after", session: session, current: "/batches", """
+        return Page.document(
+            title: "Batch \(batch.batch): before and after", session: session, current: "/batches",
+            """
             <h1>Batch <a href="/batches/\(urlComponent(batch.batch))">\(batch.batch)</a>: before and after</h1>
             <p class="summary">\(batch.summaryLine)</p>
             \(changes.isEmpty ? HTML("<p>No job of this batch has finished yet.</p>") : HTML("""

@@ -12,7 +12,9 @@ enum BatchPages {
             <td class="num">\(Page.number(batch.remaining))</td><td class="num">\(rate(batch))</td><td>\(eta(batch))</td></tr>
             """
         }
-        return Page.document(title: "Batches", session: session, current: "/batches", live: true, """
+        return Page.document(
+            title: "Batches", session: session, current: "/batches", live: true,
+            """
             <h1>Batches</h1><div id="live">
             \(batches.isEmpty ? HTML("<p>No batches yet. <code>darkroom rerender</code> and <code>darkroom job run</code> make them.</p>") : HTML("""
                 <table class="batches"><thead><tr><th>batch</th><th>progress</th><th class="num">done</th><th class="num">failed</th>\
@@ -26,18 +28,23 @@ enum BatchPages {
         let name = urlComponent(batch.batch)
         let codeRows: [HTML] = codes.map { code in
             let filter = "/failures?batch=\(name)" + (code.code.map { "&code=\(urlComponent($0))" } ?? "")
-            return "<tr><td><a href=\"\(filter)\">\(code.code ?? "none recorded")</a></td><td class=\"num\">\(Page.number(code.jobs))</td><td>\(Page.timestamp(code.lastFailedAt))</td></tr>"
+            return
+                "<tr><td><a href=\"\(filter)\">\(code.code ?? "none recorded")</a></td><td class=\"num\">\(Page.number(code.jobs))</td><td>\(Page.timestamp(code.lastFailedAt))</td></tr>"
         }
         var actions: [HTML] = []
         if session.role == .operator {
             if batch.failed > 0 {
-                actions.append(Page.actionButton("Retry failed jobs", action: "/batches/\(name)/retry", session: session))
+                actions.append(
+                    Page.actionButton("Retry failed jobs", action: "/batches/\(name)/retry", session: session))
             }
             if !batch.isFinished {
-                actions.append(Page.actionButton("Cancel the batch", action: "/batches/\(name)/cancel", session: session))
+                actions.append(
+                    Page.actionButton("Cancel the batch", action: "/batches/\(name)/cancel", session: session))
             }
         }
-        return Page.document(title: "Batch \(batch.batch)", session: session, current: "/batches", live: true, """
+        return Page.document(
+            title: "Batch \(batch.batch)", session: session, current: "/batches", live: true,
+            """
             <h1>Batch \(batch.batch)</h1>
             <div id="live">
             <p class="summary" id="summary">\(batch.summaryLine)</p>

@@ -19,7 +19,9 @@ public struct Dashboard: Sendable {
         public var secureCookies: Bool
         public var sessionLifetime: Duration
 
-        public init(accounts: AccountFile?, secureCookies: Bool = false, sessionLifetime: Duration = .seconds(12 * 3600)) {
+        public init(
+            accounts: AccountFile?, secureCookies: Bool = false, sessionLifetime: Duration = .seconds(12 * 3600)
+        ) {
             self.accounts = accounts
             self.secureCookies = secureCookies
             self.sessionLifetime = sessionLifetime
@@ -38,7 +40,10 @@ public struct Dashboard: Sendable {
     let options: Options
     let logger: Logger
 
-    public init(pool: DatabasePool, thumbnails: Thumbnails, audit: ActionAudit, signInForms: SignInForms, options: Options, logger: Logger) {
+    public init(
+        pool: DatabasePool, thumbnails: Thumbnails, audit: ActionAudit, signInForms: SignInForms, options: Options,
+        logger: Logger
+    ) {
         self.pool = pool
         self.thumbnails = thumbnails
         self.audit = audit
@@ -54,12 +59,18 @@ public struct Dashboard: Sendable {
         // Before the session and the sign-in gate: Prometheus has no session. This process's
         // metrics and the queue's, read from the views at each scrape through the pool.
         router.addMetrics(database: { [pool] read in try await pool.withConnection(read) })
-        router.add(middleware: SessionMiddleware(storage: sessions, configuration: SessionMiddlewareConfiguration(
-            sessionCookieParameters: SessionCookieParameters(name: Self.sessionCookie, path: "/", secure: options.secureCookies,
-                                                             sameSite: .strict),
-            defaultSessionExpiration: options.sessionLifetime)))
-        router.add(middleware: SignInGate(localOperator: options.accounts == nil ? Self.localAccount : nil,
-                                          signInForms: signInForms, secureCookies: options.secureCookies))
+        router.add(
+            middleware: SessionMiddleware(
+                storage: sessions,
+                configuration: SessionMiddlewareConfiguration(
+                    sessionCookieParameters: SessionCookieParameters(
+                        name: Self.sessionCookie, path: "/", secure: options.secureCookies,
+                        sameSite: .strict),
+                    defaultSessionExpiration: options.sessionLifetime)))
+        router.add(
+            middleware: SignInGate(
+                localOperator: options.accounts == nil ? Self.localAccount : nil,
+                signInForms: signInForms, secureCookies: options.secureCookies))
 
         router.get("/dashboard.css") { _, _ in Self.asset(StaticAssets.css, type: "text/css; charset=utf-8") }
         router.get("/dashboard.js") { _, _ in Self.asset(StaticAssets.script, type: "text/javascript; charset=utf-8") }
@@ -70,8 +81,9 @@ public struct Dashboard: Sendable {
     }
 
     static func asset(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: Page.securityHeaders([.contentType: type, .cacheControl: "public, max-age=3600"]),
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: .ok, headers: Page.securityHeaders([.contentType: type, .cacheControl: "public, max-age=3600"]),
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 
     /// Runs `body` on a pool thread with a connection; maps a lost database to 503.

@@ -22,7 +22,9 @@ public final class DatabasePool: Sendable {
     deinit { queue.close() }
 
     /// Runs `body` with a connection on one of the pool's threads.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws
+        -> T
+    {
         try await withCheckedThrowingContinuation { continuation in
             let accepted = queue.push { connection in
                 continuation.resume(with: Result { try body(try connection()) })

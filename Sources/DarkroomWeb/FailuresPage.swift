@@ -19,7 +19,8 @@ enum FailuresPage {
     /// Filtered by a batch, an operator may retry all of its failed jobs at once.
     static func batchActions(_ filter: Filter, failures: [FailedJobDetail], session: WebSession) -> HTML {
         guard session.role == .operator, let batch = filter.batch, !failures.isEmpty else { return "" }
-        return "<p class=\"actions\">\(Page.actionButton("Retry every failed job of \(batch)", action: "/batches/\(urlComponent(batch))/retry", session: session))</p>"
+        return
+            "<p class=\"actions\">\(Page.actionButton("Retry every failed job of \(batch)", action: "/batches/\(urlComponent(batch))/retry", session: session))</p>"
     }
 
     static func render(_ failures: [FailedJobDetail], filter: Filter, session: WebSession) -> HTML {
@@ -28,7 +29,8 @@ enum FailuresPage {
             let attempts: [HTML] = failure.errors.map { error in
                 "<li><span class=\"code\">\(error.code)</span> attempt \(error.attempt) at \(Page.timestamp(error.at))\(error.worker.map { " on \($0)" } ?? ""): \(error.message)</li>"
             }
-            let retry: HTML = session.role == .operator
+            let retry: HTML =
+                session.role == .operator
                 ? Page.actionButton("Retry", action: "/jobs/\(failure.jobID)/retry", session: session) : ""
             return """
                 <tr id="job-\(failure.jobID)"><td>job \(failure.jobID)</td><td><a href="/assets/\(failure.assetID)">asset \(failure.assetID)</a></td>\
@@ -38,7 +40,9 @@ enum FailuresPage {
                 <ol class="attempts">\(attempts)</ol></details></td><td>\(retry)</td></tr>
                 """
         }
-        return Page.document(title: "Failures", session: session, current: "/failures", """
+        return Page.document(
+            title: "Failures", session: session, current: "/failures",
+            """
             <h1>Failures</h1>
             <form method="get" action="/failures" class="filter">
             <label>code <input name="code" list="codes" value="\(filter.code ?? "")"></label><datalist id="codes">\(codes)</datalist>

@@ -17,35 +17,47 @@ struct OverviewPage {
 
     static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
-        return Data(status: try queue.status(recentFailures: 0), throughput: try queue.throughput(), workers: try queue.workers(),
-                    waiting: try queue.waitingForEditor())
+        return Data(
+            status: try queue.status(recentFailures: 0), throughput: try queue.throughput(),
+            workers: try queue.workers(),
+            waiting: try queue.waitingForEditor())
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {
         let states: [HTML] = JobState.allCases.map { state in
             "<tr><th scope=\"row\">\(state.rawValue)</th><td class=\"num\">\(Page.number(data.status.countsByState[state] ?? 0))</td></tr>"
         }
-        let oldest: HTML = data.status.oldestQueued.map {
-            "job \($0.jobID), runnable since \(Page.timestamp($0.runAt)) (\(Page.duration($0.age)) ago)"
-        } ?? "none"
+        let oldest: HTML =
+            data.status.oldestQueued.map {
+                "job \($0.jobID), runnable since \(Page.timestamp($0.runAt)) (\(Page.duration($0.age)) ago)"
+            } ?? "none"
         let workers: [HTML] = data.workers.map { worker in
             let state = worker.isAlive ? (worker.isStopping ? "stopping" : "alive") : "silent"
-            let jobs: HTML = worker.rendering.isEmpty ? "idle" : HTML.joined(worker.rendering.map {
-                "job \($0.jobID) of <a href=\"/assets/\($0.assetID)\">asset \($0.assetID)</a>"
-            }, separator: ", ")
+            let jobs: HTML =
+                worker.rendering.isEmpty
+                ? "idle"
+                : HTML.joined(
+                    worker.rendering.map {
+                        "job \($0.jobID) of <a href=\"/assets/\($0.assetID)\">asset \($0.assetID)</a>"
+                    }, separator: ", ")
             return """
                 <tr class="worker-\(state)"><td>\(worker.name)</td><td>\(worker.host) pid \(worker.pid)</td><td>\(state)</td>\
                 <td>\(Page.duration(worker.silence)) ago</td><td>\(jobs)</td></tr>
                 """
         }
-        let waiting: HTML = data.waiting.isEmpty ? "<p>None: a live worker can run every queued job.</p>" : """
+        let waiting: HTML =
+            data.waiting.isEmpty
+            ? "<p>None: a live worker can run every queued job.</p>"
+            : """
             <table><thead><tr><th>kind</th><th>format</th><th class="num">jobs</th><th>oldest</th></tr></thead><tbody>\
             \(data.waiting.map { group -> HTML in
                 "<tr><td>\(group.kind)</td><td>\(group.formatIdentifier ?? "") \(group.formatVersion ?? "")</td><td class=\"num\">\(Page.number(group.jobs))</td><td>\(Page.timestamp(group.oldest))</td></tr>"
             })</tbody></table>
             """
         let hour = data.throughput
-        return Page.document(title: "Overview", session: session, current: "/", live: true, """
+        return Page.document(
+            title: "Overview", session: session, current: "/", live: true,
+            """
             <h1>Overview</h1>
             <div id="live">
             <section class="cards">

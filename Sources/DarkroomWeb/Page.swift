@@ -1,15 +1,17 @@
-import Foundation
 import DarkroomDatabase
+import Foundation
 import Hummingbird
 
 /// The chrome every page shares, and the small formatting helpers the pages use.
 enum Page {
     /// A whole document: navigation, the signed-in account with its sign-out form, and `body`.
     /// `live` marks a page whose `#live` part the script refreshes every two seconds.
-    static func document(title: String, session: WebSession?, current: String, live: Bool = false, _ body: HTML) -> HTML {
+    static func document(title: String, session: WebSession?, current: String, live: Bool = false, _ body: HTML) -> HTML
+    {
         let links: [(String, String)] = [("/", "Overview"), ("/batches", "Batches"), ("/failures", "Failures")]
         let nav: [HTML] = links.map { path, label in
-            path == current ? "<a href=\"\(path)\" aria-current=\"page\">\(label)</a>" : "<a href=\"\(path)\">\(label)</a>"
+            path == current
+                ? "<a href=\"\(path)\" aria-current=\"page\">\(label)</a>" : "<a href=\"\(path)\">\(label)</a>"
         }
         var account: HTML = ""
         if let session, let user = session.user, let role = session.role {
@@ -42,22 +44,27 @@ enum Page {
     }
 
     static func response(_ html: HTML, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: securityHeaders([.contentType: "text/html; charset=utf-8"]),
-                 body: .init(byteBuffer: ByteBuffer(string: html.markup)))
+        Response(
+            status: status, headers: securityHeaders([.contentType: "text/html; charset=utf-8"]),
+            body: .init(byteBuffer: ByteBuffer(string: html.markup)))
     }
 
     /// A short page saying why a request was refused or failed.
     static func refusal(_ status: HTTPResponse.Status, _ message: String) -> Response {
-        response(document(title: "\(status.code) \(status.reasonPhrase)", session: nil, current: "", """
-            <h1>\(status.code) \(status.reasonPhrase)</h1><p class="refusal">\(message)</p><p><a href="/">Back to the overview</a></p>
-            """), status: status)
+        response(
+            document(
+                title: "\(status.code) \(status.reasonPhrase)", session: nil, current: "",
+                """
+                <h1>\(status.code) \(status.reasonPhrase)</h1><p class="refusal">\(message)</p><p><a href="/">Back to the overview</a></p>
+                """), status: status)
     }
 
     /// No framing, no foreign scripts or styles, no MIME sniffing (the pages' referrer policy is
     /// a meta tag).
     static func securityHeaders(_ fields: HTTPFields) -> HTTPFields {
         var fields = fields
-        fields[.contentSecurityPolicy] = "default-src 'self'; img-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
+        fields[.contentSecurityPolicy] =
+            "default-src 'self'; img-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'"
         fields[.xContentTypeOptions] = "nosniff"
         fields[.cacheControl] = fields[.cacheControl] ?? "no-store"
         return fields
@@ -69,7 +76,8 @@ enum Page {
     static func timestamp(_ date: Date?) -> HTML {
         guard let date else { return "—" }
         let text = date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: false))
-        return "<time datetime=\"\(text)\">\(text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC"))</time>"
+        return
+            "<time datetime=\"\(text)\">\(text.replacingOccurrences(of: "T", with: " ").replacingOccurrences(of: "Z", with: " UTC"))</time>"
     }
 
     static func number(_ value: Int) -> String {

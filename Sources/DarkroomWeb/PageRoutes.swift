@@ -13,12 +13,14 @@ struct PageRoutes {
         let logger = dashboard.logger
         router.get("/") { _, context in
             try await page(context) { session in
-                OverviewPage.render(try await dashboard.read { try OverviewPage.load($0, logger: logger) }, session: session)
+                OverviewPage.render(
+                    try await dashboard.read { try OverviewPage.load($0, logger: logger) }, session: session)
             }
         }
         router.get("/batches") { _, context in
             try await page(context) { session in
-                BatchPages.list(try await dashboard.read { try JobQueue($0, logger: logger).batches() }, session: session)
+                BatchPages.list(
+                    try await dashboard.read { try JobQueue($0, logger: logger).batches() }, session: session)
             }
         }
         router.get("/batches/:name") { _, context in
@@ -36,18 +38,22 @@ struct PageRoutes {
             let name = try context.parameters.require("name")
             return try await page(context) { session in
                 let (progress, changes) = try await dashboard.read { connection in
-                    (try JobQueue(connection, logger: logger).progress(ofBatch: name),
-                     try AssetStore(connection).changes(ofBatch: name, limit: AssetPages.sampleSize))
+                    (
+                        try JobQueue(connection, logger: logger).progress(ofBatch: name),
+                        try AssetStore(connection).changes(ofBatch: name, limit: AssetPages.sampleSize)
+                    )
                 }
                 guard let progress else { throw HTTPError(.notFound, message: "There is no batch \(name).") }
                 return AssetPages.sample(batch: progress, changes: changes, session: session)
             }
         }
         router.get("/failures") { request, context in
-            let filter = FailuresPage.Filter(code: request.uri.queryParameters.get("code"), batch: request.uri.queryParameters.get("batch"))
+            let filter = FailuresPage.Filter(
+                code: request.uri.queryParameters.get("code"), batch: request.uri.queryParameters.get("batch"))
             return try await page(context) { session in
                 let failures = try await dashboard.read { connection in
-                    try JobQueue(connection, logger: logger).failures(code: filter.code, batch: filter.batch, limit: FailuresPage.limit)
+                    try JobQueue(connection, logger: logger).failures(
+                        code: filter.code, batch: filter.batch, limit: FailuresPage.limit)
                 }
                 return FailuresPage.render(failures, filter: filter, session: session)
             }
@@ -65,7 +71,8 @@ struct PageRoutes {
             let id = try context.parameters.require("id", as: Int64.self)
             let source = try await dashboard.read { connection -> Thumbnails.Source? in
                 guard let asset = try AssetStore(connection).asset(id: id) else { return nil }
-                return Thumbnails.Source(key: try StorageKey(asset.originalPath), orientation: Orientation(exifValue: asset.orientation))
+                return Thumbnails.Source(
+                    key: try StorageKey(asset.originalPath), orientation: Orientation(exifValue: asset.orientation))
             }
             return try await thumbnail(source, what: "asset \(id)")
         }
@@ -76,8 +83,11 @@ struct PageRoutes {
                 throw HTTPError(.notFound, message: "Thumbnails are named ADJUSTMENT.jpg.")
             }
             let adjustment = try await dashboard.read { try AssetStore($0).adjustment(id: adjustmentID, assetID: id) }
-            guard let adjustment else { return try await thumbnail(nil, what: "adjustment \(adjustmentID) of asset \(id)") }
-            return try await thumbnail(try dashboard.thumbnails.source(of: adjustment), what: "adjustment \(adjustmentID)")
+            guard let adjustment else {
+                return try await thumbnail(nil, what: "adjustment \(adjustmentID) of asset \(id)")
+            }
+            return try await thumbnail(
+                try dashboard.thumbnails.source(of: adjustment), what: "adjustment \(adjustmentID)")
         }
     }
 
@@ -91,7 +101,8 @@ struct PageRoutes {
             return Page.refusal(error.status, error.body ?? error.status.reasonPhrase)
         } catch let error as PostgresError {
             // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
-            dashboard.logger.error("a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
+            dashboard.logger.error(
+                "a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
             return Page.refusal(.internalServerError, "PostgreSQL refused this page's query: \(error.message)")
         }
     }
@@ -100,13 +111,16 @@ struct PageRoutes {
         guard let source else { throw HTTPError(.notFound, message: "There is no \(what).") }
         do {
             let bytes = try await dashboard.thumbnails.thumbnail(of: source)
-            return Response(status: .ok, headers: Page.securityHeaders([
-                .contentType: "image/jpeg",
-                // Stored objects never change under their key.
-                .cacheControl: "private, max-age=86400, immutable",
-            ]), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+            return Response(
+                status: .ok,
+                headers: Page.securityHeaders([
+                    .contentType: "image/jpeg",
+                    // Stored objects never change under their key.
+                    .cacheControl: "private, max-age=86400, immutable",
+                ]), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
         } catch {
-            dashboard.logger.warning("cannot make a thumbnail", metadata: ["object": "\(source.key)", "error": "\(error)"])
+            dashboard.logger.warning(
+                "cannot make a thumbnail", metadata: ["object": "\(source.key)", "error": "\(error)"])
             throw HTTPError(.notFound, message: "The thumbnail of \(what) cannot be made: \(error)")
         }
     }
@@ -117,7 +131,8 @@ extension Thumbnails {
     /// stored layer itself. Renders are upright.
     func source(of adjustment: Adjustment) throws -> Source {
         if let jobID = adjustment.jobID,
-           adjustment.renderedPath == StorageLayout.render(assetID: adjustment.assetID, jobID: jobID).rawValue {
+            adjustment.renderedPath == StorageLayout.render(assetID: adjustment.assetID, jobID: jobID).rawValue
+        {
             let display = StorageLayout.display(assetID: adjustment.assetID, jobID: jobID)
             if (try? storage.exists(display)) == true { return Source(key: display, orientation: .up) }
         }

@@ -57,7 +57,8 @@ public enum CSRF {
     /// True when both are present and equal, without stopping at the first differing byte.
     public static func matches(_ sent: String?, _ expected: String) -> Bool {
         guard let sent else { return false }
-        let a = Array(sent.utf8), b = Array(expected.utf8)
+        let a = Array(sent.utf8)
+        let b = Array(expected.utf8)
         guard a.count == b.count, !b.isEmpty else { return false }
         return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
     }

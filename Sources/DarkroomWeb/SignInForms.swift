@@ -21,7 +21,8 @@ public struct SignInForms: Sendable {
 
     /// The key every replica shares (made on first use; `dashboard_sessions.sql`).
     public static func load(from connection: PostgresConnection) throws -> SignInForms {
-        SignInForms(key: try connection.query("SELECT darkroom.dashboard_key('sign-in') AS key")[0]["key"].decode([UInt8].self))
+        SignInForms(
+            key: try connection.query("SELECT darkroom.dashboard_key('sign-in') AS key")[0]["key"].decode([UInt8].self))
     }
 
     /// The sign-in cookie's name: with Secure, `__Host-` too, so no sibling host can set it.
@@ -36,21 +37,24 @@ public struct SignInForms: Sendable {
     /// (anything else is not sent back in a Set-Cookie).
     public static func cookieValue(in request: Request, secure: Bool) -> String? {
         guard let value = request.cookies[cookieName(secure: secure)]?.value, value.utf8.count == 43,
-              Base64URL.decode(value)?.count == 32 else { return nil }
+            Base64URL.decode(value)?.count == 32
+        else { return nil }
         return value
     }
 
     /// The sign-in cookie holding `value` (nil: removing it): the whole site (`__Host-` wants
     /// Path=/), HttpOnly, SameSite=Strict, gone when the forms made for it expire.
     public static func cookie(_ value: String?, secure: Bool) -> Cookie {
-        Cookie(name: cookieName(secure: secure), value: value ?? "", maxAge: value == nil ? 0 : lifetime, path: "/",
-               secure: secure, httpOnly: true, sameSite: .strict)
+        Cookie(
+            name: cookieName(secure: secure), value: value ?? "", maxAge: value == nil ? 0 : lifetime, path: "/",
+            secure: secure, httpOnly: true, sameSite: .strict)
     }
 
     /// The form's token for the browser whose sign-in cookie holds `cookie`.
     public func token(for cookie: String, now: Date = Date()) -> String {
         let expiry = Self.bigEndian(Int64(now.timeIntervalSince1970.rounded(.up)) + Int64(Self.lifetime))
-        return Base64URL.encode(expiry + Array(HMAC<SHA256>.authenticationCode(for: Self.signed(expiry, cookie), using: key)))
+        return Base64URL.encode(
+            expiry + Array(HMAC<SHA256>.authenticationCode(for: Self.signed(expiry, cookie), using: key)))
     }
 
     /// Why a sign-in POST's token is refused, or `.valid`.
@@ -67,8 +71,10 @@ public struct SignInForms: Sendable {
         guard let cookie, !cookie.isEmpty else { return .noCookie }
         guard let token, !token.isEmpty else { return .noToken }
         guard let bytes = Base64URL.decode(token), bytes.count == 8 + SHA256.byteCount else { return .malformed }
-        let expiry = Array(bytes[..<8]), code = bytes[8...]
-        guard HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Self.signed(expiry, cookie), using: key) else { return .forged }
+        let expiry = Array(bytes[..<8])
+        let code = bytes[8...]
+        guard HMAC<SHA256>.isValidAuthenticationCode(code, authenticating: Self.signed(expiry, cookie), using: key)
+        else { return .forged }
         let expiresAt = expiry.reduce(Int64(0)) { $0 << 8 | Int64($1) }
         return Double(expiresAt) > now.timeIntervalSince1970 ? .valid : .expired
     }
@@ -88,7 +94,8 @@ public struct SignInForms: Sendable {
 enum Base64URL {
     static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_").replacingOccurrences(
+                of: "=", with: "")
     }
 
     /// nil unless `text` is the one spelling `encode` gives (a token has exactly one).

@@ -21,7 +21,9 @@ struct SignInGate: RouterMiddleware {
     /// The header in which a browser says where a request comes from (every current one sends it).
     static let fetchSite = "Sec-Fetch-Site"
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws
+        -> Response
+    {
         var request = request
         if let localOperator, context.sessions.session?.user == nil {
             context.sessions.createSession(WebSession(user: localOperator, role: .operator))
@@ -30,13 +32,21 @@ struct SignInGate: RouterMiddleware {
             // A form another site sends (a sibling host is "same-site") is refused whatever it
             // carries; a client that says nothing (curl, an old browser) still needs the token.
             if let site = request.headers[.init(Self.fetchSite)!], site != "same-origin", site != "none" {
-                context.logger.notice("refused a POST from another site", metadata: ["path": "\(request.uri.path)", "sec-fetch-site": "\(site)"])
-                return Page.refusal(.forbidden, "This form was sent from another site. Open the dashboard and use its own forms.")
+                context.logger.notice(
+                    "refused a POST from another site",
+                    metadata: ["path": "\(request.uri.path)", "sec-fetch-site": "\(site)"])
+                return Page.refusal(
+                    .forbidden, "This form was sent from another site. Open the dashboard and use its own forms.")
             }
             let body = try await request.collectBody(upTo: Self.maxFormBytes)
             if let problem = csrfProblem(request, FormFields(String(buffer: body)), context) {
-                context.logger.notice("refused a POST without a valid CSRF token", metadata: ["path": "\(request.uri.path)", "problem": "\(problem)"])
-                return Page.refusal(.forbidden, "This form is out of date or did not come from this dashboard (CSRF token missing or wrong). Reload the page and try again.")
+                context.logger.notice(
+                    "refused a POST without a valid CSRF token",
+                    metadata: ["path": "\(request.uri.path)", "problem": "\(problem)"])
+                return Page.refusal(
+                    .forbidden,
+                    "This form is out of date or did not come from this dashboard (CSRF token missing or wrong). Reload the page and try again."
+                )
             }
         }
         if Self.openPaths.contains(request.uri.path) {
@@ -55,7 +65,8 @@ struct SignInGate: RouterMiddleware {
     /// Why the form's CSRF token is refused; nil: it is good.
     func csrfProblem(_ request: Request, _ fields: FormFields, _ context: Context) -> String? {
         if request.uri.path == "/sign-in" {
-            let check = signInForms.check(fields[CSRF.fieldName], cookie: SignInForms.cookieValue(in: request, secure: secureCookies))
+            let check = signInForms.check(
+                fields[CSRF.fieldName], cookie: SignInForms.cookieValue(in: request, secure: secureCookies))
             return check == .valid ? nil : check.rawValue
         }
         guard let session = context.sessions.session else { return "no session" }

@@ -23,7 +23,8 @@ struct SignInRoutes {
         router.post("/sign-in") { request, context -> Response in
             var request = request
             let fields = FormFields(String(buffer: try await request.collectBody(upTo: SignInGate.maxFormBytes)))
-            let name = fields["name"] ?? "", password = fields["password"] ?? ""
+            let name = fields["name"] ?? ""
+            let password = fields["password"] ?? ""
             let next = Self.safeNext(fields["next"])
             guard let accounts = dashboard.options.accounts else {
                 return Response(status: .seeOther, headers: [.location: next])
@@ -32,21 +33,34 @@ struct SignInRoutes {
             let cookie = SignInForms.cookieValue(in: request, secure: secure) ?? SignInForms.newCookieValue()
             // Throttled before the password is even checked: a guess made while waiting says nothing.
             let address = context.clientAddress
-            let wait = try await dashboard.read { try SignInThrottle(connection: $0).wait(account: name, address: address) }
+            let wait = try await dashboard.read {
+                try SignInThrottle(connection: $0).wait(account: name, address: address)
+            }
             if wait > 0 {
                 return throttled(wait, name: name, address: address, cookie: cookie, next: next)
             }
             // bcrypt is slow on purpose: not on the event loop.
             let account = await withCheckedContinuation { continuation in
-                DispatchQueue.global().async { continuation.resume(returning: accounts.verify(name: name, password: password)) }
+                DispatchQueue.global().async {
+                    continuation.resume(returning: accounts.verify(name: name, password: password))
+                }
             }
-            _ = try await dashboard.read { try SignInThrottle(connection: $0).record(account: name, address: address, succeeded: account != nil) }
+            _ = try await dashboard.read {
+                try SignInThrottle(connection: $0).record(account: name, address: address, succeeded: account != nil)
+            }
             guard let account else {
-                dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil, result: "refused: wrong name or password"))
+                dashboard.audit.record(
+                    .init(
+                        at: Date(), actor: name, action: "sign-in", target: nil,
+                        result: "refused: wrong name or password"))
                 return form(cookie: cookie, next: next, problem: "Wrong name or password.", status: .unauthorized)
             }
-            context.sessions.createSession(WebSession(user: account.name, role: account.role), expiresIn: dashboard.options.sessionLifetime)
-            dashboard.audit.record(.init(at: Date(), actor: account.name, action: "sign-in", target: nil, result: "signed in as \(account.role.rawValue)"))
+            context.sessions.createSession(
+                WebSession(user: account.name, role: account.role), expiresIn: dashboard.options.sessionLifetime)
+            dashboard.audit.record(
+                .init(
+                    at: Date(), actor: account.name, action: "sign-in", target: nil,
+                    result: "signed in as \(account.role.rawValue)"))
             var response = Response(status: .seeOther, headers: [.location: next])
             response.setCookie(SignInForms.cookie(nil, secure: secure))
             return response
@@ -54,27 +68,34 @@ struct SignInRoutes {
 
         router.post("/sign-out") { _, context -> Response in
             if let user = context.signedIn?.user {
-                dashboard.audit.record(.init(at: Date(), actor: user, action: "sign-out", target: nil, result: "signed out"))
+                dashboard.audit.record(
+                    .init(at: Date(), actor: user, action: "sign-out", target: nil, result: "signed out"))
             }
             context.sessions.clearSession()
-            return Response(status: .seeOther, headers: [.location: dashboard.options.accounts == nil ? "/" : "/sign-in"])
+            return Response(
+                status: .seeOther, headers: [.location: dashboard.options.accounts == nil ? "/" : "/sign-in"])
         }
     }
 
     /// 429 with Retry-After: too many failures for this name or from this address.
     func throttled(_ wait: Double, name: String, address: String, cookie: String, next: String) -> Response {
         let seconds = Int(wait.rounded(.up))
-        dashboard.audit.record(.init(at: Date(), actor: name, action: "sign-in", target: nil,
-                                     result: "refused: throttled for \(seconds) s (from \(address))"))
-        var response = form(cookie: cookie, next: next, problem: "Too many failed sign-ins for this name or from this address. Try again in \(seconds) s.",
-                            status: .tooManyRequests)
+        dashboard.audit.record(
+            .init(
+                at: Date(), actor: name, action: "sign-in", target: nil,
+                result: "refused: throttled for \(seconds) s (from \(address))"))
+        var response = form(
+            cookie: cookie, next: next,
+            problem: "Too many failed sign-ins for this name or from this address. Try again in \(seconds) s.",
+            status: .tooManyRequests)
         response.headers[.retryAfter] = String(seconds)
         return response
     }
 
     /// The form with a fresh token for `cookie`, and the cookie (again, so it lives as long as the form).
     func form(cookie: String, next: String?, problem: String?, status: HTTPResponse.Status = .ok) -> Response {
-        var response = Page.response(Self.form(token: dashboard.signInForms.token(for: cookie), next: next, problem: problem), status: status)
+        var response = Page.response(
+            Self.form(token: dashboard.signInForms.token(for: cookie), next: next, problem: problem), status: status)
         response.setCookie(SignInForms.cookie(cookie, secure: secure))
         return response
     }
@@ -86,7 +107,9 @@ struct SignInRoutes {
     }
 
     static func form(token: String, next: String?, problem: String?) -> HTML {
-        Page.document(title: "Sign in", session: nil, current: "", """
+        Page.document(
+            title: "Sign in", session: nil, current: "",
+            """
             <form method="post" action="/sign-in" class="signin">
             <h1>Sign in</h1>
             \(problem.map { HTML("<p class=\"refusal\">\($0)</p>") } ?? "")

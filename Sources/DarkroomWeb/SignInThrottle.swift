@@ -8,13 +8,17 @@ struct SignInThrottle {
 
     /// Seconds before `account` from `address` may try again; 0: now.
     func wait(account: String, address: String) throws -> Double {
-        try connection.query("SELECT darkroom.sign_in_wait($1, $2) AS wait", [.text(account), .text(address)])[0]["wait"].decode(Double.self)
+        try connection.query("SELECT darkroom.sign_in_wait($1, $2) AS wait", [.text(account), .text(address)])[0][
+            "wait"
+        ].decode(Double.self)
     }
 
     /// Records the outcome; returns the wait that applies from now on.
     @discardableResult
     func record(account: String, address: String, succeeded: Bool) throws -> Double {
-        try connection.query("SELECT darkroom.record_sign_in($1, $2, $3) AS wait", [.text(account), .text(address), .bool(succeeded)])[0]["wait"]
+        try connection.query(
+            "SELECT darkroom.record_sign_in($1, $2, $3) AS wait", [.text(account), .text(address), .bool(succeeded)])[
+                0]["wait"]
             .decode(Double.self)
     }
 }

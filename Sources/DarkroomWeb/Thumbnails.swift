@@ -29,7 +29,9 @@ public final class Thumbnails: Sendable {
     private let cache: ByteCache
     private let queue = DispatchQueue(label: "darkroom-thumbnails")
 
-    public init(storage: any ObjectStorage, longestSide: Int = 480, memoryBudget: Int = 64 << 20, cacheBytes: Int = 64 << 20) {
+    public init(
+        storage: any ObjectStorage, longestSide: Int = 480, memoryBudget: Int = 64 << 20, cacheBytes: Int = 64 << 20
+    ) {
         self.storage = storage
         self.longestSide = longestSide
         self.memoryBudget = memoryBudget
@@ -51,14 +53,17 @@ public final class Thumbnails: Sendable {
 
     /// Reads the header once to pick the scale, then renders from a fresh stream.
     func make(_ source: Source) throws -> [UInt8] {
-        var request = RenderRequest(operations: [], encoding: JPEGEncoding(quality: 82),
-                                    limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
-                                    keepICCProfile: true, threads: 1)
+        var request = RenderRequest(
+            operations: [], encoding: JPEGEncoding(quality: 82),
+            limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
+            keepICCProfile: true, threads: 1)
         request.streamBufferBytes = storage.bufferedBytesPerStream
-        let stored = try Renderer.plan(request, input: try storage.openForReading(source.key)) { _ in .up }.geometry.storedSize
+        let stored = try Renderer.plan(request, input: try storage.openForReading(source.key)) { _ in .up }.geometry
+            .storedSize
         request.decodeScaleEighths = Renderer.decodeScaleEighths(toReach: longestSide, from: stored)
         let output = MemoryUpload(name: "thumbnail of \(source.key)")
-        _ = try Renderer.render(request, from: try storage.openForReading(source.key), to: output, orientation: source.orientation)
+        _ = try Renderer.render(
+            request, from: try storage.openForReading(source.key), to: output, orientation: source.orientation)
         return output.bytes
     }
 
@@ -104,7 +109,9 @@ final class ByteCache: @unchecked Sendable {
             lock.withLock {
                 if let old = entries.removeValue(forKey: key) { size -= old.bytes.count }
                 guard let newValue, newValue.count <= capacity else { return }
-                while size + newValue.count > capacity, let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                while size + newValue.count > capacity,
+                    let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+                {
                     size -= oldest.value.bytes.count
                     entries.removeValue(forKey: oldest.key)
                 }

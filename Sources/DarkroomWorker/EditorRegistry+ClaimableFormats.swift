@@ -9,7 +9,10 @@ extension EditorRegistry {
     /// `darkroom.waiting_for_editor`. The database applies the rule (`darkroom.can_run`).
     public var claimableFormats: [ClaimableFormat] {
         editors.values
-            .map { ClaimableFormat(identifier: $0.formatIdentifier, minVersion: Self.lowestVersion, maxVersion: $0.currentVersion.text) }
+            .map {
+                ClaimableFormat(
+                    identifier: $0.formatIdentifier, minVersion: Self.lowestVersion, maxVersion: $0.currentVersion.text)
+            }
             .sorted { $0.identifier < $1.identifier }
     }
 

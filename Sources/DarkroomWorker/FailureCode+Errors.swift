@@ -1,7 +1,7 @@
-import DarkroomAdjustments
-import DarkroomImaging
 import ByteStreams
+import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import JPEGTurbo
 import LibHeif

@@ -24,9 +24,11 @@ public struct FileRender {
     public var displayLongestSide = 2048
     public var registry: EditorRegistry = .standard
 
-    public init(inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
-                data: [UInt8], settings: RenderSettings, orientation: Orientation? = nil,
-                spillDirectory: String = NSTemporaryDirectory()) {
+    public init(
+        inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
+        data: [UInt8], settings: RenderSettings, orientation: Orientation? = nil,
+        spillDirectory: String = NSTemporaryDirectory()
+    ) {
         self.inputPath = inputPath
         self.outputPath = outputPath
         self.formatIdentifier = formatIdentifier
@@ -61,7 +63,8 @@ public struct FileRender {
     /// The plan, without decoding a pixel. A missing or unreadable input throws `StreamError`.
     public func plan() throws -> RenderPlan {
         let input = try FileSource(path: inputPath)
-        return try Renderer.plan(request(), input: input, withDisplayCopy: displayOutputPath != nil, orientation: orientation(for:))
+        return try Renderer.plan(
+            request(), input: input, withDisplayCopy: displayOutputPath != nil, orientation: orientation(for:))
     }
 
     /// Renders; the output (and display copy) appear only if the whole render succeeds.

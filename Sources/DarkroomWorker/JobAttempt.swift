@@ -88,8 +88,8 @@ struct JobAttempt: Sendable {
         var action: Action {
             switch self {
             case .complete(let result): .complete(result)
-            case let .fail(failure, outcome): .fail(failure, outcome)
-            case let .release(reason, delay): .release(reason, delay: delay)
+            case .fail(let failure, let outcome): .fail(failure, outcome)
+            case .release(let reason, let delay): .release(reason, delay: delay)
             }
         }
     }
@@ -199,8 +199,9 @@ struct JobAttempt: Sendable {
     // MARK: Decisions
 
     private func decide(_ failure: JobFailure) -> FailureOutcome {
-        configuration.retryPolicy.outcome(of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts,
-                                          randomUnit: configuration.randomUnit())
+        configuration.retryPolicy.outcome(
+            of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts,
+            randomUnit: configuration.randomUnit())
     }
 
     private func outcome(of failure: JobFailure, _ decided: FailureOutcome) -> JobOutcome {
@@ -215,8 +216,8 @@ struct JobAttempt: Sendable {
     /// completion never gets here undecided: `checkCommitted` asks by its lease token.
     private func outcome(ofRetried write: Write, refusedWith lost: LeaseLoss) -> JobOutcome {
         switch (write, lost) {
-        case let (.fail(failure, .fail), .finished(.failed)): .failed(failure)
-        case let (.fail(failure, .retry(after)), .requeued): .retried(failure, after: after)
+        case (.fail(let failure, .fail), .finished(.failed)): .failed(failure)
+        case (.fail(let failure, .retry(let after)), .requeued): .retried(failure, after: after)
         default: .discarded(lost)
         }
     }
@@ -227,7 +228,9 @@ struct JobAttempt: Sendable {
         case .rendering where loss == nil:
             // A lease already gone has nothing to release.
             if let leaseDeadline, now >= leaseDeadline { return noticeLoss(.expired(at: nil)) }
-            if shutdownDue { return [.stopRendering(.releasedAtShutdown)] + startWrite(.release(.shutdown, delay: .zero)) }
+            if shutdownDue {
+                return [.stopRendering(.releasedAtShutdown)] + startWrite(.release(.shutdown, delay: .zero))
+            }
             return []
         case .waitingToRetry where shutdownDue:
             return finish(.abandoned(.databaseAwayAtShutdown))

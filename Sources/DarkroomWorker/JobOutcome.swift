@@ -57,7 +57,7 @@ enum Abandonment: Sendable, Equatable, CustomStringConvertible {
     static func == (lhs: Abandonment, rhs: Abandonment) -> Bool {
         switch (lhs, rhs) {
         case (.databaseAwayAtShutdown, .databaseAwayAtShutdown): true
-        case let (.writeFailed(left), .writeFailed(right)): "\(left)" == "\(right)"
+        case (.writeFailed(let left), .writeFailed(let right)): "\(left)" == "\(right)"
         default: false
         }
     }

@@ -48,8 +48,12 @@ final class Reconnecting {
             if isBroken(by: error) {
                 drop()
                 let delay = backoff.next(randomUnit: Double.random(in: 0...1))
-                logger.warning("database unavailable; reconnecting", metadata: [
-                    "error": "\((error as? PostgresError)?.message ?? "\(error)")", "retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
+                logger.warning(
+                    "database unavailable; reconnecting",
+                    metadata: [
+                        "error": "\((error as? PostgresError)?.message ?? "\(error)")",
+                        "retry_in_s": "\(String(format: "%.1f", delay.seconds))",
+                    ])
                 state.sleep(delay, returnEarlyOnStop: untilStopped)
             } else {
                 logger.error("database call failed; pausing", metadata: ["error": "\(error)"])

@@ -23,7 +23,8 @@ enum RenderInput: Sendable, Equatable, CustomStringConvertible {
     var description: String {
         switch self {
         case .original(let asset, _): "the original of asset \(asset)"
-        case .render(let adjustment, _, _, _): "the render of adjustment \(adjustment) (the layer this edit goes on top of)"
+        case .render(let adjustment, _, _, _):
+            "the render of adjustment \(adjustment) (the layer this edit goes on top of)"
         case .replayedLayer(let job, let layer, _): "layer \(layer) (rendered by job \(job) just before)"
         }
     }

@@ -1,6 +1,6 @@
 import DarkroomAdjustments
-import DarkroomImaging
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import Logging
 
@@ -11,7 +11,8 @@ import Logging
 /// the render of its own chain.
 extension RenderJobRunner {
     /// What a re-render the database found nothing for says it did (`rerender_scope` did not name the asset).
-    static func nothingToRerender(_ chain: [Adjustment], identifier: String?, below: String?, assetID: Int64) -> String {
+    static func nothingToRerender(_ chain: [Adjustment], identifier: String?, below: String?, assetID: Int64) -> String
+    {
         guard !chain.isEmpty, let identifier else {
             return "asset \(assetID) shows its original; there is nothing to re-render"
         }
@@ -21,8 +22,10 @@ extension RenderJobRunner {
 
     /// Renders `chain` again from the original: layer 1 from the original, each next one on
     /// the one before. Returns the new records, bottom first, for `JobQueue.complete`.
-    func replay(_ chain: [Adjustment], job: ClaimedJob, asset: Asset, logger: Logger,
-                isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> [NewAdjustment] {
+    func replay(
+        _ chain: [Adjustment], job: ClaimedJob, asset: Asset, logger: Logger,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(JobFailure) -> [NewAdjustment] {
         var layers: [NewAdjustment] = []
         var input = try originalInput(of: asset)
         var orientation = Orientation(exifValue: asset.orientation)
@@ -30,24 +33,35 @@ extension RenderJobRunner {
             let isTop = index == chain.count - 1
             let upgraded: EncodedAdjustment
             do {
-                upgraded = try registry.upgrade(identifier: old.formatIdentifier, version: old.formatVersion, data: old.data)
+                upgraded = try registry.upgrade(
+                    identifier: old.formatIdentifier, version: old.formatVersion, data: old.data)
             } catch let error as AdjustmentError {
-                throw .permanent(code: FailureCode(error.code), message: "job \(job.id): adjustment \(old.id): \(error.message)", cause: error)
+                throw .permanent(
+                    code: FailureCode(error.code), message: "job \(job.id): adjustment \(old.id): \(error.message)",
+                    cause: error)
             } catch {
-                throw .permanent(code: .adjustmentData, message: "job \(job.id): adjustment \(old.id): \(error)", cause: error)
+                throw .permanent(
+                    code: .adjustmentData, message: "job \(job.id): adjustment \(old.id): \(error)", cause: error)
             }
-            let operations = try decode(identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
-                                        data: upgraded.data, job: job)
-            let output = isTop ? StorageLayout.render(assetID: asset.id, jobID: job.id)
-                               : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
-            let result = try render(operations, from: input, orientation: orientation, to: output,
-                                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
-                                    asset: asset, job: job, logger: logger, isCancelled: isCancelled)
-            layers.append(NewAdjustment(
-                formatIdentifier: upgraded.formatIdentifier, formatVersion: upgraded.formatVersion, data: upgraded.data,
-                baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-                renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: old.id,
-                warnings: result.warnings.map(RecordedWarning.init)))
+            let operations = try decode(
+                identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
+                data: upgraded.data, job: job)
+            let output =
+                isTop
+                ? StorageLayout.render(assetID: asset.id, jobID: job.id)
+                : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
+            let result = try render(
+                operations, from: input, orientation: orientation, to: output,
+                display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
+                asset: asset, job: job, logger: logger, isCancelled: isCancelled)
+            layers.append(
+                NewAdjustment(
+                    formatIdentifier: upgraded.formatIdentifier, formatVersion: upgraded.formatVersion,
+                    data: upgraded.data,
+                    baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
+                    renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
+                    rerenderOf: old.id,
+                    warnings: result.warnings.map(RecordedWarning.init)))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
             orientation = .up  // renders are upright already
         }

@@ -1,7 +1,7 @@
 import ByteStreams
+import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetadata
-import DarkroomDatabase
 import DarkroomMetrics
 import DarkroomStorage
 import JPEGTurbo
@@ -12,9 +12,11 @@ import Logging
 extension RenderJobRunner {
     /// Renders `operations` from `input` to `output` (and `display`). Nothing is visible under
     /// either key unless the whole render succeeded.
-    func render(_ operations: [ImageOperation], from input: RenderInput, orientation: Orientation, to output: StorageKey,
-                display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
-                isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> RenderResult {
+    func render(
+        _ operations: [ImageOperation], from input: RenderInput, orientation: Orientation, to output: StorageKey,
+        display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) throws(JobFailure) -> RenderResult {
         let source = CountingSource(try open(input))
         defer { metrics.read(source.bytesRead, from: input.metricsInput) }
         let upload = try beginPublishing(output)
@@ -39,7 +41,8 @@ extension RenderJobRunner {
         request.isCancelled = isCancelled
         let result: RenderResult
         do {
-            result = try Renderer.render(request, from: source, to: upload, display: displayUpload, orientation: orientation)
+            result = try Renderer.render(
+                request, from: source, to: upload, display: displayUpload, orientation: orientation)
         } catch let error as RenderError {
             throw classify(error, input: input)
         } catch {
@@ -49,8 +52,11 @@ extension RenderJobRunner {
         metrics.wrote(result.displayBytes ?? 0, to: .display)
         metrics.renderMemory(peak: result.plan.memory.total, budget: result.plan.budget)
         for warning in result.warnings {
-            logger.warning("render warning", metadata: [
-                "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)", "reason": "\(warning)"])
+            logger.warning(
+                "render warning",
+                metadata: [
+                    "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)", "reason": "\(warning)",
+                ])
         }
         return result
     }
@@ -67,8 +73,9 @@ extension RenderJobRunner {
     /// The recorded render of a layer an edit goes on top of.
     func renderInput(of layer: Adjustment, asset: Asset) throws(JobFailure) -> RenderInput {
         do {
-            return .render(adjustmentID: layer.id, assetID: asset.id, formatIdentifier: layer.formatIdentifier,
-                           key: try StorageKey(layer.renderedPath))
+            return .render(
+                adjustmentID: layer.id, assetID: asset.id, formatIdentifier: layer.formatIdentifier,
+                key: try StorageKey(layer.renderedPath))
         } catch {
             throw .permanent(code: .pathOutsideStorageRoot, message: "adjustment \(layer.id): \(error)", cause: error)
         }
@@ -79,10 +86,11 @@ extension RenderJobRunner {
     func open(_ input: RenderInput) throws(JobFailure) -> any ByteSource {
         do {
             return try storage.openForReading(input.key)
-        } catch where error.code == .notFound {
+        } catch  where error.code == .notFound {
             let message = "\(input.key): \(input) is missing from the storage; \(input.remedyForMissing)"
-            throw input.damageIsPermanent ? .permanent(code: input.missingCode, message: message, cause: error)
-                                          : .transient(code: input.missingCode, message: message, cause: error)
+            throw input.damageIsPermanent
+                ? .permanent(code: input.missingCode, message: message, cause: error)
+                : .transient(code: input.missingCode, message: message, cause: error)
         } catch {
             throw Self.failure(error, doing: "cannot read \(input)")
         }
@@ -101,8 +109,10 @@ extension RenderJobRunner {
     static func failure(_ error: StreamError, doing what: String) -> JobFailure {
         let message = "\(error.object): \(what): \(error.message)"
         switch error.code {
-        case .outsideStorage, .rejected: return .permanent(code: FailureCode(error.code), message: message, cause: error)
-        case .notFound, .unavailable, .refused, .io: return .transient(code: FailureCode(error.code), message: message, cause: error)
+        case .outsideStorage, .rejected:
+            return .permanent(code: FailureCode(error.code), message: message, cause: error)
+        case .notFound, .unavailable, .refused, .io:
+            return .transient(code: FailureCode(error.code), message: message, cause: error)
         }
     }
 
@@ -111,15 +121,17 @@ extension RenderJobRunner {
     func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
         if let cause = error.inputDecodeError, cause.objectName == input.key.rawValue {
             let failure = RenderInputError(input: input, cause: cause)
-            return failure.isPermanent ? .permanent(code: failure.code, message: failure.description, cause: failure)
-                                       : .transient(code: failure.code, message: failure.description, cause: failure)
+            return failure.isPermanent
+                ? .permanent(code: failure.code, message: failure.description, cause: failure)
+                : .transient(code: failure.code, message: failure.description, cause: failure)
         }
         switch error {
         case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds:
             return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
         default:
-            return error.isPermanent ? .permanent(code: FailureCode(error), message: "\(error)", cause: error)
-                                     : .transient(code: FailureCode(error), message: "\(error)", cause: error)
+            return error.isPermanent
+                ? .permanent(code: FailureCode(error), message: "\(error)", cause: error)
+                : .transient(code: FailureCode(error), message: "\(error)", cause: error)
         }
     }
 }

@@ -1,7 +1,7 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetadata
-import DarkroomDatabase
 import DarkroomMetrics
 import DarkroomStorage
 import Foundation
@@ -18,8 +18,10 @@ public struct RenderJobRunner: Sendable {
     /// Where each render's bytes and memory are recorded.
     public let metrics: WorkerMetrics
 
-    public init(storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings,
-                metrics: WorkerMetrics = WorkerMetrics()) {
+    public init(
+        storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings,
+        metrics: WorkerMetrics = WorkerMetrics()
+    ) {
         self.storage = storage
         self.registry = registry
         self.settings = settings
@@ -33,49 +35,71 @@ public struct RenderJobRunner: Sendable {
     /// the database's answer to whether the chain still has a layer it concerns.
     /// `isCancelled` is checked between strips, so a cancelled job or a lost lease stops
     /// the render early instead of finishing work nobody will record.
-    public func run(_ job: ClaimedJob, asset: Asset, chain: [Adjustment] = [], rerenderNeeded: Bool = true, logger: Logger,
-                    isCancelled: @escaping @Sendable () -> Bool = { false }) throws(JobFailure) -> JobResult {
+    public func run(
+        _ job: ClaimedJob, asset: Asset, chain: [Adjustment] = [], rerenderNeeded: Bool = true, logger: Logger,
+        isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(JobFailure) -> JobResult {
         let expected = JobResult.ExpectedCurrent(asset.currentAdjustmentID)
         switch job.work {
-        case let .edit(identifier, version, data):
-            let layer = try edit(job, identifier: identifier, version: version, data: data, asset: asset, chain: chain,
-                                 logger: logger, isCancelled: isCancelled)
+        case .edit(let identifier, let version, let data):
+            let layer = try edit(
+                job, identifier: identifier, version: version, data: data, asset: asset, chain: chain,
+                logger: logger, isCancelled: isCancelled)
             return JobResult(.layers([layer]), expectedCurrent: expected)
         case .revert:
             guard !chain.isEmpty else {
-                return JobResult(.none(outcome: "asset \(asset.id) already showed its original"), expectedCurrent: expected)
+                return JobResult(
+                    .none(outcome: "asset \(asset.id) already showed its original"), expectedCurrent: expected)
             }
-            return JobResult(.original(outcome: "reverted to the original, removing \(Self.describe(chain))"), expectedCurrent: expected)
+            return JobResult(
+                .original(outcome: "reverted to the original, removing \(Self.describe(chain))"),
+                expectedCurrent: expected)
         case .revertLast:
             guard let top = chain.last else {
-                return JobResult(.none(outcome: "asset \(asset.id) shows its original; there is no layer to remove"), expectedCurrent: expected)
+                return JobResult(
+                    .none(outcome: "asset \(asset.id) shows its original; there is no layer to remove"),
+                    expectedCurrent: expected)
             }
             let rest = Array(chain.dropLast())
             guard !rest.isEmpty else {
-                return JobResult(.original(outcome: "removed the only layer, adjustment \(top.id) (\(top.formatIdentifier)); the asset shows its original"),
-                                 expectedCurrent: expected)
+                return JobResult(
+                    .original(
+                        outcome:
+                            "removed the only layer, adjustment \(top.id) (\(top.formatIdentifier)); the asset shows its original"
+                    ),
+                    expectedCurrent: expected)
             }
-            return JobResult(.layers(try replay(rest, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
-                             expectedCurrent: expected)
-        case let .rerender(identifier, target):
+            return JobResult(
+                .layers(try replay(rest, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
+                expectedCurrent: expected)
+        case .rerender(let identifier, let target):
             guard rerenderNeeded else {
-                return JobResult(.none(outcome: Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id)),
-                                 expectedCurrent: expected)
+                return JobResult(
+                    .none(
+                        outcome: Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id)
+                    ),
+                    expectedCurrent: expected)
             }
-            return JobResult(.layers(try replay(chain, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
-                             expectedCurrent: expected)
+            return JobResult(
+                .layers(try replay(chain, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
+                expectedCurrent: expected)
         }
     }
 
     /// Renders one edit: from the original, or on top of a rendered layer (the can-handle rule).
-    func edit(_ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, chain: [Adjustment],
-              logger: Logger, isCancelled: @escaping @Sendable () -> Bool) throws(JobFailure) -> NewAdjustment {
+    func edit(
+        _ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, chain: [Adjustment],
+        logger: Logger, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(JobFailure) -> NewAdjustment {
         let operations = try decode(identifier: identifier, version: version, data: data, job: job)
         let current = chain.last
-        let base = registry.baseImage(forEditIn: identifier, over: current.map {
-            CurrentAdjustment(id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
-                              baseAdjustmentID: $0.baseAdjustmentID)
-        })
+        let base = registry.baseImage(
+            forEditIn: identifier,
+            over: current.map {
+                CurrentAdjustment(
+                    id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
+                    baseAdjustmentID: $0.baseAdjustmentID)
+            })
         let input: RenderInput
         let orientation: Orientation
         let baseAdjustmentID: Int64?
@@ -86,16 +110,19 @@ public struct RenderJobRunner: Sendable {
             baseAdjustmentID = nil
         case .rendered(let id):
             guard let layer = chain.first(where: { $0.id == id }) else {
-                throw .permanent(code: .baseAdjustmentMissing, message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
+                throw .permanent(
+                    code: .baseAdjustmentMissing,
+                    message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
             }
             input = try renderInput(of: layer, asset: asset)
             orientation = .up  // renders are upright already
             baseAdjustmentID = id
         }
         let output = StorageLayout.render(assetID: asset.id, jobID: job.id)
-        let result = try render(operations, from: input, orientation: orientation, to: output,
-                                display: StorageLayout.display(assetID: asset.id, jobID: job.id), asset: asset, job: job,
-                                logger: logger, isCancelled: isCancelled)
+        let result = try render(
+            operations, from: input, orientation: orientation, to: output,
+            display: StorageLayout.display(assetID: asset.id, jobID: job.id), asset: asset, job: job,
+            logger: logger, isCancelled: isCancelled)
         return NewAdjustment(
             formatIdentifier: identifier, formatVersion: version, data: data,
             baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
@@ -103,7 +130,9 @@ public struct RenderJobRunner: Sendable {
             warnings: result.warnings.map(RecordedWarning.init))
     }
 
-    func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure) -> [ImageOperation] {
+    func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure)
+        -> [ImageOperation]
+    {
         do {
             return try registry.operations(identifier: identifier, version: version, data: data)
         } catch let error as AdjustmentError {

@@ -14,9 +14,11 @@ public struct RenderSettings: Sendable {
     /// Longest side of the display-size copy each job writes.
     public var displayLongestSide = 2048
 
-    public init(quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
-                memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
-                threads: Int = 1) {
+    public init(
+        quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
+        memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+        threads: Int = 1
+    ) {
         self.threads = threads
         self.quality = quality
         self.huffman = huffman

@@ -14,8 +14,10 @@ final class RunningJob: @unchecked Sendable {
     private let lock = NSLock()
     private var attempt: JobAttempt
 
-    init(_ job: ClaimedJob, attempt configuration: JobAttempt.Configuration, threads: Int, logger: Logger,
-         startedAt: ContinuousClock.Instant = .now) {
+    init(
+        _ job: ClaimedJob, attempt configuration: JobAttempt.Configuration, threads: Int, logger: Logger,
+        startedAt: ContinuousClock.Instant = .now
+    ) {
         self.job = job
         self.threads = threads
         self.startedAt = startedAt

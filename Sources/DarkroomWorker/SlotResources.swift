@@ -1,5 +1,5 @@
-import DarkroomImaging
 import DarkroomDatabase
+import DarkroomImaging
 
 /// How a worker shares the machine between the jobs it runs at once. Pure, so the rules are
 /// tested without starting a worker.
@@ -23,7 +23,8 @@ enum SlotResources {
     static func advise(_ failure: JobFailure, memoryBudget: Int, slots: Int) -> JobFailure {
         guard slots > 1, case .budgetTooSmall(let needed, _, _)? = failure.cause as? RenderError else { return failure }
         var advised = failure
-        advised.message += "; this worker shares --memory-budget \(ByteCount.format(memoryBudget)) between \(slots) jobs: "
+        advised.message +=
+            "; this worker shares --memory-budget \(ByteCount.format(memoryBudget)) between \(slots) jobs: "
             + "give it at least \(ByteCount.format(needed * slots)), or lower --concurrency"
         return advised
     }

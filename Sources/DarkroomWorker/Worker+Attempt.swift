@@ -14,42 +14,55 @@ extension Worker {
         }
     }
 
-    private func perform(_ action: JobAttempt.Action, for running: RunningJob, on connection: Reconnecting) -> [JobAttempt.Action] {
+    private func perform(_ action: JobAttempt.Action, for running: RunningJob, on connection: Reconnecting)
+        -> [JobAttempt.Action]
+    {
         let job = running.job
         let logger = running.logger
         switch action {
         case .render:
             let started = ContinuousClock.now
             let rendered = render(running, on: connection)
-            options.metrics.rendered(kind: job.work.kind, succeeded: rendered.isRendered, in: ContinuousClock.now - started)
+            options.metrics.rendered(
+                kind: job.work.kind, succeeded: rendered.isRendered, in: ContinuousClock.now - started)
             return running.handle(rendered)
         case .stopRendering(.leaseLost(let loss)):
             logger.warning("job lost its lease; its result will not be recorded", metadata: ["reason": "\(loss)"])
             return []
         case .stopRendering(.releasedAtShutdown):
-            logger.notice("shutdown grace period over; releasing the unfinished job", metadata: [
-                "grace_s": "\(options.shutdownGrace.seconds)"])
+            logger.notice(
+                "shutdown grace period over; releasing the unfinished job",
+                metadata: [
+                    "grace_s": "\(options.shutdownGrace.seconds)"
+                ])
             return []
         case .complete(let result):
-            return running.handle(write(on: connection, logger: logger) { queue in
-                .completed(currentAdjustmentID: try queue.complete(job, with: result))
-            })
-        case let .fail(failure, outcome):
-            return running.handle(write(on: connection, logger: logger) { queue in
-                _ = try queue.fail(job, failure, outcome: outcome)
-                return .failureRecorded
-            })
-        case let .release(reason, delay):
-            return running.handle(write(on: connection, logger: logger) { queue in
-                try queue.release(job, reason: reason.description, delay: delay)
-                return .released
-            })
+            return running.handle(
+                write(on: connection, logger: logger) { queue in
+                    .completed(currentAdjustmentID: try queue.complete(job, with: result))
+                })
+        case .fail(let failure, let outcome):
+            return running.handle(
+                write(on: connection, logger: logger) { queue in
+                    _ = try queue.fail(job, failure, outcome: outcome)
+                    return .failureRecorded
+                })
+        case .release(let reason, let delay):
+            return running.handle(
+                write(on: connection, logger: logger) { queue in
+                    try queue.release(job, reason: reason.description, delay: delay)
+                    return .released
+                })
         case .checkCommitted:
-            return running.handle(write(on: connection, logger: logger) { queue in
-                try queue.completionCommitted(job).map { .completionCommitted(adjustmentID: $0) } ?? .completionNotCommitted
-            })
+            return running.handle(
+                write(on: connection, logger: logger) { queue in
+                    try queue.completionCommitted(job).map { .completionCommitted(adjustmentID: $0) }
+                        ?? .completionNotCommitted
+                })
         case .reconnect(let delay):
-            logger.warning("database unavailable; reconnecting", metadata: ["retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
+            logger.warning(
+                "database unavailable; reconnecting",
+                metadata: ["retry_in_s": "\(String(format: "%.1f", delay.seconds))"])
             state.sleep(delay, returnEarlyOnStop: false)
             return running.handle(.readyToRetry)
         case .finish(let outcome):
@@ -66,7 +79,9 @@ extension Worker {
         let asset: Asset
         switch connection.attemptResult({ try AssetStore($0).asset(id: job.assetID) }) {
         case .failure(let error):
-            return .renderFailed(.transient(code: .databaseUnavailable, message: "could not read asset \(job.assetID): \(error)", cause: error))
+            return .renderFailed(
+                .transient(
+                    code: .databaseUnavailable, message: "could not read asset \(job.assetID): \(error)", cause: error))
         case .success(nil):
             return .renderFailed(.permanent(code: .assetNotFound, message: "asset \(job.assetID) no longer exists"))
         case .success(let found?):
@@ -79,28 +94,39 @@ extension Worker {
         switch connection.attemptResult({ live -> (chain: [Adjustment], rerenderNeeded: Bool) in
             let store = AssetStore(live)
             let chain = try store.currentChain(of: asset.id)
-            guard case let .rerender(identifier, target) = job.work else { return (chain, true) }
-            return (chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target))
+            guard case .rerender(let identifier, let target) = job.work else { return (chain, true) }
+            return (
+                chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target)
+            )
         }) {
         case .failure(let error):
-            return .renderFailed(.transient(code: .databaseUnavailable, message: "could not read the adjustments of asset \(asset.id): \(error)",
-                                            cause: error))
+            return .renderFailed(
+                .transient(
+                    code: .databaseUnavailable,
+                    message: "could not read the adjustments of asset \(asset.id): \(error)",
+                    cause: error))
         case .success(let read):
             inputs = read
         }
         var settings = options.renderSettings
         settings.threads = running.threads
-        let runner = RenderJobRunner(storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics)
+        let runner = RenderJobRunner(
+            storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics)
         do {
-            return .rendered(try runner.run(job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
-                                            logger: running.logger, isCancelled: { !running.renderIsWanted }))
+            return .rendered(
+                try runner.run(
+                    job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
+                    logger: running.logger, isCancelled: { !running.renderIsWanted }))
         } catch {
-            return .renderFailed(SlotResources.advise(error, memoryBudget: options.memoryBudget, slots: options.concurrency))
+            return .renderFailed(
+                SlotResources.advise(error, memoryBudget: options.memoryBudget, slots: options.concurrency))
         }
     }
 
     /// Runs one write and says how it went, in the attempt's terms.
-    private func write(on connection: Reconnecting, logger: Logger, _ body: (JobQueue) throws -> JobAttempt.Event) -> JobAttempt.Event {
+    private func write(on connection: Reconnecting, logger: Logger, _ body: (JobQueue) throws -> JobAttempt.Event)
+        -> JobAttempt.Event
+    {
         do {
             return try body(JobQueue(try connection.live(), logger: logger))
         } catch QueueError.leaseLost(_, let loss) {
@@ -120,48 +146,57 @@ extension Worker {
         let job = running.job
         let logger = running.logger
         switch outcome {
-        case let .succeeded(result, .recorded(current)):
+        case .succeeded(let result, .recorded(let current)):
             var metadata: Logger.Metadata = [
                 "kind": "\(job.work.kind)", "current_adjustment_id": "\(current.map(String.init) ?? "original")",
-                "ms": "\(Int((ContinuousClock.now - running.startedAt).seconds * 1000))", "threads": "\(running.threads)"]
+                "ms": "\(Int((ContinuousClock.now - running.startedAt).seconds * 1000))",
+                "threads": "\(running.threads)",
+            ]
             switch result.change {
             case .layers(let layers):
                 metadata["output"] = "\(layers[layers.count - 1].renderedPath)"
-                metadata["size"] = "\(layers[layers.count - 1].renderedWidth)x\(layers[layers.count - 1].renderedHeight)"
+                metadata["size"] =
+                    "\(layers[layers.count - 1].renderedWidth)x\(layers[layers.count - 1].renderedHeight)"
                 if layers.count > 1 { metadata["layers"] = "\(layers.count)" }
             case .original(let note), .none(let note):
                 metadata["outcome"] = "\(note)"
             }
             logger.info("job succeeded", metadata: metadata)
         case .succeeded(_, .foundCommitted(let adjustmentID)):
-            logger.info("job succeeded (its completion had committed before the connection broke)",
-                        metadata: ["adjustment_id": "\(adjustmentID.map(String.init) ?? "none")"])
+            logger.info(
+                "job succeeded (its completion had committed before the connection broke)",
+                metadata: ["adjustment_id": "\(adjustmentID.map(String.init) ?? "none")"])
         case .failed(let failure), .retried(let failure, _):
             var metadata: Logger.Metadata = [
-                "code": "\(failure.code)", "error": "\(failure.message)", "attempt": "\(job.attempts)/\(job.maxAttempts)"]
+                "code": "\(failure.code)", "error": "\(failure.message)",
+                "attempt": "\(job.attempts)/\(job.maxAttempts)",
+            ]
             if let cause = failure.cause { metadata["cause"] = "\(String(reflecting: type(of: cause)))" }
-            if case .retried(_, let after) = outcome { metadata["retry_in_s"] = "\(String(format: "%.1f", after.seconds))" }
+            if case .retried(_, let after) = outcome {
+                metadata["retry_in_s"] = "\(String(format: "%.1f", after.seconds))"
+            }
             logger.error("job \(outcome.isRetry ? "will be retried" : "failed")", metadata: metadata)
         case .released(.shutdown):
             logger.notice("released the unfinished job; another worker will take it over")
         case .discarded(let loss):
             logger.warning("result not recorded", metadata: ["reason": "\(loss)", "loss": "\(loss.code)"])
         case .abandoned(let why):
-            logger.error("could not record the job's outcome; its lease will expire and it will be retried",
-                         metadata: ["error": "\(why)"])
+            logger.error(
+                "could not record the job's outcome; its lease will expire and it will be retried",
+                metadata: ["error": "\(why)"])
         }
     }
 }
 
-private extension JobOutcome {
-    var isRetry: Bool {
+extension JobOutcome {
+    fileprivate var isRetry: Bool {
         if case .retried = self { return true }
         return false
     }
 }
 
-private extension JobAttempt.Event {
-    var isRendered: Bool {
+extension JobAttempt.Event {
+    fileprivate var isRendered: Bool {
         if case .rendered = self { return true }
         return false
     }

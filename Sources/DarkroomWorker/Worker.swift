@@ -43,7 +43,8 @@ public final class Worker: Sendable {
                 slots.leave()
             }
         }
-        for (name, body) in [("darkroom-heartbeat", heartbeatLoop), ("darkroom-listen", listen)] where name != "darkroom-listen" || !options.drain {
+        for (name, body) in [("darkroom-heartbeat", heartbeatLoop), ("darkroom-listen", listen)]
+        where name != "darkroom-listen" || !options.drain {
             let group = DispatchGroup()
             group.enter()
             spawn(name) {
@@ -111,7 +112,8 @@ public final class Worker: Sendable {
             // The lease runs from the claim; take the time before asking, to err on the early side.
             let claimedAt = ContinuousClock.now
             let claimed = connection.attempt { live in
-                try JobQueue(live, logger: logger).claim(workerID: name, limit: 1, lease: options.lease, formats: options.formats)
+                try JobQueue(live, logger: logger).claim(
+                    workerID: name, limit: 1, lease: options.lease, formats: options.formats)
             }
             guard let claimed else { continue }  // the database is away; `attempt` waited
             options.metrics.claimed(found: !claimed.isEmpty, in: ContinuousClock.now - claimedAt)
@@ -119,13 +121,17 @@ public final class Worker: Sendable {
                 // A dead worker's job whose lease has run out is runnable, but its row stays
                 // locked until the server notices the dead connection: wait for it rather
                 // than leave it behind.
-                if options.drain, connection.attempt({ try JobQueue($0, logger: logger).hasExpiredLeases() }) != true { break }
+                if options.drain, connection.attempt({ try JobQueue($0, logger: logger).hasExpiredLeases() }) != true {
+                    break
+                }
                 state.waitForWork(timeout: options.drain ? .milliseconds(200) : options.pollInterval)
                 continue
             }
             let running = state.start { threadsInUse in
-                RunningJob(job, attempt: attempt, threads: SlotResources.renderThreads(threadsInUse: threadsInUse, cores: options.cores),
-                           logger: logger, startedAt: claimedAt)
+                RunningJob(
+                    job, attempt: attempt,
+                    threads: SlotResources.renderThreads(threadsInUse: threadsInUse, cores: options.cores),
+                    logger: logger, startedAt: claimedAt)
             }
             perform(running.handle(.claimed, now: claimedAt), for: running, on: connection)
             state.finished(running)
@@ -149,8 +155,9 @@ public final class Worker: Sendable {
             if stopping && jobs.isEmpty { return }
             let sentAt = ContinuousClock.now
             let checks = connection.attempt { live in
-                try JobQueue(live, logger: logger).heartbeat(identity, lease: options.lease, jobs: jobs.map(\.job),
-                                                             formats: options.formats ?? [], stopping: stopping)
+                try JobQueue(live, logger: logger).heartbeat(
+                    identity, lease: options.lease, jobs: jobs.map(\.job),
+                    formats: options.formats ?? [], stopping: stopping)
             }
             for running in jobs {
                 if let check = checks?[running.job.id] {
@@ -158,9 +165,13 @@ public final class Worker: Sendable {
                 }
                 perform(running.handle(.tick), for: running, on: connection)
             }
-            if !stopping, checks != nil { _ = connection.attempt { try JobQueue($0, logger: logger).rescueExpiredLeases() } }
+            if !stopping, checks != nil {
+                _ = connection.attempt { try JobQueue($0, logger: logger).rescueExpiredLeases() }
+            }
             // While stopping, beat often: the loop must notice quickly that the last job is done.
-            state.sleep(stopping ? min(options.heartbeatInterval, .seconds(1)) : options.heartbeatInterval, returnEarlyOnStop: !stopping)
+            state.sleep(
+                stopping ? min(options.heartbeatInterval, .seconds(1)) : options.heartbeatInterval,
+                returnEarlyOnStop: !stopping)
         }
     }
 
@@ -173,7 +184,9 @@ public final class Worker: Sendable {
         while !state.isStopping {
             do {
                 let live: PostgresConnection
-                if let connection { live = connection } else {
+                if let connection {
+                    live = connection
+                } else {
                     live = try PostgresConnection(options.listenURL ?? options.databaseURL)
                     try live.listen(JobQueue.notificationChannel)
                     connection = live

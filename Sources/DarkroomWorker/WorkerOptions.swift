@@ -45,12 +45,15 @@ public struct WorkerOptions: Sendable {
     public var metrics: WorkerMetrics
 
     public init(
-        databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage, concurrency: Int = WorkerOptions.defaultConcurrency,
+        databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage,
+        concurrency: Int = WorkerOptions.defaultConcurrency,
         drain: Bool = false,
-        memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60), heartbeatInterval: Duration? = nil,
+        memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60),
+        heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
         retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
-        formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats, workerName: String = WorkerOptions.defaultWorkerName(),
+        formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats,
+        workerName: String = WorkerOptions.defaultWorkerName(),
         cores: Int = ProcessInfo.processInfo.activeProcessorCount, metrics: WorkerMetrics = WorkerMetrics()
     ) {
         self.databaseURL = databaseURL
@@ -76,7 +79,9 @@ public struct WorkerOptions: Sendable {
 
     /// How every job renders; the worker sets `threads` per job when it starts.
     public var renderSettings: RenderSettings {
-        RenderSettings(quality: quality, memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
+        RenderSettings(
+            quality: quality,
+            memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
     }
 
     /// One slot per core (at most 64), so a worker started without flags keeps every core busy.

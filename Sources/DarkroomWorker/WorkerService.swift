@@ -25,8 +25,11 @@ public final class WorkerService: Service, Sendable {
                 thread.start()
             }
         } onGracefulShutdown: { [worker] in
-            worker.logger.notice("shutdown requested: no more claims; running jobs get the grace period", metadata: [
-                "grace_s": "\(worker.options.shutdownGrace.seconds)"])
+            worker.logger.notice(
+                "shutdown requested: no more claims; running jobs get the grace period",
+                metadata: [
+                    "grace_s": "\(worker.options.shutdownGrace.seconds)"
+                ])
             worker.stop()
         }
         result.set(summary)
@@ -35,14 +38,17 @@ public final class WorkerService: Service, Sendable {
     /// Runs the worker in a `ServiceGroup` that turns SIGTERM and SIGINT into a graceful
     /// shutdown, and returns what it did. `companions` (the metrics listener) run beside it
     /// and stop after it; one that fails shuts the worker down gracefully and its error is thrown.
-    public static func runUntilDoneOrSignalled(_ worker: Worker, companions: [any Service] = [], logger: Logger) async throws -> WorkerSummary {
+    public static func runUntilDoneOrSignalled(_ worker: Worker, companions: [any Service] = [], logger: Logger)
+        async throws -> WorkerSummary
+    {
         let service = WorkerService(worker: worker)
         // A group stops its services in reverse order: the companions outlive the worker.
-        let group = ServiceGroup(configuration: ServiceGroupConfiguration(
-            services: companions.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) }
-                + [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
-            gracefulShutdownSignals: [.sigterm, .sigint],
-            logger: logger))
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: companions.map { .init(service: $0, failureTerminationBehavior: .gracefullyShutdownGroup) }
+                    + [.init(service: service, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
         try await group.run()
         return service.summary ?? WorkerSummary()
     }

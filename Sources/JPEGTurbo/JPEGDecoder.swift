@@ -43,11 +43,15 @@ public final class JPEGDecoder {
         stream = context
         // `header` is not set yet, so a throw here skips deinit: destroy explicitly.
         if dr_decoder_open(handle, readFromSource, context.pointer, Self.sourceBufferBytes) != DR_JPEG_OK {
-            let error = context.readPastLimit
-                ? JPEGError(code: .corrupt, message: "the markers before the first scan take more than \(Self.maxHeaderBytes) bytes",
-                            path: name, byteOffset: Self.maxHeaderBytes)
-                : JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
-                                  inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
+            let error =
+                context.readPastLimit
+                ? JPEGError(
+                    code: .corrupt,
+                    message: "the markers before the first scan take more than \(Self.maxHeaderBytes) bytes",
+                    path: name, byteOffset: Self.maxHeaderBytes)
+                : JPEGError(
+                    boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
+                    inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
             dr_decoder_destroy(handle)
             throw error
         }
@@ -70,18 +74,23 @@ public final class JPEGDecoder {
         guard (1...16).contains(scaleEighths) else { throw misuse("scale \(scaleEighths)/8 is outside 1/8…2") }
         switch header.colorSpace {
         case .cmyk, .ycck, .unknown:
-            throw JPEGError(code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported", path: objectName)
+            throw JPEGError(
+                code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported",
+                path: objectName)
         case .grayscale, .ycbcr, .rgb:
             break
         }
         guard header.bitsPerSample == 8 else {
-            throw JPEGError(code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: objectName)
+            throw JPEGError(
+                code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: objectName)
         }
         try check(dr_decoder_start(handle, JCS_RGB, UInt32(scaleEighths), 0))
         state = .decoding
         // A multi-scan file was read to its end by now: refuse one that stopped between scans
         // before any pixel is worked on.
-        if handle.pointee.coverage.input_complete != 0, case .damaged(let damage, let message, let offset) = ending().verdict {
+        if handle.pointee.coverage.input_complete != 0,
+            case .damaged(let damage, let message, let offset) = ending().verdict
+        {
             throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
         }
         return (Int(handle.pointee.cinfo.output_width), Int(handle.pointee.cinfo.output_height))
@@ -139,8 +148,10 @@ public final class JPEGDecoder {
         let coverage = JPEGEnding.Coverage(
             components: Int(taken.components), componentsScanned: Int(taken.components_scanned),
             coefficientsShort: Int(taken.coefficients_short), isArithmetic: taken.arithmetic != 0)
-        let trailer = state == .finished && handle.pointee.source.ended == 0
-            ? JPEGEnding.Trailer(count: Int(handle.pointee.trailing_bytes), eoiEnd: Int(handle.pointee.eoi_end_offset)) : nil
+        let trailer =
+            state == .finished && handle.pointee.source.ended == 0
+            ? JPEGEnding.Trailer(count: Int(handle.pointee.trailing_bytes), eoiEnd: Int(handle.pointee.eoi_end_offset))
+            : nil
         return JPEGEnding(ranDryAt: Self.ranDryAt(handle), coverage: coverage, trailer: trailer)
     }
 
@@ -153,8 +164,9 @@ public final class JPEGDecoder {
 
     private func check(_ status: Int32) throws {
         if status != DR_JPEG_OK {
-            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true,
-                            inputRanDryAt: Self.ranDryAt(handle))
+            throw JPEGError(
+                boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true,
+                inputRanDryAt: Self.ranDryAt(handle))
         }
     }
 
@@ -162,13 +174,17 @@ public final class JPEGDecoder {
         JPEGError(code: .misuse, message: message, path: objectName)
     }
 
-    private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, stream: SourceContext, name: String) throws -> JPEGHeader {
+    private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, stream: SourceContext, name: String)
+        throws -> JPEGHeader
+    {
         let info = handle.pointee.cinfo
         var factors: [JPEGHeader.SamplingFactor] = []
         if let components = info.comp_info {
             for index in 0..<Int(info.num_components) {
-                factors.append(.init(horizontal: Int(components[index].h_samp_factor),
-                                     vertical: Int(components[index].v_samp_factor)))
+                factors.append(
+                    .init(
+                        horizontal: Int(components[index].h_samp_factor),
+                        vertical: Int(components[index].v_samp_factor)))
             }
         }
         var exif: [UInt8]?
@@ -186,8 +202,9 @@ public final class JPEGDecoder {
         var profile: UnsafeMutablePointer<JOCTET>?
         var profileLength: UInt32 = 0
         if dr_decoder_icc_profile(handle, &profile, &profileLength) != DR_JPEG_OK {
-            throw JPEGError(boundary: &handle.pointee.error, object: name, streamFailure: stream.failure, isDecoder: true,
-                            inputRanDryAt: ranDryAt(handle))
+            throw JPEGError(
+                boundary: &handle.pointee.error, object: name, streamFailure: stream.failure, isDecoder: true,
+                inputRanDryAt: ranDryAt(handle))
         }
         var icc: [UInt8]?
         if let profile {
@@ -210,7 +227,7 @@ public final class JPEGDecoder {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif

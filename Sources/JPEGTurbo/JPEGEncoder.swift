@@ -3,9 +3,9 @@ import CJPEG
 import CJPEGBoundary
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Settings for a baseline JPEG.
@@ -68,12 +68,15 @@ public final class JPEGEncoder {
     public func start(width: Int, height: Int, encoding: JPEGEncoding) throws {
         guard state == .opened else { throw misuse("start called twice") }
         guard (1...65_500).contains(width), (1...65_500).contains(height) else {
-            throw JPEGError(code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: objectName)
+            throw JPEGError(
+                code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: objectName)
         }
-        try check(dr_encoder_start(handle, JDIMENSION(width), JDIMENSION(height),
-                                   Int32(min(max(encoding.quality, 1), 100)),
-                                   encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
-                                   encoding.progressive ? 1 : 0))
+        try check(
+            dr_encoder_start(
+                handle, JDIMENSION(width), JDIMENSION(height),
+                Int32(min(max(encoding.quality, 1), 100)),
+                encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
+                encoding.progressive ? 1 : 0))
         self.width = width
         self.height = height
         state = .started
@@ -82,7 +85,9 @@ public final class JPEGEncoder {
     /// Writes an APPn marker (e.g. APP1 for EXIF); call after `start`, before the first row.
     public func writeMarker(app index: Int, payload: [UInt8]) throws {
         guard state == .started, rowsWritten == 0 else { throw misuse("markers go before the first row") }
-        guard payload.count <= 65_533 else { throw misuse("APP\(index) payload of \(payload.count) bytes exceeds 65533") }
+        guard payload.count <= 65_533 else {
+            throw misuse("APP\(index) payload of \(payload.count) bytes exceeds 65533")
+        }
         try payload.withUnsafeBufferPointer { bytes in
             try check(dr_encoder_write_marker(handle, JPEG_APP0 + Int32(index), bytes.baseAddress, UInt32(bytes.count)))
         }
@@ -123,7 +128,8 @@ public final class JPEGEncoder {
 
     private func check(_ status: Int32) throws {
         if status != DR_JPEG_OK {
-            throw JPEGError(boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: false)
+            throw JPEGError(
+                boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: false)
         }
     }
 

@@ -40,12 +40,16 @@ struct JPEGEnding: Sendable, Equatable {
     var verdict: Verdict {
         if let end = ranDryAt {
             if coverage.isArithmetic {
-                return .damaged(.unverifiableEnd, message: "the arithmetic-coded file ends without its EOI marker, "
-                    + "so a cut inside its last scan cannot be told from its end", byteOffset: end)
+                return .damaged(
+                    .unverifiableEnd,
+                    message: "the arithmetic-coded file ends without its EOI marker, "
+                        + "so a cut inside its last scan cannot be told from its end", byteOffset: end)
             }
             guard coverage.isComplete else {
-                return .damaged(.cutBetweenScans, message: "the file ends between scans: " + missing
-                    + " never arrived, so the image would be incomplete or blurred", byteOffset: end)
+                return .damaged(
+                    .cutBetweenScans,
+                    message: "the file ends between scans: " + missing
+                        + " never arrived, so the image would be incomplete or blurred", byteOffset: end)
             }
             return .intact([.missingEOI(fileLength: end)])
         }

@@ -49,8 +49,10 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Why the bytes could not be read or written, for `.io` errors from a stream.
     public var cause: StreamError?
 
-    public init(code: Code, damage: Damage? = nil, message: String, path: String, byteOffset: Int? = nil,
-                systemErrno: Int32? = nil, cause: StreamError? = nil) {
+    public init(
+        code: Code, damage: Damage? = nil, message: String, path: String, byteOffset: Int? = nil,
+        systemErrno: Int32? = nil, cause: StreamError? = nil
+    ) {
         self.code = code
         self.damage = damage
         self.message = message

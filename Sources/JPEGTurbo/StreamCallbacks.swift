@@ -72,15 +72,21 @@ extension JPEGError {
     /// The error a failed dr_* call left: the stream's own error when a callback failed.
     /// `inputRanDryAt` (decoders only) is where the input ran out before an EOI marker, if it
     /// did; `inHeader`, that the decoder was reading the markers before the first scan.
-    init(boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool,
-         inputRanDryAt: Int? = nil, inHeader: Bool = false) {
+    init(
+        boundary error: inout dr_jpeg_error, object: String, streamFailure: StreamError?, isDecoder: Bool,
+        inputRanDryAt: Int? = nil, inHeader: Bool = false
+    ) {
         let offset = error.failed_at_offset >= 0 ? Int(error.failed_at_offset) : nil
         if error.stream_failed != 0 {
-            let cause = streamFailure ?? StreamError(
-                code: .io, object: object, message: "the stream returned more bytes than it was asked for (a bug in its backend)",
-                byteOffset: offset)
-            self.init(code: .io, message: (isDecoder ? "cannot read: " : "cannot write: ") + cause.message, path: object,
-                      byteOffset: cause.byteOffset ?? offset, systemErrno: cause.systemErrno, cause: cause)
+            let cause =
+                streamFailure
+                ?? StreamError(
+                    code: .io, object: object,
+                    message: "the stream returned more bytes than it was asked for (a bug in its backend)",
+                    byteOffset: offset)
+            self.init(
+                code: .io, message: (isDecoder ? "cannot read: " : "cannot write: ") + cause.message, path: object,
+                byteOffset: cause.byteOffset ?? offset, systemErrno: cause.systemErrno, cause: cause)
             return
         }
         let message = boundaryMessage(&error)
@@ -93,13 +99,17 @@ extension JPEGError {
         // A fatal error from the boundary itself (message_code -1: a scan limit, a misuse) is
         // about the file or the caller, not about where the input ended.
         let fromLibjpeg = error.message_code >= 0
-        guard let damage = Damage(warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
-                                  inputRanDry: fromLibjpeg && inputRanDryAt != nil, inHeader: inHeader) else {
+        guard
+            let damage = Damage(
+                warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
+                inputRanDry: fromLibjpeg && inputRanDryAt != nil, inHeader: inHeader)
+        else {
             self.init(code: .corrupt, message: message, path: object, byteOffset: offset)
             return
         }
-        self.init(code: .damaged, damage: damage, message: Self.describe(damage, libjpeg: message, end: inputRanDryAt),
-                  path: object, byteOffset: inputRanDryAt ?? offset)
+        self.init(
+            code: .damaged, damage: damage, message: Self.describe(damage, libjpeg: message, end: inputRanDryAt),
+            path: object, byteOffset: inputRanDryAt ?? offset)
     }
 
     /// libjpeg's text says what it met; for a cut file it does not say that the file was cut.

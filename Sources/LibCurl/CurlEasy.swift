@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// libcurl's global state, set up once before the first handle.
 private let curlStarted: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
@@ -28,8 +29,10 @@ final class CurlEasy {
 
     /// Resets the handle (keeping its connections) and sets it up for `request`. `context`
     /// receives the write and header callbacks.
-    func prepare(_ request: HTTPRequest, context: UnsafeMutableRawPointer,
-                 write: darkroom_curl_data_callback, header: darkroom_curl_data_callback) {
+    func prepare(
+        _ request: HTTPRequest, context: UnsafeMutableRawPointer,
+        write: darkroom_curl_data_callback, header: darkroom_curl_data_callback
+    ) {
         let raw = UnsafeMutableRawPointer(handle)
         curl_easy_reset(raw)
         release()
@@ -66,7 +69,9 @@ final class CurlEasy {
         let raw = UnsafeMutableRawPointer(handle)
         _ = darkroom_curl_set_offset(raw, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count))
         // A zero-length body still needs a non-null pointer, or libcurl reads a string's length.
-        _ = darkroom_curl_set_pointer(raw, CURLOPT_POSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress ?? UnsafeRawPointer(Self.empty.utf8Start)))
+        _ = darkroom_curl_set_pointer(
+            raw, CURLOPT_POSTFIELDS,
+            UnsafeMutableRawPointer(mutating: body.baseAddress ?? UnsafeRawPointer(Self.empty.utf8Start)))
     }
 
     func set(_ option: CURLoption, _ value: Int) {
@@ -95,12 +100,14 @@ final class CurlEasy {
     /// What a failed transfer means for whoever retries.
     static func error(_ code: CURLcode, url: String) -> CurlError {
         let message = String(cString: curl_easy_strerror(code))
-        let kind: CurlError.Kind = switch code {
-        case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .unreachable
-        case CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
-             CURLE_SSL_CONNECT_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY: .interrupted
-        default: .failed
-        }
+        let kind: CurlError.Kind =
+            switch code {
+            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .unreachable
+            case CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
+                CURLE_SSL_CONNECT_ERROR, CURLE_HTTP2, CURLE_HTTP2_STREAM, CURLE_WEIRD_SERVER_REPLY:
+                .interrupted
+            default: .failed
+            }
         return CurlError(kind: kind, code: Int32(code.rawValue), message: message, url: url)
     }
 }
@@ -125,5 +132,3 @@ struct HeaderCollector {
         headers[name] = value
     }
 }
-
-import Foundation

@@ -16,8 +16,10 @@ public final class HTTPClient: @unchecked Sendable {
 
     /// Sends `request` with `body` and returns the answer; a body longer than
     /// `maxResponseBytes` is cut there (answers here are small XML documents).
-    public func perform(_ request: HTTPRequest, body: UnsafeRawBufferPointer? = nil,
-                        maxResponseBytes: Int = 4 << 20) throws(CurlError) -> HTTPResponse {
+    public func perform(
+        _ request: HTTPRequest, body: UnsafeRawBufferPointer? = nil,
+        maxResponseBytes: Int = 4 << 20
+    ) throws(CurlError) -> HTTPResponse {
         let easy = take()
         defer { give(easy) }
         let receiver = BufferedReceiver(limit: maxResponseBytes)

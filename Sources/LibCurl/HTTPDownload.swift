@@ -51,7 +51,9 @@ public final class HTTPDownload {
             let waiting = buffer.count - start
             if waiting > 0 {
                 let count = min(waiting, destination.count)
-                buffer.withUnsafeBytes { destination.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: count) }
+                buffer.withUnsafeBytes {
+                    destination.baseAddress!.copyMemory(from: $0.baseAddress! + start, byteCount: count)
+                }
                 start += count
                 if start == buffer.count {
                     buffer.removeAll(keepingCapacity: true)

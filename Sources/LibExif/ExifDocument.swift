@@ -23,14 +23,16 @@ public final class ExifDocument {
         guard app1Payload.starts(with: ExifDocument.exifHeader) else {
             throw ExifDocumentError(
                 code: .notExifPayload,
-                message: "The bytes do not start with \"Exif\\0\\0\"; pass the payload of the APP1 segment that carries EXIF, not another APP1 (such as XMP) or the whole file.",
+                message:
+                    "The bytes do not start with \"Exif\\0\\0\"; pass the payload of the APP1 segment that carries EXIF, not another APP1 (such as XMP) or the whole file.",
                 context: context
             )
         }
         guard app1Payload.count <= ExifDocument.maximumPayloadSize else {
             throw ExifDocumentError(
                 code: .payloadTooLarge,
-                message: "An APP1 payload holds at most \(ExifDocument.maximumPayloadSize) bytes; pass a single segment's payload.",
+                message:
+                    "An APP1 payload holds at most \(ExifDocument.maximumPayloadSize) bytes; pass a single segment's payload.",
                 context: context
             )
         }
@@ -57,7 +59,8 @@ public final class ExifDocument {
             if !warnings.isEmpty { details["libexif"] = warnings.joined(separator: "; ") }
             throw ExifDocumentError(
                 code: .noReadableEntries,
-                message: "libexif found no readable entry in the EXIF block; it is corrupt or empty. Treat the photo as having no EXIF.",
+                message:
+                    "libexif found no readable entry in the EXIF block; it is corrupt or empty. Treat the photo as having no EXIF.",
                 context: details
             )
         }
@@ -70,7 +73,7 @@ public final class ExifDocument {
     /// The value of `tag` in `ifd`, or `nil` when the entry is absent.
     public func value(_ tag: ExifTag, in ifd: ExifIFD) -> ExifValue? {
         guard let content = content(of: ifd),
-              let entry = exif_content_get_entry(content, CExif.ExifTag(rawValue: UInt32(tag.rawValue)))
+            let entry = exif_content_get_entry(content, CExif.ExifTag(rawValue: UInt32(tag.rawValue)))
         else { return nil }
         return decode(entry.pointee)
     }

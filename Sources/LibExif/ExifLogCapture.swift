@@ -1,11 +1,11 @@
 internal import CExif
 
 #if canImport(Darwin)
-import Darwin
+    import Darwin
 #elseif canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #endif
 
 /// Owns one `ExifLog` and collects the messages libexif reports through it, so corrupt-data

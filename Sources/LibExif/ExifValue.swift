@@ -54,7 +54,8 @@ extension ExifValue {
 extension ExifValue {
     /// TIFF field types (TIFF 6.0 §2, "Types").
     enum Format: UInt16 {
-        case byte = 1, ascii, short, long, rational, signedByte, undefined
+        case byte = 1
+        case ascii, short, long, rational, signedByte, undefined
         case signedShort, signedLong, signedRational, float, double
     }
 
@@ -78,16 +79,18 @@ extension ExifValue {
         case .long:
             self = .longs((0..<count(ofSize: 4)).map { reader.uint32(at: $0 * 4) })
         case .rational:
-            self = .rationals((0..<count(ofSize: 8)).map {
-                ExifRational(reader.uint32(at: $0 * 8), reader.uint32(at: $0 * 8 + 4))
-            })
+            self = .rationals(
+                (0..<count(ofSize: 8)).map {
+                    ExifRational(reader.uint32(at: $0 * 8), reader.uint32(at: $0 * 8 + 4))
+                })
         case .signedRational:
-            self = .signedRationals((0..<count(ofSize: 8)).map {
-                ExifSignedRational(
-                    Int32(bitPattern: reader.uint32(at: $0 * 8)),
-                    Int32(bitPattern: reader.uint32(at: $0 * 8 + 4))
-                )
-            })
+            self = .signedRationals(
+                (0..<count(ofSize: 8)).map {
+                    ExifSignedRational(
+                        Int32(bitPattern: reader.uint32(at: $0 * 8)),
+                        Int32(bitPattern: reader.uint32(at: $0 * 8 + 4))
+                    )
+                })
         case .signedByte, .signedShort, .signedLong, .float, .double, nil:
             self = .other(format: rawFormat, bytes: bytes)
         }
@@ -105,7 +108,8 @@ private struct ByteOrderReader {
     }
 
     func uint32(at offset: Int) -> UInt32 {
-        let first = UInt32(uint16(at: offset)), second = UInt32(uint16(at: offset + 2))
+        let first = UInt32(uint16(at: offset))
+        let second = UInt32(uint16(at: offset + 2))
         return bigEndian ? first << 16 | second : second << 16 | first
     }
 }

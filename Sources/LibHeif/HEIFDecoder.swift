@@ -59,8 +59,10 @@ public final class HEIFDecoder {
         guard decoded == nil, let primary else { throw misuse("decode called twice") }
         let image = try primary.decode()
         guard image.width == header.width, image.height == header.height else {
-            throw HEIFError(code: .corrupt, message: "the coded image decodes to \(image.width)×\(image.height) "
-                + "but the file's header says \(header.width)×\(header.height)", path: objectName)
+            throw HEIFError(
+                code: .corrupt,
+                message: "the coded image decodes to \(image.width)×\(image.height) "
+                    + "but the file's header says \(header.width)×\(header.height)", path: objectName)
         }
         decoded = image
         self.primary = nil
@@ -68,13 +70,16 @@ public final class HEIFDecoder {
 
     /// Copies up to `rowCount` rows of `width * 3` bytes into `buffer`, `rowStride` bytes apart.
     /// Returns the rows copied; 0 at the end of the image.
-    public func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws(HEIFError) -> Int {
+    public func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws(HEIFError)
+        -> Int
+    {
         guard let decoded else { throw misuse("readRows before decode") }
         let count = min(rowCount, header.height - nextRow)
         guard count > 0 else { return 0 }
         let rowBytes = header.width * 3
         precondition(rowStride >= rowBytes && buffer.count >= rowStride * (count - 1) + rowBytes)
-        decoded.copyRows(from: nextRow, count: count, rowBytes: rowBytes, into: buffer.baseAddress!, rowStride: rowStride)
+        decoded.copyRows(
+            from: nextRow, count: count, rowBytes: rowBytes, into: buffer.baseAddress!, rowStride: rowStride)
         nextRow += count
         return count
     }
@@ -119,8 +124,10 @@ private final class FileBytes {
                         if rest == 0 { break }  // exactly the limit
                         storage.deallocate()
                         let total = count + rest
-                        var error = HEIFError(code: .tooLarge, message: "the file has \(total) bytes, more than the \(limit) it may hold in memory",
-                                              path: source.objectName)
+                        var error = HEIFError(
+                            code: .tooLarge,
+                            message: "the file has \(total) bytes, more than the \(limit) it may hold in memory",
+                            path: source.objectName)
                         error.fileBytes = total
                         throw error
                     }
@@ -130,7 +137,8 @@ private final class FileBytes {
                     storage = grown
                     capacity = min(capacity * 2, limit)
                 }
-                let got = try source.read(into: UnsafeMutableRawBufferPointer(start: storage + count, count: capacity - count))
+                let got = try source.read(
+                    into: UnsafeMutableRawBufferPointer(start: storage + count, count: capacity - count))
                 if got == 0 { break }
                 count += got
             }
@@ -173,8 +181,11 @@ private final class Context {
         // Before reading: libheif checks `ispe` against it while it parses.
         heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: limits.maxSide))
         // 0 decodes on the calling thread; n > 1 decodes n tiles at once.
-        heif_context_set_max_decoding_threads(pointer, limits.decodingThreads > 1 ? Int32(clamping: limits.decodingThreads) : 0)
-        try check(heif_context_read_from_memory_without_copy(pointer, file.bytes.baseAddress, file.bytes.count, nil), path: name)
+        heif_context_set_max_decoding_threads(
+            pointer, limits.decodingThreads > 1 ? Int32(clamping: limits.decodingThreads) : 0)
+        try check(
+            heif_context_read_from_memory_without_copy(pointer, file.bytes.baseAddress, file.bytes.count, nil),
+            path: name)
     }
 
     deinit { heif_context_free(pointer) }
@@ -203,14 +214,16 @@ private final class PrimaryImage {
     deinit { heif_image_handle_release(pointer) }
 
     func readHeader(fileType: HEIFFileType, fileBytes: Int) throws(HEIFError) -> HEIFHeader {
-        let width = Int(heif_image_handle_get_width(pointer)), height = Int(heif_image_handle_get_height(pointer))
+        let width = Int(heif_image_handle_get_width(pointer))
+        let height = Int(heif_image_handle_get_height(pointer))
         guard width > 0, height > 0 else {
             throw HEIFError(code: .corrupt, message: "the primary image has no size (\(width)×\(height))", path: name)
         }
         let depth = Int(heif_image_handle_get_luma_bits_per_pixel(pointer))
         var header = HEIFHeader(
             fileType: fileType, width: width, height: height,
-            codedWidth: Int(heif_image_handle_get_ispe_width(pointer)), codedHeight: Int(heif_image_handle_get_ispe_height(pointer)),
+            codedWidth: Int(heif_image_handle_get_ispe_width(pointer)),
+            codedHeight: Int(heif_image_handle_get_ispe_height(pointer)),
             hasAlpha: heif_image_handle_has_alpha_channel(pointer) != 0, bitDepth: depth > 0 ? depth : 8,
             iccProfile: try iccProfile(), nclx: try nclx(), fileBytes: fileBytes)
         if let item = try exifItem() {
@@ -251,8 +264,9 @@ private final class PrimaryImage {
         if error.code == heif_error_Color_profile_does_not_exist { return nil }
         try check(error, path: name)
         guard let nclx = profile?.pointee else { return nil }
-        return HEIFColorDescription(primaries: Int(nclx.color_primaries.rawValue), transfer: Int(nclx.transfer_characteristics.rawValue),
-                                    matrix: Int(nclx.matrix_coefficients.rawValue), fullRange: nclx.full_range_flag != 0)
+        return HEIFColorDescription(
+            primaries: Int(nclx.color_primaries.rawValue), transfer: Int(nclx.transfer_characteristics.rawValue),
+            matrix: Int(nclx.matrix_coefficients.rawValue), fullRange: nclx.full_range_flag != 0)
     }
 
     /// Decodes to interleaved 8-bit RGB with the transformations applied; strict, so libheif
@@ -269,8 +283,9 @@ private final class PrimaryImage {
         let error = heif_decode_image(pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
-            throw error.code == heif_error_Ok ? HEIFError(code: .damaged, message: "libheif decoded no image", path: name)
-                                              : HEIFError(error, path: name)
+            throw error.code == heif_error_Ok
+                ? HEIFError(code: .damaged, message: "libheif decoded no image", path: name)
+                : HEIFError(error, path: name)
         }
         let decoded = try DecodedImage(owning: image, name: name)
         if let warning = decoded.firstDecodingWarning(name: name) { throw warning }
@@ -306,8 +321,9 @@ private final class DecodedImage {
         var first = heif_error()
         _ = heif_image_get_decoding_warnings(pointer, 0, &first, 1)
         let warning = HEIFError(first, path: name)
-        return HEIFError(code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
-                         libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
+        return HEIFError(
+            code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
+            libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
     }
 
     deinit { heif_image_release(pointer) }

@@ -22,8 +22,10 @@ public struct HEIFEncoding: Sendable {
     /// An nclx `colr` box (also the matrix and range the RGB pixels are coded with).
     public var nclx: HEIFColorDescription?
 
-    public init(codec: Codec = .hevc, quality: Int = 90, lossless: Bool = false, chroma: String = "420", orientation: Int = 1,
-                exif: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil) {
+    public init(
+        codec: Codec = .hevc, quality: Int = 90, lossless: Bool = false, chroma: String = "420", orientation: Int = 1,
+        exif: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil
+    ) {
         self.codec = codec
         self.quality = quality
         self.lossless = lossless
@@ -37,8 +39,10 @@ public struct HEIFEncoding: Sendable {
 
 public enum HEIFEncoder {
     /// Encodes `rgb` (`width * 3` bytes a row, no padding) as a one-image HEIF file in memory.
-    public static func encode(rgb: [UInt8], width: Int, height: Int, encoding: HEIFEncoding,
-                              name: String = "encoded HEIF") throws(HEIFError) -> [UInt8] {
+    public static func encode(
+        rgb: [UInt8], width: Int, height: Int, encoding: HEIFEncoding,
+        name: String = "encoded HEIF"
+    ) throws(HEIFError) -> [UInt8] {
         precondition(rgb.count == width * height * 3, "rgb holds \(rgb.count) bytes, not \(width)×\(height)×3")
         startLibheif()
         let context = try EncodingContext(name: name)
@@ -88,11 +92,13 @@ private final class EncodingContext {
     func write() throws(HEIFError) -> [UInt8] {
         final class Collected { var bytes: [UInt8] = [] }
         let collected = Collected()
-        var writer = heif_writer(writer_api_version: 1, write: { _, data, size, userdata in
-            let collected = Unmanaged<Collected>.fromOpaque(userdata!).takeUnretainedValue()
-            if let data { collected.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
-            return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
-        })
+        var writer = heif_writer(
+            writer_api_version: 1,
+            write: { _, data, size, userdata in
+                let collected = Unmanaged<Collected>.fromOpaque(userdata!).takeUnretainedValue()
+                if let data { collected.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
+                return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
+            })
         try withExtendedLifetime(collected) { () throws(HEIFError) in
             try check(heif_context_write(pointer, &writer, Unmanaged.passUnretained(collected).toOpaque()), path: name)
         }
@@ -110,8 +116,9 @@ private final class Encoder {
         let error = heif_context_get_encoder_for_format(context.pointer, format, &encoder)
         guard error.code == heif_error_Ok, let encoder else {
             if let encoder { heif_encoder_release(encoder) }
-            throw error.code == heif_error_Ok ? HEIFError(code: .unsupported, message: "libheif has no encoder for \(codec)", path: name)
-                                              : HEIFError(error, path: name)
+            throw error.code == heif_error_Ok
+                ? HEIFError(code: .unsupported, message: "libheif has no encoder for \(codec)", path: name)
+                : HEIFError(error, path: name)
         }
         pointer = encoder
         self.name = name
@@ -135,7 +142,8 @@ private final class Image {
 
     init(width: Int, height: Int, rgb: [UInt8], name: String) throws(HEIFError) {
         var image: OpaquePointer?
-        let error = heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image)
+        let error = heif_image_create(
+            Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image)
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
             throw HEIFError(error, path: name)
@@ -149,8 +157,9 @@ private final class Image {
         }
         rgb.withUnsafeBytes { source in
             for row in 0..<height {
-                (plane + row * Int(stride)).update(from: source.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * width * 3,
-                                                   count: width * 3)
+                (plane + row * Int(stride)).update(
+                    from: source.baseAddress!.assumingMemoryBound(to: UInt8.self) + row * width * 3,
+                    count: width * 3)
             }
         }
     }

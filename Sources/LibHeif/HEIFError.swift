@@ -36,8 +36,10 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file's size, when it was too large to hold in memory (`.tooLarge` from darkroom's limit).
     public var fileBytes: Int?
 
-    public init(code: Code, message: String, path: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
-                cause: StreamError? = nil) {
+    public init(
+        code: Code, message: String, path: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
+        cause: StreamError? = nil
+    ) {
         self.code = code
         self.message = message
         self.path = path
@@ -49,16 +51,19 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     /// From a `heif_error` that is not Ok; `message` is copied here, before libheif reuses it.
     init(_ error: heif_error, path: String) {
         // Some of libheif's messages end in a newline.
-        let message = String((error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
-        self.init(code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
-                  path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
+        let message = String(
+            (error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
+        self.init(
+            code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
+            path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
     }
 
     /// A file that is no HEIF: an ISO media file of another kind, or no ISO media file at all.
     public static func notHEIF(_ fileType: HEIFFileType?, path: String) -> HEIFError {
-        let message = fileType.map {
-            "an ISO media file of brand '\($0.majorBrand)' (\($0.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
-        } ?? "not a HEIF file: it has no 'ftyp' box"
+        let message =
+            fileType.map {
+                "an ISO media file of brand '\($0.majorBrand)' (\($0.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
+            } ?? "not a HEIF file: it has no 'ftyp' box"
         return HEIFError(code: .unsupported, message: message, path: path)
     }
 
@@ -73,8 +78,10 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
             case heif_suberror_End_of_data, heif_suberror_Missing_grid_images, heif_suberror_No_item_data: .damaged
             default: .corrupt
             }
-        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature, heif_error_Plugin_loading_error: .unsupported
-        case heif_error_Memory_allocation_error: subcode == heif_suberror_Security_limit_exceeded ? .tooLarge : .outOfMemory
+        case heif_error_Unsupported_filetype, heif_error_Unsupported_feature, heif_error_Plugin_loading_error:
+            .unsupported
+        case heif_error_Memory_allocation_error:
+            subcode == heif_suberror_Security_limit_exceeded ? .tooLarge : .outOfMemory
         case heif_error_Decoder_plugin_error: .damaged
         default: .misuse
         }

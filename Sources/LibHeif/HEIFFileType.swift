@@ -58,6 +58,8 @@ public struct HEIFFileType: Sendable, Equatable {
     static let genericBrands: Set = ["mif1", "msf1", "mif2", "miaf"]
 
     private static func brand(_ bytes: [UInt8], at offset: Int) -> String {
-        String(decoding: bytes[offset..<(offset + 4)].map { (0x20...0x7e).contains($0) ? $0 : UInt8(ascii: "?") }, as: UTF8.self)
+        String(
+            decoding: bytes[offset..<(offset + 4)].map { (0x20...0x7e).contains($0) ? $0 : UInt8(ascii: "?") },
+            as: UTF8.self)
     }
 }

@@ -23,9 +23,11 @@ public struct HEIFHeader: Sendable, Equatable {
     /// What could not be read without spoiling the image (an Exif item with no TIFF header).
     public var warnings: [String] = []
 
-    public init(fileType: HEIFFileType, width: Int, height: Int, codedWidth: Int, codedHeight: Int, hasAlpha: Bool,
-                bitDepth: Int, exifPayload: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil,
-                fileBytes: Int) {
+    public init(
+        fileType: HEIFFileType, width: Int, height: Int, codedWidth: Int, codedHeight: Int, hasAlpha: Bool,
+        bitDepth: Int, exifPayload: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil,
+        fileBytes: Int
+    ) {
         self.fileType = fileType
         self.width = width
         self.height = height

@@ -32,12 +32,16 @@ public enum PostgresBind: Sendable, Hashable {
 
     /// `int4[]`.
     public static func int32Array(_ values: [Int32?]) -> PostgresBind {
-        .array(elementOID: PostgresOID.int4, arrayOID: 1007, elements: values.map { $0.map { bigEndian(UInt32(bitPattern: $0)) } })
+        .array(
+            elementOID: PostgresOID.int4, arrayOID: 1007,
+            elements: values.map { $0.map { bigEndian(UInt32(bitPattern: $0)) } })
     }
 
     /// `int8[]`.
     public static func int64Array(_ values: [Int64?]) -> PostgresBind {
-        .array(elementOID: PostgresOID.int8, arrayOID: 1016, elements: values.map { $0.map { bigEndian(UInt64(bitPattern: $0)) } })
+        .array(
+            elementOID: PostgresOID.int8, arrayOID: 1016,
+            elements: values.map { $0.map { bigEndian(UInt64(bitPattern: $0)) } })
     }
 
     /// `nil` becomes `.null`.
@@ -87,13 +91,20 @@ extension PostgresBind {
             return Encoded(typeOID: PostgresOID.bytea, bytes: value, format: .binary)
         case .timestamp(let value):
             guard let micros = PostgresTimestamp.microseconds(value) else {
-                throw PostgresError(kind: .invalidParameter, message: "cannot bind Date(timeIntervalSinceReferenceDate: \(value.timeIntervalSinceReferenceDate)): a timestamptz is a finite instant between 4713 BC and 294276 AD; bind a date in that range")
+                throw PostgresError(
+                    kind: .invalidParameter,
+                    message:
+                        "cannot bind Date(timeIntervalSinceReferenceDate: \(value.timeIntervalSinceReferenceDate)): a timestamptz is a finite instant between 4713 BC and 294276 AD; bind a date in that range"
+                )
             }
-            return Encoded(typeOID: PostgresOID.timestamptz, bytes: Self.bigEndian(UInt64(bitPattern: micros)), format: .binary)
+            return Encoded(
+                typeOID: PostgresOID.timestamptz, bytes: Self.bigEndian(UInt64(bitPattern: micros)), format: .binary)
         case .uuid(let value):
-            return Encoded(typeOID: PostgresOID.uuid, bytes: withUnsafeBytes(of: value.uuid) { Array($0) }, format: .binary)
-        case let .array(elementOID, arrayOID, elements):
-            return Encoded(typeOID: arrayOID, bytes: Self.binaryArray(elementOID: elementOID, elements), format: .binary)
+            return Encoded(
+                typeOID: PostgresOID.uuid, bytes: withUnsafeBytes(of: value.uuid) { Array($0) }, format: .binary)
+        case .array(let elementOID, let arrayOID, let elements):
+            return Encoded(
+                typeOID: arrayOID, bytes: Self.binaryArray(elementOID: elementOID, elements), format: .binary)
         }
     }
 

@@ -44,7 +44,8 @@ public struct PostgresCell: Sendable {
     }
 
     private func failure(_ type: Any.Type, _ reason: PostgresDecodingError.Reason) -> PostgresDecodingError {
-        PostgresDecodingError(column: columnName, columnIndex: columnIndex, targetType: String(describing: type),
-                              reason: reason, typeOID: typeOID)
+        PostgresDecodingError(
+            column: columnName, columnIndex: columnIndex, targetType: String(describing: type),
+            reason: reason, typeOID: typeOID)
     }
 }

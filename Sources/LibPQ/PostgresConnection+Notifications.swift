@@ -1,10 +1,11 @@
 internal import CPostgres
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Musl)
-import Musl
+    import Musl
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One `NOTIFY` delivered to a channel this connection listens on.
@@ -44,12 +45,15 @@ extension PostgresConnection {
             guard remaining > .zero else { return [] }
             let socket = PQsocket(handle)
             guard socket >= 0 else {
-                throw PostgresError(kind: .connectionLost, message: "the connection has no socket: \(Self.errorMessage(of: handle))")
+                throw PostgresError(
+                    kind: .connectionLost, message: "the connection has no socket: \(Self.errorMessage(of: handle))")
             }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Self.milliseconds(roundingUp: remaining))
             if ready < 0 && errno != EINTR {
-                throw PostgresError(kind: .connectionLost, message: "poll(2) on the connection's socket failed: \(String(cString: strerror(errno)))")
+                throw PostgresError(
+                    kind: .connectionLost,
+                    message: "poll(2) on the connection's socket failed: \(String(cString: strerror(errno)))")
             }
             // On readiness, EINTR or timeout, loop: input is consumed and the deadline re-checked.
         }
@@ -63,11 +67,12 @@ extension PostgresConnection {
         var notifications: [PostgresNotification] = []
         while let notify = PQnotifies(handle) {
             defer { PQfreemem(notify) }
-            notifications.append(PostgresNotification(
-                channel: String(cString: notify.pointee.relname),
-                payload: notify.pointee.extra.map { String(cString: $0) } ?? "",
-                backendPID: notify.pointee.be_pid
-            ))
+            notifications.append(
+                PostgresNotification(
+                    channel: String(cString: notify.pointee.relname),
+                    payload: notify.pointee.extra.map { String(cString: $0) } ?? "",
+                    backendPID: notify.pointee.be_pid
+                ))
         }
         return notifications
     }

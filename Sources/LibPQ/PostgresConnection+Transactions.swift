@@ -46,7 +46,9 @@ extension PostgresConnection {
             try? rollBack(to: savepoint)
             throw PostgresError(
                 kind: .queryFailed, sqlState: "25P02",
-                message: "the transaction was aborted by an error that its body caught, so it was rolled back; let the error propagate, or use a nested withTransaction around the statement that may fail")
+                message:
+                    "the transaction was aborted by an error that its body caught, so it was rolled back; let the error propagate, or use a nested withTransaction around the statement that may fail"
+            )
         }
         try execute(savepoint.map { "RELEASE SAVEPOINT \($0)" } ?? "COMMIT")
         return value

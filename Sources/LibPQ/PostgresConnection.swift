@@ -37,7 +37,8 @@ public final class PostgresConnection {
             }
         }
         guard let connection else {
-            throw PostgresError(kind: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
+            throw PostgresError(
+                kind: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.errorMessage(of: connection)
@@ -45,11 +46,13 @@ public final class PostgresConnection {
             throw PostgresError(kind: .connectionFailed, message: message)
         }
         handle = connection
-        PQsetNoticeReceiver(handle, { context, result in
-            guard let context, let result else { return }
-            let connection = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue()
-            connection.onNotice?(PostgresNotice(result: result))
-        }, Unmanaged.passUnretained(self).toOpaque())
+        PQsetNoticeReceiver(
+            handle,
+            { context, result in
+                guard let context, let result else { return }
+                let connection = Unmanaged<PostgresConnection>.fromOpaque(context).takeUnretainedValue()
+                connection.onNotice?(PostgresNotice(result: result))
+            }, Unmanaged.passUnretained(self).toOpaque())
         try configureSession()
     }
 
@@ -79,10 +82,16 @@ public final class PostgresConnection {
     /// Results come in binary by default, so values are read by type without parsing text.
     /// `.text` gives the server's own spelling of every value (as psql shows it), for printing
     /// whatever an operator's SQL returns; Dates and bytea cannot be decoded from it.
-    public func query(_ sql: String, _ binds: [PostgresBind] = [], resultFormat: PostgresFormat = .binary) throws -> PostgresRows {
+    public func query(_ sql: String, _ binds: [PostgresBind] = [], resultFormat: PostgresFormat = .binary) throws
+        -> PostgresRows
+    {
         let encoded = try binds.map { try $0.encoded() }
         if let index = encoded.firstIndex(where: { ($0.bytes?.count ?? 0) > Int(Int32.max) }) {
-            throw PostgresError(kind: .invalidParameter, message: "parameter $\(index + 1) is over 2 GiB, more than libpq can send; PostgreSQL stores at most 1 GB per value", query: sql)
+            throw PostgresError(
+                kind: .invalidParameter,
+                message:
+                    "parameter $\(index + 1) is over 2 GiB, more than libpq can send; PostgreSQL stores at most 1 GB per value",
+                query: sql)
         }
         let types = encoded.map(\.typeOID)
         let lengths = encoded.map { Int32(clamping: $0.bytes?.count ?? 0) }
@@ -103,10 +112,13 @@ public final class PostgresConnection {
     /// `name` quoted as an SQL identifier, e.g. `my "db"` → `"my ""db"""`.
     public func quotedIdentifier(_ name: String) throws -> String {
         let utf8 = Array(name.utf8)
-        guard let quoted = utf8.withUnsafeBufferPointer({ buffer in
-            buffer.withMemoryRebound(to: CChar.self) { PQescapeIdentifier(handle, $0.baseAddress, $0.count) }
-        }) else {
-            throw PostgresError(kind: .queryFailed, message: "cannot quote identifier: \(Self.errorMessage(of: handle))")
+        guard
+            let quoted = utf8.withUnsafeBufferPointer({ buffer in
+                buffer.withMemoryRebound(to: CChar.self) { PQescapeIdentifier(handle, $0.baseAddress, $0.count) }
+            })
+        else {
+            throw PostgresError(
+                kind: .queryFailed, message: "cannot quote identifier: \(Self.errorMessage(of: handle))")
         }
         defer { PQfreemem(quoted) }
         return String(cString: quoted)
@@ -135,20 +147,27 @@ public final class PostgresConnection {
     /// Turns a `PGresult` into rows or an error, and clears it.
     private func consume(_ result: OpaquePointer?, query: String) throws -> PostgresRows {
         guard let result else {
-            throw PostgresError(kind: isConnected ? .unexpectedResult : .connectionLost, message: Self.errorMessage(of: handle), query: query)
+            throw PostgresError(
+                kind: isConnected ? .unexpectedResult : .connectionLost, message: Self.errorMessage(of: handle),
+                query: query)
         }
         defer { PQclear(result) }
         switch PQresultStatus(result) {
         case PGRES_TUPLES_OK, PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
             return PostgresRows(copying: result)
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
-            throw PostgresError(kind: isConnected ? .queryFailed : .connectionLost, result: result,
-                                fallbackMessage: Self.errorMessage(of: handle), query: query)
+            throw PostgresError(
+                kind: isConnected ? .queryFailed : .connectionLost, result: result,
+                fallbackMessage: Self.errorMessage(of: handle), query: query)
         case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
             abandonCopy()
-            throw PostgresError(kind: .unexpectedResult, message: "COPY is not supported here; use INSERT or SELECT", query: query)
+            throw PostgresError(
+                kind: .unexpectedResult, message: "COPY is not supported here; use INSERT or SELECT", query: query)
         default:
-            throw PostgresError(kind: .unexpectedResult, message: "unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))", query: query)
+            throw PostgresError(
+                kind: .unexpectedResult,
+                message: "unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))",
+                query: query)
         }
     }
 
@@ -189,7 +208,10 @@ func withCStrings<Result>(_ values: [[UInt8]?], _ body: ([UnsafePointer<CChar>?]
     var storage: [UInt8] = [0]  // never empty, so the buffer always has a base address
     var offsets: [Int?] = []
     for value in values {
-        guard let value else { offsets.append(nil); continue }
+        guard let value else {
+            offsets.append(nil)
+            continue
+        }
         offsets.append(storage.count)
         storage += value
         storage.append(0)

@@ -150,8 +150,11 @@ extension UUID: PostgresDecodable {
         if value.format == .binary, value.typeOID == PostgresOID.uuid {
             guard value.bytes.count == 16 else { throw .malformed("uuid needs 16 bytes, got \(value.bytes.count)") }
             let b = Array(value.bytes)
-            self = UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
-                               b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]))
+            self = UUID(
+                uuid: (
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                    b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]
+                ))
         } else if let text = try value.textual() {
             guard let uuid = UUID(uuidString: text) else { throw .unparseable(text) }
             self = uuid
@@ -174,7 +177,9 @@ extension Duration: PostgresDecodable {
         let micros = Int64(bitPattern: PostgresValue.bigEndian(fields.prefix(8)))
         let days = Int32(truncatingIfNeeded: PostgresValue.bigEndian(fields.dropFirst(8).prefix(4)))
         let months = Int32(truncatingIfNeeded: PostgresValue.bigEndian(fields.suffix(4)))
-        guard months == 0 else { throw .outOfRange("an interval of \(months) month(s), \(days) day(s) and \(micros) µs") }
+        guard months == 0 else {
+            throw .outOfRange("an interval of \(months) month(s), \(days) day(s) and \(micros) µs")
+        }
         self = .microseconds(micros) + .seconds(Int64(days) * 86_400)
     }
 }

@@ -40,18 +40,23 @@ public struct PostgresDecodingError: Error, Sendable, CustomStringConvertible, E
         case .missingColumn:
             return "the result has no column \"\(column)\"; add it to the query's SELECT or RETURNING list"
         case .null:
-            return "column \"\(column)\" is NULL but a \(targetType) was required; decode it as \(targetType)? or fix the data"
+            return
+                "column \"\(column)\" is NULL but a \(targetType) was required; decode it as \(targetType)? or fix the data"
         case .unparseable(let text):
             let shown = text.count > 60 ? text.prefix(60) + "…" : text
             return "column \"\(column)\" holds \"\(shown)\", which is not a valid \(targetType)"
         case .typeMismatch:
-            return "column \"\(column)\" is \(type), which cannot be read as \(targetType); decode it as a matching Swift type or cast it in SQL"
+            return
+                "column \"\(column)\" is \(type), which cannot be read as \(targetType); decode it as a matching Swift type or cast it in SQL"
         case .fetchedAsText:
-            return "column \"\(column)\" (\(type)) was fetched as text, and a \(targetType) is read only from binary results; run the query with resultFormat: .binary (the default)"
+            return
+                "column \"\(column)\" (\(type)) was fetched as text, and a \(targetType) is read only from binary results; run the query with resultFormat: .binary (the default)"
         case .unknownType:
-            return "column \"\(column)\" has \(type), which LibPQ does not decode; cast it in SQL to a supported type (e.g. ::text, ::bigint, ::timestamptz)"
+            return
+                "column \"\(column)\" has \(type), which LibPQ does not decode; cast it in SQL to a supported type (e.g. ::text, ::bigint, ::timestamptz)"
         case .malformed(let problem):
-            return "column \"\(column)\" (\(type)) sent a malformed binary value (\(problem)); the server does not send that type the way LibPQ reads it"
+            return
+                "column \"\(column)\" (\(type)) sent a malformed binary value (\(problem)); the server does not send that type the way LibPQ reads it"
         case .outOfRange(let value):
             return "column \"\(column)\" holds \(value), which does not fit in \(targetType); decode it as a wider type"
         }

@@ -30,27 +30,31 @@ public struct PostgresRows: RandomAccessCollection, Sendable {
     init(copying result: OpaquePointer) {
         let rowCount = Int(PQntuples(result))
         let columnCount = Int(PQnfields(result))
-        columns = (0 ..< Int32(columnCount)).map { index in
-            PostgresColumn(name: String(cString: PQfname(result, index)), typeOID: PQftype(result, index),
-                           format: PostgresFormat(rawValue: PQfformat(result, index)) ?? .text)
+        columns = (0..<Int32(columnCount)).map { index in
+            PostgresColumn(
+                name: String(cString: PQfname(result, index)), typeOID: PQftype(result, index),
+                format: PostgresFormat(rawValue: PQfformat(result, index)) ?? .text)
         }
         // All values go into one buffer, sized up front: one allocation per result, not per cell.
         var bytes: [UInt8] = []
-        bytes.reserveCapacity((0 ..< Int32(rowCount)).reduce(0) { total, row in
-            (0 ..< Int32(columnCount)).reduce(total) { $0 + Int(PQgetlength(result, row, $1)) }
-        })
+        bytes.reserveCapacity(
+            (0..<Int32(rowCount)).reduce(0) { total, row in
+                (0..<Int32(columnCount)).reduce(total) { $0 + Int(PQgetlength(result, row, $1)) }
+            })
         var cells: [Range<Int>?] = []
         cells.reserveCapacity(rowCount * columnCount)
-        for row in 0 ..< Int32(rowCount) {
-            for column in 0 ..< Int32(columnCount) {
+        for row in 0..<Int32(rowCount) {
+            for column in 0..<Int32(columnCount) {
                 guard PQgetisnull(result, row, column) == 0, let value = PQgetvalue(result, row, column) else {
                     cells.append(nil)
                     continue
                 }
                 let length = Int(PQgetlength(result, row, column))
                 let start = bytes.count
-                value.withMemoryRebound(to: UInt8.self, capacity: length) { bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: length)) }
-                cells.append(start ..< bytes.count)
+                value.withMemoryRebound(to: UInt8.self, capacity: length) {
+                    bytes.append(contentsOf: UnsafeBufferPointer(start: $0, count: length))
+                }
+                cells.append(start..<bytes.count)
             }
         }
         storage = CellStorage(ColumnLayout(columns), bytes: bytes, cells: cells)

@@ -64,8 +64,8 @@ enum PostgresTimestamp {
     }
 }
 
-private extension Int64 {
-    func floorDivided(by divisor: Int64) -> Int64 {
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
         let quotient = self / divisor
         return (self % divisor != 0 && (self < 0) != (divisor < 0)) ? quotient - 1 : quotient
     }

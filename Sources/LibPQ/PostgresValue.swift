@@ -25,7 +25,7 @@ public struct PostgresValue: Sendable, Hashable {
         if format == .text { return utf8(bytes) }
         switch typeOID {
         case PostgresOID.text, PostgresOID.varchar, PostgresOID.name, PostgresOID.bpchar, PostgresOID.char,
-             PostgresOID.unknown, PostgresOID.json:
+            PostgresOID.unknown, PostgresOID.json:
             return utf8(bytes)
         case PostgresOID.jsonb:
             // jsonb's binary form is a version byte, then the JSON text; only version 1 exists.
@@ -102,7 +102,8 @@ enum PostgresOID {
         bool: "boolean", bytea: "bytea", char: "\"char\"", name: "name", int8: "bigint", int2: "smallint",
         int4: "integer", text: "text", oid: "oid", json: "json", float4: "real", float8: "double precision",
         unknown: "unknown", bpchar: "character", varchar: "character varying", date: "date",
-        timestamp: "timestamp without time zone", timestamptz: "timestamp with time zone", interval: "interval", numeric: "numeric",
+        timestamp: "timestamp without time zone", timestamptz: "timestamp with time zone", interval: "interval",
+        numeric: "numeric",
         uuid: "uuid", jsonb: "jsonb",
     ]
 

@@ -36,7 +36,9 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     public var s3Code: String?
     public var message: String
 
-    package init(kind: Kind, bucket: String, key: String, operation: String, httpStatus: Int?, s3Code: String?, message: String) {
+    package init(
+        kind: Kind, bucket: String, key: String, operation: String, httpStatus: Int?, s3Code: String?, message: String
+    ) {
         (self.kind, self.bucket, self.key, self.operation) = (kind, bucket, key, operation)
         (self.httpStatus, self.s3Code, self.message) = (httpStatus, s3Code, message)
     }
@@ -61,54 +63,60 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
         let document = S3XML(body)
         let code = document.value(of: "Code")
         let serverMessage = document.value(of: "Message")
-        let kind: Kind = switch status {
-        case 404: .notFound
-        case 403: .rejected
-        case 412: .preconditionFailed
-        case 429: .throttled
-        case 503 where code == "SlowDown": .throttled
-        case 500...599: .serverError
-        default: code == "SlowDown" || code == "RequestTimeout" ? .throttled : .unexpected
-        }
-        let advice: String = switch kind {
-        case .rejected where code == "SignatureDoesNotMatch":
-            "the server refused the signature: check AWS_SECRET_ACCESS_KEY (and AWS_REGION) for this access key"
-        case .rejected where code == "InvalidAccessKeyId":
-            "the server does not know this access key: check AWS_ACCESS_KEY_ID"
-        case .rejected where code == "RequestTimeTooSkewed":
-            "this machine's clock is too far off the server's: fix its time"
-        case .rejected:
-            "access denied: give these credentials read and write access to the bucket"
-        case .notFound: "not found"
-        case .preconditionFailed: "the object changed (or already exists)"
-        case .throttled: "the server asks to slow down"
-        case .serverError: "the server failed"
-        default: "an unexpected answer"
-        }
-        return S3Error(kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: status, s3Code: code,
-                       message: serverMessage.map { "\(advice) (\($0))" } ?? advice)
+        let kind: Kind =
+            switch status {
+            case 404: .notFound
+            case 403: .rejected
+            case 412: .preconditionFailed
+            case 429: .throttled
+            case 503 where code == "SlowDown": .throttled
+            case 500...599: .serverError
+            default: code == "SlowDown" || code == "RequestTimeout" ? .throttled : .unexpected
+            }
+        let advice: String =
+            switch kind {
+            case .rejected where code == "SignatureDoesNotMatch":
+                "the server refused the signature: check AWS_SECRET_ACCESS_KEY (and AWS_REGION) for this access key"
+            case .rejected where code == "InvalidAccessKeyId":
+                "the server does not know this access key: check AWS_ACCESS_KEY_ID"
+            case .rejected where code == "RequestTimeTooSkewed":
+                "this machine's clock is too far off the server's: fix its time"
+            case .rejected:
+                "access denied: give these credentials read and write access to the bucket"
+            case .notFound: "not found"
+            case .preconditionFailed: "the object changed (or already exists)"
+            case .throttled: "the server asks to slow down"
+            case .serverError: "the server failed"
+            default: "an unexpected answer"
+            }
+        return S3Error(
+            kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: status, s3Code: code,
+            message: serverMessage.map { "\(advice) (\($0))" } ?? advice)
     }
 
     package static func transfer(_ error: CurlError, bucket: String, key: String, operation: String) -> S3Error {
-        let kind: Kind = switch error.kind {
-        case .unreachable: .unreachable
-        case .interrupted: .interrupted
-        case .failed: .unexpected
-        }
-        return S3Error(kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: nil, s3Code: nil,
-                       message: "\(error.message) (libcurl error \(error.code))")
+        let kind: Kind =
+            switch error.kind {
+            case .unreachable: .unreachable
+            case .interrupted: .interrupted
+            case .failed: .unexpected
+            }
+        return S3Error(
+            kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: nil, s3Code: nil,
+            message: "\(error.message) (libcurl error \(error.code))")
     }
 
     /// What the codecs and the worker see, named by darkroom's key: a missing object is
     /// `.notFound`; refused credentials `.rejected` (the job fails until someone fixes them); a
     /// server that stays down `.unavailable` (retried later); the rest `.io`.
     package func streamError(object: String, at offset: Int? = nil) -> StreamError {
-        let code: StreamError.Code = switch kind {
-        case .notFound: .notFound
-        case .rejected: .rejected
-        case .throttled, .serverError, .unreachable: .unavailable
-        case .interrupted, .preconditionFailed, .unexpected: .io
-        }
+        let code: StreamError.Code =
+            switch kind {
+            case .notFound: .notFound
+            case .rejected: .rejected
+            case .throttled, .serverError, .unreachable: .unavailable
+            case .interrupted, .preconditionFailed, .unexpected: .io
+            }
         return StreamError(code: code, object: object, message: description, byteOffset: offset)
     }
 }

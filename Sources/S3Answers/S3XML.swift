@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reads the few flat documents S3 answers with (error, listings, upload ids) by element
 /// name. Not a general XML parser: S3's answers have no attributes darkroom needs, no CDATA
 /// and no nesting of same-named elements. Whatever the bytes, it returns nil or strings.
@@ -38,5 +40,3 @@ public struct S3XML: Sendable {
             .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
     }
 }
-
-import Foundation

@@ -24,7 +24,9 @@ extension Darkroom {
                 try Environment.requireSchema(connection)
                 let queue = JobQueue(connection, logger: global.makeLogger())
                 try JobControl.each(jobs) { id in
-                    print(try queue.cancel(jobID: id) ? "job \(id)\tcancelled" : "job \(id)\talready finished; nothing to cancel")
+                    print(
+                        try queue.cancel(jobID: id)
+                            ? "job \(id)\tcancelled" : "job \(id)\talready finished; nothing to cancel")
                 }
                 if let batch {
                     try JobControl.sql {
@@ -39,11 +41,13 @@ extension Darkroom {
     struct Retry: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Queue failed or cancelled jobs again with fresh attempts, by id or by batch.",
-            discussion: "The same as SELECT darkroom.retry_job(id) / darkroom.retry_batch(batch). Error history is kept.")
+            discussion:
+                "The same as SELECT darkroom.retry_job(id) / darkroom.retry_batch(batch). Error history is kept.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Job ids.") var jobs: [Int64] = []
         @Option(help: "Retry the failed jobs of this batch.") var batch: String?
-        @Flag(name: .customLong("include-cancelled"), help: "With --batch, retry its cancelled jobs too.") var includeCancelled = false
+        @Flag(name: .customLong("include-cancelled"), help: "With --batch, retry its cancelled jobs too.")
+        var includeCancelled = false
 
         func validate() throws {
             guard !jobs.isEmpty || batch != nil else { throw ValidationError("give job ids or --batch NAME") }
@@ -55,7 +59,9 @@ extension Darkroom {
                 try Environment.requireSchema(connection)
                 let queue = JobQueue(connection, logger: global.makeLogger())
                 try JobControl.each(jobs) { id in
-                    print(try queue.retry(jobID: id) ? "job \(id)\tqueued" : "job \(id)\tnot failed or cancelled; left alone")
+                    print(
+                        try queue.retry(jobID: id)
+                            ? "job \(id)\tqueued" : "job \(id)\tnot failed or cancelled; left alone")
                 }
                 if let batch {
                     try JobControl.sql {

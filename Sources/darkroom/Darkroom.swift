@@ -1,6 +1,6 @@
 import ArgumentParser
-import DarkroomObjectStore
 import DarkroomMetrics
+import DarkroomObjectStore
 import Foundation
 import Logging
 import Metrics
@@ -16,8 +16,10 @@ struct Darkroom: AsyncParsableCommand {
             Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
-        subcommands: [Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
-                      Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self])
+        subcommands: [
+            Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
+            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self,
+        ])
 }
 
 /// Options every database command takes.
@@ -28,7 +30,9 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("storage"), help: "Storage root, or s3://BUCKET/PREFIX (default: $DARKROOM_STORAGE).")
     var storage: String?
 
-    @Option(name: .customLong("aws-endpoint-url"), help: "S3 endpoint, http(s)://HOST[:PORT] (default: $AWS_ENDPOINT_URL, else AWS).")
+    @Option(
+        name: .customLong("aws-endpoint-url"),
+        help: "S3 endpoint, http(s)://HOST[:PORT] (default: $AWS_ENDPOINT_URL, else AWS).")
     var awsEndpointURL: String?
 
     @Option(name: .customLong("aws-region"), help: "S3 region (default: $AWS_REGION, else us-east-1).")
@@ -43,10 +47,14 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("aws-session-token"), help: "S3 session token (default: $AWS_SESSION_TOKEN).")
     var awsSessionToken: String?
 
-    @Option(name: .customLong("s3-addressing"), help: "path or virtual (default: $DARKROOM_S3_ADDRESSING, else path with an endpoint).")
+    @Option(
+        name: .customLong("s3-addressing"),
+        help: "path or virtual (default: $DARKROOM_S3_ADDRESSING, else path with an endpoint).")
     var s3Addressing: String?
 
-    @Option(name: .customLong("scratch"), help: "Local folder for spill files with an object storage (default: $DARKROOM_SCRATCH, $TMPDIR or /tmp).")
+    @Option(
+        name: .customLong("scratch"),
+        help: "Local folder for spill files with an object storage (default: $DARKROOM_SCRATCH, $TMPDIR or /tmp).")
     var scratch: String?
 
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical.")
@@ -61,8 +69,10 @@ struct GlobalOptions: ParsableArguments {
 
     /// The storage flags as given; the library fills the rest from the environment.
     var storageSettings: StorageSettings {
-        StorageSettings(storage: storage, endpointURL: awsEndpointURL, region: awsRegion, accessKeyID: awsAccessKeyID,
-                        secretAccessKey: awsSecretAccessKey, sessionToken: awsSessionToken, addressing: s3Addressing, scratch: scratch)
+        StorageSettings(
+            storage: storage, endpointURL: awsEndpointURL, region: awsRegion, accessKeyID: awsAccessKeyID,
+            secretAccessKey: awsSecretAccessKey, sessionToken: awsSessionToken, addressing: s3Addressing,
+            scratch: scratch)
     }
 
     func makeLogger(label: String = "darkroom") -> Logger {

@@ -1,8 +1,8 @@
 import DarkroomDatabase
 import DarkroomObjectStore
-import Foundation
 import DarkroomStorage
 import DarkroomWorker
+import Foundation
 import LibPQ
 
 /// Opening what a command needs, with exit code 2 when it is not there.

@@ -22,8 +22,9 @@ extension Darkroom {
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
                 try JobControl.refusals {
-                    print(try JobQueue(connection, logger: global.makeLogger())
-                        .enqueueRevert(assetID: asset, lastOnly: last, priority: priority))
+                    print(
+                        try JobQueue(connection, logger: global.makeLogger())
+                            .enqueueRevert(assetID: asset, lastOnly: last, priority: priority))
                 }
             }
         }
@@ -40,9 +41,11 @@ extension Darkroom {
                 `darkroom status --batch NAME --follow`.
                 """)
         @OptionGroup var global: GlobalOptions
-        @Option(name: .customLong("format-identifier"), help: "The upgraded editor's format, e.g. io.darkroom.pipeline.")
+        @Option(
+            name: .customLong("format-identifier"), help: "The upgraded editor's format, e.g. io.darkroom.pipeline.")
         var formatIdentifier: String
-        @Option(name: .customLong("below-version"), help: "Only chains with a layer older than this version, e.g. 1.1.0.")
+        @Option(
+            name: .customLong("below-version"), help: "Only chains with a layer older than this version, e.g. 1.1.0.")
         var belowVersion: String?
         @Option(help: "The jobs' batch (default: rerender-<format>-<UTC time>).") var batch: String?
         @Option(help: "Higher runs first; the default keeps interactive edits (0) ahead.") var priority: Int = -20
@@ -89,11 +92,15 @@ extension Darkroom {
                 try Environment.requireSchema(connection)
                 let store = AssetStore(connection)
                 guard let found = try store.asset(id: asset) else {
-                    throw CommandFailure.invalidInput("asset \(asset) does not exist; existing ids are in darkroom.assets")
+                    throw CommandFailure.invalidInput(
+                        "asset \(asset) does not exist; existing ids are in darkroom.assets")
                 }
                 let adjustments = try store.adjustments(of: asset)
-                print(HistoryReport(asset: found, chain: try store.currentChain(of: asset), adjustments: adjustments,
-                                    history: try store.history(of: asset)).text)
+                print(
+                    HistoryReport(
+                        asset: found, chain: try store.currentChain(of: asset), adjustments: adjustments,
+                        history: try store.history(of: asset)
+                    ).text)
             }
         }
     }

@@ -9,21 +9,30 @@ struct FleetReport {
     var waiting: [WaitingForEditor]
 
     var text: String {
-        var lines = [String(format: "last hour: %d succeeded, %d failed, %d cancelled, %.2f jobs/s",
-                            throughput.succeeded, throughput.failed, throughput.cancelled, throughput.jobsPerSecond)]
+        var lines = [
+            String(
+                format: "last hour: %d succeeded, %d failed, %d cancelled, %.2f jobs/s",
+                throughput.succeeded, throughput.failed, throughput.cancelled, throughput.jobsPerSecond)
+        ]
         if workers.isEmpty { lines.append("workers: none") } else { lines.append("workers:") }
         for worker in workers {
             let state = worker.isAlive ? (worker.isStopping ? "stopping" : "alive") : "silent"
-            let jobs = worker.rendering.isEmpty ? "idle"
-                : "rendering " + worker.rendering.map { "job \($0.jobID) (asset \($0.assetID))" }.joined(separator: ", ")
-            lines.append("  \(worker.name) on \(worker.host) pid \(worker.pid): \(state), last heartbeat "
-                         + "\(Int(worker.silence.components.seconds))s ago, \(jobs)")
+            let jobs =
+                worker.rendering.isEmpty
+                ? "idle"
+                : "rendering "
+                    + worker.rendering.map { "job \($0.jobID) (asset \($0.assetID))" }.joined(separator: ", ")
+            lines.append(
+                "  \(worker.name) on \(worker.host) pid \(worker.pid): \(state), last heartbeat "
+                    + "\(Int(worker.silence.components.seconds))s ago, \(jobs)")
         }
         if !waiting.isEmpty {
             lines.append("waiting for a newer editor:")
             for group in waiting {
                 let format = [group.formatIdentifier, group.formatVersion].compactMap { $0 }.joined(separator: " ")
-                lines.append("  \(group.jobs) \(group.kind) job(s)\(format.isEmpty ? "" : " of " + format), oldest queued \(group.oldest.formatted(.iso8601))")
+                lines.append(
+                    "  \(group.jobs) \(group.kind) job(s)\(format.isEmpty ? "" : " of " + format), oldest queued \(group.oldest.formatted(.iso8601))"
+                )
             }
         }
         return lines.joined(separator: "\n")

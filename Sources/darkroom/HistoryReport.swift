@@ -11,11 +11,14 @@ struct HistoryReport {
     var history: [AssetHistoryEntry]
 
     var text: String {
-        var lines = ["asset \(asset.id)  original \(asset.originalPath)  \(asset.pixelWidth)x\(asset.pixelHeight) orientation \(asset.orientation)"]
+        var lines = [
+            "asset \(asset.id)  original \(asset.originalPath)  \(asset.pixelWidth)x\(asset.pixelHeight) orientation \(asset.orientation)"
+        ]
         if chain.isEmpty {
             lines.append("shows: the original")
         } else {
-            lines.append("shows: adjustment \(chain[chain.count - 1].id), a chain of \(chain.count) layer(s), bottom first:")
+            lines.append(
+                "shows: adjustment \(chain[chain.count - 1].id), a chain of \(chain.count) layer(s), bottom first:")
             for (index, layer) in chain.enumerated() {
                 lines.append("  \(index + 1). " + describe(layer))
             }

@@ -8,7 +8,9 @@ extension Darkroom {
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Copy originals under the storage root and record one asset per photo.",
-            discussion: "Prints one line per file: the asset id, whether it is new, and where it is stored. Re-importing a photo prints its existing id.")
+            discussion:
+                "Prints one line per file: the asset id, whether it is new, and where it is stored. Re-importing a photo prints its existing id."
+        )
 
         @OptionGroup var global: GlobalOptions
 
@@ -26,11 +28,12 @@ extension Darkroom {
                 for path in paths {
                     do {
                         // An object already in the storage (s3://bucket/prefix/KEY) is registered where it is.
-                        let outcome = if let key = try storedKey(path, in: storage.location) {
-                            try importer.importStoredObject(key)
-                        } else {
-                            try importer.importFile(path)
-                        }
+                        let outcome =
+                            if let key = try storedKey(path, in: storage.location) {
+                                try importer.importStoredObject(key)
+                            } else {
+                                try importer.importFile(path)
+                            }
                         print("asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(path)")
                     } catch let error as ImportError {
                         failures += 1

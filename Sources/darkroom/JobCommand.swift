@@ -12,16 +12,20 @@ extension Darkroom {
             subcommands: [List.self, Run.self])
 
         struct List: ParsableCommand {
-            static let configuration = CommandConfiguration(abstract: "List the jobs with what they do, their parameters and schedule.")
+            static let configuration = CommandConfiguration(
+                abstract: "List the jobs with what they do, their parameters and schedule.")
             @OptionGroup var location: JobsLocation
 
             func run() throws {
                 try withExitCodes {
                     for job in try location.catalog() {
                         print("\(job.name)\n  \(job.summary)\n  schedule: \(job.schedule)")
-                        for parameter in job.parameters where !(job.files != nil && OperatorScriptRunner.renderFileParameters[parameter.name] != nil) {
+                        for parameter in job.parameters
+                        where !(job.files != nil && OperatorScriptRunner.renderFileParameters[parameter.name] != nil) {
                             let value = parameter.defaultValue.map { " = \($0)" } ?? " (required)"
-                            print("  --param \(parameter.name)=\(parameter.type.uppercased())\(value)" + (parameter.help.isEmpty ? "" : "  \(parameter.help)"))
+                            print(
+                                "  --param \(parameter.name)=\(parameter.type.uppercased())\(value)"
+                                    + (parameter.help.isEmpty ? "" : "  \(parameter.help)"))
                         }
                     }
                 }
@@ -31,7 +35,8 @@ extension Darkroom {
         struct Run: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "Run one job; prints its result and records the run in darkroom.job_runs.",
-                discussion: "Exit 0 when it ran, 1 for an unknown job or bad parameters, 2 when the database is unavailable.")
+                discussion:
+                    "Exit 0 when it ran, 1 for an unknown job or bad parameters, 2 when the database is unavailable.")
             @OptionGroup var global: GlobalOptions
             @OptionGroup var location: JobsLocation
             @Argument(help: "The job's name (see `darkroom job list`).") var name: String
@@ -49,9 +54,15 @@ extension Darkroom {
                     }
                     let catalog = try location.catalog()
                     guard let job = catalog.first(where: { $0.name == name }) else {
-                        throw CommandFailure.invalidInput("there is no job \(name); the jobs are \(catalog.map(\.name).joined(separator: ", "))")
+                        throw CommandFailure.invalidInput(
+                            "there is no job \(name); the jobs are \(catalog.map(\.name).joined(separator: ", "))")
                     }
-                    do { _ = try job.bound(job.files == nil ? parameters : parameters.merging(OperatorScriptRunner.renderFileParameters) { a, _ in a }) } catch {
+                    do {
+                        _ = try job.bound(
+                            job.files == nil
+                                ? parameters
+                                : parameters.merging(OperatorScriptRunner.renderFileParameters) { a, _ in a })
+                    } catch {
                         throw CommandFailure.invalidInput("\(error)")
                     }
                     let connection = try Environment.connect(global)
@@ -60,18 +71,24 @@ extension Darkroom {
                     let started = ContinuousClock.now
                     let report: OperatorScriptReport
                     do {
-                        report = try OperatorScriptRunner(connection, logger: logger).run(job, parameters: parameters, files: files)
+                        report = try OperatorScriptRunner(connection, logger: logger).run(
+                            job, parameters: parameters, files: files)
                     } catch let error as PostgresError where !error.isConnectionFailure {
                         throw CommandFailure.invalidInput("job \(name) failed: \(error)")
                     } catch let error as OperatorScriptError {
                         throw CommandFailure.invalidInput(error.description)
                     }
-                    let elapsed = (ContinuousClock.now - started).formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow))
+                    let elapsed = (ContinuousClock.now - started).formatted(
+                        .units(allowed: [.seconds, .milliseconds], width: .narrow))
                     if job.files != nil {
                         for path in report.deletedFiles { print("deleted\t\(path)") }
-                        print("job \(name): deleted \(report.deletedFiles.count) orphaned render file(s) in \(elapsed) (run \(report.runID))")
+                        print(
+                            "job \(name): deleted \(report.deletedFiles.count) orphaned render file(s) in \(elapsed) (run \(report.runID))"
+                        )
                     } else if job.repeats == .untilZero {
-                        print("job \(name): \(report.total) in \(report.executions) batch(es) in \(elapsed) (run \(report.runID))")
+                        print(
+                            "job \(name): \(report.total) in \(report.executions) batch(es) in \(elapsed) (run \(report.runID))"
+                        )
                     } else {
                         print(report.columns.joined(separator: "\t"))
                         for row in report.rows { print(row.map { $0 ?? "" }.joined(separator: "\t")) }
@@ -85,17 +102,26 @@ extension Darkroom {
 
 /// Where the job files are: --jobs-dir, $DARKROOM_JOBS_DIR, ./Jobs, then the installed copy.
 struct JobsLocation: ParsableArguments {
-    @Option(name: .customLong("jobs-dir"), help: "Folder of job files (default: $DARKROOM_JOBS_DIR, ./Jobs, /usr/share/darkroom/jobs).")
+    @Option(
+        name: .customLong("jobs-dir"),
+        help: "Folder of job files (default: $DARKROOM_JOBS_DIR, ./Jobs, /usr/share/darkroom/jobs).")
     var jobsDir: String?
 
     func folder() throws -> String {
-        if let explicit = jobsDir ?? ProcessInfo.processInfo.environment["DARKROOM_JOBS_DIR"], !explicit.isEmpty { return explicit }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        let candidates = [FileManager.default.currentDirectoryPath + "/Jobs",
-                          executable.appendingPathComponent("../share/darkroom/jobs").standardizedFileURL.path,
-                          "/usr/share/darkroom/jobs"]
+        if let explicit = jobsDir ?? ProcessInfo.processInfo.environment["DARKROOM_JOBS_DIR"], !explicit.isEmpty {
+            return explicit
+        }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
+        let candidates = [
+            FileManager.default.currentDirectoryPath + "/Jobs",
+            executable.appendingPathComponent("../share/darkroom/jobs").standardizedFileURL.path,
+            "/usr/share/darkroom/jobs",
+        ]
         guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0) }) else {
-            throw CommandFailure.cannotWork("no jobs folder found (looked in \(candidates.joined(separator: ", "))); pass --jobs-dir or set DARKROOM_JOBS_DIR")
+            throw CommandFailure.cannotWork(
+                "no jobs folder found (looked in \(candidates.joined(separator: ", "))); pass --jobs-dir or set DARKROOM_JOBS_DIR"
+            )
         }
         return found
     }

@@ -17,13 +17,18 @@ extension Darkroom {
 
         @OptionGroup var global: GlobalOptions
 
-        @Option(name: .customLong("viewer-role"), help: "The role that reads the views (default: $DARKROOM_VIEWER_ROLE).")
+        @Option(
+            name: .customLong("viewer-role"), help: "The role that reads the views (default: $DARKROOM_VIEWER_ROLE).")
         var viewerRole: String?
 
-        @Option(name: .customLong("operator-role"), help: "The role that also calls the operator API (default: $DARKROOM_OPERATOR_ROLE).")
+        @Option(
+            name: .customLong("operator-role"),
+            help: "The role that also calls the operator API (default: $DARKROOM_OPERATOR_ROLE).")
         var operatorRole: String?
 
-        @Option(name: .customLong("worker-role"), help: "The role workers and imports run as (default: $DARKROOM_WORKER_ROLE).")
+        @Option(
+            name: .customLong("worker-role"),
+            help: "The role workers and imports run as (default: $DARKROOM_WORKER_ROLE).")
         var workerRole: String?
 
         func run() throws {
@@ -34,9 +39,10 @@ extension Darkroom {
                 func name(_ flag: String?, _ variable: String) -> String? {
                     (flag ?? environment[variable]).flatMap { $0.isEmpty ? nil : $0 }
                 }
-                let roles = AccessRoles(viewer: name(viewerRole, "DARKROOM_VIEWER_ROLE"),
-                                        operator: name(operatorRole, "DARKROOM_OPERATOR_ROLE"),
-                                        worker: name(workerRole, "DARKROOM_WORKER_ROLE"))
+                let roles = AccessRoles(
+                    viewer: name(viewerRole, "DARKROOM_VIEWER_ROLE"),
+                    operator: name(operatorRole, "DARKROOM_OPERATOR_ROLE"),
+                    worker: name(workerRole, "DARKROOM_WORKER_ROLE"))
                 let applied: [Int]
                 do {
                     applied = try Migrator(roles: roles).migrate(on: connection, logger: logger)
@@ -44,9 +50,13 @@ extension Darkroom {
                     // Unusable names are bad input; a role that cannot be created means the
                     // migrating role lacks CREATEROLE, which only an administrator can fix.
                     let message = QueueError.grantsFailed(underlying: underlying).description
-                    throw underlying.sqlState == "22023" ? CommandFailure.invalidInput(message) : CommandFailure.cannotWork(message)
+                    throw underlying.sqlState == "22023"
+                        ? CommandFailure.invalidInput(message) : CommandFailure.cannotWork(message)
                 }
-                print(applied.isEmpty ? "schema darkroom is up to date" : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
+                print(
+                    applied.isEmpty
+                        ? "schema darkroom is up to date"
+                        : "applied migrations \(applied.map(String.init).joined(separator: ", "))")
                 let granted = try AccessRoles.recorded(on: connection).map { "\($0.kind) \($0.name)" }
                 print("roles: " + granted.joined(separator: ", "))
             }

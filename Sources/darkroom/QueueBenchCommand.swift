@@ -16,7 +16,9 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
         @Option(help: "Threads, each with its own connection.") var workers: Int = 2
         @Option(help: "Jobs claimed per claim.") var batch: Int = 50
-        @Option(name: .customLong("claim-latency"), help: "Instead: time this many single-job claims (each job is then released).")
+        @Option(
+            name: .customLong("claim-latency"),
+            help: "Instead: time this many single-job claims (each job is then released).")
         var claimSamples: Int?
 
         func run() throws {
@@ -34,7 +36,10 @@ extension Darkroom {
                     }
                     samples.sort()
                     let p = { (q: Double) in samples[min(samples.count - 1, Int(Double(samples.count) * q))] }
-                    print(String(format: "claim latency over %d claims: p50 %.3f ms, p99 %.3f ms, max %.3f ms", samples.count, p(0.5), p(0.99), samples.last ?? 0))
+                    print(
+                        String(
+                            format: "claim latency over %d claims: p50 %.3f ms, p99 %.3f ms, max %.3f ms",
+                            samples.count, p(0.5), p(0.99), samples.last ?? 0))
                     return
                 }
                 let started = ContinuousClock.now
@@ -47,10 +52,14 @@ extension Darkroom {
                             let jobs = try queue.claim(workerID: "bench-\(index)", limit: batch, lease: .seconds(60))
                             if jobs.isEmpty { return done }
                             for job in jobs {
-                                _ = try queue.complete(job, with: NewAdjustment(
-                                    formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
-                    data: job.data ?? [],
-                                    renderedPath: StorageLayout.render(assetID: job.assetID, jobID: job.id).rawValue, renderedWidth: 1, renderedHeight: 1, renderedBytes: 0))
+                                _ = try queue.complete(
+                                    job,
+                                    with: NewAdjustment(
+                                        formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline",
+                                        formatVersion: job.formatVersion ?? "1.0",
+                                        data: job.data ?? [],
+                                        renderedPath: StorageLayout.render(assetID: job.assetID, jobID: job.id)
+                                            .rawValue, renderedWidth: 1, renderedHeight: 1, renderedBytes: 0))
                             }
                             done += jobs.count
                         }
@@ -58,8 +67,10 @@ extension Darkroom {
                 }.concurrently()
                 let seconds = (ContinuousClock.now - started).milliseconds / 1000
                 let total = counts.reduce(0, +)
-                print(String(format: "darkroom claim (batch %d) + complete: %d jobs in %.2f s = %.0f jobs/s (%d workers)",
-                             batch, total, seconds, Double(total) / seconds, workers))
+                print(
+                    String(
+                        format: "darkroom claim (batch %d) + complete: %d jobs in %.2f s = %.0f jobs/s (%d workers)",
+                        batch, total, seconds, Double(total) / seconds, workers))
             }
         }
     }

@@ -9,28 +9,40 @@ extension Darkroom {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Render one file with adjustment data, without a database.",
-            discussion: "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering.")
+            discussion:
+                "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering."
+        )
 
         @Argument(help: "The original: a JPEG, HEIC/HEIF or AVIF (told by its content).") var input: String
         @Option(name: .shortAndLong, help: "Where to write the rendered JPEG.") var output: String?
         @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
         @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
         @Option(help: "Adjustment data (JSON for io.darkroom.pipeline).") var data: String = #"{"operations":[]}"#
-        @Option(name: .customLong("data-file"), help: "Read the adjustment data from this file (binary formats such as NSKeyedArchiver archives).")
+        @Option(
+            name: .customLong("data-file"),
+            help: "Read the adjustment data from this file (binary formats such as NSKeyedArchiver archives).")
         var dataFile: String?
         @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality, 1–100.") var quality: Int = 92
-        @Option(help: "EXIF orientation 1–8 to apply instead of a JPEG's own (to a HEIF: on top of its upright decode).") var orientation: Int?
-        @Option(name: .customLong("optimize-huffman"), help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
+        @Option(
+            help: "EXIF orientation 1–8 to apply instead of a JPEG's own (to a HEIF: on top of its upright decode).")
+        var orientation: Int?
+        @Option(
+            name: .customLong("optimize-huffman"),
+            help: "off, on or auto (only when it fits the budget; output then depends on the budget).")
         var huffman: RenderPlanner.HuffmanOptimisation = .off
-        @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int = RenderLimits.defaultMaxPixels
+        @Option(name: .customLong("max-pixels"), help: "Refuse images with more pixels.") var maxPixels: Int =
+            RenderLimits.defaultMaxPixels
         @Option(help: "Also write a display-size copy (longest side --display-size) here.") var display: String?
-        @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int = 2048
+        @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int =
+            2048
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 
         func validate() throws {
-            guard ByteCount.parse(memoryBudget) != nil else { throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB") }
+            guard ByteCount.parse(memoryBudget) != nil else {
+                throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB")
+            }
             guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
@@ -43,9 +55,10 @@ extension Darkroom {
                 var job = FileRender(
                     inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
                     formatVersion: formatVersion, data: try adjustmentData(),
-                    settings: RenderSettings(quality: quality, huffman: huffman,
-                                             memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
-                                             threads: threads),
+                    settings: RenderSettings(
+                        quality: quality, huffman: huffman,
+                        memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
+                        threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 job.displayOutputPath = display
                 job.displayLongestSide = displaySize
@@ -60,7 +73,9 @@ extension Darkroom {
                         FileHandle.standardError.write(Data("darkroom: warning: \(warning)\n".utf8))
                     }
                     let elapsed = ContinuousClock.now - started
-                    print("\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))")
+                    print(
+                        "\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+                    )
                     if let display, let size = result.displaySize, let bytes = result.displayBytes {
                         print("\(display)\t\(size)\t\(bytes) bytes")
                     }

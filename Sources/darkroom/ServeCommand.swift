@@ -22,21 +22,33 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
         @Option(help: "Address to listen on, host:port.") var listen: String = "127.0.0.1:8080"
         @Option(help: "The account file (default: $DARKROOM_ACCOUNTS).") var accounts: String?
-        @Option(name: .customLong("add-user"), help: "Add or replace this account in --accounts, then exit.") var addUser: String?
+        @Option(name: .customLong("add-user"), help: "Add or replace this account in --accounts, then exit.")
+        var addUser: String?
         @Option(help: "With --add-user: viewer or operator.") var role: String = "viewer"
-        @Flag(name: .customLong("secure-cookies"), help: "Mark the session cookie Secure (serve behind TLS).") var secureCookies = false
-        @Option(name: .customLong("audit-file"), help: "Also append every sign-in and action to this file, one JSON line each.")
+        @Flag(name: .customLong("secure-cookies"), help: "Mark the session cookie Secure (serve behind TLS).")
+        var secureCookies = false
+        @Option(
+            name: .customLong("audit-file"),
+            help: "Also append every sign-in and action to this file, one JSON line each.")
         var auditFile: String?
         @Option(name: .customLong("pool-size"), help: "Database connections (one thread each).") var poolSize: Int = 4
-        @Option(name: .customLong("thumbnail-memory-budget"), help: "Memory one thumbnail render may use, e.g. 64MiB (one at a time).")
+        @Option(
+            name: .customLong("thumbnail-memory-budget"),
+            help: "Memory one thumbnail render may use, e.g. 64MiB (one at a time).")
         var thumbnailBudget: String = "64MiB"
 
         func validate() throws {
-            guard ListenAddress(listen) != nil else { throw ValidationError("--listen: write host:port, e.g. 127.0.0.1:8080") }
+            guard ListenAddress(listen) != nil else {
+                throw ValidationError("--listen: write host:port, e.g. 127.0.0.1:8080")
+            }
             guard Role(rawValue: role) != nil else { throw ValidationError("--role is viewer or operator") }
             guard (1...64).contains(poolSize) else { throw ValidationError("--pool-size must be 1…64") }
-            guard ByteCount.parse(thumbnailBudget) != nil else { throw ValidationError("--thumbnail-memory-budget: write e.g. 64MiB") }
-            if addUser != nil && accountsPath == nil { throw ValidationError("--add-user needs --accounts FILE (or $DARKROOM_ACCOUNTS)") }
+            guard ByteCount.parse(thumbnailBudget) != nil else {
+                throw ValidationError("--thumbnail-memory-budget: write e.g. 64MiB")
+            }
+            if addUser != nil && accountsPath == nil {
+                throw ValidationError("--add-user needs --accounts FILE (or $DARKROOM_ACCOUNTS)")
+            }
         }
 
         var accountsPath: String? {
@@ -54,15 +66,17 @@ extension Darkroom {
             MetricsSetup.bootstrapOnce()
             // In PostgreSQL: a restart signs nobody out, and every replica knows every session.
             let sessions = DatabaseSessionStore(pool: dashboard.pool, logger: logger)
-            let app = Application(router: dashboard.router(sessions: sessions),
-                                  configuration: ApplicationConfiguration(address: .hostname(address.host, port: address.port),
-                                                                          serverName: "darkroom"),
-                                  services: [sessions],
-                                  onServerRunning: { channel in
-                                      let port = channel.localAddress?.port ?? address.port
-                                      FileHandle.standardOutput.write(Data("dashboard at http://\(address.host):\(port)/\n".utf8))
-                                  },
-                                  logger: logger)
+            let app = Application(
+                router: dashboard.router(sessions: sessions),
+                configuration: ApplicationConfiguration(
+                    address: .hostname(address.host, port: address.port),
+                    serverName: "darkroom"),
+                services: [sessions],
+                onServerRunning: { channel in
+                    let port = channel.localAddress?.port ?? address.port
+                    FileHandle.standardOutput.write(Data("dashboard at http://\(address.host):\(port)/\n".utf8))
+                },
+                logger: logger)
             try await app.runService()
         }
 
@@ -80,23 +94,32 @@ extension Darkroom {
             var address = ListenAddress(listen)!
             if accountFile == nil {
                 if !address.isLoopback {
-                    logger.warning("no account file: listening on 127.0.0.1 only, not \(address.host)",
-                                   metadata: ["hint": "pass --accounts FILE to let people sign in from elsewhere"])
+                    logger.warning(
+                        "no account file: listening on 127.0.0.1 only, not \(address.host)",
+                        metadata: ["hint": "pass --accounts FILE to let people sign in from elsewhere"])
                     address.host = "127.0.0.1"
                 }
-                logger.notice("no account file configured: listening on loopback only; everyone who reaches it acts as the operator '\(Dashboard.localAccount)'")
+                logger.notice(
+                    "no account file configured: listening on loopback only; everyone who reaches it acts as the operator '\(Dashboard.localAccount)'"
+                )
             } else if accountFile!.accounts.isEmpty {
-                throw CommandFailure.cannotWork("\(accountsPath!) has no accounts; add one with --add-user NAME --role operator")
+                throw CommandFailure.cannotWork(
+                    "\(accountsPath!) has no accounts; add one with --add-user NAME --role operator")
             }
             let audit: ActionAudit
             do { audit = try ActionAudit(path: auditFile, logger: logger) } catch {
                 throw CommandFailure.cannotWork("\(error)")
             }
-            let thumbnails = Thumbnails(storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
+            let thumbnails = Thumbnails(
+                storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
             let pool = DatabasePool(url: databaseURL, size: poolSize, logger: logger)
             let options = Dashboard.Options(accounts: accountFile, secureCookies: secureCookies)
-            return (Dashboard(pool: pool, thumbnails: thumbnails, audit: audit, signInForms: signInForms, options: options, logger: logger),
-                    address, logger)
+            return (
+                Dashboard(
+                    pool: pool, thumbnails: thumbnails, audit: audit, signInForms: signInForms, options: options,
+                    logger: logger),
+                address, logger
+            )
         }
 
         private func add(_ name: String) throws {
@@ -106,7 +129,8 @@ extension Darkroom {
                 throw CommandFailure.invalidInput("no password on stdin")
             }
             do {
-                var file = FileManager.default.fileExists(atPath: path) ? try AccountFile.load(path) : AccountFile(path: path)
+                var file =
+                    FileManager.default.fileExists(atPath: path) ? try AccountFile.load(path) : AccountFile(path: path)
                 try file.set(name: name, role: Role(rawValue: role)!, password: password)
                 try file.save()
             } catch {

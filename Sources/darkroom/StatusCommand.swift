@@ -20,7 +20,9 @@ extension Darkroom {
 
         func validate() throws {
             if follow && batch == nil { throw ValidationError("--follow needs --batch NAME") }
-            guard interval > 0, interval <= 3600 else { throw ValidationError("--interval must be between 0 and 3600 seconds") }
+            guard interval > 0, interval <= 3600 else {
+                throw ValidationError("--interval must be between 0 and 3600 seconds")
+            }
         }
 
         func run() throws {
@@ -32,8 +34,11 @@ extension Darkroom {
                     try BatchWatch(queue: queue, batch: batch, follow: follow, intervalSeconds: interval).run()
                 } else {
                     printQueue(try queue.status(recentFailures: failures))
-                    print(FleetReport(throughput: try queue.throughput(), workers: try queue.workers(),
-                                      waiting: try queue.waitingForEditor()).text)
+                    print(
+                        FleetReport(
+                            throughput: try queue.throughput(), workers: try queue.workers(),
+                            waiting: try queue.waitingForEditor()
+                        ).text)
                 }
             }
         }
@@ -41,10 +46,14 @@ extension Darkroom {
         private func printQueue(_ status: QueueStatus) {
             print("state       jobs")
             for state in JobState.allCases {
-                print(state.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) + "\(status.countsByState[state] ?? 0)")
+                print(
+                    state.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0)
+                        + "\(status.countsByState[state] ?? 0)")
             }
             if let oldest = status.oldestQueued {
-                print("oldest queued: job \(oldest.jobID), runnable since \(oldest.runAt.formatted(.iso8601)) (\(Int(oldest.age.components.seconds))s ago)")
+                print(
+                    "oldest queued: job \(oldest.jobID), runnable since \(oldest.runAt.formatted(.iso8601)) (\(Int(oldest.age.components.seconds))s ago)"
+                )
             } else {
                 print("oldest queued: none")
             }
@@ -53,7 +62,9 @@ extension Darkroom {
             } else {
                 print("recent failures:")
                 for failure in status.recentFailures {
-                    print("  job \(failure.jobID) asset \(failure.assetID) after \(failure.attempts) attempt(s): \(failure.lastError ?? "?")")
+                    print(
+                        "  job \(failure.jobID) asset \(failure.assetID) after \(failure.attempts) attempt(s): \(failure.lastError ?? "?")"
+                    )
                 }
             }
         }
@@ -72,7 +83,8 @@ struct BatchWatch {
         var lastLine = ""
         while true {
             guard let progress = try queue.progress(ofBatch: batch) else {
-                throw CommandFailure.invalidInput("there is no batch \(batch); batches are listed in darkroom.batch_summary")
+                throw CommandFailure.invalidInput(
+                    "there is no batch \(batch); batches are listed in darkroom.batch_summary")
             }
             if !follow {
                 print(progress.summaryLine)

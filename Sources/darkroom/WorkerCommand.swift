@@ -18,36 +18,58 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Exit when no runnable job is left.") var drain = false
-        @Option(help: "Jobs rendered at once (default: one per core). A job that starts while cores are idle gets a second thread for its JPEG encoder.")
+        @Option(
+            help:
+                "Jobs rendered at once (default: one per core). A job that starts while cores are idle gets a second thread for its JPEG encoder."
+        )
         var concurrency: Int = WorkerOptions.defaultConcurrency
-        @Option(name: .customLong("memory-budget"), help: "Memory for all running renders together, e.g. 256MiB; each of the --concurrency jobs gets an equal share.")
+        @Option(
+            name: .customLong("memory-budget"),
+            help:
+                "Memory for all running renders together, e.g. 256MiB; each of the --concurrency jobs gets an equal share."
+        )
         var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = 92
         @Option(name: .customLong("max-duration"), help: "Stop claiming after this many seconds (or 30m, 6h).")
         var maxDuration: String?
         @Option(name: .customLong("poll-interval"), help: "Seconds between polls when no NOTIFY arrives.")
         var pollInterval: Double = 5
-        @Option(help: "Seconds a claimed job stays ours without a heartbeat; a dead worker's jobs return to the queue after this.")
+        @Option(
+            help:
+                "Seconds a claimed job stays ours without a heartbeat; a dead worker's jobs return to the queue after this."
+        )
         var lease: Double = 60
-        @Option(name: .customLong("shutdown-grace"), help: "On SIGTERM/SIGINT, seconds running jobs get to finish before they are released.")
+        @Option(
+            name: .customLong("shutdown-grace"),
+            help: "On SIGTERM/SIGINT, seconds running jobs get to finish before they are released.")
         var shutdownGrace: Double = 30
-        @Option(name: .customLong("listen-database-url"),
-                help: "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the database URL).")
+        @Option(
+            name: .customLong("listen-database-url"),
+            help:
+                "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the database URL)."
+        )
         var listenDatabaseURL: String?
-        @Option(name: .customLong("metrics-listen"),
-                help: "Serve /metrics (Prometheus text format) and /healthz on host:port, e.g. 0.0.0.0:9464 (default: no listener).")
+        @Option(
+            name: .customLong("metrics-listen"),
+            help:
+                "Serve /metrics (Prometheus text format) and /healthz on host:port, e.g. 0.0.0.0:9464 (default: no listener)."
+        )
         var metricsListen: String?
 
         func validate() throws {
             guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1…64") }
             guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
-            guard ByteCount.parse(memoryBudget) != nil else { throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB or 1GiB") }
+            guard ByteCount.parse(memoryBudget) != nil else {
+                throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB or 1GiB")
+            }
             if let maxDuration, DurationText.parse(maxDuration) == nil {
                 throw ValidationError("--max-duration: cannot read \"\(maxDuration)\"; write e.g. 3600, 30m or 6h")
             }
             guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
             guard (3...86400).contains(lease) else { throw ValidationError("--lease must be 3…86400 seconds") }
-            guard (0...3600).contains(shutdownGrace) else { throw ValidationError("--shutdown-grace must be 0…3600 seconds") }
+            guard (0...3600).contains(shutdownGrace) else {
+                throw ValidationError("--shutdown-grace must be 0…3600 seconds")
+            }
             if let metricsListen, ListenAddress(metricsListen) == nil {
                 throw ValidationError("--metrics-listen: write host:port, e.g. 0.0.0.0:9464")
             }
@@ -59,31 +81,38 @@ extension Darkroom {
                 let databaseURL = try global.resolvedDatabaseURL()
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
-                let listenURL = listenDatabaseURL ?? ProcessInfo.processInfo.environment["DARKROOM_LISTEN_URL"].flatMap { $0.isEmpty ? nil : $0 }
+                let listenURL =
+                    listenDatabaseURL
+                    ?? ProcessInfo.processInfo.environment["DARKROOM_LISTEN_URL"].flatMap { $0.isEmpty ? nil : $0 }
                 options = WorkerOptions(
                     databaseURL: databaseURL, listenURL: listenURL, storage: try Environment.storage(global),
-                    concurrency: concurrency, drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!, quality: quality,
+                    concurrency: concurrency, drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!,
+                    quality: quality,
                     lease: .milliseconds(Int(lease * 1000)), pollInterval: .milliseconds(Int(pollInterval * 1000)),
-                    maxDuration: maxDuration.flatMap(DurationText.parse), shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
+                    maxDuration: maxDuration.flatMap(DurationText.parse),
+                    shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
             }
             guard let options else { return }
             let logger = global.makeLogger()
             MetricsSetup.bootstrapOnce()
             var companions: [any Service] = []
             if let address = metricsListen.flatMap(ListenAddress.init) {
-                companions.append(MetricsServer.service(listeningOn: address, logger: logger) { port in
-                    var bound = address
-                    bound.port = port
-                    logger.info("metrics at http://\(bound)/metrics")
-                })
+                companions.append(
+                    MetricsServer.service(listeningOn: address, logger: logger) { port in
+                        var bound = address
+                        bound.port = port
+                        logger.info("metrics at http://\(bound)/metrics")
+                    })
             }
             let summary: WorkerSummary
             do {
-                summary = try await WorkerService.runUntilDoneOrSignalled(DarkroomWorker.Worker(options: options, logger: logger),
-                                                                          companions: companions, logger: logger)
-            } catch where !companions.isEmpty {
+                summary = try await WorkerService.runUntilDoneOrSignalled(
+                    DarkroomWorker.Worker(options: options, logger: logger),
+                    companions: companions, logger: logger)
+            } catch  where !companions.isEmpty {
                 try withExitCodes {
-                    throw CommandFailure.cannotWork("cannot serve metrics on \(metricsListen ?? "") (--metrics-listen): \(error)")
+                    throw CommandFailure.cannotWork(
+                        "cannot serve metrics on \(metricsListen ?? "") (--metrics-listen): \(error)")
                 }
                 return
             }

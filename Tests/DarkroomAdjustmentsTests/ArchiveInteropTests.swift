@@ -1,8 +1,9 @@
-@testable import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import Testing
+
+@testable import DarkroomAdjustments
 
 /// darkroom's archive codec against another implementation: fixtures written by Python's
 /// plistlib (Tests/Fixtures/archives, see its README), and — when python3 is installed —
@@ -19,27 +20,44 @@ import Testing
     // MARK: Files plistlib wrote
 
     @Test func filtsterFixtures() throws {
-        let editor = FiltsterEditor(), version = SemanticVersion("1.0")!
-        #expect(try editor.operations(from: fixture("filtster-all-keys.bplist"), version: version)
-            == [.vignette(intensity: 2.5, radius: 0.8), .sepia(intensity: 0.6)])
-        #expect(try FiltsterSettings(archive: fixture("filtster-radius-only.bplist")) == FiltsterSettings(vignetteRadius: 1.25))
-        #expect(try FiltsterSettings(archive: fixture("filtster-integers.bplist"))
-            == FiltsterSettings(vignetteIntensity: 3, vignetteRadius: 0.5, sepiaIntensity: 0))
+        let editor = FiltsterEditor()
+        let version = SemanticVersion("1.0")!
+        #expect(
+            try editor.operations(from: fixture("filtster-all-keys.bplist"), version: version)
+                == [.vignette(intensity: 2.5, radius: 0.8), .sepia(intensity: 0.6)])
+        #expect(
+            try FiltsterSettings(archive: fixture("filtster-radius-only.bplist"))
+                == FiltsterSettings(vignetteRadius: 1.25))
+        #expect(
+            try FiltsterSettings(archive: fixture("filtster-integers.bplist"))
+                == FiltsterSettings(vignetteIntensity: 3, vignetteRadius: 0.5, sepiaIntensity: 0))
     }
 
     @Test func chromaKeyFixtures() throws {
         #expect(try ChromaKeySettings(archive: fixture("chromakey-sample.bplist")) == ChromaKeySettings(threshold: 0.5))
-        #expect(try ChromaKeySettings(archive: fixture("chromakey-darkroom.bplist")).operations == [.chromaKey(ChromaKey(
-            key: RGBColor(red: 0, green: 0, blue: 1), threshold: 0.4, background: .grey(1)))])
+        #expect(
+            try ChromaKeySettings(archive: fixture("chromakey-darkroom.bplist")).operations == [
+                .chromaKey(
+                    ChromaKey(
+                        key: RGBColor(red: 0, green: 0, blue: 1), threshold: 0.4, background: .grey(1)))
+            ])
         // The sample's CIColor is kept as data, by class name, never created.
         guard case .dictionary(let root) = try KeyedArchive.decode(fixture("chromakey-sample.bplist")),
-              case .object(let className, let classes, let fields)? = root["activeColor"] else { Issue.record(); return }
-        #expect(className == "CIColor" && classes == ["CIColor", "NSObject"] && fields == ["CIColorComponents": .string("0 1 0 1")])
+            case .object(let className, let classes, let fields)? = root["activeColor"]
+        else {
+            Issue.record()
+            return
+        }
+        #expect(
+            className == "CIColor" && classes == ["CIColor", "NSObject"]
+                && fields == ["CIColorComponents": .string("0 1 0 1")])
     }
 
     @Test func fixturesSurviveReencoding() throws {
-        for name in ["filtster-all-keys.bplist", "filtster-radius-only.bplist", "filtster-integers.bplist",
-                     "chromakey-sample.bplist", "chromakey-darkroom.bplist"] {
+        for name in [
+            "filtster-all-keys.bplist", "filtster-radius-only.bplist", "filtster-integers.bplist",
+            "chromakey-sample.bplist", "chromakey-darkroom.bplist",
+        ] {
             let value = try KeyedArchive.decode(fixture(name))
             #expect(try KeyedArchive.decode(KeyedArchive.encode(value)) == value, "\(name)")
         }
@@ -49,7 +67,8 @@ import Testing
 
     /// python3 as an absolute path or, if only the PATH knows it, a name for /usr/bin/env.
     static let python: String? = {
-        for path in ["/usr/bin/python3", "/usr/local/bin/python3"] where FileManager.default.isExecutableFile(atPath: path) {
+        for path in ["/usr/bin/python3", "/usr/local/bin/python3"]
+        where FileManager.default.isExecutableFile(atPath: path) {
             return path
         }
         let answer = try? run(["/usr/bin/env", "python3", "-c", "import plistlib; print('ok')"], input: [])
@@ -60,7 +79,9 @@ import Testing
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
@@ -98,7 +119,8 @@ import Testing
         case .array(let elements): return "[" + elements.map(canonical).joined(separator: ",") + "]"
         case .dictionary(let dictionary):
             let keys = dictionary.keys.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) }
-            return "{" + keys.map { canonical(.string($0)) + "=" + canonical(dictionary[$0]!) }.joined(separator: ",") + "}"
+            return "{" + keys.map { canonical(.string($0)) + "=" + canonical(dictionary[$0]!) }.joined(separator: ",")
+                + "}"
         }
     }
 

@@ -14,7 +14,8 @@ import Testing
     }
 
     @Test func replacingTheTopLayerOfAChainKeepsTheLayersBeneath() {
-        let top = CurrentAdjustment(id: 12, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", baseAdjustmentID: 11)
+        let top = CurrentAdjustment(
+            id: 12, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", baseAdjustmentID: 11)
         #expect(registry.baseImage(forEditIn: "io.darkroom.pipeline", over: top) == .rendered(adjustmentID: 11))
     }
 

@@ -1,5 +1,6 @@
-@testable import DarkroomAdjustments
 import Testing
+
+@testable import DarkroomAdjustments
 
 @Suite struct BinaryPropertyListTests {
     func refusal(_ bytes: [UInt8]) -> String {
@@ -20,10 +21,15 @@ import Testing
         let long = String(repeating: "x", count: 300)
         let value: PropertyListValue = .dictionary([
             "flags": .array([.bool(true), .bool(false)]),
-            "integers": .array([0, 1, 14, 15, 255, 256, 65_535, 65_536, 4_294_967_295, 4_294_967_296, .max, -1, .min].map { .integer($0) }),
+            "integers": .array(
+                [0, 1, 14, 15, 255, 256, 65_535, 65_536, 4_294_967_295, 4_294_967_296, .max, -1, .min].map {
+                    .integer($0)
+                }),
             "reals": .array([.real(0.5), .real(-0.0), .real(1e300), .real(.infinity), .real(0.1), .real(2.5e-8)]),
             "date": .date(-978_307_200),
-            "data": .array([.data([]), .data(Array(0..<14)), .data(Array(0..<15)), .data(Array(repeating: 7, count: 300))]),
+            "data": .array([
+                .data([]), .data(Array(0..<14)), .data(Array(0..<15)), .data(Array(repeating: 7, count: 300)),
+            ]),
             "strings": .array([.string(""), .string("vignetteIntensity"), .string("é"), .string("a😀b"), .string(long)]),
             "uids": .array([.uid(0), .uid(255), .uid(256), .uid(70_000)]),
             "nested": .dictionary(["deeper": .array([.dictionary([:]), .array([])])]),
@@ -34,9 +40,16 @@ import Testing
     @Test func negativeZeroAndCanonicallyEqualStringsAreKeptApart() throws {
         // Swift's == merges these; the writer's sharing must not.
         let value: PropertyListValue = .array([.real(0.0), .real(-0.0), .string("\u{E9}"), .string("e\u{301}")])
-        guard case .array(let back) = try BinaryPropertyList.decode(BinaryPropertyList.encode(value)) else { Issue.record(); return }
+        guard case .array(let back) = try BinaryPropertyList.decode(BinaryPropertyList.encode(value)) else {
+            Issue.record()
+            return
+        }
         guard case .real(let zero) = back[0], case .real(let negative) = back[1],
-              case .string(let composed) = back[2], case .string(let decomposed) = back[3] else { Issue.record(); return }
+            case .string(let composed) = back[2], case .string(let decomposed) = back[3]
+        else {
+            Issue.record()
+            return
+        }
         #expect(zero.sign == .plus && negative.sign == .minus)
         #expect(Array(composed.utf8) == [0xC3, 0xA9])
         #expect(Array(decomposed.utf8) == [0x65, 0xCC, 0x81])
@@ -46,8 +59,9 @@ import Testing
         // [true, 1]: the array first (A2, refs 1 and 2), then 09 and 10 01; offsets 8, 11, 12
         // in one byte each at byte 14; trailer: sizes 1/1, 3 objects, top 0, table at 14.
         let bytes = BinaryPropertyList.encode(.array([.bool(true), .integer(1)]))
-        #expect(bytes == Array("bplist00".utf8) + [0xA2, 0x01, 0x02, 0x09, 0x10, 0x01] + [0x08, 0x0B, 0x0C]
-            + [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(3, size: 8) + bigEndian(0, size: 8) + bigEndian(14, size: 8))
+        #expect(
+            bytes == Array("bplist00".utf8) + [0xA2, 0x01, 0x02, 0x09, 0x10, 0x01] + [0x08, 0x0B, 0x0C]
+                + [0, 0, 0, 0, 0, 0, 1, 1] + bigEndian(3, size: 8) + bigEndian(0, size: 8) + bigEndian(14, size: 8))
         // Equal scalars are stored once: ["a", "a"] has two objects, the array and one string.
         let shared = BinaryPropertyList.encode(.array([.string("a"), .string("a")]))
         #expect(Array(shared[8..<13]) == [0xA2, 0x01, 0x01, 0x51, 0x61])
@@ -56,7 +70,10 @@ import Testing
     @Test func realsUseFourBytesWhenExact() {
         // 0.5 is exact in a Float: 22 3F000000. 0.1 is not: 23 3FB999999999999A.
         #expect(Array(BinaryPropertyList.encode(.real(0.5))[8..<13]) == [0x22, 0x3F, 0x00, 0x00, 0x00])
-        #expect(Array(BinaryPropertyList.encode(.real(0.1))[8..<17]) == [0x23, 0x3F, 0xB9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9A])
+        #expect(
+            Array(BinaryPropertyList.encode(.real(0.1))[8..<17]) == [
+                0x23, 0x3F, 0xB9, 0x99, 0x99, 0x99, 0x99, 0x99, 0x9A,
+            ])
     }
 
     @Test func manyObjectsUseTwoByteReferencesAndOffsets() throws {
@@ -99,7 +116,8 @@ import Testing
         var wrong = Self.minimal
         wrong[6] = 0x31
         #expect(refusal(wrong).contains("does not start with \"bplist00\" (found \"bplist10\")"))
-        #expect(refusal(Array("<?xml version=\"1.0\"?><plist><true/></plist>".utf8)).contains("not a binary property list"))
+        #expect(
+            refusal(Array("<?xml version=\"1.0\"?><plist><true/></plist>".utf8)).contains("not a binary property list"))
         let trailer = Self.minimal.count - 32
         var offsetSize = Self.minimal
         offsetSize[trailer + 6] = 0
@@ -122,7 +140,8 @@ import Testing
     }
 
     @Test func everyTruncationIsRefused() {
-        let bytes = BinaryPropertyList.encode(.dictionary(["key": .array([.string("value"), .real(0.1), .integer(70_000)])]))
+        let bytes = BinaryPropertyList.encode(
+            .dictionary(["key": .array([.string("value"), .real(0.1), .integer(70_000)])]))
         for length in 0..<bytes.count {
             let message = refusal(Array(bytes.prefix(length)))
             #expect(!message.hasPrefix("accepted") && !message.hasPrefix("unexpected"), "\(length) bytes: \(message)")
@@ -136,17 +155,25 @@ import Testing
         pointing[9] = 9
         #expect(refusal(pointing).contains("points at byte 9, outside the object area 8..<9"))
         // A reference to an object that does not exist.
-        #expect(refusal(plist.assemble([[0xA1, 0x05]])).contains("reference 0 is to object 5, but there are 1 objects"))
+        #expect(
+            refusal(plist.assemble([[0xA1, 0x05]])).contains("reference 0 is to object 5, but there are 1 objects"))
         // An array containing itself, directly and through another array.
         #expect(refusal(plist.assemble([[0xA1, 0x00]])).contains("object 0 contains itself (a reference cycle)"))
         #expect(refusal(plist.assemble([[0xA1, 0x01], [0xA1, 0x00]])).contains("contains itself"))
         // A data object claiming 2⁴⁰ bytes, and a string running past the objects.
-        #expect(refusal(plist.assemble([[0x4F, 0x13] + bigEndian(1 << 40, size: 8)])).contains("larger than the whole file"))
-        #expect(refusal(plist.assemble([[0x5F, 0x10, 0x1E, 0x61]])).contains("needs 30 bytes from byte 11, past the end"))
-        #expect(refusal(plist.assemble([[0x4F, 0x13] + bigEndian(UInt64(bitPattern: -5), size: 8)])).contains("negative length"))
+        #expect(
+            refusal(plist.assemble([[0x4F, 0x13] + bigEndian(1 << 40, size: 8)])).contains("larger than the whole file")
+        )
+        #expect(
+            refusal(plist.assemble([[0x5F, 0x10, 0x1E, 0x61]])).contains("needs 30 bytes from byte 11, past the end"))
+        #expect(
+            refusal(plist.assemble([[0x4F, 0x13] + bigEndian(UInt64(bitPattern: -5), size: 8)])).contains(
+                "negative length"))
         #expect(refusal(plist.assemble([[0x4F, 0x23, 0, 0, 0, 0]])).contains("its length should follow as an integer"))
         // An array of 2⁴⁰ references.
-        #expect(refusal(plist.assemble([[0xAF, 0x13] + bigEndian(1 << 40, size: 8)])).contains("larger than the whole file"))
+        #expect(
+            refusal(plist.assemble([[0xAF, 0x13] + bigEndian(1 << 40, size: 8)])).contains("larger than the whole file")
+        )
     }
 
     @Test func wrongTypesAndEncodings() {
@@ -162,10 +189,15 @@ import Testing
         #expect(refusal(plist.assemble([[0x62, 0xD8, 0x3D, 0x00, 0x61]])).contains("unpaired surrogate"))
         // Dictionary keys must be strings and unique.
         #expect(refusal(plist.assemble([[0xD1, 0x01, 0x01], [0x09]])).contains("key 0 (object 1) is not a string"))
-        #expect(refusal(plist.assemble([[0xD2, 0x01, 0x01, 0x02, 0x02], ascii("k"), [0x09]])).contains("has the key \"k\" twice"))
+        #expect(
+            refusal(plist.assemble([[0xD2, 0x01, 0x01, 0x02, 0x02], ascii("k"), [0x09]])).contains(
+                "has the key \"k\" twice"))
         // 128-bit integers must fit 64 bits; those that do are read.
-        #expect(refusal(plist.assemble([[0x14] + bigEndian(1, size: 8) + bigEndian(0, size: 8)])).contains("does not fit 64 bits"))
-        #expect(refusal(plist.assemble([[0x14] + bigEndian(0, size: 8) + bigEndian(42, size: 8)])) == "accepted an integer")
+        #expect(
+            refusal(plist.assemble([[0x14] + bigEndian(1, size: 8) + bigEndian(0, size: 8)])).contains(
+                "does not fit 64 bits"))
+        #expect(
+            refusal(plist.assemble([[0x14] + bigEndian(0, size: 8) + bigEndian(42, size: 8)])) == "accepted an integer")
     }
 
     @Test func nestingIsBounded() {
@@ -195,7 +227,9 @@ import Testing
                 let index = next() % bytes.count
                 bytes[index] = UInt8(truncatingIfNeeded: next())
             }
-            do { _ = try KeyedArchive.decode(bytes) } catch is AdjustmentError { refused += 1 } catch { Issue.record("\(error)") }
+            do { _ = try KeyedArchive.decode(bytes) } catch is AdjustmentError { refused += 1 } catch {
+                Issue.record("\(error)")
+            }
         }
         #expect(refused > 1000)
     }

@@ -1,6 +1,7 @@
-@testable import DarkroomAdjustments
 import DarkroomImaging
 import Testing
+
+@testable import DarkroomAdjustments
 
 /// Every bound of the adjustment parsers (docs/hostile-input.md), at the bound and one past it.
 @Suite struct LimitTests {
@@ -25,9 +26,14 @@ import Testing
 
     @Test func plistBytes() throws {
         let plist = BinaryPropertyList.encode(.array([.string("a"), .integer(1)]))
-        #expect(try BinaryPropertyList.decode(padded(plist, to: BinaryPropertyList.maxBytes)) == .array([.string("a"), .integer(1)]))
-        #expect(refusal(code: .dataTooLarge) { _ = try BinaryPropertyList.decode(padded(plist, to: BinaryPropertyList.maxBytes + 1)) }
-            == "binary plist is 65537 bytes; the limit is 65536")
+        #expect(
+            try BinaryPropertyList.decode(padded(plist, to: BinaryPropertyList.maxBytes))
+                == .array([.string("a"), .integer(1)]))
+        #expect(
+            refusal(code: .dataTooLarge) {
+                _ = try BinaryPropertyList.decode(padded(plist, to: BinaryPropertyList.maxBytes + 1))
+            }
+                == "binary plist is 65537 bytes; the limit is 65536")
     }
 
     @Test func plistDepth() {
@@ -46,7 +52,8 @@ import Testing
         let plist = PlistBytes(offsetSize: 2, referenceSize: 1)
         func array(_ references: [UInt8]) -> [UInt8] {
             let count = references.count
-            return [0xAF] + (count < 256 ? [0x10, UInt8(count)] : [0x11, UInt8(count >> 8), UInt8(count & 0xFF)]) + references
+            return [0xAF] + (count < 256 ? [0x10, UInt8(count)] : [0x11, UInt8(count >> 8), UInt8(count & 0xFF)])
+                + references
         }
         func shared(extra: Int) -> [UInt8] {
             let outer = array([UInt8](repeating: 1, count: 255) + [UInt8](repeating: 2, count: extra))
@@ -63,18 +70,25 @@ import Testing
     /// A keyed archive whose root is an NSArray of `outer` UIDs of one NSArray of `inner` UIDs
     /// of one string, plus `extra` UIDs of the string.
     func sharedArchive(outer: Int, inner: Int, extra: Int = 0) -> [UInt8] {
-        let arrayClass: PropertyListValue = .dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray"), .string("NSObject")])])
+        let arrayClass: PropertyListValue = .dictionary([
+            "$classname": .string("NSArray"), "$classes": .array([.string("NSArray"), .string("NSObject")]),
+        ])
         let objects: [PropertyListValue] = [
             .string("$null"),
-            .dictionary(["NS.objects": .array(Array(repeating: .uid(2), count: outer) + Array(repeating: .uid(3), count: extra)), "$class": .uid(4)]),
+            .dictionary([
+                "NS.objects": .array(Array(repeating: .uid(2), count: outer) + Array(repeating: .uid(3), count: extra)),
+                "$class": .uid(4),
+            ]),
             .dictionary(["NS.objects": .array(Array(repeating: .uid(3), count: inner)), "$class": .uid(4)]),
             .string("leaf"),
             arrayClass,
         ]
-        return BinaryPropertyList.encode(.dictionary([
-            "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]),
-            "$objects": .array(objects),
-        ]))
+        return BinaryPropertyList.encode(
+            .dictionary([
+                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                "$top": .dictionary(["root": .uid(1)]),
+                "$objects": .array(objects),
+            ]))
     }
 
     func archiveRefusal(_ bytes: [UInt8]) -> String {
@@ -85,20 +99,27 @@ import Testing
         // 1 + 255 × (1 + 256) = 65 536.
         #expect(KeyedArchive.maxValues == 65_536)
         #expect(archiveRefusal(sharedArchive(outer: 255, inner: 256)) == "accepted")
-        #expect(archiveRefusal(sharedArchive(outer: 255, inner: 256, extra: 1)).contains("expands to more than 65536 values"))
+        #expect(
+            archiveRefusal(sharedArchive(outer: 255, inner: 256, extra: 1)).contains(
+                "expands to more than 65536 values"))
     }
 
     @Test func archiveDepth() {
         // n NSArrays each holding the next, around a string: the string is n deep.
         func nested(_ depth: Int) -> [UInt8] {
             var objects: [PropertyListValue] = [.string("$null")]
-            for level in 1...depth { objects.append(.dictionary(["NS.objects": .array([.uid(UInt64(level + 1))]), "$class": .uid(UInt64(depth + 2))])) }
+            for level in 1...depth {
+                objects.append(
+                    .dictionary(["NS.objects": .array([.uid(UInt64(level + 1))]), "$class": .uid(UInt64(depth + 2))]))
+            }
             objects.append(.string("bottom"))
             objects.append(.dictionary(["$classname": .string("NSArray"), "$classes": .array([.string("NSArray")])]))
-            return BinaryPropertyList.encode(.dictionary([
-                "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"), "$top": .dictionary(["root": .uid(1)]),
-                "$objects": .array(objects),
-            ]))
+            return BinaryPropertyList.encode(
+                .dictionary([
+                    "$version": .integer(100_000), "$archiver": .string("NSKeyedArchiver"),
+                    "$top": .dictionary(["root": .uid(1)]),
+                    "$objects": .array(objects),
+                ]))
         }
         #expect(archiveRefusal(nested(KeyedArchive.maxDepth)) == "accepted")
         #expect(archiveRefusal(nested(KeyedArchive.maxDepth + 1)).contains("is nested more than 32 objects deep"))
@@ -107,26 +128,34 @@ import Testing
     // MARK: Editors
 
     @Test func archivedEditorDataBytes() throws {
-        for (identifier, data) in [(FiltsterSettings.identifier, FiltsterSettings().archive()),
-                                   (ChromaKeySettings.identifier, ChromaKeySettings().archive())] {
+        for (identifier, data) in [
+            (FiltsterSettings.identifier, FiltsterSettings().archive()),
+            (ChromaKeySettings.identifier, ChromaKeySettings().archive()),
+        ] {
             let limit = try registry.editor(for: identifier, version: "1.0").maxDataBytes
             #expect(limit == 65_536)
-            #expect(try registry.operations(identifier: identifier, version: "1.0", data: padded(data, to: limit))
-                == registry.operations(identifier: identifier, version: "1.0", data: data))
-            #expect(refusal(code: .dataTooLarge) {
-                _ = try registry.operations(identifier: identifier, version: "1.0", data: padded(data, to: limit + 1))
-            } == "\(identifier) data is 65537 bytes; the limit is 65536")
+            #expect(
+                try registry.operations(identifier: identifier, version: "1.0", data: padded(data, to: limit))
+                    == registry.operations(identifier: identifier, version: "1.0", data: data))
+            #expect(
+                refusal(code: .dataTooLarge) {
+                    _ = try registry.operations(
+                        identifier: identifier, version: "1.0", data: padded(data, to: limit + 1))
+                } == "\(identifier) data is 65537 bytes; the limit is 65536")
         }
     }
 
     func pipeline(_ operations: Int) -> [UInt8] {
-        Array((#"{"operations":["# + Array(repeating: #"{"op":"sepia"}"#, count: operations).joined(separator: ",") + "]}").utf8)
+        Array(
+            (#"{"operations":["# + Array(repeating: #"{"op":"sepia"}"#, count: operations).joined(separator: ",") + "]}")
+                .utf8)
     }
 
     @Test func pipelineOperations() throws {
         #expect(try PipelineFormat.decode(pipeline(PipelineFormat.maxOperations)).count == 64)
-        #expect(refusal(code: .dataTooLarge) { _ = try PipelineFormat.decode(pipeline(PipelineFormat.maxOperations + 1)) }
-            == "io.darkroom.pipeline data has 65 operations; the limit is 64")
+        #expect(
+            refusal(code: .dataTooLarge) { _ = try PipelineFormat.decode(pipeline(PipelineFormat.maxOperations + 1)) }
+                == "io.darkroom.pipeline data has 65 operations; the limit is 64")
     }
 
     @Test func pipelineBytes() throws {
@@ -134,8 +163,9 @@ import Testing
         let data = pipeline(2)
         let atLimit = data + Array(repeating: UInt8(ascii: " "), count: PipelineFormat.maxDataBytes - data.count)
         #expect(try PipelineFormat.decode(atLimit).count == 2)
-        #expect(refusal(code: .dataTooLarge) { _ = try PipelineFormat.decode(atLimit + [UInt8(ascii: " ")]) }
-            == "io.darkroom.pipeline data is 262145 bytes; the limit is 262144")
+        #expect(
+            refusal(code: .dataTooLarge) { _ = try PipelineFormat.decode(atLimit + [UInt8(ascii: " ")]) }
+                == "io.darkroom.pipeline data is 262145 bytes; the limit is 262144")
     }
 
     @Test func pipelineNesting() {
@@ -144,10 +174,12 @@ import Testing
             let value = String(repeating: "[", count: depth - 3) + "1" + String(repeating: "]", count: depth - 3)
             return Array(#"{"operations":[{"op":"colorMatrix","matrix":\#(value)}]}"#.utf8)
         }
-        #expect(refusal(code: .invalidParameter) { _ = try PipelineFormat.decode(matrix(PipelineFormat.maxNesting)) }
-            .contains(#"parameter "matrix" must be 3 rows of 3 numbers"#))
-        #expect(refusal(code: .malformedData) { _ = try PipelineFormat.decode(matrix(PipelineFormat.maxNesting + 1)) }
-            == "io.darkroom.pipeline data nests arrays and objects 9 deep at byte 49; the limit is 8")
+        #expect(
+            refusal(code: .invalidParameter) { _ = try PipelineFormat.decode(matrix(PipelineFormat.maxNesting)) }
+                .contains(#"parameter "matrix" must be 3 rows of 3 numbers"#))
+        #expect(
+            refusal(code: .malformedData) { _ = try PipelineFormat.decode(matrix(PipelineFormat.maxNesting + 1)) }
+                == "io.darkroom.pipeline data nests arrays and objects 9 deep at byte 49; the limit is 8")
         // Brackets inside strings are text.
         #expect(JSONValue.nesting(of: Array(#"["[[[[[[[[[[\"[[[[[["]"#.utf8), over: 1) == nil)
     }

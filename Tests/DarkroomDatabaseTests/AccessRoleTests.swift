@@ -9,34 +9,43 @@ import Testing
 struct AccessRoleTests {
     /// Every darkroom function `role` may execute, by name.
     func executable(by role: String, on connection: PostgresConnection) throws -> Set<String> {
-        Set(try connection.query("""
-            SELECT p.proname AS name FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
-             WHERE n.nspname = 'darkroom' AND has_function_privilege($1, p.oid, 'EXECUTE')
-            """, [.text(role)]).map { try $0["name"].decode(String.self) })
+        Set(
+            try connection.query(
+                """
+                SELECT p.proname AS name FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
+                 WHERE n.nspname = 'darkroom' AND has_function_privilege($1, p.oid, 'EXECUTE')
+                """, [.text(role)]
+            ).map { try $0["name"].decode(String.self) })
     }
 
     /// Every darkroom table or view `role` may use in any way, with the privileges it has.
     func usable(by role: String, on connection: PostgresConnection) throws -> [String: String] {
-        Dictionary(uniqueKeysWithValues: try connection.query("""
-            SELECT c.relname AS name, concat_ws(',',
-                   CASE WHEN has_table_privilege($1, c.oid, 'SELECT') THEN 'SELECT' END,
-                   CASE WHEN has_table_privilege($1, c.oid, 'INSERT') THEN 'INSERT' END,
-                   CASE WHEN has_table_privilege($1, c.oid, 'UPDATE') THEN 'UPDATE' END,
-                   CASE WHEN has_table_privilege($1, c.oid, 'DELETE') THEN 'DELETE' END,
-                   CASE WHEN has_table_privilege($1, c.oid, 'TRUNCATE,REFERENCES,TRIGGER') THEN 'OTHER' END) AS privileges
-              FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-             WHERE n.nspname = 'darkroom' AND c.relkind IN ('r', 'v', 'm', 'S')
-            """, [.text(role)]).compactMap { row -> (String, String)? in
+        Dictionary(
+            uniqueKeysWithValues: try connection.query(
+                """
+                SELECT c.relname AS name, concat_ws(',',
+                       CASE WHEN has_table_privilege($1, c.oid, 'SELECT') THEN 'SELECT' END,
+                       CASE WHEN has_table_privilege($1, c.oid, 'INSERT') THEN 'INSERT' END,
+                       CASE WHEN has_table_privilege($1, c.oid, 'UPDATE') THEN 'UPDATE' END,
+                       CASE WHEN has_table_privilege($1, c.oid, 'DELETE') THEN 'DELETE' END,
+                       CASE WHEN has_table_privilege($1, c.oid, 'TRUNCATE,REFERENCES,TRIGGER') THEN 'OTHER' END) AS privileges
+                  FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                 WHERE n.nspname = 'darkroom' AND c.relkind IN ('r', 'v', 'm', 'S')
+                """, [.text(role)]
+            ).compactMap { row -> (String, String)? in
                 let privileges = try row["privileges"].decode(String.self)
                 return privileges.isEmpty ? nil : (try row["name"].decode(String.self), privileges)
             })
     }
 
     func views(on connection: PostgresConnection) throws -> Set<String> {
-        Set(try connection.query("""
-            SELECT c.relname AS name FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-             WHERE n.nspname = 'darkroom' AND c.relkind = 'v'
-            """).map { try $0["name"].decode(String.self) })
+        Set(
+            try connection.query(
+                """
+                SELECT c.relname AS name FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                 WHERE n.nspname = 'darkroom' AND c.relkind = 'v'
+                """
+            ).map { try $0["name"].decode(String.self) })
     }
 
     @Test func migrateCreatesThreeGroupRolesAndRemembersThem() throws {
@@ -46,8 +55,10 @@ struct AccessRoleTests {
             #expect(recorded.map(\.kind) == [.viewer, .operator, .worker])
             #expect(recorded.map(\.name) == [roles.viewer, roles.operatorRole, roles.worker].compactMap { $0 })
             for role in recorded {
-                let row = try connection.query("SELECT rolcanlogin, rolsuper, rolinherit FROM pg_roles WHERE rolname = $1", [.text(role.name)])
-                #expect(try row.first?["rolcanlogin"].decode(Bool.self) == false, "\(role.name) is a group, not a login")
+                let row = try connection.query(
+                    "SELECT rolcanlogin, rolsuper, rolinherit FROM pg_roles WHERE rolname = $1", [.text(role.name)])
+                #expect(
+                    try row.first?["rolcanlogin"].decode(Bool.self) == false, "\(role.name) is a group, not a login")
                 #expect(try row.first?["rolsuper"].decode(Bool.self) == false)
             }
             // A later migrate without names keeps granting to the same roles.
@@ -59,21 +70,31 @@ struct AccessRoleTests {
 
     @Test func publicMayDoNothingInTheSchema() throws {
         try withQueueDatabase { _, connection in
-            #expect(try scalar(connection, """
-                SELECT count(*) FROM pg_namespace WHERE nspname = 'darkroom'
-                   AND EXISTS (SELECT 1 FROM aclexplode(nspacl) AS a WHERE a.grantee = 0)
-                """).int == 0)
+            #expect(
+                try scalar(
+                    connection,
+                    """
+                    SELECT count(*) FROM pg_namespace WHERE nspname = 'darkroom'
+                       AND EXISTS (SELECT 1 FROM aclexplode(nspacl) AS a WHERE a.grantee = 0)
+                    """
+                ).int == 0)
             // A NULL ACL means the default, which lets PUBLIC execute a function.
-            let open = try connection.query("""
+            let open = try connection.query(
+                """
                 SELECT p.proname AS name FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace
                  WHERE n.nspname = 'darkroom'
                    AND (p.proacl IS NULL OR EXISTS (SELECT 1 FROM aclexplode(p.proacl) AS a WHERE a.grantee = 0))
-                """).map { try $0["name"].decode(String.self) }
+                """
+            ).map { try $0["name"].decode(String.self) }
             #expect(open.isEmpty, "PUBLIC may execute \(open)")
-            #expect(try scalar(connection, """
-                SELECT count(*) FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-                 WHERE n.nspname = 'darkroom' AND EXISTS (SELECT 1 FROM aclexplode(c.relacl) AS a WHERE a.grantee = 0)
-                """).int == 0)
+            #expect(
+                try scalar(
+                    connection,
+                    """
+                    SELECT count(*) FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                     WHERE n.nspname = 'darkroom' AND EXISTS (SELECT 1 FROM aclexplode(c.relacl) AS a WHERE a.grantee = 0)
+                    """
+                ).int == 0)
         }
     }
 
@@ -83,31 +104,50 @@ struct AccessRoleTests {
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             let (viewer, operatorRole, worker) = (roles.viewer!, roles.operatorRole!, roles.worker!)
             let allViews = try views(on: connection)
-            #expect(allViews.isSuperset(of: ["queue_summary", "batch_summary", "recent_failures", "failures", "worker_status",
-                                             "waiting_for_editor", "oldest_queued", "audit_trail"]))
+            #expect(
+                allViews.isSuperset(of: [
+                    "queue_summary", "batch_summary", "recent_failures", "failures", "worker_status",
+                    "waiting_for_editor", "oldest_queued", "audit_trail",
+                ]))
             let readViews = Dictionary(uniqueKeysWithValues: allViews.map { ($0, "SELECT") })
 
             #expect(try usable(by: viewer, on: connection) == readViews)
-            let serve: Set<String> = ["save_session", "load_session", "end_session", "sign_in_wait", "record_sign_in", "forget_expired_sessions",
-                                      "dashboard_key"]
-            #expect(try executable(by: viewer, on: connection) == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve))
+            let serve: Set<String> = [
+                "save_session", "load_session", "end_session", "sign_in_wait", "record_sign_in",
+                "forget_expired_sessions",
+                "dashboard_key",
+            ]
+            #expect(
+                try executable(by: viewer, on: connection)
+                    == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve))
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)
-            #expect(try executable(by: operatorRole, on: connection) == Set<String>([
-                "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert", "enqueue_rerender",
-                "cancel_job", "cancel_batch", "retry_job", "retry_batch",
-            ]).union(serve))
+            #expect(
+                try executable(by: operatorRole, on: connection)
+                    == Set<String>([
+                        "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert",
+                        "enqueue_rerender",
+                        "cancel_job", "cancel_batch", "retry_job", "retry_batch",
+                    ]).union(serve))
 
-            #expect(try usable(by: worker, on: connection) == ["assets": "SELECT", "adjustments": "SELECT",
-                                                              "asset_records": "SELECT", "adjustment_records": "SELECT"])
-            #expect(try executable(by: worker, on: connection) == [
-                "claim_jobs", "leases_have_expired", "rescue_expired_leases", "heartbeat", "worker_stopped",
-                "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
-                "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
-            ])
+            #expect(
+                try usable(by: worker, on: connection) == [
+                    "assets": "SELECT", "adjustments": "SELECT",
+                    "asset_records": "SELECT", "adjustment_records": "SELECT",
+                ])
+            #expect(
+                try executable(by: worker, on: connection) == [
+                    "claim_jobs", "leases_have_expired", "rescue_expired_leases", "heartbeat", "worker_stopped",
+                    "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
+                    "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
+                ])
             for role in [viewer, operatorRole, worker] {
-                #expect(try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'USAGE')", [.text(role)]).bool == true)
-                #expect(try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'CREATE')", [.text(role)]).bool == false)
+                #expect(
+                    try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'USAGE')", [.text(role)]).bool
+                        == true)
+                #expect(
+                    try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'CREATE')", [.text(role)]).bool
+                        == false)
             }
         }
     }
@@ -120,7 +160,9 @@ struct AccessRoleTests {
             #expect(try AccessRoles.recorded(on: connection).first?.name == renamed)
             #expect(try usable(by: old, on: connection).isEmpty)
             #expect(try executable(by: old, on: connection).isEmpty)
-            #expect(try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'USAGE')", [.text(old)]).bool == false)
+            #expect(
+                try scalar(connection, "SELECT has_schema_privilege($1, 'darkroom', 'USAGE')", [.text(old)]).bool
+                    == false)
             #expect(try usable(by: renamed, on: connection)["queue_summary"] == "SELECT")
         }
     }
@@ -129,12 +171,14 @@ struct AccessRoleTests {
         (AccessRoles(viewer: "pg_darkroom"), "22023"),
         (AccessRoles(viewer: ""), "22023"),
         (AccessRoles(viewer: String(repeating: "v", count: 64)), "22023"),
-        (AccessRoles(viewer: "darkroom"), "22023"),   // the test server's superuser, which migrates
+        (AccessRoles(viewer: "darkroom"), "22023"),  // the test server's superuser, which migrates
     ])
     func unusableRoleNamesAreRefusedAndNothingIsApplied(roles: AccessRoles, sqlState: String) throws {
         try TestDatabase.withFreshDatabase { url in
             let connection = try PostgresConnection(url)
-            let error = #expect(throws: QueueError.self) { try Migrator(roles: roles).migrate(on: connection, logger: .quiet) }
+            let error = #expect(throws: QueueError.self) {
+                try Migrator(roles: roles).migrate(on: connection, logger: .quiet)
+            }
             guard case .grantsFailed(let underlying)? = error else {
                 Issue.record("expected grantsFailed, got \(String(describing: error))")
                 return
@@ -148,7 +192,8 @@ struct AccessRoleTests {
         try TestDatabase.withFreshDatabase { url in
             let shared = TestDatabase.roleName("everyone", forDatabaseAt: url)
             let error = #expect(throws: QueueError.self) {
-                try Migrator(roles: AccessRoles(viewer: shared, operator: shared)).migrate(on: try PostgresConnection(url), logger: .quiet)
+                try Migrator(roles: AccessRoles(viewer: shared, operator: shared)).migrate(
+                    on: try PostgresConnection(url), logger: .quiet)
             }
             #expect(error?.description.contains("three different roles") == true)
         }

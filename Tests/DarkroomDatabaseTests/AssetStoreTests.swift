@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing
@@ -11,7 +11,8 @@ struct AssetStoreTests {
             let store = AssetStore(connection)
             let taken = Date(timeIntervalSince1970: 1_224_692_919)
             let new = NewAsset(
-                originalPath: "photos/DSCN0010.jpg", contentSHA256: String(repeating: "AB", count: 32), byteSize: 161_713,
+                originalPath: "photos/DSCN0010.jpg", contentSHA256: String(repeating: "AB", count: 32),
+                byteSize: 161_713,
                 pixelWidth: 640, pixelHeight: 480, orientation: 6, latitude: 43.467157, longitude: -11.885395,
                 altitude: -12.5, creationDate: taken, metadataWarnings: ["MakerNote skipped", "two\nlines"])
             let (id, created) = try store.register(new)
@@ -20,7 +21,9 @@ struct AssetStoreTests {
             let asset = try #require(try store.asset(id: id))
             #expect(asset.originalPath == "photos/DSCN0010.jpg")
             #expect(asset.contentSHA256 == String(repeating: "ab", count: 32))
-            #expect(asset.byteSize == 161_713 && asset.pixelWidth == 640 && asset.pixelHeight == 480 && asset.orientation == 6)
+            #expect(
+                asset.byteSize == 161_713 && asset.pixelWidth == 640 && asset.pixelHeight == 480
+                    && asset.orientation == 6)
             #expect(asset.latitude == 43.467157 && asset.longitude == -11.885395 && asset.altitude == -12.5)
             #expect(asset.creationDate == taken)
             #expect(asset.metadataWarnings == ["MakerNote skipped", "two lines"])
@@ -32,7 +35,9 @@ struct AssetStoreTests {
     @Test func missingMetadataIsStoredAsNull() throws {
         try withQueueDatabase { _, connection in
             let id = try AssetStore(connection).register(sampleAsset(3)).id
-            let row = try connection.query("SELECT latitude, longitude, altitude, creation_date, metadata_warnings FROM darkroom.assets WHERE id = $1", [.int(id)])[0]
+            let row = try connection.query(
+                "SELECT latitude, longitude, altitude, creation_date, metadata_warnings FROM darkroom.assets WHERE id = $1",
+                [.int(id)])[0]
             #expect(row.columns.indices.allSatisfy { row[$0].isNull })
         }
     }
@@ -51,12 +56,13 @@ struct AssetStoreTests {
 
     @Test func concurrentImportsOfOneFileAgreeOnOneAsset() throws {
         try withQueueDatabase { url, _ in
-            let results = try runConcurrently((0 ..< 4).map { _ in
-                { @Sendable () throws -> [Int64] in
-                    let store = AssetStore(try PostgresConnection(url))
-                    return try (0 ..< 10).map { try store.register(sampleAsset($0)).id }
-                }
-            })
+            let results = try runConcurrently(
+                (0..<4).map { _ in
+                    { @Sendable () throws -> [Int64] in
+                        let store = AssetStore(try PostgresConnection(url))
+                        return try (0..<10).map { try store.register(sampleAsset($0)).id }
+                    }
+                })
             #expect(results.allSatisfy { $0 == results[0] })
         }
     }
@@ -90,7 +96,8 @@ struct AssetStoreTests {
             let adjustment = try queue.complete(job, with: sampleAdjustment(for: job))
 
             let update = #expect(throws: PostgresError.self) {
-                try connection.query("UPDATE darkroom.adjustments SET rendered_path = 'x' WHERE id = $1", [.int(adjustment)])
+                try connection.query(
+                    "UPDATE darkroom.adjustments SET rendered_path = 'x' WHERE id = $1", [.int(adjustment)])
             }
             #expect(update?.sqlState == "23001")
             #expect(update?.message.contains("append-only") == true)
@@ -99,7 +106,8 @@ struct AssetStoreTests {
             }
             #expect(delete?.sqlState == "23001")
             let secondForJob = #expect(throws: PostgresError.self) {
-                try connection.query("""
+                try connection.query(
+                    """
                     INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes)
                     VALUES ($1, $2, 'io.darkroom.pipeline', '1.0', '\\x00', 'r.jpg', 1, 1, 1)
                     """, [.int(asset), .int(job.id)])
@@ -107,7 +115,9 @@ struct AssetStoreTests {
             #expect(secondForJob?.constraintName == "adjustments_one_per_job")
             // An asset cannot point at another asset's adjustment.
             let foreign = #expect(throws: PostgresError.self) {
-                try connection.query("UPDATE darkroom.assets SET current_adjustment_id = $1 WHERE id = $2", [.int(adjustment), .int(other)])
+                try connection.query(
+                    "UPDATE darkroom.assets SET current_adjustment_id = $1 WHERE id = $2",
+                    [.int(adjustment), .int(other)])
             }
             #expect(foreign?.constraintName == "assets_current_adjustment_same_asset")
 

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing
@@ -7,22 +7,32 @@ import Testing
 /// Reverts, re-renders, per-asset order and multi-layer completions against the real server.
 @Suite("Editing model in the queue")
 struct EditingQueueTests {
-    static let pipeline = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.0.0")]
-    static let pipeline110 = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0")]
+    static let pipeline = [
+        ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.0.0")
+    ]
+    static let pipeline110 = [
+        ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0")
+    ]
 
-    func layer(_ identifier: String = "io.darkroom.pipeline", _ version: String = "1.0.0", path: String,
-               base: Int64? = nil, rerenderOf: Int64? = nil) -> NewAdjustment {
-        NewAdjustment(formatIdentifier: identifier, formatVersion: version, data: sampleData, baseAdjustmentID: base,
-                      renderedPath: path, renderedWidth: 64, renderedHeight: 48, renderedBytes: 100, rerenderOf: rerenderOf)
+    func layer(
+        _ identifier: String = "io.darkroom.pipeline", _ version: String = "1.0.0", path: String,
+        base: Int64? = nil, rerenderOf: Int64? = nil
+    ) -> NewAdjustment {
+        NewAdjustment(
+            formatIdentifier: identifier, formatVersion: version, data: sampleData, baseAdjustmentID: base,
+            renderedPath: path, renderedWidth: 64, renderedHeight: 48, renderedBytes: 100, rerenderOf: rerenderOf)
     }
 
     /// Gives `asset` a chain by completing edits one at a time; returns the adjustment ids, bottom first.
     func makeChain(_ queue: JobQueue, asset: Int64, formats: [(String, String)]) throws -> [Int64] {
         var ids: [Int64] = []
         for (identifier, version) in formats {
-            _ = try queue.enqueue(assetID: asset, formatIdentifier: identifier, formatVersion: version, data: sampleData)
+            _ = try queue.enqueue(
+                assetID: asset, formatIdentifier: identifier, formatVersion: version, data: sampleData)
             let job = try #require(try queue.claim(workerID: "setup", limit: 1, lease: .seconds(60)).first)
-            ids.append(try queue.complete(job, with: layer(identifier, version, path: "renders/\(asset)/\(job.id).jpg", base: ids.last)))
+            ids.append(
+                try queue.complete(
+                    job, with: layer(identifier, version, path: "renders/\(asset)/\(job.id).jpg", base: ids.last)))
         }
         return ids
     }
@@ -50,23 +60,33 @@ struct EditingQueueTests {
             #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", batch: "night") == 1)
             let interactive = try queue.enqueueSample(assetID: asset, priority: 10)
             let claimed = try queue.claim(workerID: "w", limit: 10, lease: .seconds(60))
-            #expect(claimed.map(\.id) == [interactive], "the re-render waits behind the interactive edit, not the other way round")
+            #expect(
+                claimed.map(\.id) == [interactive],
+                "the re-render waits behind the interactive edit, not the other way round")
         }
     }
 
     @Test func workersClaimOnlyTheReRendersTheirEditorsCanReach() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let (a, b, c) = (try registerAsset(1, on: connection), try registerAsset(2, on: connection), try registerAsset(3, on: connection))
-            for asset in [a, b, c] { _ = try makeChain(queue, asset: asset, formats: [("io.darkroom.pipeline", "1.0.0")]) }
-            _ = try connection.query("""
+            let (a, b, c) = (
+                try registerAsset(1, on: connection), try registerAsset(2, on: connection),
+                try registerAsset(3, on: connection)
+            )
+            for asset in [a, b, c] {
+                _ = try makeChain(queue, asset: asset, formats: [("io.darkroom.pipeline", "1.0.0")])
+            }
+            _ = try connection.query(
+                """
                 INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version) VALUES ($1, 'rerender', 'io.darkroom.pipeline', '1.1.0');
                 """, [.int(a)])
             _ = try connection.query("INSERT INTO darkroom.jobs (asset_id, kind) VALUES ($1, 'rerender')", [.int(b)])
             let revert = try queue.enqueueRevert(assetID: c)
 
             let old = try queue.claim(workerID: "old", limit: 10, lease: .seconds(60), formats: Self.pipeline)
-            #expect(Set(old.map(\.assetID)) == [b, c], "a 1.0.0 worker takes the whole-chain re-render and the revert, not the 1.1.0 re-render")
+            #expect(
+                Set(old.map(\.assetID)) == [b, c],
+                "a 1.0.0 worker takes the whole-chain re-render and the revert, not the 1.1.0 re-render")
             #expect(old.first { $0.id == revert }?.work == .revert)
             let new = try queue.claim(workerID: "new", limit: 10, lease: .seconds(60), formats: Self.pipeline110)
             #expect(new.map(\.assetID) == [a])
@@ -81,18 +101,28 @@ struct EditingQueueTests {
             for seed in 1...5 { assets.append(try registerAsset(seed, on: connection)) }
             _ = try makeChain(queue, asset: assets[0], formats: [("io.darkroom.pipeline", "1.0.0")])
             // The pipeline layer is beneath another editor's: still affected.
-            _ = try makeChain(queue, asset: assets[1], formats: [("io.darkroom.pipeline", "1.0"), ("com.shinobicontrols.filster", "1.0")])
-            _ = try makeChain(queue, asset: assets[2], formats: [("io.darkroom.pipeline", "1.1.0")])       // already new
-            _ = try makeChain(queue, asset: assets[3], formats: [("com.shinobicontrols.filster", "1.0")])  // other editor
+            _ = try makeChain(
+                queue, asset: assets[1],
+                formats: [("io.darkroom.pipeline", "1.0"), ("com.shinobicontrols.filster", "1.0")])
+            // assets[2] is already new; assets[3] has another editor's edit only.
+            _ = try makeChain(queue, asset: assets[2], formats: [("io.darkroom.pipeline", "1.1.0")])
+            _ = try makeChain(queue, asset: assets[3], formats: [("com.shinobicontrols.filster", "1.0")])
             // assets[4] has no edit.
-            #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 2)
-            let queued = try connection.query("""
+            #expect(
+                try queue.enqueueRerender(
+                    formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 2)
+            let queued = try connection.query(
+                """
                 SELECT asset_id FROM darkroom.jobs WHERE kind = 'rerender' AND state = 'queued' AND batch = 'bump' ORDER BY asset_id
-                """).map { try $0["asset_id"].decode(Int64.self) }
+                """
+            ).map { try $0["asset_id"].decode(Int64.self) }
             #expect(queued == [assets[0], assets[1]])
-            #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 0)
-            #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", batch: "all") == 3,
-                    "without a version every chain with a pipeline layer, and a different re-render is not equivalent")
+            #expect(
+                try queue.enqueueRerender(
+                    formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 0)
+            #expect(
+                try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", batch: "all") == 3,
+                "without a version every chain with a pipeline layer, and a different re-render is not equivalent")
             let progress = try #require(try queue.progress(ofBatch: "bump"))
             #expect(progress.total == 2 && progress.queued == 2 && progress.done == 0 && !progress.isFinished)
         }
@@ -137,13 +167,20 @@ struct EditingQueueTests {
             let queue = JobQueue(connection, logger: .quiet)
             let store = AssetStore(connection)
             let asset = try registerAsset(1, on: connection)
-            let old = try makeChain(queue, asset: asset, formats: [("io.darkroom.pipeline", "1.0.0"), ("com.shinobicontrols.filster", "1.0")])
+            let old = try makeChain(
+                queue, asset: asset,
+                formats: [("io.darkroom.pipeline", "1.0.0"), ("com.shinobicontrols.filster", "1.0")])
             _ = try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline")
             let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-            let result = JobResult(.layers([
-                layer("io.darkroom.pipeline", "1.1.0", path: "renders/\(asset)/\(job.id).layer1.jpg", rerenderOf: old[0]),
-                layer("com.shinobicontrols.filster", "1.0", path: "renders/\(asset)/\(job.id).jpg", rerenderOf: old[1]),
-            ]), expectedCurrent: .adjustment(old[1]))
+            let result = JobResult(
+                .layers([
+                    layer(
+                        "io.darkroom.pipeline", "1.1.0", path: "renders/\(asset)/\(job.id).layer1.jpg",
+                        rerenderOf: old[0]),
+                    layer(
+                        "com.shinobicontrols.filster", "1.0", path: "renders/\(asset)/\(job.id).jpg", rerenderOf: old[1]
+                    ),
+                ]), expectedCurrent: .adjustment(old[1]))
             let current = try #require(try queue.complete(job, with: result))
 
             let chain = try store.currentChain(of: asset)
@@ -166,9 +203,11 @@ struct EditingQueueTests {
             let revert = try queue.enqueueRevert(assetID: asset)
             let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
             // Someone moves the asset by hand meanwhile.
-            _ = try connection.query("UPDATE darkroom.assets SET current_adjustment_id = NULL WHERE id = $1", [.int(asset)])
+            _ = try connection.query(
+                "UPDATE darkroom.assets SET current_adjustment_id = NULL WHERE id = $1", [.int(asset)])
             let error = #expect(throws: QueueError.self) {
-                try queue.complete(job, with: JobResult(.original(outcome: "reverted"), expectedCurrent: .adjustment(chain[0])))
+                try queue.complete(
+                    job, with: JobResult(.original(outcome: "reverted"), expectedCurrent: .adjustment(chain[0])))
             }
             #expect(error?.code == "asset_changed")
             #expect(try queue.job(id: revert)?.state == .running, "nothing was written")
@@ -177,7 +216,8 @@ struct EditingQueueTests {
             // Against what is there now, a revert with nothing to do succeeds and records no change.
             try queue.complete(job, with: JobResult(.none(outcome: "already the original"), expectedCurrent: .original))
             let stored = try #require(try queue.job(id: revert))
-            #expect(stored.state == .succeeded && stored.adjustmentID == nil && stored.outcome == "already the original")
+            #expect(
+                stored.state == .succeeded && stored.adjustmentID == nil && stored.outcome == "already the original")
         }
     }
 
@@ -186,11 +226,14 @@ struct EditingQueueTests {
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
             _ = try makeChain(queue, asset: asset, formats: [("io.darkroom.pipeline", "1.0.0")])
-            #expect(throws: PostgresError.self) { try connection.query("UPDATE darkroom.asset_history SET action = 'revert'") }
+            #expect(throws: PostgresError.self) {
+                try connection.query("UPDATE darkroom.asset_history SET action = 'revert'")
+            }
             #expect(throws: PostgresError.self) { try connection.query("DELETE FROM darkroom.asset_history") }
             _ = try connection.query("DELETE FROM darkroom.assets WHERE id = $1", [.int(asset)])
-            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.asset_history").decode(Int.self) == 0,
-                    "deleting the asset takes its history with it")
+            #expect(
+                try scalar(connection, "SELECT count(*) FROM darkroom.asset_history").decode(Int.self) == 0,
+                "deleting the asset takes its history with it")
         }
     }
 }

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import LibPQ
 import Testing
 
@@ -8,15 +8,17 @@ import Testing
 struct EnqueueValidationTests {
     static let enqueueSQL = "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::jsonb) AS id"
 
-    @Test("bad identifiers are refused, naming the problem", arguments: [
-        ("pipeline", "at least two dot-separated labels"),
-        ("io..x", "label 2 is empty"),
-        ("-io.x", "starts or ends with a hyphen"),
-        ("io.x-", "starts or ends with a hyphen"),
-        ("'; DROP TABLE darkroom.jobs; --", "may contain only letters, digits and hyphens"),
-        ("io.dark room", "may contain only letters, digits and hyphens"),
-        ("", "it is empty"),
-    ])
+    @Test(
+        "bad identifiers are refused, naming the problem",
+        arguments: [
+            ("pipeline", "at least two dot-separated labels"),
+            ("io..x", "label 2 is empty"),
+            ("-io.x", "starts or ends with a hyphen"),
+            ("io.x-", "starts or ends with a hyphen"),
+            ("'; DROP TABLE darkroom.jobs; --", "may contain only letters, digits and hyphens"),
+            ("io.dark room", "may contain only letters, digits and hyphens"),
+            ("", "it is empty"),
+        ])
     func badIdentifier(identifier: String, problem: String) throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
@@ -31,15 +33,17 @@ struct EnqueueValidationTests {
         }
     }
 
-    @Test("bad versions are refused, naming the problem", arguments: [
-        ("1", "has 1 dot-separated numbers"),
-        ("01.0.0", "'01' has a leading zero"),
-        ("1.0.0.0", "has 4 dot-separated numbers"),
-        ("v1.0.0", "starts with \"v\""),
-        ("1.x", "'x' is not a number"),
-        ("1.0.0-01", "pre-release or +build suffix is malformed"),
-        ("1.0.0+", "pre-release or +build suffix is malformed"),
-    ])
+    @Test(
+        "bad versions are refused, naming the problem",
+        arguments: [
+            ("1", "has 1 dot-separated numbers"),
+            ("01.0.0", "'01' has a leading zero"),
+            ("1.0.0.0", "has 4 dot-separated numbers"),
+            ("v1.0.0", "starts with \"v\""),
+            ("1.x", "'x' is not a number"),
+            ("1.0.0-01", "pre-release or +build suffix is malformed"),
+            ("1.0.0+", "pre-release or +build suffix is malformed"),
+        ])
     func badVersion(version: String, problem: String) throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
@@ -52,16 +56,20 @@ struct EnqueueValidationTests {
         }
     }
 
-    @Test("good identifiers and versions are accepted", arguments: [
-        ("io.darkroom.pipeline", "1.0"),
-        ("com.shinobicontrols.filster", "1.0.0"),
-        ("com.example.my-filter", "2.1.0-beta.1+exp.sha.5114f85"),
-        ("IO.X9", "0.0.1-alpha-2"),
-    ])
+    @Test(
+        "good identifiers and versions are accepted",
+        arguments: [
+            ("io.darkroom.pipeline", "1.0"),
+            ("com.shinobicontrols.filster", "1.0.0"),
+            ("com.example.my-filter", "2.1.0-beta.1+exp.sha.5114f85"),
+            ("IO.X9", "0.0.1-alpha-2"),
+        ])
     func goodValues(identifier: String, version: String) throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            let id = try connection.query(Self.enqueueSQL, [.int(asset), .text(identifier), .text(version), #"{"a": 1}"#])[0]["id"].decode(Int64.self)
+            let id = try connection.query(
+                Self.enqueueSQL, [.int(asset), .text(identifier), .text(version), #"{"a": 1}"#])[0]["id"].decode(
+                    Int64.self)
             let job = try #require(try JobQueue(connection, logger: .quiet).job(id: id))
             #expect(job.formatIdentifier == identifier)
             #expect(job.formatVersion == version)
@@ -88,7 +96,8 @@ struct EnqueueValidationTests {
                 var binds = valid
                 binds[index] = .null
                 let error = #expect(throws: PostgresError.self) {
-                    try connection.query("SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::jsonb, $5::int)", binds)
+                    try connection.query(
+                        "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::jsonb, $5::int)", binds)
                 }
                 #expect(error?.sqlState == "22004", "\(name)")
                 #expect(error?.message == "\(name) must not be NULL")
@@ -106,7 +115,9 @@ struct EnqueueValidationTests {
             #expect(error?.sqlState == "54000")
             #expect(error?.message == "data is 1048577 bytes; the limit is 1048576 bytes (1 MiB)")
             // Exactly at the limit is fine.
-            #expect(try connection.query(sql, [.int(asset), .bytes([UInt8](repeating: 7, count: 1_048_576))])[0]["id"].int64 != nil)
+            #expect(
+                try connection.query(sql, [.int(asset), .bytes([UInt8](repeating: 7, count: 1_048_576))])[0]["id"].int64
+                    != nil)
         }
     }
 
@@ -114,9 +125,19 @@ struct EnqueueValidationTests {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
             let queue = JobQueue(connection, logger: .quiet)
-            let fromJSONB = try scalar(connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '{\"b\": [1, 2]}'::jsonb, 5, 'batch-a')", [.int(asset)]).decode(Int64.self)
-            let fromLiteral = try scalar(connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '{\"b\":[1,2]}')", [.int(asset)]).decode(Int64.self)
-            let fromBytea = try scalar(connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '\\x00ff10'::bytea)", [.int(asset)]).decode(Int64.self)
+            let fromJSONB = try scalar(
+                connection,
+                "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '{\"b\": [1, 2]}'::jsonb, 5, 'batch-a')",
+                [.int(asset)]
+            ).decode(Int64.self)
+            let fromLiteral = try scalar(
+                connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '{\"b\":[1,2]}')",
+                [.int(asset)]
+            ).decode(Int64.self)
+            let fromBytea = try scalar(
+                connection, "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', '\\x00ff10'::bytea)",
+                [.int(asset)]
+            ).decode(Int64.self)
 
             let jsonb = try #require(try queue.job(id: fromJSONB))
             #expect(String(decoding: jsonb.data ?? [], as: UTF8.self) == #"{"b": [1, 2]}"#)
@@ -127,7 +148,8 @@ struct EnqueueValidationTests {
             #expect(try queue.job(id: fromBytea)?.data == [0x00, 0xFF, 0x10])
 
             let notJSON = #expect(throws: PostgresError.self) {
-                try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', 'not json')", [.int(asset)])
+                try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', 'not json')", [.int(asset)])
             }
             #expect(notJSON?.message.hasPrefix("data is not valid JSON") == true)
         }
@@ -138,7 +160,8 @@ struct EnqueueValidationTests {
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
             let missing = #expect(throws: QueueError.self) {
-                try queue.enqueue(assetID: 999, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: [])
+                try queue.enqueue(
+                    assetID: 999, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: [])
             }
             guard case .assetNotFound(999)? = missing else {
                 Issue.record("expected assetNotFound(999), got \(String(describing: missing))")
@@ -156,7 +179,9 @@ struct EnqueueValidationTests {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
             let error = #expect(throws: PostgresError.self) {
-                try connection.query("INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data) VALUES ($1, 'pipeline', '1.0', '\\x00')", [.int(asset)])
+                try connection.query(
+                    "INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data) VALUES ($1, 'pipeline', '1.0', '\\x00')",
+                    [.int(asset)])
             }
             #expect(error?.sqlState == "23514")
             #expect(error?.constraintName == "jobs_format_identifier_is_reverse_dns")

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing
@@ -13,8 +13,10 @@ struct JobClaimTests {
             let high = try queue.enqueueSample(assetID: try registerAsset(102, on: connection), priority: 5)
             let earlier = try queue.enqueueSample(assetID: try registerAsset(103, on: connection))
             let future = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 9)
-            _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() - interval '1 hour' WHERE id = $1", [.int(earlier)])
-            _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() + interval '1 hour' WHERE id = $1", [.int(future)])
+            _ = try connection.query(
+                "UPDATE darkroom.jobs SET run_at = now() - interval '1 hour' WHERE id = $1", [.int(earlier)])
+            _ = try connection.query(
+                "UPDATE darkroom.jobs SET run_at = now() + interval '1 hour' WHERE id = $1", [.int(future)])
 
             let first = try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60))
             #expect(first.map(\.id) == [high])
@@ -26,12 +28,16 @@ struct JobClaimTests {
             let job = try #require(first.first)
             #expect(job.attempts == 1 && job.maxAttempts == 5)
             #expect(job.leasedBy == "w1")
-            #expect(job.data == sampleData && job.formatIdentifier == "io.darkroom.pipeline" && job.formatVersion == "1.0")
+            #expect(
+                job.data == sampleData && job.formatIdentifier == "io.darkroom.pipeline" && job.formatVersion == "1.0")
             let stored = try #require(try queue.job(id: job.id))
             #expect(stored.state == .running)
             #expect(stored.leaseToken == job.leaseToken)
             #expect(stored.startedAt != nil)
-            let leaseSeconds = try scalar(connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(job.id)]).decode(Double.self)
+            let leaseSeconds = try scalar(
+                connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1",
+                [.int(job.id)]
+            ).decode(Double.self)
             #expect(leaseSeconds > 50 && leaseSeconds <= 60)
         }
     }
@@ -56,23 +62,28 @@ struct JobClaimTests {
     @Test func concurrentClaimersNeverShareAJob() throws {
         try withQueueDatabase { url, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let all = try (0 ..< 60).map { n in try queue.enqueueSample(assetID: try registerAsset(10 + n, on: connection)) }
+            let all = try (0..<60).map { n in
+                try queue.enqueueSample(assetID: try registerAsset(10 + n, on: connection))
+            }
 
-            let claims = try runConcurrently((0 ..< 3).map { worker in
-                { @Sendable () throws -> [Int64] in
-                    let queue = JobQueue(try PostgresConnection(url), logger: .quiet)
-                    var mine: [Int64] = []
-                    while true {
-                        let batch = try queue.claim(workerID: "w\(worker)", limit: 2, lease: .seconds(60))
-                        if batch.isEmpty { return mine }
-                        mine += batch.map(\.id)
+            let claims = try runConcurrently(
+                (0..<3).map { worker in
+                    { @Sendable () throws -> [Int64] in
+                        let queue = JobQueue(try PostgresConnection(url), logger: .quiet)
+                        var mine: [Int64] = []
+                        while true {
+                            let batch = try queue.claim(workerID: "w\(worker)", limit: 2, lease: .seconds(60))
+                            if batch.isEmpty { return mine }
+                            mine += batch.map(\.id)
+                        }
                     }
-                }
-            })
+                })
             let claimed = claims.flatMap { $0 }
             #expect(claimed.count == all.count)
             #expect(Set(claimed) == Set(all))
-            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.jobs WHERE state = 'running' AND attempts = 1").int == all.count)
+            #expect(
+                try scalar(connection, "SELECT count(*) FROM darkroom.jobs WHERE state = 'running' AND attempts = 1")
+                    .int == all.count)
         }
     }
 
@@ -96,7 +107,9 @@ struct JobClaimTests {
             #expect(job.errors.first?.worker == "dead-worker")
 
             // The dead worker's late report is discarded.
-            let late = #expect(throws: QueueError.self) { try queue.complete(abandoned, with: sampleAdjustment(for: abandoned)) }
+            let late = #expect(throws: QueueError.self) {
+                try queue.complete(abandoned, with: sampleAdjustment(for: abandoned))
+            }
             #expect(late?.code == "lease_lost")
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)
         }
@@ -124,14 +137,21 @@ struct JobClaimTests {
             _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(5)).first)
             #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [job], formats: [])[job.id]?.loss == nil)
-            let remaining = try scalar(connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(job.id)]).decode(Double.self)
+            let remaining = try scalar(
+                connection, "SELECT extract(epoch FROM lease_expires_at - now()) FROM darkroom.jobs WHERE id = $1",
+                [.int(job.id)]
+            ).decode(Double.self)
             #expect(remaining > 590)
 
             var forged = job
             forged.leaseToken = UUID()
-            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [forged], formats: [])[job.id]?.loss == .takenOver)
+            #expect(
+                try queue.heartbeat(worker, lease: .seconds(600), jobs: [forged], formats: [])[job.id]?.loss
+                    == .takenOver)
             try expireLease(of: job.id, on: connection)
-            #expect(try queue.heartbeat(worker, lease: .seconds(600), jobs: [job], formats: [])[job.id]?.loss == .expired(at: nil))
+            #expect(
+                try queue.heartbeat(worker, lease: .seconds(600), jobs: [job], formats: [])[job.id]?.loss
+                    == .expired(at: nil))
         }
     }
 
@@ -151,5 +171,6 @@ struct JobClaimTests {
 
 /// Makes a lease look long expired, as if its worker had died.
 func expireLease(of jobID: Int64, on connection: PostgresConnection) throws {
-    _ = try connection.query("UPDATE darkroom.jobs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1", [.int(jobID)])
+    _ = try connection.query(
+        "UPDATE darkroom.jobs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1", [.int(jobID)])
 }

@@ -11,17 +11,22 @@ import Testing
 struct JobCountsTests {
     /// (batch or "-", state) → jobs, from the kept counts and from the jobs themselves.
     func kept(_ connection: PostgresConnection) throws -> [String: Int] {
-        try counts(connection, "SELECT coalesce(batch, '-') AS batch, state, sum(jobs)::bigint AS n FROM darkroom.job_counts GROUP BY 1, 2 HAVING sum(jobs) <> 0")
+        try counts(
+            connection,
+            "SELECT coalesce(batch, '-') AS batch, state, sum(jobs)::bigint AS n FROM darkroom.job_counts GROUP BY 1, 2 HAVING sum(jobs) <> 0"
+        )
     }
 
     func actual(_ connection: PostgresConnection) throws -> [String: Int] {
-        try counts(connection, "SELECT coalesce(batch, '-') AS batch, state, count(*) AS n FROM darkroom.jobs GROUP BY 1, 2")
+        try counts(
+            connection, "SELECT coalesce(batch, '-') AS batch, state, count(*) AS n FROM darkroom.jobs GROUP BY 1, 2")
     }
 
     func counts(_ connection: PostgresConnection, _ sql: String) throws -> [String: Int] {
         var result: [String: Int] = [:]
         for row in try connection.query(sql) {
-            result["\(try row["batch"].decode(String.self))/\(try row["state"].decode(String.self))"] = try row["n"].decode(Int.self)
+            result["\(try row["batch"].decode(String.self))/\(try row["state"].decode(String.self))"] = try row["n"]
+                .decode(Int.self)
         }
         return result
     }
@@ -31,7 +36,9 @@ struct JobCountsTests {
             let queue = JobQueue(connection, logger: .quiet)
             let assets = try (1...6).map { try registerAsset($0, on: connection) }
             for asset in assets {
-                _ = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData, batch: "spring")
+                _ = try queue.enqueue(
+                    assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
+                    batch: "spring")
             }
             _ = try queue.enqueueSample(assetID: assets[0])
             #expect(try kept(connection) == actual(connection))
@@ -53,9 +60,13 @@ struct JobCountsTests {
             _ = try connection.query("SELECT * FROM darkroom.heartbeat('w1', 'host', 1, 60, '{}', '{}')")
             let after = try #require(try scalar(connection, "SELECT count(*) FROM darkroom.job_counts").int)
             #expect(after < before)
-            #expect(try scalar(connection, """
-                SELECT count(*) FROM (SELECT 1 FROM darkroom.job_counts GROUP BY batch, state, kind, format_identifier, format_version HAVING count(*) > 1) AS k
-                """).int == 0)
+            #expect(
+                try scalar(
+                    connection,
+                    """
+                    SELECT count(*) FROM (SELECT 1 FROM darkroom.job_counts GROUP BY batch, state, kind, format_identifier, format_version HAVING count(*) > 1) AS k
+                    """
+                ).int == 0)
             #expect(try kept(connection) == actual(connection))
 
             // Deleting an asset cascades to its jobs; the counts follow, and so do the views.
@@ -64,7 +75,9 @@ struct JobCountsTests {
             let summary = try queue.status(recentFailures: 0).countsByState
             let real = try actual(connection)
             for state in JobState.allCases {
-                #expect(summary[state] == real.filter { $0.key.hasSuffix("/" + state.rawValue) }.values.reduce(0, +), "\(state)")
+                #expect(
+                    summary[state] == real.filter { $0.key.hasSuffix("/" + state.rawValue) }.values.reduce(0, +),
+                    "\(state)")
             }
             let spring = try #require(try queue.progress(ofBatch: "spring"))
             #expect(spring.total == real.filter { $0.key.hasPrefix("spring/") }.values.reduce(0, +))
@@ -79,7 +92,9 @@ struct JobCountsTests {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
-            _ = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData, batch: "b")
+            _ = try queue.enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
+                batch: "b")
             let created = try #require(try queue.progress(ofBatch: "b")).createdAt
             let claimed = try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60))
             _ = try queue.complete(claimed[0], with: sampleAdjustment(for: claimed[0]))

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing
@@ -27,7 +27,8 @@ struct JobResultTests {
 
             _ = try queue.enqueueSample(assetID: asset)
             let second = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            let secondAdjustment = try queue.complete(second, with: sampleAdjustment(for: second, base: firstAdjustment))
+            let secondAdjustment = try queue.complete(
+                second, with: sampleAdjustment(for: second, base: firstAdjustment))
             let current = try #require(try store.currentAdjustment(of: asset))
             #expect(current.id == secondAdjustment)
             #expect(current.baseAdjustmentID == firstAdjustment)
@@ -40,7 +41,9 @@ struct JobResultTests {
             #expect(history.map(\.jobID) == [first.id, second.id])
 
             // Reporting the same job twice writes nothing more.
-            let twice = #expect(throws: QueueError.self) { try queue.complete(first, with: sampleAdjustment(for: first)) }
+            let twice = #expect(throws: QueueError.self) {
+                try queue.complete(first, with: sampleAdjustment(for: first))
+            }
             guard case .leaseLost(first.id, let loss)? = twice else {
                 Issue.record("expected leaseLost, got \(String(describing: twice))")
                 return
@@ -61,8 +64,10 @@ struct JobResultTests {
 
             var forged = job
             forged.leaseToken = UUID()
-            for attempt in [{ _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
-                            { _ = try queue.fail(forged, .permanent(code: .internalError, message: "y"), retryPolicy: .standard) }] {
+            for attempt in [
+                { _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
+                { _ = try queue.fail(forged, .permanent(code: .internalError, message: "y"), retryPolicy: .standard) },
+            ] {
                 let error = #expect(throws: QueueError.self) { try attempt() }
                 #expect(error?.code == "lease_lost")
             }
@@ -98,7 +103,10 @@ struct JobResultTests {
             let queue = JobQueue(connection, logger: .quiet)
             let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            #expect(try queue.fail(job, .transient(code: .storageIO, message: "no space left on device"), retryPolicy: noJitter) == .queued)
+            #expect(
+                try queue.fail(
+                    job, .transient(code: .storageIO, message: "no space left on device"), retryPolicy: noJitter)
+                    == .queued)
 
             let requeued = try #require(try queue.job(id: id))
             #expect(requeued.state == .queued)
@@ -110,7 +118,9 @@ struct JobResultTests {
             #expect(requeued.errors.first?.failureCode == .storageIO)
             #expect(requeued.errors.first?.message == "no space left on device")
             #expect(requeued.errors.first?.worker == "w1")
-            let wait = try scalar(connection, "SELECT extract(epoch FROM run_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(id)]).decode(Double.self)
+            let wait = try scalar(
+                connection, "SELECT extract(epoch FROM run_at - now()) FROM darkroom.jobs WHERE id = $1", [.int(id)]
+            ).decode(Double.self)
             #expect(wait > 29 && wait <= 30)
             // Not due yet, so nobody gets it.
             #expect(try queue.claim(workerID: "w2", limit: 1, lease: .seconds(60)).isEmpty)
@@ -123,7 +133,10 @@ struct JobResultTests {
             let asset = try registerAsset(1, on: connection)
             let id = try queue.enqueueSample(assetID: asset)
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            #expect(try queue.fail(job, .permanent(code: .jpegDamaged, message: "premature end of data"), retryPolicy: noJitter) == .failed)
+            #expect(
+                try queue.fail(
+                    job, .permanent(code: .jpegDamaged, message: "premature end of data"), retryPolicy: noJitter)
+                    == .failed)
 
             let failed = try #require(try queue.job(id: id))
             #expect(failed.state == .failed && failed.attempts == 1 && failed.finishedAt != nil)
@@ -171,7 +184,10 @@ struct JobResultTests {
                 _ = try queue.fail(failed, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
                 let cancelled = try queue.enqueueSample(assetID: try registerAsset(105, on: connection), priority: -1)
                 _ = try queue.cancel(jobID: cancelled)
-                return [.queued: queued, .running: running.id, .succeeded: succeeded.id, .failed: failed.id, .cancelled: cancelled]
+                return [
+                    .queued: queued, .running: running.id, .succeeded: succeeded.id, .failed: failed.id,
+                    .cancelled: cancelled,
+                ]
             }
 
             for (state, id) in try jobs() {
@@ -200,10 +216,11 @@ struct JobResultTests {
             #expect(empty.oldestQueued == nil && empty.recentFailures.isEmpty)
 
             let old = try queue.enqueueSample(assetID: asset)
-            _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() - interval '90 seconds' WHERE id = $1", [.int(old)])
+            _ = try connection.query(
+                "UPDATE darkroom.jobs SET run_at = now() - interval '90 seconds' WHERE id = $1", [.int(old)])
             _ = try queue.enqueueSample(assetID: asset)
             _ = try queue.enqueueSample(assetID: asset, priority: 10)
-            let failures = try (0 ..< 3).map { _ in
+            let failures = try (0..<3).map { _ in
                 _ = try queue.enqueueSample(assetID: asset, priority: 20)
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
                 _ = try queue.fail(job, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
@@ -211,7 +228,9 @@ struct JobResultTests {
             }
 
             let status = try queue.status(recentFailures: 2)
-            #expect(status.countsByState[.queued] == 3 && status.countsByState[.failed] == 3 && status.countsByState[.running] == 0)
+            #expect(
+                status.countsByState[.queued] == 3 && status.countsByState[.failed] == 3
+                    && status.countsByState[.running] == 0)
             #expect(status.oldestQueued?.jobID == old)
             let age = try #require(status.oldestQueued?.age)
             #expect(age >= .seconds(89) && age < .seconds(120))

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import LibPQ
 import Testing
 
@@ -11,7 +11,8 @@ struct NotificationTests {
             let listener = try PostgresConnection(url)
             try listener.listen(JobQueue.notificationChannel)
 
-            let bulk = try connection.query("""
+            let bulk = try connection.query(
+                """
                 INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data)
                 SELECT $1, 'io.darkroom.pipeline', '1.0', '\\x00' FROM generate_series(1, 100)
                 """, [.int(asset)])
@@ -21,7 +22,8 @@ struct NotificationTests {
             // Each further statement wakes workers again; one that inserts nothing does not.
             _ = try JobQueue(connection, logger: .quiet).enqueueSample(assetID: asset)
             _ = try JobQueue(connection, logger: .quiet).enqueueSample(assetID: asset)
-            _ = try connection.query("""
+            _ = try connection.query(
+                """
                 INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data)
                 SELECT $1, 'io.darkroom.pipeline', '1.0', '\\x00' WHERE false
                 """, [.int(asset)])
@@ -33,7 +35,8 @@ struct NotificationTests {
         // PostgreSQL folds identical notifications within one transaction, so counting alone
         // cannot tell a per-row trigger apart; the catalog can (tgtype bit 0 = FOR EACH ROW).
         try withQueueDatabase { _, connection in
-            let row = try connection.query("""
+            let row = try connection.query(
+                """
                 SELECT tgtype::int & 1 AS row_level, tgenabled::text AS enabled FROM pg_trigger
                  WHERE tgrelid = 'darkroom.jobs'::regclass AND tgname = 'jobs_notify_workers'
                 """)

@@ -10,12 +10,16 @@ struct PostgresConnectionTests {
             let connection = try PostgresConnection(url)
             let every = (0...255).map(UInt8.init)
             let date = Date(timeIntervalSince1970: 1_224_692_919.123456)
-            let row = try connection.query("""
+            let row = try connection.query(
+                """
                 SELECT $1::text AS text, $2::bigint AS int, $3::float8 AS double, $4::boolean AS bool,
                        $5::bytea AS bytes, $6::timestamptz AS date, $7::text AS null, $8::float8 AS nan,
                        $9::bigint AS min, $10::text AS unicode
-                """, [.text("it's \"quoted\"; DROP TABLE x; --"), .int(-42), .double(0.1), .bool(true),
-                      .bytes(every), .timestamp(date), .null, .double(.nan), .int(.min), "Zürich 📷"])[0]
+                """,
+                [
+                    .text("it's \"quoted\"; DROP TABLE x; --"), .int(-42), .double(0.1), .bool(true),
+                    .bytes(every), .timestamp(date), .null, .double(.nan), .int(.min), "Zürich 📷",
+                ])[0]
             #expect(row["text"].string == "it's \"quoted\"; DROP TABLE x; --")
             #expect(row["int"].int64 == -42)
             #expect(row["int"].int == -42)
@@ -33,8 +37,9 @@ struct PostgresConnectionTests {
 
     @Test func literalsBindWithoutSpellingTheCase() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query("SELECT $1::int + $2::int AS sum, $3::text || 'b' AS text, $4::float8 AS f, $5::bool AS b, $6::text AS n",
-                                                        [40, 2, "a", 1.5, false, nil])[0]
+            let row = try PostgresConnection(url).query(
+                "SELECT $1::int + $2::int AS sum, $3::text || 'b' AS text, $4::float8 AS f, $5::bool AS b, $6::text AS n",
+                [40, 2, "a", 1.5, false, nil])[0]
             #expect(row["sum"].int == 42)
             #expect(row["text"].string == "ab")
             #expect(row["f"].double == 1.5)
@@ -43,23 +48,29 @@ struct PostgresConnectionTests {
         }
     }
 
-    @Test("timestamps PostgreSQL prints are parsed exactly", arguments: [
-        ("2008-10-22 16:28:39+00", 1_224_692_919.0),
-        ("2008-10-22 16:28:39.5+00", 1_224_692_919.5),
-        ("2008-10-22 18:28:39.123456+02", 1_224_692_919.123456),
-        ("2008-10-22 11:58:39-04:30", 1_224_692_919.0),
-        ("1969-12-31 23:59:59.999999+00", -0.000001),
-        ("1900-02-28 00:00:00+00", -2_203_977_600.0),
-        ("2400-02-29 12:00:00+00", 13_574_606_400.0),
-    ])
+    @Test(
+        "timestamps PostgreSQL prints are parsed exactly",
+        arguments: [
+            ("2008-10-22 16:28:39+00", 1_224_692_919.0),
+            ("2008-10-22 16:28:39.5+00", 1_224_692_919.5),
+            ("2008-10-22 18:28:39.123456+02", 1_224_692_919.123456),
+            ("2008-10-22 11:58:39-04:30", 1_224_692_919.0),
+            ("1969-12-31 23:59:59.999999+00", -0.000001),
+            ("1900-02-28 00:00:00+00", -2_203_977_600.0),
+            ("2400-02-29 12:00:00+00", 13_574_606_400.0),
+        ])
     func timestamps(text: String, expected: Double) throws {
         try TestDatabase.withFreshDatabase { url in
             let connection = try PostgresConnection(url)
-            let cell = try connection.query("SELECT $1::timestamptz AS t, ($1::timestamptz)::text AS printed", [.text(text)])[0]
+            let cell = try connection.query(
+                "SELECT $1::timestamptz AS t, ($1::timestamptz)::text AS printed", [.text(text)])[0]
             let date = try cell["t"].decode(Date.self)
             #expect(abs(date.timeIntervalSince1970 - expected) < 0.000_000_5, "\(cell["printed"].string ?? "")")
             // And the same instant sent back binds to an equal timestamptz.
-            #expect(try connection.query("SELECT $1::timestamptz = $2::timestamptz AS same", [.timestamp(date), .text(text)])[0]["same"].bool == true)
+            #expect(
+                try connection.query(
+                    "SELECT $1::timestamptz = $2::timestamptz AS same", [.timestamp(date), .text(text)])[0]["same"].bool
+                    == true)
         }
     }
 
@@ -72,16 +83,21 @@ struct PostgresConnectionTests {
             let database = try admin.query("SELECT current_database() AS d")[0]["d"].decode(String.self)
             let plain = try PostgresConnection(url)
             #expect(try plain.query("SELECT current_setting('application_name') AS app")[0]["app"].string == "darkroom")
-            #expect(try plain.query("SELECT count(*) AS n FROM pg_settings WHERE source = 'session'")[0]["n"].int == 0,
-                    "a connection to an ISO server sets nothing")
+            #expect(
+                try plain.query("SELECT count(*) AS n FROM pg_settings WHERE source = 'session'")[0]["n"].int == 0,
+                "a connection to an ISO server sets nothing")
 
-            for (setting, value) in [("TimeZone", "Asia/Kolkata"), ("bytea_output", "escape"), ("DateStyle", "SQL, DMY")] {
+            for (setting, value) in [
+                ("TimeZone", "Asia/Kolkata"), ("bytea_output", "escape"), ("DateStyle", "SQL, DMY"),
+            ] {
                 try admin.execute("ALTER DATABASE \(try admin.quotedIdentifier(database)) SET \(setting) = '\(value)'")
             }
             let odd = try PostgresConnection(url)
             #expect(odd.parameterStatus("TimeZone") == "Asia/Kolkata")
-            #expect(odd.parameterStatus("DateStyle")?.hasPrefix("ISO") == true, "a SQL-style DateStyle is replaced by ISO")
-            let row = try odd.query("""
+            #expect(
+                odd.parameterStatus("DateStyle")?.hasPrefix("ISO") == true, "a SQL-style DateStyle is replaced by ISO")
+            let row = try odd.query(
+                """
                 SELECT '2000-01-01 00:00:00+05'::timestamptz AS at, '\\x00015c27ff'::bytea AS raw, 'a\\\\b'::bytea AS slash,
                        current_setting('bytea_output') AS output
                 """)[0]
@@ -94,12 +110,18 @@ struct PostgresConnectionTests {
 
     @Test func dateAndSpecialValuesDecode() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query("SELECT '2024-02-29'::date AS d, 'infinity'::timestamptz AS inf, '0003-01-01 BC'::date AS bc, 'NaN'::float8 AS nan, '-Infinity'::float8 AS ninf, 1.25::numeric AS num")[0]
+            let row = try PostgresConnection(url).query(
+                "SELECT '2024-02-29'::date AS d, 'infinity'::timestamptz AS inf, '0003-01-01 BC'::date AS bc, 'NaN'::float8 AS nan, '-Infinity'::float8 AS ninf, 1.25::numeric AS num"
+            )[0]
             #expect(row["d"].date == Date(timeIntervalSince1970: 1_709_164_800))
             #expect(row["inf"].date == .distantFuture)
             // 3 BC, sent back as a bind, is the same day the server printed.
             let bc = try row["bc"].decode(Date.self)
-            #expect(try PostgresConnection(url).query("SELECT $1::timestamptz = '0003-01-01 00:00:00+00 BC'::timestamptz AS same", [.timestamp(bc)])[0]["same"].bool == true)
+            #expect(
+                try PostgresConnection(url).query(
+                    "SELECT $1::timestamptz = '0003-01-01 00:00:00+00 BC'::timestamptz AS same", [.timestamp(bc)])[0][
+                        "same"
+                    ].bool == true)
             #expect(try #require(row["nan"].double).isNaN)
             #expect(row["ninf"].double == -.infinity)
             #expect(row["num"].double == 1.25)
@@ -126,7 +148,9 @@ struct PostgresConnectionTests {
         try TestDatabase.withFreshDatabase { url in
             let connection = try PostgresConnection(url)
             try connection.execute("CREATE TABLE t (id int PRIMARY KEY); INSERT INTO t VALUES (1)")
-            let duplicate = #expect(throws: PostgresError.self) { try connection.query("INSERT INTO t VALUES ($1)", [1]) }
+            let duplicate = #expect(throws: PostgresError.self) {
+                try connection.query("INSERT INTO t VALUES ($1)", [1])
+            }
             #expect(duplicate?.sqlState == "23505")
             #expect(duplicate?.kind == .queryFailed)
             #expect(duplicate?.constraintName == "t_pkey")
@@ -160,7 +184,9 @@ struct PostgresConnectionTests {
 
     @Test func connectingToNothingIsAConnectionFailure() throws {
         // Port 1 on loopback: nothing listens there, so the refusal is immediate.
-        let error = #expect(throws: PostgresError.self) { try PostgresConnection("postgresql://darkroom@127.0.0.1:1/none?connect_timeout=2") }
+        let error = #expect(throws: PostgresError.self) {
+            try PostgresConnection("postgresql://darkroom@127.0.0.1:1/none?connect_timeout=2")
+        }
         #expect(error?.kind == .connectionFailed)
         #expect(error?.isConnectionFailure == true)
         #expect(error?.message.isEmpty == false)
@@ -241,7 +267,10 @@ struct PostgresConnectionTests {
             try listener.listen(channel)
             _ = try sender.query("SELECT pg_notify($1, 'payload one')", [.text(channel)])
             let received = try listener.waitForNotification(timeout: .seconds(5))
-            #expect(received == [PostgresNotification(channel: channel, payload: "payload one", backendPID: sender.backendPID)])
+            #expect(
+                received == [
+                    PostgresNotification(channel: channel, payload: "payload one", backendPID: sender.backendPID)
+                ])
 
             let start = ContinuousClock.now
             #expect(try listener.waitForNotification(timeout: .milliseconds(200)).isEmpty)

@@ -1,5 +1,5 @@
-import DarkroomTestSupport
 import DarkroomDatabase
+import DarkroomTestSupport
 import Testing
 
 @Suite("RetryPolicy")

@@ -21,15 +21,21 @@ struct RoleSessionTests {
         try withQueueDatabase { url, owner in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             var logins: [String] = []
-            for (login, group) in [("alice", roles.operatorRole!), ("victor", roles.viewer!), ("walter", roles.worker!)] {
+            for (login, group) in [
+                ("alice", roles.operatorRole!), ("victor", roles.viewer!), ("walter", roles.worker!),
+            ] {
                 let name = TestDatabase.roleName(login, forDatabaseAt: url)
-                try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))")
+                try owner.execute(
+                    "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))"
+                )
                 logins.append(name)
             }
             let connect = { (login: String) in try PostgresConnection(try TestDatabase.url(url, as: login)) }
-            try body(Sessions(url: url, owner: owner, alice: logins[0], victor: logins[1], walter: logins[2],
-                              operatorSession: try connect(logins[0]), viewerSession: try connect(logins[1]),
-                              workerSession: try connect(logins[2])))
+            try body(
+                Sessions(
+                    url: url, owner: owner, alice: logins[0], victor: logins[1], walter: logins[2],
+                    operatorSession: try connect(logins[0]), viewerSession: try connect(logins[1]),
+                    workerSession: try connect(logins[2])))
         }
     }
 
@@ -49,15 +55,29 @@ struct RoleSessionTests {
         try withSessions { s in
             let asset = try registerAsset(1, on: s.owner)
             let job = try JobQueue(s.owner, logger: .quiet).enqueueSample(assetID: asset)
-            try s.owner.execute("CREATE TABLE public.secrets (word text); INSERT INTO public.secrets VALUES ('swordfish')")
+            try s.owner.execute(
+                "CREATE TABLE public.secrets (word text); INSERT INTO public.secrets VALUES ('swordfish')")
             let o = s.operatorSession
-            #expect(refusal { _ = try o.query("""
-                INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
-                VALUES ('originals/x.jpg', repeat('a', 64), 1, 1, 1)
-                """) } == "42501")
-            #expect(refusal { _ = try o.query("UPDATE darkroom.adjustments SET rendered_path = 'renders/x.jpg'") } == "42501")
-            #expect(refusal { _ = try o.query("UPDATE darkroom.jobs SET priority = 1000 WHERE id = $1", [.int(job)]) } == "42501")
-            #expect(refusal { _ = try o.query("INSERT INTO darkroom.audit_log (database_user, action, arguments, result) VALUES ('x', 'y', '{}', '{}')") } == "42501")
+            #expect(
+                refusal {
+                    _ = try o.query(
+                        """
+                        INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
+                        VALUES ('originals/x.jpg', repeat('a', 64), 1, 1, 1)
+                        """)
+                } == "42501")
+            #expect(
+                refusal { _ = try o.query("UPDATE darkroom.adjustments SET rendered_path = 'renders/x.jpg'") }
+                    == "42501")
+            #expect(
+                refusal { _ = try o.query("UPDATE darkroom.jobs SET priority = 1000 WHERE id = $1", [.int(job)]) }
+                    == "42501")
+            #expect(
+                refusal {
+                    _ = try o.query(
+                        "INSERT INTO darkroom.audit_log (database_user, action, arguments, result) VALUES ('x', 'y', '{}', '{}')"
+                    )
+                } == "42501")
             #expect(refusal { _ = try o.query("SELECT * FROM darkroom.jobs") } == "42501")
             #expect(refusal { _ = try o.query("SELECT * FROM darkroom.settings") } == "42501")
             #expect(refusal { _ = try o.query("SELECT * FROM public.secrets") } == "42501")
@@ -80,34 +100,50 @@ struct RoleSessionTests {
             let trail = AuditTrail(s.operatorSession)
 
             let edit = try trail.acting(as: "alice@dashboard") {
-                try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
-                                  data: sampleData, batch: "spring")
+                try queue.enqueue(
+                    assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
+                    data: sampleData, batch: "spring")
             }
             #expect(try queue.cancel(jobID: edit))
             #expect(try queue.retry(jobID: edit))
             #expect(!(try queue.retry(jobID: edit)), "a queued job is not retried, and the call is still recorded")
-            let bulk = try s.operatorSession.query("""
+            let bulk = try s.operatorSession.query(
+                """
                 SELECT count(*) AS n FROM darkroom.enqueue_edits(ARRAY[$1, $2]::bigint[], 'io.darkroom.pipeline', '1.0', '{}'::jsonb, batch => 'bulk')
                 """, [.int(asset), .int(other)])
             #expect(try bulk[0]["n"].decode(Int.self) == 2)
             #expect(try scalar(s.operatorSession, "SELECT darkroom.cancel_batch('bulk')").int == 2)
-            #expect(try scalar(s.operatorSession, "SELECT darkroom.retry_batch('bulk', include_cancelled => true)").int == 2)
+            #expect(
+                try scalar(s.operatorSession, "SELECT darkroom.retry_batch('bulk', include_cancelled => true)").int == 2
+            )
             let revert = try queue.enqueueRevert(assetID: asset)
             #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline") == 0)
 
             let entries = try AuditTrail(s.owner).recent(limit: 100).reversed().map { $0 }
-            #expect(entries.map(\.action) == ["enqueue_edit", "cancel_job", "retry_job", "retry_job", "enqueue_edits", "cancel_batch",
-                                              "retry_batch", "enqueue_revert", "enqueue_rerender"])
-            #expect(entries.allSatisfy { $0.databaseUser == s.alice && $0.at >= started && $0.at <= Date().addingTimeInterval(5) })
-            #expect(entries.map(\.actor) == ["alice@dashboard"] + Array(repeating: nil, count: 8), "the actor lasts one transaction")
-            #expect(entries[0].arguments.contains(#""asset_id": \#(asset)"#) && entries[0].arguments.contains(#""batch": "spring""#))
+            #expect(
+                entries.map(\.action) == [
+                    "enqueue_edit", "cancel_job", "retry_job", "retry_job", "enqueue_edits", "cancel_batch",
+                    "retry_batch", "enqueue_revert", "enqueue_rerender",
+                ])
+            #expect(
+                entries.allSatisfy {
+                    $0.databaseUser == s.alice && $0.at >= started && $0.at <= Date().addingTimeInterval(5)
+                })
+            #expect(
+                entries.map(\.actor) == ["alice@dashboard"] + Array(repeating: nil, count: 8),
+                "the actor lasts one transaction")
+            #expect(
+                entries[0].arguments.contains(#""asset_id": \#(asset)"#)
+                    && entries[0].arguments.contains(#""batch": "spring""#))
             #expect(entries[0].arguments.contains(#""data_bytes": \#(sampleData.count)"#))
             #expect(entries[0].result == #"{"job_id": \#(edit)}"#)
             #expect(entries[1].result == #"{"cancelled": true, "state_before": "queued"}"#)
             #expect(entries[3].result == #"{"retried": false, "state_before": "queued"}"#)
             #expect(entries[6].result == #"{"retried": 2}"#)
             #expect(entries[7].result == #"{"job_id": \#(revert)}"#)
-            #expect(try AuditTrail(s.viewerSession).recent(limit: 1, action: "enqueue_edit").first?.actor == "alice@dashboard")
+            #expect(
+                try AuditTrail(s.viewerSession).recent(limit: 1, action: "enqueue_edit").first?.actor
+                    == "alice@dashboard")
             #expect(try trail.recent(actor: "alice@dashboard").count == 1)
         }
     }
@@ -137,25 +173,32 @@ struct RoleSessionTests {
         try withSessions { s in
             let asset = try registerAsset(1, on: s.owner)
             let roles = TestDatabase.accessRoles(forDatabaseAt: s.url)
-            try s.owner.execute("""
+            try s.owner.execute(
+                """
                 CREATE SCHEMA shadow;
                 CREATE FUNCTION shadow.octet_length(bytea) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT 0';
                 CREATE FUNCTION shadow.sha256(bytea) RETURNS bytea LANGUAGE sql IMMUTABLE AS 'SELECT ''\\x00''::bytea';
                 GRANT USAGE ON SCHEMA shadow TO \(try s.owner.quotedIdentifier(roles.operatorRole!));
                 """)
             let o = s.operatorSession
-            try o.execute("SET search_path = shadow, pg_temp, pg_catalog; CREATE TEMP TABLE jobs (id bigint); CREATE TEMP TABLE audit_log (id bigint)")
-            #expect(try scalar(o, "SELECT octet_length('\\x0102'::bytea)").int == 0, "the shadow works for the caller itself")
+            try o.execute(
+                "SET search_path = shadow, pg_temp, pg_catalog; CREATE TEMP TABLE jobs (id bigint); CREATE TEMP TABLE audit_log (id bigint)"
+            )
+            #expect(
+                try scalar(o, "SELECT octet_length('\\x0102'::bytea)").int == 0,
+                "the shadow works for the caller itself")
             let oversize = #expect(throws: QueueError.self) {
-                try JobQueue(o, logger: .quiet).enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
-                                                        data: [UInt8](repeating: 1, count: 1_048_577))
+                try JobQueue(o, logger: .quiet).enqueue(
+                    assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
+                    data: [UInt8](repeating: 1, count: 1_048_577))
             }
             #expect(oversize?.description.contains("1048577 bytes") == true)
             let job = try JobQueue(o, logger: .quiet).enqueueSample(assetID: asset)
             #expect(try scalar(s.owner, "SELECT count(*) FROM darkroom.jobs WHERE id = $1", [.int(job)]).int == 1)
             #expect(try scalar(o, "SELECT count(*) FROM pg_temp.jobs").int == 0)
             let audited = try #require(try AuditTrail(s.owner).recent(limit: 1).first)
-            let digest = try scalar(s.owner, "SELECT encode(sha256($1), 'hex')", [.bytes(sampleData)]).decode(String.self)
+            let digest = try scalar(s.owner, "SELECT encode(sha256($1), 'hex')", [.bytes(sampleData)]).decode(
+                String.self)
             #expect(audited.arguments.contains(#""data_sha256": "\#(digest)""#))
         }
     }
@@ -163,15 +206,20 @@ struct RoleSessionTests {
     @Test func aViewerReadsEveryViewAndNothingElse() throws {
         try withSessions { s in
             let asset = try registerAsset(1, on: s.owner)
-            _ = try JobQueue(s.owner, logger: .quiet).enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline",
-                                                              formatVersion: "1.0", data: sampleData, batch: "spring")
+            _ = try JobQueue(s.owner, logger: .quiet).enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline",
+                formatVersion: "1.0", data: sampleData, batch: "spring")
             let v = s.viewerSession
-            let views = try s.owner.query("""
+            let views = try s.owner.query(
+                """
                 SELECT c.relname AS name FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
                  WHERE n.nspname = 'darkroom' AND c.relkind = 'v'
-                """).map { try $0["name"].decode(String.self) }
+                """
+            ).map { try $0["name"].decode(String.self) }
             for view in views {
-                #expect(refusal { _ = try v.query("SELECT * FROM darkroom.\(try v.quotedIdentifier(view)) LIMIT 1") } == nil, "\(view)")
+                #expect(
+                    refusal { _ = try v.query("SELECT * FROM darkroom.\(try v.quotedIdentifier(view)) LIMIT 1") }
+                        == nil, "\(view)")
             }
             let status = try JobQueue(v, logger: .quiet).status(recentFailures: 5)
             #expect(status.countsByState[.queued] == 1 && status.oldestQueued != nil)

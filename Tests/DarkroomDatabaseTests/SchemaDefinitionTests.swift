@@ -17,18 +17,22 @@ struct SchemaDefinitionTests {
         try withQueueDatabase { _, connection in
             var keys: [[String]] = []
             for versions in vectors.classes {
-                keys.append(try versions.map { version in
-                    let row = try connection.query(
-                        "SELECT darkroom.semver_problem($1) AS problem, darkroom.semver_sort_key($1) AS key", [.text(version)])[0]
-                    #expect(try row["problem"].decode(String?.self) == nil, "\(version) is valid")
-                    return try row["key"].decode(String.self)
-                })
+                keys.append(
+                    try versions.map { version in
+                        let row = try connection.query(
+                            "SELECT darkroom.semver_problem($1) AS problem, darkroom.semver_sort_key($1) AS key",
+                            [.text(version)])[0]
+                        #expect(try row["problem"].decode(String?.self) == nil, "\(version) is valid")
+                        return try row["key"].decode(String.self)
+                    })
             }
             for (lower, higher) in zip(zip(vectors.classes, keys), zip(vectors.classes, keys).dropFirst()) {
                 for (lowVersion, lowKey) in zip(lower.0, lower.1) {
                     for (highVersion, highKey) in zip(higher.0, higher.1) {
                         // Byte order, as the generated column's COLLATE "C" compares them.
-                        #expect(Array(lowKey.utf8).lexicographicallyPrecedes(highKey.utf8), "\(lowVersion) < \(highVersion)")
+                        #expect(
+                            Array(lowKey.utf8).lexicographicallyPrecedes(highKey.utf8), "\(lowVersion) < \(highVersion)"
+                        )
                     }
                 }
             }
@@ -36,7 +40,8 @@ struct SchemaDefinitionTests {
                 #expect(Set(classKeys).count == 1, "\(versions) have equal precedence")
             }
             for text in vectors.invalid {
-                let problem = try connection.query("SELECT darkroom.semver_problem($1) AS problem", [.text(text)])[0]["problem"]
+                let problem = try connection.query("SELECT darkroom.semver_problem($1) AS problem", [.text(text)])[0][
+                    "problem"]
                 #expect(try problem.decode(String?.self) != nil, "\"\(text)\" is not a version")
             }
         }
@@ -46,11 +51,13 @@ struct SchemaDefinitionTests {
         let vectors = try StoredPathVectors.load()
         try withQueueDatabase { _, connection in
             for path in vectors.valid {
-                let problem = try connection.query("SELECT darkroom.stored_path_problem($1) AS problem", [.text(path)])[0]["problem"]
+                let problem = try connection.query("SELECT darkroom.stored_path_problem($1) AS problem", [.text(path)])[
+                    0]["problem"]
                 #expect(try problem.decode(String?.self) == nil, "\(path) is a valid stored path")
             }
             for path in vectors.refused {
-                let problem = try connection.query("SELECT darkroom.stored_path_problem($1) AS problem", [.text(path)])[0]["problem"]
+                let problem = try connection.query("SELECT darkroom.stored_path_problem($1) AS problem", [.text(path)])[
+                    0]["problem"]
                 #expect(try problem.decode(String?.self) != nil, "\"\(path)\" is refused")
             }
         }
@@ -61,13 +68,18 @@ struct SchemaDefinitionTests {
     @Test func aPreReleaseWorkerDoesNotClaimARerenderForALaterPreRelease() throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            _ = try connection.query("""
+            _ = try connection.query(
+                """
                 INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version) VALUES ($1, 'rerender', 'io.darkroom.pipeline', '1.1.0-beta.3')
                 """, [.int(asset)])
             let queue = JobQueue(connection, logger: .quiet)
-            let beta2 = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0-beta.2")]
+            let beta2 = [
+                ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0-beta.2")
+            ]
             #expect(try queue.claim(workerID: "beta2", limit: 1, lease: .seconds(60), formats: beta2).isEmpty)
-            let beta11 = [ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0-beta.11")]
+            let beta11 = [
+                ClaimableFormat(identifier: "io.darkroom.pipeline", minVersion: "0.0.0-0", maxVersion: "1.1.0-beta.11")
+            ]
             #expect(try queue.claim(workerID: "beta11", limit: 1, lease: .seconds(60), formats: beta11).count == 1)
         }
     }
@@ -81,16 +93,22 @@ struct SchemaDefinitionTests {
             let migrator = Migrator.forTestDatabase(fresh)
             try migrator.migrate(on: try PostgresConnection(fresh), logger: .quiet)
             try TestDatabase.withFreshDatabase { upgraded in
-                try run("psql", ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", upgraded,
-                                 "-f", Fixtures.root.appendingPathComponent("schema/migrations-1-9.sql").path])
+                try run(
+                    "psql",
+                    [
+                        "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", upgraded,
+                        "-f", Fixtures.root.appendingPathComponent("schema/migrations-1-9.sql").path,
+                    ])
                 let applied = try migrator.migrate(on: try PostgresConnection(upgraded), logger: .quiet)
                 #expect(applied == Migration.darkroom.map(\.version).filter { $0 >= 10 })
                 let freshSchema = try schemaDump(fresh)
                 let upgradedSchema = try schemaDump(upgraded)
                 #expect(freshSchema.count > 500)
                 let difference = zip(freshSchema, upgradedSchema).enumerated().first { $0.element.0 != $0.element.1 }
-                #expect(freshSchema == upgradedSchema,
-                        "first difference at line \(difference?.offset ?? min(freshSchema.count, upgradedSchema.count)): \(String(describing: difference?.element))")
+                #expect(
+                    freshSchema == upgradedSchema,
+                    "first difference at line \(difference?.offset ?? min(freshSchema.count, upgradedSchema.count)): \(String(describing: difference?.element))"
+                )
             }
         }
     }
@@ -99,8 +117,10 @@ struct SchemaDefinitionTests {
     /// on disk is applied: nothing stale lingers, nothing is forgotten.
     @Test func theSchemaHoldsExactlyWhatTheDefinitionFilesDefine() throws {
         let folder = Self.sqlFolder.appendingPathComponent("definitions")
-        let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }.sorted()
-        #expect(onDisk == SchemaDefinition.all.map(\.file).sorted(), "SchemaDefinition lists every file in SQL/definitions")
+        let onDisk = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sql") }
+            .sorted()
+        #expect(
+            onDisk == SchemaDefinition.all.map(\.file).sorted(), "SchemaDefinition lists every file in SQL/definitions")
 
         var defined = Set<String>()
         let pattern = try Regex(#"CREATE OR REPLACE (?:FUNCTION|VIEW) darkroom\.([a-z_]+)"#)
@@ -110,17 +130,23 @@ struct SchemaDefinitionTests {
             }
         }
         try withQueueDatabase { _, connection in
-            let inSchema = Set(try connection.query("""
-                SELECT p.proname AS name FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = 'darkroom'
-                UNION
-                SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
-                 WHERE n.nspname = 'darkroom' AND c.relkind = 'v'
-                """).map { try $0["name"].decode(String.self) })
-            #expect(inSchema == defined, "only in the schema: \(inSchema.subtracting(defined)); only in files: \(defined.subtracting(inSchema))")
+            let inSchema = Set(
+                try connection.query(
+                    """
+                    SELECT p.proname AS name FROM pg_proc AS p JOIN pg_namespace AS n ON n.oid = p.pronamespace WHERE n.nspname = 'darkroom'
+                    UNION
+                    SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
+                     WHERE n.nspname = 'darkroom' AND c.relkind = 'v'
+                    """
+                ).map { try $0["name"].decode(String.self) })
+            #expect(
+                inSchema == defined,
+                "only in the schema: \(inSchema.subtracting(defined)); only in files: \(defined.subtracting(inSchema))")
         }
         // No migration defines code any more.
         for migration in Migration.darkroom where migration.version >= 1 {
-            #expect(!migration.sql.contains("CREATE OR REPLACE FUNCTION") && !migration.sql.contains("CREATE VIEW")
+            #expect(
+                !migration.sql.contains("CREATE OR REPLACE FUNCTION") && !migration.sql.contains("CREATE VIEW")
                     && !migration.sql.contains("CREATE OR REPLACE VIEW"), "migration \(migration.version) defines code")
         }
     }

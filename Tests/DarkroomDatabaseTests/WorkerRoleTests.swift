@@ -12,13 +12,18 @@ struct WorkerRoleTests {
     let identity = WorkerIdentity(name: "walter/0", host: "host-1", pid: 42)
 
     /// A migrated database, an operator session and a worker session.
-    func withWorker(_ body: (_ owner: PostgresConnection, _ operatorSession: PostgresConnection, _ worker: PostgresConnection) throws -> Void) throws {
+    func withWorker(
+        _ body: (_ owner: PostgresConnection, _ operatorSession: PostgresConnection, _ worker: PostgresConnection)
+            throws -> Void
+    ) throws {
         try withQueueDatabase { url, owner in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             var sessions: [PostgresConnection] = []
             for (login, group) in [("olga", roles.operatorRole!), ("walter", roles.worker!)] {
                 let name = TestDatabase.roleName(login, forDatabaseAt: url)
-                try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))")
+                try owner.execute(
+                    "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))"
+                )
                 sessions.append(try PostgresConnection(try TestDatabase.url(url, as: name)))
             }
             try body(owner, sessions[0], sessions[1])
@@ -32,9 +37,12 @@ struct WorkerRoleTests {
             #expect(registered.created)
             let again = try store.register(sampleAsset(1, path: "incoming/copy.jpg"))
             #expect(again.id == registered.id && !again.created)
-            #expect(try store.asset(contentSHA256: sampleAsset(1).contentSHA256)?.originalPath == "originals/01/0101.jpg")
+            #expect(
+                try store.asset(contentSHA256: sampleAsset(1).contentSHA256)?.originalPath == "originals/01/0101.jpg")
             for path in ["/etc/passwd", "../outside.jpg", "originals/../../x.jpg", "originals//x.jpg", ""] {
-                let refused = #expect(throws: QueueError.self, "\(path)") { try store.register(sampleAsset(2, path: path)) }
+                let refused = #expect(throws: QueueError.self, "\(path)") {
+                    try store.register(sampleAsset(2, path: path))
+                }
                 #expect(refused?.code == "invalid_asset", "\(path)")
             }
             let badOrientation = #expect(throws: QueueError.self) {
@@ -55,12 +63,17 @@ struct WorkerRoleTests {
             let queue = JobQueue(worker, logger: .quiet)
             let store = AssetStore(worker)
 
-            let job = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            let job = try #require(
+                try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
             #expect(job.id == first)
-            #expect(try queue.heartbeat(identity, lease: .seconds(60), jobs: [job], formats: pipeline)[job.id]?.held == true)
+            #expect(
+                try queue.heartbeat(identity, lease: .seconds(60), jobs: [job], formats: pipeline)[job.id]?.held == true
+            )
             #expect(try store.asset(id: asset)?.originalPath == "originals/01/0101.jpg")
             #expect(try store.currentChain(of: asset).isEmpty)
-            #expect(try !store.rerenderNeeded(assetID: asset, formatIdentifier: "io.darkroom.pipeline", belowVersion: "2.0"))
+            #expect(
+                try !store.rerenderNeeded(assetID: asset, formatIdentifier: "io.darkroom.pipeline", belowVersion: "2.0")
+            )
             var outside = sampleAdjustment(for: job)
             outside.renderedPath = "/etc/cron.d/darkroom"
             let refused = #expect(throws: PostgresError.self) { try queue.complete(job, with: outside) }
@@ -71,16 +84,22 @@ struct WorkerRoleTests {
             #expect(try store.currentAdjustment(of: asset)?.id == adjustment)
             #expect(try queue.completionCommitted(job) == .some(adjustment))
 
-            let next = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            let next = try #require(
+                try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
             #expect(next.id == second)
-            #expect(try queue.fail(next, .transient(code: .storageIO, message: "the disk hiccupped"), outcome: .retry(after: .zero)) == .queued)
-            let retried = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            #expect(
+                try queue.fail(
+                    next, .transient(code: .storageIO, message: "the disk hiccupped"), outcome: .retry(after: .zero))
+                    == .queued)
+            let retried = try #require(
+                try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
             try queue.release(retried, reason: "shutting down")
             #expect(try !queue.hasExpiredLeases())
             #expect(try queue.rescueExpiredLeases() == 0)
             try queue.workerStopped(identity)
             #expect(try scalar(owner, "SELECT count(*) FROM darkroom.workers").int == 0)
-            #expect(try scalar(owner, "SELECT state FROM darkroom.jobs WHERE id = $1", [.int(second)]).string == "queued")
+            #expect(
+                try scalar(owner, "SELECT state FROM darkroom.jobs WHERE id = $1", [.int(second)]).string == "queued")
         }
     }
 
@@ -95,11 +114,16 @@ struct WorkerRoleTests {
                     return (error as? PostgresError)?.sqlState
                 }
             }
-            #expect(refusal("SELECT darkroom.enqueue_edit(\(asset), 'io.darkroom.pipeline', '1.0', '{}'::jsonb)") == "42501")
+            #expect(
+                refusal("SELECT darkroom.enqueue_edit(\(asset), 'io.darkroom.pipeline', '1.0', '{}'::jsonb)") == "42501"
+            )
             #expect(refusal("SELECT darkroom.cancel_job(1)") == "42501")
             #expect(refusal("UPDATE darkroom.jobs SET state = 'failed'") == "42501")
             #expect(refusal("UPDATE darkroom.assets SET current_adjustment_id = NULL") == "42501")
-            #expect(refusal("INSERT INTO darkroom.adjustments (asset_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes) VALUES (\(asset), 'a.b', '1.0', '\\x00', 'r.jpg', 1, 1, 1)") == "42501")
+            #expect(
+                refusal(
+                    "INSERT INTO darkroom.adjustments (asset_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes) VALUES (\(asset), 'a.b', '1.0', '\\x00', 'r.jpg', 1, 1, 1)"
+                ) == "42501")
             #expect(refusal("SELECT * FROM darkroom.jobs") == "42501")
             #expect(refusal("SELECT * FROM darkroom.queue_summary") == "42501")
             #expect(refusal("SELECT * FROM darkroom.audit_trail") == "42501")
@@ -123,21 +147,32 @@ struct WorkerRoleTests {
                     return (error as? PostgresError)?.sqlState
                 }
             }
-            #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '{\"not\": \"a list\"}')") == "22023")
+            #expect(
+                sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '{\"not\": \"a list\"}')")
+                    == "22023")
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('', 'h', 1, 60, '{}', '{}')") == "22023")
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 0, 60, '{}', '{}')") == "22023")
-            #expect(sqlState("SELECT * FROM darkroom.fail_job($1, $2::uuid, 'failed', 0, 'no spaces allowed', 'm')",
-                             [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
-            #expect(sqlState("SELECT * FROM darkroom.fail_job($1, $2::uuid, NULL, 0, 'code', 'm')",
-                             [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
-            #expect(sqlState("""
-                SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
-                                                    '{1.0}', '{}', '{renders/1/1.jpg}', '{1}', '{1}', '{1}', '{NULL}')
-                """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023", "one layer_data entry is missing")
-            #expect(sqlState("""
-                SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
-                                                    '{1.0}', '{\\\\x00}', '{renders/../../etc/x.jpg}', '{1}', '{1}', '{1}', '{NULL}')
-                """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+            #expect(
+                sqlState(
+                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, 'failed', 0, 'no spaces allowed', 'm')",
+                    [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+            #expect(
+                sqlState(
+                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, NULL, 0, 'code', 'm')",
+                    [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
+            #expect(
+                sqlState(
+                    """
+                    SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
+                                                        '{1.0}', '{}', '{renders/1/1.jpg}', '{1}', '{1}', '{1}', '{NULL}')
+                    """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023", "one layer_data entry is missing"
+            )
+            #expect(
+                sqlState(
+                    """
+                    SELECT * FROM darkroom.complete_job($1, $2::uuid, false, NULL, 'layers', NULL, NULL, '{io.darkroom.pipeline}',
+                                                        '{1.0}', '{\\\\x00}', '{renders/../../etc/x.jpg}', '{1}', '{1}', '{1}', '{NULL}')
+                    """, [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
         }
     }
 }

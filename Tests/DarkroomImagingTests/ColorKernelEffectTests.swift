@@ -1,6 +1,7 @@
-@testable import DarkroomImaging
 import Foundation
 import Testing
+
+@testable import DarkroomImaging
 
 /// The color-grading kernels against pixels computed by hand from the formulas in
 /// docs/adjustment-formats.md (the arithmetic is in the comments).
@@ -8,8 +9,10 @@ import Testing
     func run(_ operation: ImageOperation, _ pixels: [Float]) -> [Float] {
         var copy = pixels
         copy.withUnsafeMutableBufferPointer { buffer in
-            ColorKernels.apply(PlacedOperation(operation: operation, canvas: PixelSize(width: pixels.count / 3, height: 1), offsetX: 0, offsetY: 0),
-                               to: LinearStrip(pixels: buffer, width: pixels.count / 3, rows: 1, firstRow: 0))
+            ColorKernels.apply(
+                PlacedOperation(
+                    operation: operation, canvas: PixelSize(width: pixels.count / 3, height: 1), offsetX: 0, offsetY: 0),
+                to: LinearStrip(pixels: buffer, width: pixels.count / 3, rows: 1, firstRow: 0))
         }
         return copy
     }
@@ -32,17 +35,25 @@ import Testing
         let out = run(.colorControls(saturation: 0.5, brightness: 0.1, contrast: 1.2), [0.2, 0.4, 0.6])
         #expect(close(out, [0.363152, 0.483152, 0.603152]))
         // Saturation 0 is the luma grey; the defaults change nothing.
-        #expect(close(run(.colorControls(saturation: 0, brightness: 0, contrast: 1), [0.2, 0.4, 0.6]), [0.37192, 0.37192, 0.37192]))
-        #expect(close(run(.colorControls(saturation: 1, brightness: 0, contrast: 1), [0.2, 0.4, 0.6]), [0.2, 0.4, 0.6], tolerance: 1e-7))
+        #expect(
+            close(
+                run(.colorControls(saturation: 0, brightness: 0, contrast: 1), [0.2, 0.4, 0.6]),
+                [0.37192, 0.37192, 0.37192]))
+        #expect(
+            close(
+                run(.colorControls(saturation: 1, brightness: 0, contrast: 1), [0.2, 0.4, 0.6]), [0.2, 0.4, 0.6],
+                tolerance: 1e-7))
         // Contrast 0 sends everything to 0.5; results are not clamped here (the encoder clamps).
         #expect(close(run(.colorControls(saturation: 1, brightness: 0, contrast: 0), [0.1, 0.9, 0]), [0.5, 0.5, 0.5]))
-        #expect(close(run(.colorControls(saturation: 1, brightness: 0.5, contrast: 2), [0.9, 0.1, 0]), [2.3, 0.7, 0.5]))
+        #expect(
+            close(run(.colorControls(saturation: 1, brightness: 0.5, contrast: 2), [0.9, 0.1, 0]), [2.3, 0.7, 0.5]))
     }
 
     // MARK: colorMatrix
 
     @Test func colorMatrixMultipliesAndAddsTheOffset() {
-        let matrix = ColorMatrix(rows: [0.5, 0.25, 0, 0, 1, 0, 0.1, 0.2, 0.3], offset: RGBColor(red: 0.01, green: 0, blue: -0.02))
+        let matrix = ColorMatrix(
+            rows: [0.5, 0.25, 0, 0, 1, 0, 0.1, 0.2, 0.3], offset: RGBColor(red: 0.01, green: 0, blue: -0.02))
         // r = 0.5·0.2 + 0.25·0.4 + 0.01 = 0.21; g = 0.4; b = 0.02 + 0.08 + 0.18 − 0.02 = 0.26.
         #expect(close(run(.colorMatrix(matrix), [0.2, 0.4, 0.6]), [0.21, 0.4, 0.26]))
         #expect(run(.colorMatrix(.identity), [0.2, 0.4, 0.6]) == [0.2, 0.4, 0.6])
@@ -54,8 +65,10 @@ import Testing
     @Test func saturationMatrixMatchesColorControls() {
         let pixel: [Float] = [0.2, 0.4, 0.6]
         for saturation: Float in [0, 0.3, 1, 1.7] {
-            #expect(close(run(.colorMatrix(.saturation(saturation)), pixel),
-                          run(.colorControls(saturation: saturation, brightness: 0, contrast: 1), pixel)))
+            #expect(
+                close(
+                    run(.colorMatrix(.saturation(saturation)), pixel),
+                    run(.colorControls(saturation: saturation, brightness: 0, contrast: 1), pixel)))
         }
         // diag(gains)·S scales output rows: the first row of instant's matrix is
         // 1.04·(0.2·0.2126 + 0.8, 0.2·0.7152, 0.2·0.0722).
@@ -69,7 +82,8 @@ import Testing
         let decode = SRGB.decodeTable
         // Code 128: v = 128/255 = 0.50196; ·5 = 2.5098 → 3 → 0.6 → linear 0.3185468.
         // Code 26: v·5 = 0.5098 → 1 → 0.2 → linear 0.0331048. Code 25: v·5 = 0.4902 → 0.
-        let out = run(.posterize(levels: 6), [decode[128], decode[26], decode[25], decode[0], decode[255], decode[230]])
+        let out = run(
+            .posterize(levels: 6), [decode[128], decode[26], decode[25], decode[0], decode[255], decode[230]])
         // Code 230: v·5 = 4.5098 → 5 → 1.
         #expect(close(out, [0.3185468, 0.0331048, 0, 0, 1, 1]))
         // Two levels split at v = ½: code 127 (0.498) goes black, 128 white.
@@ -106,15 +120,24 @@ import Testing
     @Test func noirAppliesItsSCurveToTheEncodedLuma() {
         // Y = 0.37192 → v = 1.055·Y^(1/2.4) − 0.055 = 0.6436716;
         // S(v) = v + 0.9·(v²(3 − 2v) − v) = 0.7029858 → linear 0.4522521.
-        #expect(close(run(.photoEffect(.noir, intensity: 1), [0.2, 0.4, 0.6]), [0.4522521, 0.4522521, 0.4522521], tolerance: 2e-5))
+        #expect(
+            close(
+                run(.photoEffect(.noir, intensity: 1), [0.2, 0.4, 0.6]), [0.4522521, 0.4522521, 0.4522521],
+                tolerance: 2e-5))
     }
 
     @Test func chromeAndInstantMatrixThenCurve() {
         // Chrome: Y + 1.35·(c − Y) = (0.139828, 0.409828, 0.679828); each through S with k = 0.35.
-        #expect(close(run(.photoEffect(.chrome, intensity: 1), [0.2, 0.4, 0.6]), [0.1290523, 0.4467091, 0.7389413], tolerance: 2e-5))
+        #expect(
+            close(
+                run(.photoEffect(.chrome, intensity: 1), [0.2, 0.4, 0.6]), [0.1290523, 0.4467091, 0.7389413],
+                tolerance: 2e-5))
         // Instant: (Y + 0.8·(c − Y))·(1.04, 1, 0.92) = (0.2437594, 0.394384, 0.5100333), then
         // black + (white − black)·S(v) with k = 0.1, black (0.07, 0.05, 0.03), white (1, 0.97, 0.88).
-        #expect(close(run(.photoEffect(.instant, intensity: 1), [0.2, 0.4, 0.6]), [0.2793886, 0.3993736, 0.4044500], tolerance: 2e-5))
+        #expect(
+            close(
+                run(.photoEffect(.instant, intensity: 1), [0.2, 0.4, 0.6]), [0.2793886, 0.3993736, 0.4044500],
+                tolerance: 2e-5))
         // Half intensity mixes halfway with the input: ((0.2 + 0.1290523)/2, ...).
         let half: [Float] = [0.16452615, 0.42335455, 0.66947065]
         #expect(close(run(.photoEffect(.chrome, intensity: 0.5), [0.2, 0.4, 0.6]), half, tolerance: 2e-5))
@@ -135,7 +158,8 @@ import Testing
             let c = pixels[(pixel * 3)..<(pixel * 3 + 3)].map(Double.init)
             for channel in 0..<3 {
                 let mixed = (0..<3).reduce(0.0) { $0 + Double(m[channel * 3 + $1]) * c[$1] }
-                let encoded = mixed <= 0 ? 0 : min(1, mixed <= 0.0031308 ? mixed * 12.92 : 1.055 * pow(mixed, 1 / 2.4) - 0.055)
+                let encoded =
+                    mixed <= 0 ? 0 : min(1, mixed <= 0.0031308 ? mixed * 12.92 : 1.055 * pow(mixed, 1 / 2.4) - 0.055)
                 let expected = linear(look.curve(encoded, channel: channel))
                 #expect(abs(out[pixel * 3 + channel] - expected) < 1e-4, "\(effect) pixel \(pixel) channel \(channel)")
             }

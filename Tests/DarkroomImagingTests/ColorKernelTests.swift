@@ -1,5 +1,6 @@
-@testable import DarkroomImaging
 import Testing
+
+@testable import DarkroomImaging
 
 /// Each operation against values computed by hand from the formulas in the issue.
 @Suite struct ColorKernelTests {
@@ -8,12 +9,16 @@ import Testing
         var copy = pixels
         let columns = width ?? pixels.count / 3
         copy.withUnsafeMutableBufferPointer { buffer in
-            ColorKernels.apply(step, to: LinearStrip(pixels: buffer, width: columns, rows: pixels.count / 3 / columns, firstRow: firstRow))
+            ColorKernels.apply(
+                step,
+                to: LinearStrip(pixels: buffer, width: columns, rows: pixels.count / 3 / columns, firstRow: firstRow))
         }
         return copy
     }
 
-    func place(_ operation: ImageOperation, canvas: PixelSize = PixelSize(width: 1, height: 1), x: Int = 0, y: Int = 0) -> PlacedOperation {
+    func place(_ operation: ImageOperation, canvas: PixelSize = PixelSize(width: 1, height: 1), x: Int = 0, y: Int = 0)
+        -> PlacedOperation
+    {
         PlacedOperation(operation: operation, canvas: canvas, offsetX: x, offsetY: y)
     }
 
@@ -67,26 +72,34 @@ import Testing
     @Test func vignetteUsesTheCanvasPositionOfEachRow() {
         // The same pixel computed as row 1 of a 1-row strip and as row 1 of a 2-row strip.
         let canvas = PixelSize(width: 4, height: 2)
-        let whole = run(place(.vignette(intensity: 1, radius: 1), canvas: canvas), [Float](repeating: 0.5, count: 24), width: 4)
-        let secondRow = run(place(.vignette(intensity: 1, radius: 1), canvas: canvas), [Float](repeating: 0.5, count: 12), width: 4, firstRow: 1)
+        let whole = run(
+            place(.vignette(intensity: 1, radius: 1), canvas: canvas), [Float](repeating: 0.5, count: 24), width: 4)
+        let secondRow = run(
+            place(.vignette(intensity: 1, radius: 1), canvas: canvas), [Float](repeating: 0.5, count: 12), width: 4,
+            firstRow: 1)
         #expect(Array(whole[12...]) == secondRow)
     }
 
     /// Columns mirrored about the centre share factors; whatever the canvas parity, the
     /// offset or the strip width, each pixel gets exactly the formula's value.
     @Test func vignetteMirroredColumnsMatchTheFormula() {
-        for (canvasWidth, offsetX, width) in [(9, 0, 9), (10, 0, 10), (10, 3, 5), (10, 0, 4), (10, 6, 4), (11, 2, 9), (7, -3, 4), (1, 0, 1)] {
+        for (canvasWidth, offsetX, width) in [
+            (9, 0, 9), (10, 0, 10), (10, 3, 5), (10, 0, 4), (10, 6, 4), (11, 2, 9), (7, -3, 4), (1, 0, 1),
+        ] {
             let canvas = PixelSize(width: canvasWidth, height: 3)
             let (intensity, radius): (Float, Float) = (1.2, 0.7)
-            let out = run(place(.vignette(intensity: intensity, radius: radius), canvas: canvas, x: offsetX, y: 1),
-                          [Float](repeating: 1, count: width * 3), width: width)
+            let out = run(
+                place(.vignette(intensity: intensity, radius: radius), canvas: canvas, x: offsetX, y: 1),
+                [Float](repeating: 1, count: width * 3), width: width)
             let reach = Float(Double(canvasWidth * canvasWidth + 9).squareRoot() / 2) * radius
             let dy = Float(1) + 0.5 - Float(3) / 2
             for x in 0..<width {
                 let dx = Float(offsetX) + 0.5 - Float(canvasWidth) / 2 + Float(x)
                 let t = min((dx * dx + dy * dy).squareRoot() * (1 / reach), 1)
                 let factor = max(1 - intensity * (t * t * (3 - 2 * t)), 0)
-                #expect(out[x * 3] == factor && out[x * 3 + 2] == factor, "canvas \(canvasWidth) offset \(offsetX) column \(x)")
+                #expect(
+                    out[x * 3] == factor && out[x * 3 + 2] == factor,
+                    "canvas \(canvasWidth) offset \(offsetX) column \(x)")
             }
         }
     }
@@ -111,10 +124,14 @@ import Testing
             if abs(scaled - scaled.rounded(.down) - 0.5) < 1e-9 { return nil }
             return UInt8(scaled.rounded())
         }
-        var values: [Float] = stride(from: UInt32(0), through: Float(1).bitPattern, by: 4_099).map { Float(bitPattern: $0) }
+        var values: [Float] = stride(from: UInt32(0), through: Float(1).bitPattern, by: 4_099).map {
+            Float(bitPattern: $0)
+        }
         for code in 1...255 {
             let threshold = Float(SRGB.toLinear((Double(code) - 0.5) / 255))
-            values += [threshold.nextDown.nextDown, threshold.nextDown, threshold, threshold.nextUp, threshold.nextUp.nextUp]
+            values += [
+                threshold.nextDown.nextDown, threshold.nextDown, threshold, threshold.nextUp, threshold.nextUp.nextUp,
+            ]
         }
         var mismatches = 0
         for value in values {
@@ -126,13 +143,17 @@ import Testing
     /// The eight-wide row encoder and the one-value encoder agree, out-of-range values and
     /// NaN included, whatever the count's remainder.
     @Test func srgbRowEncodeMatchesSingleValues() {
-        var values: [Float] = [.nan, -.nan, -1, -0.0, 0, .leastNonzeroMagnitude, 1e-5, 0x1p-13, 0.5, 1, 1.5, .infinity, -.infinity]
+        var values: [Float] = [
+            .nan, -.nan, -1, -0.0, 0, .leastNonzeroMagnitude, 1e-5, 0x1p-13, 0.5, 1, 1.5, .infinity, -.infinity,
+        ]
         values += (0..<1_000).map { Float($0) / 999 }
         values += (1...255).map { SRGB.decodeTable[$0].nextDown }
         for count in [values.count, values.count - 3, 5] {
             var codes = [UInt8](repeating: 0, count: count)
             values.withUnsafeBufferPointer { linear in
-                codes.withUnsafeMutableBufferPointer { SRGB.encode(linear.baseAddress!, into: $0.baseAddress!, count: count) }
+                codes.withUnsafeMutableBufferPointer {
+                    SRGB.encode(linear.baseAddress!, into: $0.baseAddress!, count: count)
+                }
             }
             #expect(codes == values.prefix(count).map { SRGB.encode($0) })
         }

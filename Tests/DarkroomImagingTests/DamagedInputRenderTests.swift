@@ -12,14 +12,17 @@ import Testing
     let operations: [ImageOperation] = [.sepia(intensity: 0.8), .vignette(intensity: 1, radius: 0.8)]
 
     /// Writes `bytes` as `name` in `folder` and renders it there (with a display copy).
-    func render(_ bytes: [UInt8], name: String, in folder: TemporaryFolder,
-                operations: [ImageOperation]? = nil) throws -> (result: RenderResult, output: Data) {
+    func render(
+        _ bytes: [UInt8], name: String, in folder: TemporaryFolder,
+        operations: [ImageOperation]? = nil
+    ) throws -> (result: RenderResult, output: Data) {
         let input = folder.file(name)
         try Data(bytes).write(to: URL(fileURLWithPath: input))
         let request = RenderRequest(operations: operations ?? self.operations, spillDirectory: folder.path)
         let output = folder.file("render-of-\(name)")
-        let result = try Renderer.render(request, input: input, output: output, display: folder.file("display-of-\(name)"),
-                                         orientation: .up)
+        let result = try Renderer.render(
+            request, input: input, output: output, display: folder.file("display-of-\(name)"),
+            orientation: .up)
         return (result, try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 
@@ -34,14 +37,22 @@ import Testing
 
         let cut = DamagedJPEGs.withoutEOI(intact)
         let withoutEOI = try render(cut, name: "no-eoi.jpg", in: folder)
-        #expect(withoutEOI.result.warnings == [.input(.missingEOI(fileLength: cut.count), object: folder.file("no-eoi.jpg"))])
+        #expect(
+            withoutEOI.result.warnings == [
+                .input(.missingEOI(fileLength: cut.count), object: folder.file("no-eoi.jpg"))
+            ])
         #expect(withoutEOI.output == reference.output, "the same pixels, so the same bytes")
 
         let trailer = try render(DamagedJPEGs.withTrailingBytes(intact, count: 100), name: "trailer.jpg", in: folder)
-        #expect(trailer.result.warnings == [.input(.trailingBytes(count: 100, eoiEnd: intact.count), object: folder.file("trailer.jpg"))])
+        #expect(
+            trailer.result.warnings == [
+                .input(.trailingBytes(count: 100, eoiEnd: intact.count), object: folder.file("trailer.jpg"))
+            ])
         #expect(trailer.output == reference.output)
         #expect(trailer.result.warnings.map(\.code) == ["jpeg.trailing_bytes"])
-        #expect(trailer.result.warnings.first?.description.hasPrefix("jpeg.trailing_bytes: \(folder.file("trailer.jpg")): 100 bytes") == true)
+        #expect(
+            trailer.result.warnings.first?.description.hasPrefix(
+                "jpeg.trailing_bytes: \(folder.file("trailer.jpg")): 100 bytes") == true)
     }
 
     enum Spoilt: String, CaseIterable {
@@ -51,7 +62,8 @@ import Testing
             switch self {
             case .cutInScan: DamagedJPEGs.cutInScan(intact)
             case .corruptScanData: DamagedJPEGs.withCorruptScanData(intact)
-            case .progressiveCutBetweenScans: DamagedJPEGs.cutAfterScan(try DamagedJPEGs.progressiveCopy(of: intact), scan: 6)
+            case .progressiveCutBetweenScans:
+                DamagedJPEGs.cutAfterScan(try DamagedJPEGs.progressiveCopy(of: intact), scan: 6)
             case .progressiveCutInScan: DamagedJPEGs.cutInScan(try DamagedJPEGs.progressiveCopy(of: intact), scan: 2)
             }
         }
@@ -75,7 +87,8 @@ import Testing
             Issue.record("expected a JPEG error, got \(String(describing: error))")
             return
         }
-        #expect(jpeg.code == .damaged && jpeg.damage == spoilt.damage && jpeg.path == folder.file("damaged.jpg"), "\(jpeg)")
+        #expect(
+            jpeg.code == .damaged && jpeg.damage == spoilt.damage && jpeg.path == folder.file("damaged.jpg"), "\(jpeg)")
         #expect(folder.contents() == ["damaged.jpg"], "nothing published: \(folder.contents())")
     }
 
@@ -86,7 +99,8 @@ import Testing
         defer { folder.remove() }
         let cut = DamagedJPEGs.cutInScan(try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg")))
         let error = #expect(throws: RenderError.self) {
-            _ = try render(cut, name: "cut.jpg", in: folder, operations: [.crop(PixelRect(x: 0, y: 0, width: 64, height: 48))])
+            _ = try render(
+                cut, name: "cut.jpg", in: folder, operations: [.crop(PixelRect(x: 0, y: 0, width: 64, height: 48))])
         }
         guard case .jpeg(let jpeg)? = error else {
             Issue.record("expected a JPEG error, got \(String(describing: error))")

@@ -1,14 +1,23 @@
-@testable import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import Testing
 
+@testable import DarkroomImaging
+
 @Suite struct DerivativeTests {
     @Test func displaySizeKeepsTheAspectAndNeverUpscales() {
-        #expect(AreaResampler.displaySize(of: PixelSize(width: 6000, height: 4000), longestSide: 2048) == PixelSize(width: 2048, height: 1365))
-        #expect(AreaResampler.displaySize(of: PixelSize(width: 4000, height: 6000), longestSide: 2048) == PixelSize(width: 1365, height: 2048))
-        #expect(AreaResampler.displaySize(of: PixelSize(width: 640, height: 480), longestSide: 2048) == PixelSize(width: 640, height: 480))
-        #expect(AreaResampler.displaySize(of: PixelSize(width: 20000, height: 10), longestSide: 100) == PixelSize(width: 100, height: 1))
+        #expect(
+            AreaResampler.displaySize(of: PixelSize(width: 6000, height: 4000), longestSide: 2048)
+                == PixelSize(width: 2048, height: 1365))
+        #expect(
+            AreaResampler.displaySize(of: PixelSize(width: 4000, height: 6000), longestSide: 2048)
+                == PixelSize(width: 1365, height: 2048))
+        #expect(
+            AreaResampler.displaySize(of: PixelSize(width: 640, height: 480), longestSide: 2048)
+                == PixelSize(width: 640, height: 480))
+        #expect(
+            AreaResampler.displaySize(of: PixelSize(width: 20000, height: 10), longestSide: 100)
+                == PixelSize(width: 100, height: 1))
     }
 
     @Test(arguments: [(7, 3), (6000, 2048), (10, 10), (5, 1)])
@@ -28,10 +37,14 @@ import Testing
     @Test func halvingAveragesEachTwoByTwoBlockInLinearLight() throws {
         let resampler = AreaResampler(source: PixelSize(width: 4, height: 2), target: PixelSize(width: 2, height: 1))
         var emitted: [[UInt8]] = []
-        let scaler = StreamingDownscaler(resampler: resampler) { row in emitted.append(Array(UnsafeBufferPointer(start: row, count: 6))) }
+        let scaler = StreamingDownscaler(resampler: resampler) { row in
+            emitted.append(Array(UnsafeBufferPointer(start: row, count: 6)))
+        }
         // Left block: black and white → linear mean 0.5 → sRGB code 188. Right block: flat 100.
-        let pixels: [UInt8] = [0, 0, 0, 255, 255, 255, 100, 100, 100, 100, 100, 100,
-                               255, 255, 255, 0, 0, 0, 100, 100, 100, 100, 100, 100]
+        let pixels: [UInt8] = [
+            0, 0, 0, 255, 255, 255, 100, 100, 100, 100, 100, 100,
+            255, 255, 255, 0, 0, 0, 100, 100, 100, 100, 100, 100,
+        ]
         try pixels.withUnsafeBufferPointer { try scaler.add(rows: 2, from: $0.baseAddress!) }
         #expect(emitted == [[188, 188, 188, 100, 100, 100]])
     }
@@ -41,8 +54,9 @@ import Testing
         defer { folder.remove() }
         var request = RenderRequest(operations: [.sepia(intensity: 1)], spillDirectory: folder.path)
         request.displayLongestSide = 512
-        let result = try Renderer.render(request, input: Fixtures.exifSample("canon_hdr_NO.jpg").path, output: folder.file("full.jpg"),
-                                         display: folder.file("display.jpg"), orientation: .right)
+        let result = try Renderer.render(
+            request, input: Fixtures.exifSample("canon_hdr_NO.jpg").path, output: folder.file("full.jpg"),
+            display: folder.file("display.jpg"), orientation: .right)
         #expect(result.displaySize == PixelSize(width: 384, height: 512))
         let full = try DecodedImage(path: folder.file("full.jpg"))
         let display = try DecodedImage(path: folder.file("display.jpg"))

@@ -1,30 +1,36 @@
 import ByteStreams
-@testable import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
 import LibHeif
 import Testing
 
+@testable import DarkroomImaging
+
 /// HEIF and AVIF originals through the same strips as JPEGs: told apart by content, decoded
 /// whole by libheif (priced up front), upright as decoded, colours described as the original's.
 @Suite struct HEIFRenderTests {
     static let sepia: [ImageOperation] = [.sepia(intensity: 0.8), .vignette(intensity: 1, radius: 1)]
 
-    static func request(_ operations: [ImageOperation] = [], budget: Int = 256 << 20, threads: Int = 1) -> RenderRequest {
-        RenderRequest(operations: operations, limits: RenderLimits(memoryBudget: budget), spillDirectory: NSTemporaryDirectory(),
-                      threads: threads)
+    static func request(_ operations: [ImageOperation] = [], budget: Int = 256 << 20, threads: Int = 1) -> RenderRequest
+    {
+        RenderRequest(
+            operations: operations, limits: RenderLimits(memoryBudget: budget), spillDirectory: NSTemporaryDirectory(),
+            threads: threads)
     }
 
     static func heic(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = 96, height: Int = 64) throws -> [UInt8] {
-        try HEIFEncoder.encode(rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
+        try HEIFEncoder.encode(
+            rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
     }
 
     /// Renders from memory; the JPEG it committed, decoded.
     static func render(_ bytes: [UInt8], _ request: RenderRequest = request(), name: String = "in.heic")
-        throws -> (result: RenderResult, output: [UInt8], image: DecodedImage) {
+        throws -> (result: RenderResult, output: [UInt8], image: DecodedImage)
+    {
         let output = MemoryUpload()
-        let result = try Renderer.render(request, from: ChunkedSource(bytes, name: name, maxChunk: 65536), to: output, orientation: .up)
+        let result = try Renderer.render(
+            request, from: ChunkedSource(bytes, name: name, maxChunk: 65536), to: output, orientation: .up)
         let jpeg = try #require(output.committed)
         return (result, jpeg, try DecodedImage(jpeg: jpeg))
     }
@@ -46,7 +52,9 @@ import Testing
         let reference = try Self.render(bytes, Self.request(Self.sepia)).output
         for (budget, threads) in [(24 << 20, 1), (256 << 20, 2), (20 << 20, 2)] {
             let rendered = try Self.render(bytes, Self.request(Self.sepia, budget: budget, threads: threads))
-            #expect(rendered.output == reference, "budget \(budget), threads \(threads): strips of \(rendered.result.plan.stripHeight)")
+            #expect(
+                rendered.output == reference,
+                "budget \(budget), threads \(threads): strips of \(rendered.result.plan.stripHeight)")
         }
     }
 
@@ -56,9 +64,13 @@ import Testing
         let bytes = try Self.heic(width: 2000, height: 1500)
         let output = MemoryUpload()
         #expect {
-            _ = try Renderer.render(Self.request(budget: 16 << 20), from: ChunkedSource(bytes, name: "big.heic"), to: output, orientation: .up)
+            _ = try Renderer.render(
+                Self.request(budget: 16 << 20), from: ChunkedSource(bytes, name: "big.heic"), to: output,
+                orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else { return false }
+            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else {
+                return false
+            }
             return needed > 2000 * 1500 * 6 && budget == 16 << 20 && reason.contains("HEIC") && reason.contains("whole")
         }
         #expect(output.committed == nil && output.aborted)
@@ -68,7 +80,8 @@ import Testing
     @Test func aFileLargerThanTheBudgetIsTheBudgetsRefusal() throws {
         let bytes = try Self.heic(HEIFEncoding(quality: 100, lossless: true, chroma: "444"), width: 600, height: 600)
         #expect {
-            _ = try Renderer.render(Self.request(budget: bytes.count / 2), from: ChunkedSource(bytes), to: MemoryUpload(), orientation: .up)
+            _ = try Renderer.render(
+                Self.request(budget: bytes.count / 2), from: ChunkedSource(bytes), to: MemoryUpload(), orientation: .up)
         } throws: { error in
             guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
             return needed == 2 * bytes.count && reason.contains("HEIF file in memory")
@@ -81,34 +94,47 @@ import Testing
     @Test func theDecodeIsPricedByDepthAlphaAndCodec() throws {
         let heic = HEIFFileType(prefix: [0, 0, 0, 16] + Array("ftypheic".utf8) + [0, 0, 0, 0])!
         let avif = HEIFFileType(prefix: [0, 0, 0, 16] + Array("ftypavif".utf8) + [0, 0, 0, 0])!
-        func header(_ type: HEIFFileType, _ width: Int, _ height: Int, alpha: Bool = false, depth: Int = 8) -> HEIFHeader {
-            HEIFHeader(fileType: type, width: width, height: height, codedWidth: width, codedHeight: height, hasAlpha: alpha,
-                       bitDepth: depth, fileBytes: 3_000_000)
+        func header(_ type: HEIFFileType, _ width: Int, _ height: Int, alpha: Bool = false, depth: Int = 8)
+            -> HEIFHeader
+        {
+            HEIFHeader(
+                fileType: type, width: width, height: height, codedWidth: width, codedHeight: height, hasAlpha: alpha,
+                bitDepth: depth, fileBytes: 3_000_000)
         }
-        let cases = [(header(heic, 4032, 3024), 6), (header(avif, 4032, 3024), 8), (header(heic, 4032, 3024, alpha: true), 8),
-                     (header(heic, 4032, 3024, depth: 10), 12), (header(heic, 4032, 3024, alpha: true, depth: 10), 16)]
+        let cases = [
+            (header(heic, 4032, 3024), 6), (header(avif, 4032, 3024), 8), (header(heic, 4032, 3024, alpha: true), 8),
+            (header(heic, 4032, 3024, depth: 10), 12), (header(heic, 4032, 3024, alpha: true, depth: 10), 16),
+        ]
         for (header, bytesPerPixel) in cases {
-            #expect(RenderPlanner.decoderBytes(.heif(header)) == 4032 * 3024 * bytesPerPixel + 6_000_000 + WholeImageDecode.codecBytes)
+            #expect(
+                RenderPlanner.decoderBytes(.heif(header)) == 4032 * 3024 * bytesPerPixel + 6_000_000
+                    + WholeImageDecode.codecBytes)
         }
         let big = header(heic, 8064, 6048)
-        let geometry = try RenderGeometry(storedSize: PixelSize(width: 8064, height: 6048), orientation: .up, operations: [])
+        let geometry = try RenderGeometry(
+            storedSize: PixelSize(width: 8064, height: 6048), orientation: .up, operations: [])
         #expect {
-            _ = try RenderPlanner.plan(source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
-                                       limits: RenderLimits(memoryBudget: 128 << 20))
+            _ = try RenderPlanner.plan(
+                source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+                limits: RenderLimits(memoryBudget: 128 << 20))
         } throws: { error in
             guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
             return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image whole")
         }
-        let fits = try RenderPlanner.plan(source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
-                                          limits: RenderLimits(memoryBudget: 512 << 20))
+        let fits = try RenderPlanner.plan(
+            source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+            limits: RenderLimits(memoryBudget: 512 << 20))
         #expect(fits.memory.total <= 512 << 20 && fits.wholeImageDecode?.pixelBytes == 8064 * 6048 * 6)
     }
 
     @Test func theExplanationShowsTheWholeImageDecode() throws {
-        let plan = try Renderer.plan(Self.request(Self.sepia), input: FileSource(path: HEIFFixtures.arrow.path)) { _ in .up }
+        let plan = try Renderer.plan(Self.request(Self.sepia), input: FileSource(path: HEIFFixtures.arrow.path)) { _ in
+            .up
+        }
         let text = plan.description
         #expect(text.contains("input      3024×4032 HEIC, as decoded"), "\(text)")
-        #expect(text.contains("decode     whole image at once (libheif 1.15): 3024×4032 × 6 B/px = 69.8 MiB"), "\(text)")
+        #expect(
+            text.contains("decode     whole image at once (libheif 1.15): 3024×4032 × 6 B/px = 69.8 MiB"), "\(text)")
         #expect(plan.memory.decoder == 3024 * 4032 * 6 + 2 * 792_052 + WholeImageDecode.codecBytes)
         #expect(plan.memory.total <= plan.budget)
     }
@@ -117,8 +143,9 @@ import Testing
         let whole = try Self.heic()
         let output = MemoryUpload()
         #expect {
-            _ = try Renderer.render(Self.request(), from: ChunkedSource(Array(whole.dropLast(8)), name: "cut.heic"),
-                                    to: output, orientation: .up)
+            _ = try Renderer.render(
+                Self.request(), from: ChunkedSource(Array(whole.dropLast(8)), name: "cut.heic"),
+                to: output, orientation: .up)
         } throws: { error in
             guard case .heif(let heif)? = error as? RenderError else { return false }
             return heif.code == .damaged && heif.path == "cut.heic" && RenderError.heif(heif).code == "heif_damaged"
@@ -128,9 +155,12 @@ import Testing
 
     /// An ISO media file that is no image (an MP4) is told by its brands, before it is read whole.
     @Test func otherISOMediaIsRefusedForWhatItIs() throws {
-        let mp4: [UInt8] = [0, 0, 0, 20] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("mp41".utf8) + [UInt8](repeating: 0, count: 4096)
+        let mp4: [UInt8] =
+            [0, 0, 0, 20] + Array("ftypisom".utf8) + [0, 0, 2, 0] + Array("mp41".utf8)
+            + [UInt8](repeating: 0, count: 4096)
         #expect {
-            _ = try Renderer.render(Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
+            _ = try Renderer.render(
+                Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
         } throws: { error in
             guard case .heif(let heif)? = error as? RenderError else { return false }
             return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")
@@ -151,7 +181,9 @@ import Testing
     /// with a warning.
     @Test func nclxColoursAreDescribedByAnEquivalentProfile() throws {
         let srgb = try Self.render(try Self.heic(HEIFEncoding(nclx: .sRGB)))
-        #expect(try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty)
+        #expect(
+            try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty
+        )
         #expect(HEIFFixtures.misplacedQuadrants(in: srgb.image).isEmpty)
         let p3 = try Self.render(try Self.heic(HEIFEncoding(nclx: .displayP3)))
         let embedded = try #require(try JPEGDecoder(source: ChunkedSource(p3.output)).header.iccProfile)

@@ -21,7 +21,9 @@ struct ICCProfileReader {
             let entry = 132 + 12 * index
             let (signature, offset, size) = (reader.ascii(entry), reader.u32(entry + 4), reader.u32(entry + 8))
             #expect(offset % 4 == 0, "\(signature) starts at \(offset), not 4-byte aligned")
-            #expect(offset >= dataStart && offset + size <= bytes.count, "\(signature) at \(offset)+\(size) is outside the data")
+            #expect(
+                offset >= dataStart && offset + size <= bytes.count,
+                "\(signature) at \(offset)+\(size) is outside the data")
             #expect(tags[signature] == nil, "\(signature) listed twice")
             tags[signature] = (offset, size)
         }
@@ -56,7 +58,8 @@ struct ICCProfileReader {
         let entry = tags[tag]!
         let reader = Bytes(bytes)
         let count = reader.u32(entry.offset + 8)
-        try #require(count > 1 && entry.size == 12 + 2 * count, "a sampled curve of \(count) points in \(entry.size) bytes")
+        try #require(
+            count > 1 && entry.size == 12 + 2 * count, "a sampled curve of \(count) points in \(entry.size) bytes")
         let samples = (0..<count).map { Double(reader.u16(entry.offset + 12 + 2 * $0)) / 65535 }
         return { encoded in
             let position = min(max(encoded, 0), 1) * Double(count - 1)

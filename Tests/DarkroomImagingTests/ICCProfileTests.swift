@@ -22,7 +22,9 @@ import Testing
             #expect(close(mine, theirs, within: 0.001), "\(tag): \(mine) against Apple's \(theirs)")
         }
         let (mine, theirs) = (try ours.s15Fixed16Array("chad"), try apple.s15Fixed16Array("chad"))
-        #expect(mine.count == 9 && zip(mine, theirs).allSatisfy { abs($0 - $1) <= 0.001 }, "chad: \(mine) against \(theirs)")
+        #expect(
+            mine.count == 9 && zip(mine, theirs).allSatisfy { abs($0 - $1) <= 0.001 }, "chad: \(mine) against \(theirs)"
+        )
         #expect(try ours.textDescription("desc") == "Display P3")
     }
 
@@ -46,21 +48,29 @@ import Testing
         var built = 0
         for primaries in ColourPrimaries.allCases where primaries.rgbPrimaries != nil {
             for transfer in TransferCharacteristics.allCases {
-                let description = ColourDescription(primaries: primaries, transfer: transfer, matrix: .bt601, isFullRange: true)
+                let description = ColourDescription(
+                    primaries: primaries, transfer: transfer, matrix: .bt601, isFullRange: true)
                 guard let profile = try? ICCProfile(for: description) else { continue }
                 built += 1
-                #expect(profile.bytes == (try ICCProfile(for: description)).bytes, "the same description gives the same bytes")
+                #expect(
+                    profile.bytes == (try ICCProfile(for: description)).bytes,
+                    "the same description gives the same bytes")
                 #expect(profile.bytes.count % 4 == 0)
                 let reader = try ICCProfileReader(profile.bytes)
                 #expect(reader.version == 0x0210_0000)
                 #expect([reader.header(12), reader.header(16), reader.header(20)] == ["mntr", "RGB ", "XYZ "])
                 #expect(profile.bytes[84..<100].allSatisfy { $0 == 0 }, "v2 has no profile ID")
-                #expect(Set(reader.tags.keys) == ["desc", "cprt", "wtpt", "rXYZ", "gXYZ", "bXYZ", "rTRC", "gTRC", "bTRC", "chad"])
+                #expect(
+                    Set(reader.tags.keys) == [
+                        "desc", "cprt", "wtpt", "rXYZ", "gXYZ", "bXYZ", "rTRC", "gTRC", "bTRC", "chad",
+                    ])
                 #expect(try reader.type(of: "cprt") == "text")
                 #expect(try reader.textDescription("desc") == profile.name)
                 #expect(reader.tags["rTRC"]!.offset == reader.tags["gTRC"]!.offset, "one shared curve element")
                 let sum = try reader.xyz("rXYZ") + reader.xyz("gXYZ") + reader.xyz("bXYZ")
-                #expect(close(sum, SIMD3(0.9642, 1, 0.8249), within: 2.0 / 65536), "\(description): colorants sum to \(sum)")
+                #expect(
+                    close(sum, SIMD3(0.9642, 1, 0.8249), within: 2.0 / 65536), "\(description): colorants sum to \(sum)"
+                )
             }
         }
         // 8 primaries (1, 2, 5, 6, 7, 9, 11, 12) × 9 transfers (1, 2, 4, 5, 6, 8, 13, 14, 15).
@@ -71,9 +81,10 @@ import Testing
     static func h273Encode(_ transfer: TransferCharacteristics, _ light: Double) -> Double {
         switch transfer {
         case .bt709, .bt601, .bt2020TenBit, .bt2020TwelveBit:
-            let alpha = 1.09929682680944, beta = 0.018053968510807
+            let alpha = 1.09929682680944
+            let beta = 0.018053968510807
             return light >= beta ? alpha * pow(light, 0.45) - (alpha - 1) : 4.5 * light
-        case .sRGB, .unspecified:   // unspecified is read as sRGB
+        case .sRGB, .unspecified:  // unspecified is read as sRGB
             return light >= 0.0031308 ? 1.055 * pow(light, 1 / 2.4) - 0.055 : 12.92 * light
         case .linear: return light
         case .gamma22: return pow(light, 1 / 2.2)
@@ -82,10 +93,13 @@ import Testing
         }
     }
 
-    @Test(arguments: [TransferCharacteristics.bt709, .bt601, .bt2020TenBit, .bt2020TwelveBit, .sRGB, .unspecified,
-                      .linear, .gamma22, .gamma28])
+    @Test(arguments: [
+        TransferCharacteristics.bt709, .bt601, .bt2020TenBit, .bt2020TwelveBit, .sRGB, .unspecified,
+        .linear, .gamma22, .gamma28,
+    ])
     func curveFollowsTheH273Formula(transfer: TransferCharacteristics) throws {
-        let description = ColourDescription(primaries: .bt2020, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: true)
+        let description = ColourDescription(
+            primaries: .bt2020, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: true)
         let curve = try ICCProfileReader(try ICCProfile(for: description).bytes).sampledCurve("rTRC")
         var worst = 0.0
         for step in 0...1000 {
@@ -98,7 +112,9 @@ import Testing
     @Test func refusesWhatItCannotDescribe() {
         func refusal(_ primaries: ColourPrimaries, _ transfer: TransferCharacteristics) -> ICCProfileError? {
             do throws(ICCProfileError) {
-                _ = try ICCProfile(for: ColourDescription(primaries: primaries, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: false))
+                _ = try ICCProfile(
+                    for: ColourDescription(
+                        primaries: primaries, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: false))
                 return nil
             } catch { return error }
         }
@@ -119,19 +135,25 @@ import Testing
         var whiteOutside = p3
         whiteOutside.white = Chromaticity(x: 0.05, y: 0.9)
         for primaries in [flat, collinear, whiteOutside] {
-            #expect(throws: ICCProfileError.invalidPrimaries(primaries)) { try ICCProfile(primaries: primaries, transfer: .sRGB) }
+            #expect(throws: ICCProfileError.invalidPrimaries(primaries)) {
+                try ICCProfile(primaries: primaries, transfer: .sRGB)
+            }
         }
         #expect(throws: ICCProfileError.highDynamicRange(.pq)) { try ICCProfile(primaries: p3, transfer: .pq) }
         #expect((try? ICCProfile(primaries: p3, transfer: .sRGB))?.bytes == (try? ICCProfile(for: .displayP3))?.bytes)
     }
 
     @Test func whichDescriptionsAreAlreadySRGB() {
-        func description(_ primaries: ColourPrimaries, _ transfer: TransferCharacteristics, full: Bool = true) -> ColourDescription {
+        func description(_ primaries: ColourPrimaries, _ transfer: TransferCharacteristics, full: Bool = true)
+            -> ColourDescription
+        {
             ColourDescription(primaries: primaries, transfer: transfer, matrix: .bt709, isFullRange: full)
         }
         #expect(description(.bt709, .sRGB).isSRGB)
         #expect(description(.unspecified, .unspecified).isSRGB)
-        #expect(description(.bt709, .unspecified, full: false).isSRGB, "range and matrix say how YCbCr became RGB, not what RGB means")
+        #expect(
+            description(.bt709, .unspecified, full: false).isSRGB,
+            "range and matrix say how YCbCr became RGB, not what RGB means")
         #expect(!ColourDescription.displayP3.isSRGB)
         #expect(!description(.bt709, .bt709).isSRGB, "the BT.709 curve is not the sRGB curve")
         #expect(!description(.bt2020, .sRGB).isSRGB)
@@ -161,12 +183,16 @@ import Testing
             try Data(profile.bytes).write(to: url)
             return url.path
         }
-        let colours: [SIMD3<Double>] = [SIMD3(255, 0, 0), SIMD3(0, 255, 0), SIMD3(0, 0, 255), SIMD3(255, 255, 255),
-                                         SIMD3(128, 64, 200), SIMD3(10, 20, 30)]
+        let colours: [SIMD3<Double>] = [
+            SIMD3(255, 0, 0), SIMD3(0, 255, 0), SIMD3(0, 0, 255), SIMD3(255, 255, 255),
+            SIMD3(128, 64, 200), SIMD3(10, 20, 30),
+        ]
         let ours = try Self.transicc(input: try write(try ICCProfile(for: .displayP3), "p3.icc"), colours)
         let apples = try Self.transicc(input: Self.appleDisplayP3.path, colours)
         for (index, colour) in colours.enumerated() {
-            #expect(close(ours[index], apples[index], within: 0.5), "\(colour): ours \(ours[index]), Apple's \(apples[index])")
+            #expect(
+                close(ours[index], apples[index], within: 0.5),
+                "\(colour): ours \(ours[index]), Apple's \(apples[index])")
         }
         #expect(ours[0].x > 260 && ours[0].y < -100, "P3 red is outside sRGB: \(ours[0])")
         // An sRGB profile of darkroom's maps sRGB onto itself.
@@ -193,8 +219,10 @@ import Testing
         try input.fileHandleForWriting.close()
         process.waitUntilExit()
         let errorText = String(decoding: errorReader.result(), as: UTF8.self)
-        try #require(process.terminationStatus == 0,
-                     "transicc failed (\(process.terminationStatus)); it comes with liblcms2-utils (`make tool-deps`): \(errorText)")
+        try #require(
+            process.terminationStatus == 0,
+            "transicc failed (\(process.terminationStatus)); it comes with liblcms2-utils (`make tool-deps`): \(errorText)"
+        )
         let values = String(decoding: reader.result(), as: UTF8.self)
             .split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
         try #require(values.count == 3 * colours.count, "transicc printed \(values): \(errorText)")

@@ -1,7 +1,8 @@
-@testable import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import Testing
+
+@testable import DarkroomImaging
 
 /// Rows from an array, as the decoded source would give them.
 final class ArrayRows: LinearRowSource {
@@ -33,8 +34,10 @@ final class ArrayRows: LinearRowSource {
     }
 
     /// Runs a stage over a single-channel image (the value repeated in r, g and b).
-    func run(_ operation: ImageOperation, width: Int, height: Int, values: [Float],
-             output: PixelRect? = nil) throws -> [[Float]] {
+    func run(
+        _ operation: ImageOperation, width: Int, height: Int, values: [Float],
+        output: PixelRect? = nil
+    ) throws -> [[Float]] {
         let canvas = PixelRect(x: 0, y: 0, width: width, height: height)
         let out = output ?? canvas
         let input = out.expanded(by: operation.halo).intersection(canvas)
@@ -42,7 +45,8 @@ final class ArrayRows: LinearRowSource {
         for y in input.y..<input.maxY {
             for x in input.x..<input.maxX { pixels += Array(repeating: values[y * width + x], count: 3) }
         }
-        let stage = GaussianRows(upstream: ArrayRows(region: input, pixels: pixels), operation: operation, canvas: canvas, output: out)
+        let stage = GaussianRows(
+            upstream: ArrayRows(region: input, pixels: pixels), operation: operation, canvas: canvas, output: out)
         var rows: [[Float]] = []
         var row = [Float](repeating: 0, count: out.width * 3)
         for _ in 0..<out.height {
@@ -102,8 +106,10 @@ final class ArrayRows: LinearRowSource {
     @Test func geometryWidensTheReadRectByEveryHalo() throws {
         let geometry = try RenderGeometry(
             storedSize: PixelSize(width: 100, height: 80), orientation: .up,
-            operations: [.gaussianBlur(sigma: 1), .crop(PixelRect(x: 10, y: 10, width: 20, height: 20)),
-                         .unsharpMask(sigma: 2, intensity: 1), .crop(PixelRect(x: 0, y: 0, width: 10, height: 10))])
+            operations: [
+                .gaussianBlur(sigma: 1), .crop(PixelRect(x: 10, y: 10, width: 20, height: 20)),
+                .unsharpMask(sigma: 2, intensity: 1), .crop(PixelRect(x: 0, y: 0, width: 10, height: 10)),
+            ])
         // Output (10,10) 10×10; the unsharp mask (r 6) needs (4,4) 22×22, clamped by its
         // canvas (the first crop, (10,10) 20×20) to (10,10) 16×16; the blur (r 3) on the full
         // image widens that to (7,7) 22×22.
@@ -118,16 +124,20 @@ final class ArrayRows: LinearRowSource {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
-        let operations: [ImageOperation] = [.gaussianBlur(sigma: 2.5), .crop(PixelRect(x: 3, y: 5, width: 300, height: 200)),
-                                            .unsharpMask(sigma: 1, intensity: 1), .vignette(intensity: 1, radius: 1)]
+        let operations: [ImageOperation] = [
+            .gaussianBlur(sigma: 2.5), .crop(PixelRect(x: 3, y: 5, width: 300, height: 200)),
+            .unsharpMask(sigma: 1, intensity: 1), .vignette(intensity: 1, radius: 1),
+        ]
         var outputs: [Data] = []
         var heights: Set<Int> = []
         for (index, budget) in [600 << 10, 2 << 20, 1 << 30].enumerated() {
             let output = folder.file("out-\(budget).jpg")
-            var request = RenderRequest(operations: operations,
-                                        limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
+            var request = RenderRequest(
+                operations: operations,
+                limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
             request.threads = index % 2 + 1
-            heights.insert(try Renderer.render(request, input: input, output: output, orientation: orientation).plan.stripHeight)
+            heights.insert(
+                try Renderer.render(request, input: input, output: output, orientation: orientation).plan.stripHeight)
             outputs.append(try Data(contentsOf: URL(fileURLWithPath: output)))
         }
         #expect(heights.count > 1)
@@ -141,17 +151,20 @@ final class ArrayRows: LinearRowSource {
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
         func render(_ operations: [ImageOperation], _ name: String) throws -> DecodedImage {
-            let request = RenderRequest(operations: operations,
-                                        encoding: .init(quality: 100), spillDirectory: folder.path)
+            let request = RenderRequest(
+                operations: operations,
+                encoding: .init(quality: 100), spillDirectory: folder.path)
             _ = try Renderer.render(request, input: input, output: folder.file(name), orientation: .up)
             return try DecodedImage(path: folder.file(name))
         }
         let whole = try render([.gaussianBlur(sigma: 3)], "whole.jpg")
-        let cropped = try render([.gaussianBlur(sigma: 3), .crop(PixelRect(x: 64, y: 48, width: 128, height: 96))], "crop.jpg")
+        let cropped = try render(
+            [.gaussianBlur(sigma: 3), .crop(PixelRect(x: 64, y: 48, width: 128, height: 96))], "crop.jpg")
         var worst = 0
         for y in 0..<96 {
             for x in 0..<128 {
-                let a = whole.pixel(x + 64, y + 48), b = cropped.pixel(x, y)
+                let a = whole.pixel(x + 64, y + 48)
+                let b = cropped.pixel(x, y)
                 worst = max(worst, zip(a, b).map { abs(Int($0) - Int($1)) }.max()!)
             }
         }

@@ -46,19 +46,24 @@ import Testing
         for value in 1...8 {
             let input = Fixtures.exifSample("orientation/landscape_\(value).jpg").path
             let output = folder.file("landscape_\(value).jpg")
-            let request = RenderRequest(operations: [],
-                                        limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
-            let result = try Renderer.render(request, input: input, output: output, orientation: Orientation(exifValue: value))
+            let request = RenderRequest(
+                operations: [],
+                limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
+            let result = try Renderer.render(
+                request, input: input, output: output, orientation: Orientation(exifValue: value))
             spills.insert(result.plan.spill)
             rendered.append(try DecodedImage(path: output))
         }
         let reference = rendered[1]
         for (index, image) in rendered.enumerated() {
-            #expect(image.width == 600 && image.height == 450, "orientation \(index + 1) is \(image.width)×\(image.height)")
+            #expect(
+                image.width == 600 && image.height == 450, "orientation \(index + 1) is \(image.width)×\(image.height)")
             let difference = image.contentDifference(to: reference)
             #expect(difference < 10, "orientation \(index + 1) differs from orientation 2 by \(difference) per sample")
         }
-        #expect(reference.mirrored().contentDifference(to: reference) > 30, "the comparison must tell a mirrored image apart")
+        #expect(
+            reference.mirrored().contentDifference(to: reference) > 30,
+            "the comparison must tell a mirrored image apart")
         #expect(spills.contains(budget == 1 << 20 ? .file : .memory))
         // Only the output files remain: no partial or spill files are left behind.
         #expect(folder.contents() == (1...8).map { "landscape_\($0).jpg" }.sorted())
@@ -84,18 +89,24 @@ import Testing
         try DecodedImage(width: stored.width, height: stored.height, pixels: pixels).write(to: input)
         let original = try DecodedImage(path: input)
         let output = folder.file("out.jpg")
-        let request = RenderRequest(operations: [],
-                                    encoding: .init(quality: 100), spillDirectory: folder.path)
+        let request = RenderRequest(
+            operations: [],
+            encoding: .init(quality: 100), spillDirectory: folder.path)
         _ = try Renderer.render(request, input: input, output: output, orientation: orientation)
         let rendered = try DecodedImage(path: output)
         let expected = orientation.orientedSize(of: stored)
         #expect(rendered.width == expected.width && rendered.height == expected.height)
         let map = orientation.storedPixelMap(stored: stored)
-        for (x, y) in [(3, 3), (12, 4), (expected.width - 4, 3), (4, expected.height - 4), (expected.width - 4, expected.height - 4)] {
+        for (x, y) in [
+            (3, 3), (12, 4), (expected.width - 4, 3), (4, expected.height - 4),
+            (expected.width - 4, expected.height - 4),
+        ] {
             let s = map.stored(x: x, y: y)
             let want = original.pixel(s.x, s.y).map(Int.init)
             let got = rendered.pixel(x, y).map(Int.init)
-            #expect(zip(want, got).allSatisfy { abs($0 - $1) <= 2 }, "output (\(x),\(y)) = \(got), stored (\(s.x),\(s.y)) = \(want)")
+            #expect(
+                zip(want, got).allSatisfy { abs($0 - $1) <= 2 },
+                "output (\(x),\(y)) = \(got), stored (\(s.x),\(s.y)) = \(want)")
         }
     }
 }

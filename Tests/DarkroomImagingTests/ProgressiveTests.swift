@@ -20,8 +20,9 @@ import Testing
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
         #expect(try JPEGDecoder(source: FileSource(path: input)).header.isProgressive)
-        let request = RenderRequest(operations: [.sepia(intensity: 1)],
-                                    limits: RenderLimits(memoryBudget: 8 << 20), spillDirectory: folder.path)
+        let request = RenderRequest(
+            operations: [.sepia(intensity: 1)],
+            limits: RenderLimits(memoryBudget: 8 << 20), spillDirectory: folder.path)
         let result = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .right)
         #expect(result.plan.isProgressive && result.outputSize == PixelSize(width: 480, height: 640))
     }
@@ -31,12 +32,15 @@ import Testing
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
         // 640×480 at 4:2:0: 1.5 samples a pixel × 2 bytes ≈ 900 KiB of coefficients.
-        let request = RenderRequest(operations: [],
-                                    limits: RenderLimits(memoryBudget: 512 << 10), spillDirectory: folder.path)
+        let request = RenderRequest(
+            operations: [],
+            limits: RenderLimits(memoryBudget: 512 << 10), spillDirectory: folder.path)
         #expect {
             _ = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else { return false }
+            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else {
+                return false
+            }
             return needed > 900_000 && budget == 512 << 10 && reason.contains("progressive")
                 && "\(error)".contains("raise --memory-budget")
         }
@@ -54,8 +58,10 @@ import Testing
         let scans = zip(bytes, bytes.dropFirst()).filter { $0 == (0xFF, 0xDA) }.count
         #expect(scans == 10)
         for (maxScans, renders) in [(scans, true), (scans - 1, false)] {
-            let request = RenderRequest(operations: [], limits: RenderLimits(maxScans: maxScans), spillDirectory: folder.path)
-            let rendered = (try? Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)) != nil
+            let request = RenderRequest(
+                operations: [], limits: RenderLimits(maxScans: maxScans), spillDirectory: folder.path)
+            let rendered =
+                (try? Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)) != nil
             #expect(rendered == renders, "maxScans \(maxScans) with \(scans) scans")
         }
     }
@@ -64,8 +70,9 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = try progressiveSample(in: folder)
-        let request = RenderRequest(operations: [],
-                                    limits: RenderLimits(maxScans: 3), spillDirectory: folder.path)
+        let request = RenderRequest(
+            operations: [],
+            limits: RenderLimits(maxScans: 3), spillDirectory: folder.path)
         #expect {
             _ = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)
         } throws: { "\($0)".contains("more than 3 scans") }

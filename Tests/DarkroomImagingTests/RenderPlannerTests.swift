@@ -1,20 +1,28 @@
-@testable import DarkroomImaging
 import JPEGTurbo
 import Testing
 
+@testable import DarkroomImaging
+
 @Suite struct RenderPlannerTests {
     func header(_ width: Int, _ height: Int, progressive: Bool = false) -> JPEGHeader {
-        JPEGHeader(width: width, height: height, components: 3, colorSpace: .ycbcr, isProgressive: progressive,
-                   samplingFactors: [.init(horizontal: 2, vertical: 2), .init(horizontal: 1, vertical: 1), .init(horizontal: 1, vertical: 1)])
+        JPEGHeader(
+            width: width, height: height, components: 3, colorSpace: .ycbcr, isProgressive: progressive,
+            samplingFactors: [
+                .init(horizontal: 2, vertical: 2), .init(horizontal: 1, vertical: 1), .init(horizontal: 1, vertical: 1),
+            ])
     }
 
-    func plan(_ width: Int, _ height: Int, _ orientation: Orientation = .up, budget: Int,
-              operations: [ImageOperation] = [], progressive: Bool = false,
-              huffman: RenderPlanner.HuffmanOptimisation = .off) throws -> RenderPlan {
-        let geometry = try RenderGeometry(storedSize: PixelSize(width: width, height: height), orientation: orientation, operations: operations)
-        return try RenderPlanner.plan(header: header(width, height, progressive: progressive), geometry: geometry,
-                                      encoding: JPEGEncoding(quality: 92), huffman: huffman,
-                                      limits: RenderLimits(memoryBudget: budget))
+    func plan(
+        _ width: Int, _ height: Int, _ orientation: Orientation = .up, budget: Int,
+        operations: [ImageOperation] = [], progressive: Bool = false,
+        huffman: RenderPlanner.HuffmanOptimisation = .off
+    ) throws -> RenderPlan {
+        let geometry = try RenderGeometry(
+            storedSize: PixelSize(width: width, height: height), orientation: orientation, operations: operations)
+        return try RenderPlanner.plan(
+            header: header(width, height, progressive: progressive), geometry: geometry,
+            encoding: JPEGEncoding(quality: 92), huffman: huffman,
+            limits: RenderLimits(memoryBudget: budget))
     }
 
     @Test func stripsShrinkToFitTheBudgetAndStayInsideIt() throws {
@@ -53,10 +61,12 @@ import Testing
     }
 
     @Test func pixelLimitRefusesBombs() {
-        let geometry = try! RenderGeometry(storedSize: PixelSize(width: 60000, height: 60000), orientation: .up, operations: [])
+        let geometry = try! RenderGeometry(
+            storedSize: PixelSize(width: 60000, height: 60000), orientation: .up, operations: [])
         #expect(throws: RenderError.imageTooLarge(pixels: 3_600_000_000, limit: RenderLimits.defaultMaxPixels)) {
-            _ = try RenderPlanner.plan(header: header(60000, 60000), geometry: geometry,
-                                       encoding: JPEGEncoding(quality: 92), limits: RenderLimits())
+            _ = try RenderPlanner.plan(
+                header: header(60000, 60000), geometry: geometry,
+                encoding: JPEGEncoding(quality: 92), limits: RenderLimits())
         }
     }
 
@@ -65,7 +75,10 @@ import Testing
         #expect(RenderLimits.defaultMaxPixels == 16383 * 16383)
         #expect(try plan(16383, 16383, budget: 256 << 20).geometry.storedSize.area == RenderLimits.defaultMaxPixels)
         // 268 402 690 = 10 × 26 840 269.
-        #expect(throws: RenderError.imageTooLarge(pixels: RenderLimits.defaultMaxPixels + 1, limit: RenderLimits.defaultMaxPixels)) {
+        #expect(
+            throws: RenderError.imageTooLarge(
+                pixels: RenderLimits.defaultMaxPixels + 1, limit: RenderLimits.defaultMaxPixels)
+        ) {
             _ = try plan(10, 26_840_269, budget: 256 << 20)
         }
     }
@@ -81,8 +94,10 @@ import Testing
         // Orientation 6 turns 40×30 into 30×40; crop 20×20 at (5,10), then 10×10 at (2,3).
         let geometry = try RenderGeometry(
             storedSize: PixelSize(width: 40, height: 30), orientation: .right,
-            operations: [.exposure(ev: 1), .crop(PixelRect(x: 5, y: 10, width: 20, height: 20)),
-                         .sepia(intensity: 1), .crop(PixelRect(x: 2, y: 3, width: 10, height: 10))])
+            operations: [
+                .exposure(ev: 1), .crop(PixelRect(x: 5, y: 10, width: 20, height: 20)),
+                .sepia(intensity: 1), .crop(PixelRect(x: 2, y: 3, width: 10, height: 10)),
+            ])
         #expect(geometry.outputRect == PixelRect(x: 7, y: 13, width: 10, height: 10))
         #expect(geometry.steps[0].canvas == PixelSize(width: 30, height: 40))
         #expect(geometry.steps[0].offsetX == 7 && geometry.steps[0].offsetY == 13)
@@ -91,8 +106,9 @@ import Testing
         // Output (0,0) is upright (7,13): stored (13, 29 − 7 − 9) … the stored rect spans 10×10.
         #expect(geometry.storedRect.size == PixelSize(width: 10, height: 10))
         #expect(throws: RenderError.self) {
-            _ = try RenderGeometry(storedSize: PixelSize(width: 40, height: 30), orientation: .up,
-                                   operations: [.crop(PixelRect(x: 35, y: 0, width: 10, height: 10))])
+            _ = try RenderGeometry(
+                storedSize: PixelSize(width: 40, height: 30), orientation: .up,
+                operations: [.crop(PixelRect(x: 35, y: 0, width: 10, height: 10))])
         }
     }
 

@@ -6,7 +6,8 @@ import JPEGTurbo
 import Testing
 
 @Suite struct RenderTests {
-    func request(_ operations: [ImageOperation] = [], budget: Int = 64 << 20, folder: TemporaryFolder) -> RenderRequest {
+    func request(_ operations: [ImageOperation] = [], budget: Int = 64 << 20, folder: TemporaryFolder) -> RenderRequest
+    {
         RenderRequest(operations: operations, limits: RenderLimits(memoryBudget: budget), spillDirectory: folder.path)
     }
 
@@ -16,7 +17,8 @@ import Testing
         defer { folder.remove() }
         let output = folder.file("out.jpg")
         #expect {
-            _ = try Renderer.render(request([.sepia(intensity: 1)], folder: folder), input: input, output: output, orientation: .up)
+            _ = try Renderer.render(
+                request([.sepia(intensity: 1)], folder: folder), input: input, output: output, orientation: .up)
         } throws: { error in
             guard case .jpeg(let jpeg)? = error as? RenderError else { return false }
             return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)
@@ -55,11 +57,13 @@ import Testing
         defer { folder.remove() }
         let input = "/nonexistent/original.jpg"
         #expect {
-            _ = try Renderer.render(request([.sepia(intensity: 1)], folder: folder), input: input, output: folder.file("out.jpg"),
-                                    orientation: .up)
+            _ = try Renderer.render(
+                request([.sepia(intensity: 1)], folder: folder), input: input, output: folder.file("out.jpg"),
+                orientation: .up)
         } throws: { error in
             guard let stream = error as? StreamError else { return false }
-            return stream.code == .notFound && stream.object == input && stream.systemErrno == ENOENT && "\(error)".contains("No such file")
+            return stream.code == .notFound && stream.object == input && stream.systemErrno == ENOENT
+                && "\(error)".contains("No such file")
         }
         #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")
     }
@@ -71,7 +75,9 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
-        let operations: [ImageOperation] = [.exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7)]
+        let operations: [ImageOperation] = [
+            .exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7),
+        ]
         var outputs: [Data] = []
         var plans: Set<Int> = []
         for (index, budget) in [400 << 10, 1 << 20, 4 << 20, 1 << 30].enumerated() {
@@ -108,13 +114,16 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
-        let full = folder.file("full.jpg"), cropped = folder.file("cropped.jpg")
+        let full = folder.file("full.jpg")
+        let cropped = folder.file("cropped.jpg")
         _ = try Renderer.render(request(folder: folder), input: input, output: full, orientation: .right)
         let result = try Renderer.render(
-            request([.crop(PixelRect(x: 100, y: 200, width: 64, height: 48))], folder: folder), input: input, output: cropped,
+            request([.crop(PixelRect(x: 100, y: 200, width: 64, height: 48))], folder: folder), input: input,
+            output: cropped,
             orientation: .right)
         #expect(result.outputSize == PixelSize(width: 64, height: 48))
-        let whole = try DecodedImage(path: full), part = try DecodedImage(path: cropped)
+        let whole = try DecodedImage(path: full)
+        let part = try DecodedImage(path: cropped)
         func region(x: Int, y: Int) -> DecodedImage {
             var pixels = [UInt8]()
             for row in y..<(y + 48) { for column in x..<(x + 64) { pixels += whole.pixel(column, row) } }
@@ -133,8 +142,9 @@ import Testing
         defer { folder.remove() }
         let output = folder.file("out.jpg")
         #expect(throws: RenderError.self) {
-            _ = try Renderer.render(request(budget: 64 << 10, folder: folder), input: Fixtures.exifSample("gps/DSCN0010.jpg").path,
-                                    output: output, orientation: .up)
+            _ = try Renderer.render(
+                request(budget: 64 << 10, folder: folder), input: Fixtures.exifSample("gps/DSCN0010.jpg").path,
+                output: output, orientation: .up)
         }
         #expect(folder.contents().isEmpty)
     }
@@ -148,13 +158,15 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let checks = Counter()
-        var request = RenderRequest(operations: [.sepia(intensity: 1)], limits: RenderLimits(memoryBudget: 1 << 20),
-                                    spillDirectory: folder.path)
+        var request = RenderRequest(
+            operations: [.sepia(intensity: 1)], limits: RenderLimits(memoryBudget: 1 << 20),
+            spillDirectory: folder.path)
         request.threads = threads
         request.isCancelled = { checks.increment() > 3 }
         #expect(throws: RenderError.cancelled) {
-            _ = try Renderer.render(request, input: Fixtures.exifSample("gps/DSCN0010.jpg").path, output: folder.file("out.jpg"),
-                                    display: folder.file("display.jpg"), orientation: orientation)
+            _ = try Renderer.render(
+                request, input: Fixtures.exifSample("gps/DSCN0010.jpg").path, output: folder.file("out.jpg"),
+                display: folder.file("display.jpg"), orientation: orientation)
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }

@@ -19,7 +19,8 @@ import Testing
         var request = RenderRequest(operations: [], spillDirectory: "/tmp")
         request.decodeScaleEighths = 7
         let output = MemoryUpload()
-        let result = try Renderer.render(request, from: ChunkedSource(photo, maxChunk: 1 << 16), to: output, orientation: .right)
+        let result = try Renderer.render(
+            request, from: ChunkedSource(photo, maxChunk: 1 << 16), to: output, orientation: .right)
         #expect(result.outputSize == PixelSize(width: 525, height: 394))
         let decoder = try JPEGDecoder(source: ChunkedSource(try #require(output.committed), maxChunk: 1 << 16))
         #expect(decoder.header.width == 525 && decoder.header.height == 394)

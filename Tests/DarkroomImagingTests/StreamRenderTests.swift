@@ -10,10 +10,13 @@ import Testing
 /// nothing, leaving no temporary behind.
 @Suite struct StreamRenderTests {
     let input = Fixtures.exifSample("gps/DSCN0010.jpg")
-    let operations: [ImageOperation] = [.exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7)]
+    let operations: [ImageOperation] = [
+        .exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7),
+    ]
 
     func request(threads: Int = 1, folder: TemporaryFolder) -> RenderRequest {
-        var request = RenderRequest(operations: operations, limits: RenderLimits(memoryBudget: 1 << 20), spillDirectory: folder.path)
+        var request = RenderRequest(
+            operations: operations, limits: RenderLimits(memoryBudget: 1 << 20), spillDirectory: folder.path)
         request.threads = threads
         return request
     }
@@ -22,15 +25,21 @@ import Testing
     func tinyChunksRenderTheSameBytesAsAFile(orientation: Orientation, threads: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        _ = try Renderer.render(request(threads: threads, folder: folder), input: input.path, output: folder.file("file.jpg"),
-                                display: folder.file("file.display.jpg"), orientation: orientation)
-        let output = MemoryUpload(), display = MemoryUpload()
+        _ = try Renderer.render(
+            request(threads: threads, folder: folder), input: input.path, output: folder.file("file.jpg"),
+            display: folder.file("file.display.jpg"), orientation: orientation)
+        let output = MemoryUpload()
+        let display = MemoryUpload()
         var request = request(threads: threads, folder: folder)
         request.displayLongestSide = 2048
-        let result = try Renderer.render(request, from: ChunkedSource(try Fixtures.bytes(of: input), maxChunk: 13, seed: 7),
-                                         to: output, display: display, orientation: orientation)
-        #expect(output.committed.map { Data($0) } == (try Data(contentsOf: URL(fileURLWithPath: folder.file("file.jpg")))))
-        #expect(display.committed.map { Data($0) } == (try Data(contentsOf: URL(fileURLWithPath: folder.file("file.display.jpg")))))
+        let result = try Renderer.render(
+            request, from: ChunkedSource(try Fixtures.bytes(of: input), maxChunk: 13, seed: 7),
+            to: output, display: display, orientation: orientation)
+        #expect(
+            output.committed.map { Data($0) } == (try Data(contentsOf: URL(fileURLWithPath: folder.file("file.jpg")))))
+        #expect(
+            display.committed.map { Data($0) }
+                == (try Data(contentsOf: URL(fileURLWithPath: folder.file("file.display.jpg")))))
         #expect(result.outputBytes == output.committed?.count)
     }
 
@@ -41,10 +50,13 @@ import Testing
     func aSourceThatFailsMidFilePublishesNothing(threads: Int) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        let source = ChunkedSource(try Fixtures.bytes(of: input), name: "originals/ab/ab12.jpg", maxChunk: 4096, failAfter: 40_000)
-        let output = try FileUpload(finalPath: folder.file("out.jpg")), display = try FileUpload(finalPath: folder.file("display.jpg"))
+        let source = ChunkedSource(
+            try Fixtures.bytes(of: input), name: "originals/ab/ab12.jpg", maxChunk: 4096, failAfter: 40_000)
+        let output = try FileUpload(finalPath: folder.file("out.jpg"))
+        let display = try FileUpload(finalPath: folder.file("display.jpg"))
         #expect {
-            _ = try Renderer.render(request(threads: threads, folder: folder), from: source, to: output, display: display, orientation: .up)
+            _ = try Renderer.render(
+                request(threads: threads, folder: folder), from: source, to: output, display: display, orientation: .up)
         } throws: { error in
             guard case .jpeg(let jpeg)? = error as? RenderError, let cause = jpeg.cause else { return false }
             return jpeg.code == .io && jpeg.path == "originals/ab/ab12.jpg" && jpeg.byteOffset == 40_000
@@ -66,11 +78,13 @@ import Testing
         let failing = failDisplay ? "renders/1/2.display.jpg" : "renders/1/2.jpg"
         #expect(folder.contents().count == 2, "both temporaries exist while the render runs")
         #expect {
-            _ = try Renderer.render(request(threads: threads, folder: folder), from: FileSource(path: input.path), to: output,
-                                    display: display, orientation: .right)
+            _ = try Renderer.render(
+                request(threads: threads, folder: folder), from: FileSource(path: input.path), to: output,
+                display: display, orientation: .right)
         } throws: { error in
             guard case .jpeg(let jpeg)? = error as? RenderError else { return false }
-            return jpeg.code == .io && jpeg.path == failing && jpeg.cause?.systemErrno == ENOSPC && "\(error)".contains("no space left")
+            return jpeg.code == .io && jpeg.path == failing && jpeg.cause?.systemErrno == ENOSPC
+                && "\(error)".contains("no space left")
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }

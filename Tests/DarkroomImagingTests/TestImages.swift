@@ -5,8 +5,10 @@ import JPEGTurbo
 
 extension Renderer {
     /// File to file through the local streams, as `darkroom render` runs one.
-    static func render(_ request: RenderRequest, input: String, output: String, display: String? = nil,
-                       orientation: Orientation) throws -> RenderResult {
+    static func render(
+        _ request: RenderRequest, input: String, output: String, display: String? = nil,
+        orientation: Orientation
+    ) throws -> RenderResult {
         let source = try FileSource(path: input)
         let upload = try FileUpload(finalPath: output)
         let displayUpload = try display.map { try FileUpload(finalPath: $0) }

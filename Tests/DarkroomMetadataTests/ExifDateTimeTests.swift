@@ -18,7 +18,7 @@ import Testing
         ("+00:00", 0),
         ("+14:00", -14 * 3600),
         ("+05:45\0", -(5 * 3600 + 45 * 60)),
-        ("   :  ", 0),    // EXIF's "unknown"
+        ("   :  ", 0),  // EXIF's "unknown"
         ("", 0),
     ])
     func offsetShiftsToUTC(offset: String, shift: Int) {
@@ -48,11 +48,16 @@ import Testing
     }
 
     @Test func calendarEdges() {
-        #expect(ExifDateTime.parse("2024:02:29 12:00:00", offset: nil) == ISO8601DateFormatter().date(from: "2024-02-29T12:00:00Z"))
-        #expect(ExifDateTime.parse("2000:02:29 00:00:00", offset: nil) == ISO8601DateFormatter().date(from: "2000-02-29T00:00:00Z"))
+        #expect(
+            ExifDateTime.parse("2024:02:29 12:00:00", offset: nil)
+                == ISO8601DateFormatter().date(from: "2024-02-29T12:00:00Z"))
+        #expect(
+            ExifDateTime.parse("2000:02:29 00:00:00", offset: nil)
+                == ISO8601DateFormatter().date(from: "2000-02-29T00:00:00Z"))
         #expect(ExifDateTime.parse("1900:02:29 00:00:00", offset: nil) == nil)
         #expect(ExifDateTime.parse("1970:01:01 00:00:00", offset: nil) == Date(timeIntervalSince1970: 0))
         #expect(ExifDateTime.parse("1969:12:31 23:59:59", offset: nil) == Date(timeIntervalSince1970: -1))
-        #expect(ExifDateTime.parse("2001:01:01 00:00:00", offset: "+01:00") == Date(timeIntervalSinceReferenceDate: -3600))
+        #expect(
+            ExifDateTime.parse("2001:01:01 00:00:00", offset: "+01:00") == Date(timeIntervalSinceReferenceDate: -3600))
     }
 }

@@ -9,11 +9,15 @@ import Testing
         #expect(document.value(.make, in: .zero) == .ascii("NIKON"))
         #expect(document.value(.orientation, in: .zero) == .shorts([1]))
         #expect(document.value(.pixelXDimension, in: .exif) == .longs([640]))
-        #expect(document.value(.gpsLatitude, in: .gps) == .rationals([.init(43, 1), .init(28, 1), .init(281400000, 100000000)]))
+        #expect(
+            document.value(.gpsLatitude, in: .gps)
+                == .rationals([.init(43, 1), .init(28, 1), .init(281_400_000, 100_000_000)]))
         #expect(document.value(.gpsAltitudeRef, in: .gps) == .bytes([0]))
         // Same number, other IFD: 0x0002 is InteroperabilityVersion there.
         #expect(document.value(.gpsLatitude, in: .interoperability) == .undefined(Array("0100".utf8)))
-        #expect(document.value(.makerNote, in: .exif).map { if case .undefined(let b) = $0 { b.count } else { -1 } } == 3298)
+        #expect(
+            document.value(.makerNote, in: .exif).map { if case .undefined(let b) = $0 { b.count } else { -1 } } == 3298
+        )
         #expect(document.thumbnail?.count == 6702)
         #expect(document.thumbnail?.starts(with: [0xFF, 0xD8]) == true)
         #expect(document.warnings.isEmpty)

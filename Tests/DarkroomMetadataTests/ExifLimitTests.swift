@@ -9,7 +9,10 @@ import Testing
     /// Little-endian TIFF directories laid out one after the other from offset 8, each entry's
     /// value either a number or the offset of another directory; IFD0 is the first.
     struct LinkedDirectories {
-        enum Value { case number(UInt32), directory(Int) }
+        enum Value {
+            case number(UInt32)
+            case directory(Int)
+        }
         typealias Entry = (tag: UInt16, type: UInt16, count: UInt32, value: Value)
         var directories: [[Entry]]
         /// IFD0's next-directory link (IFD1).
@@ -20,15 +23,18 @@ import Testing
         }
 
         var payload: [UInt8] {
-            func le(_ value: UInt32, _ size: Int) -> [UInt8] { (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+            func le(_ value: UInt32, _ size: Int) -> [UInt8] {
+                (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+            }
             var tiff = Array("II".utf8) + le(42, 2) + le(8, 4)
             for (index, entries) in directories.enumerated() {
                 tiff += le(UInt32(entries.count), 2)
                 for entry in entries {
-                    let value: UInt32 = switch entry.value {
-                    case .number(let number): number
-                    case .directory(let target): UInt32(offset(of: target))
-                    }
+                    let value: UInt32 =
+                        switch entry.value {
+                        case .number(let number): number
+                        case .directory(let target): UInt32(offset(of: target))
+                        }
                     tiff += le(UInt32(entry.tag), 2) + le(UInt32(entry.type), 2) + le(entry.count, 4) + le(value, 4)
                 }
                 tiff += le(index == 0 ? UInt32(ifd1.map(offset(of:)) ?? 0) : 0, 4)
@@ -48,7 +54,10 @@ import Testing
     }
 
     func rewriteError(_ payload: [UInt8]) -> ExifRewriteError.Code? {
-        do { _ = try rewrite(payload); return nil } catch { return error.code }
+        do {
+            _ = try rewrite(payload)
+            return nil
+        } catch { return error.code }
     }
 
     @Test func payloadSize() throws {
@@ -66,8 +75,10 @@ import Testing
     @Test func directories() throws {
         // IFD0 and a chain of directories, each pointing to the next (GPS, then Interoperability ones).
         func chain(_ count: Int) -> [UInt8] {
-            LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1)]]
-                + (1..<count).map { $0 + 1 < count ? [Self.pointer(0xA005, to: $0 + 1)] : [Self.latitude] }).payload
+            LinkedDirectories(
+                directories: [[Self.make, Self.pointer(0x8825, to: 1)]]
+                    + (1..<count).map { $0 + 1 < count ? [Self.pointer(0xA005, to: $0 + 1)] : [Self.latitude] }
+            ).payload
         }
         #expect(rewriteError(chain(16)) == nil)
         #expect(rewriteError(chain(17)) == .tooManyDirectories)
@@ -76,18 +87,27 @@ import Testing
     /// Found by fuzz-exif-rewrite: IFD1 held the GPS pointer, so libexif read a location that
     /// unlinking IFD1 removed.
     @Test func pointerInIFD1IsRefused() throws {
-        let layout = LinkedDirectories(directories: [[Self.make], [Self.pointer(0x8825, to: 2)], [Self.latitude]], ifd1: 1)
-        #expect(try ExifDocument(app1Payload: layout.payload).value(.gpsLatitudeRef, in: .gps) == .ascii("N"), "libexif reads it")
+        let layout = LinkedDirectories(
+            directories: [[Self.make], [Self.pointer(0x8825, to: 2)], [Self.latitude]], ifd1: 1)
+        #expect(
+            try ExifDocument(app1Payload: layout.payload).value(.gpsLatitudeRef, in: .gps) == .ascii("N"),
+            "libexif reads it")
         #expect(rewriteError(layout.payload) == .misplacedPointer)
     }
 
     @Test func secondExifIFDIsRefused() {
         // libexif reads an Exif IFD that a GPS IFD points to; the rewrite patches only IFD0's.
-        let inGPS = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 2)], [Self.latitude]])
+        let inGPS = LinkedDirectories(directories: [
+            [Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 2)], [Self.latitude],
+        ])
         #expect(rewriteError(inGPS.payload) == .misplacedPointer)
-        let toIFD0 = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 0)]])
+        let toIFD0 = LinkedDirectories(directories: [
+            [Self.make, Self.pointer(0x8825, to: 1)], [Self.pointer(0x8769, to: 0)],
+        ])
         #expect(rewriteError(toIFD0.payload) == .misplacedPointer)
-        let twice = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8769, to: 1), Self.pointer(0x8769, to: 2)], [Self.latitude], [Self.latitude]])
+        let twice = LinkedDirectories(directories: [
+            [Self.make, Self.pointer(0x8769, to: 1), Self.pointer(0x8769, to: 2)], [Self.latitude], [Self.latitude],
+        ])
         #expect(rewriteError(twice.payload) == .misplacedPointer)
     }
 
@@ -96,7 +116,9 @@ import Testing
         // directory is kept from the thumbnail eraser: a thumbnail on top of it is refused.
         let thumbnail: [LinkedDirectories.Entry] = [(0x0201, 4, 1, .directory(1)), (0x0202, 4, 1, .number(12))]
         for count: UInt32 in [0, 1, 2] {
-            let layout = LinkedDirectories(directories: [[Self.make, Self.pointer(0x8825, to: 1, count: count)], [Self.latitude], thumbnail], ifd1: 2)
+            let layout = LinkedDirectories(
+                directories: [[Self.make, Self.pointer(0x8825, to: 1, count: count)], [Self.latitude], thumbnail],
+                ifd1: 2)
             #expect(rewriteError(layout.payload) == .overlappingStructures, "count \(count)")
         }
     }

@@ -43,14 +43,15 @@ import Testing
         #expect(degrees((180, 1), (0, 1), (1, 1), "E") == nil)
     }
 
-    @Test(arguments: [
-        ((10, 0), (0, 1), (0, 1)),      // zero denominator in degrees
-        ((10, 1), (5, 0), (0, 1)),      // … in minutes
-        ((10, 1), (5, 1), (0, 0)),      // … in seconds
-        ((10, 1), (60, 1), (0, 1)),     // minutes out of range
-        ((10, 1), (5, 1), (60, 1)),     // seconds out of range
-        ((10, 1), (5, 1), (6001, 100)), // 60.01 seconds
-    ] as [((UInt32, UInt32), (UInt32, UInt32), (UInt32, UInt32))])
+    @Test(
+        arguments: [
+            ((10, 0), (0, 1), (0, 1)),  // zero denominator in degrees
+            ((10, 1), (5, 0), (0, 1)),  // … in minutes
+            ((10, 1), (5, 1), (0, 0)),  // … in seconds
+            ((10, 1), (60, 1), (0, 1)),  // minutes out of range
+            ((10, 1), (5, 1), (60, 1)),  // seconds out of range
+            ((10, 1), (5, 1), (6001, 100)),  // 60.01 seconds
+        ] as [((UInt32, UInt32), (UInt32, UInt32), (UInt32, UInt32))])
     func badRationalsAreRejected(d: (UInt32, UInt32), m: (UInt32, UInt32), s: (UInt32, UInt32)) {
         #expect(degrees(d, m, s, "N") == nil)
     }
@@ -61,7 +62,7 @@ import Testing
     }
 
     @Test func altitudeSignFollowsReference() {
-        let altitude = ExifRational(105532, 165)   // 639.5878…
+        let altitude = ExifRational(105532, 165)  // 639.5878…
         #expect(GPSCoordinate.altitudeMetres(altitude: altitude, reference: 0) == 105532.0 / 165)
         #expect(GPSCoordinate.altitudeMetres(altitude: altitude, reference: nil) == 105532.0 / 165)
         #expect(GPSCoordinate.altitudeMetres(altitude: altitude, reference: 1) == -105532.0 / 165)

@@ -39,7 +39,8 @@ import Testing
         #expect(rewriteError([])?.code == .notExifPayload)
         #expect(rewriteError(Array("Exif".utf8))?.code == .notExifPayload)
         #expect(rewriteError(Array("JFIF\0\0II*\0".utf8))?.code == .notExifPayload)
-        #expect(rewriteError(Array("Exif".utf8) + [0, 0] + [UInt8](repeating: 0, count: 65_528))?.code == .payloadTooLarge)
+        #expect(
+            rewriteError(Array("Exif".utf8) + [0, 0] + [UInt8](repeating: 0, count: 65_528))?.code == .payloadTooLarge)
         let valid = sample().payload
         #expect(rewriteError(valid, width: 0)?.code == .invalidDimensions)
         #expect(rewriteError(valid, height: -3)?.code == .invalidDimensions)
@@ -58,9 +59,12 @@ import Testing
     @Test func offsetsPastTheEnd() {
         let valid = sample().payload
         #expect(rewriteError(patched(valid, at: 10, 0xFFFF_FFF0))?.code == .outOfBounds, "IFD0 offset")
-        #expect(rewriteError(patched(valid, at: 10, UInt32(valid.count - 6 - 1)))?.code == .outOfBounds, "IFD0 count cut off")
+        #expect(
+            rewriteError(patched(valid, at: 10, UInt32(valid.count - 6 - 1)))?.code == .outOfBounds,
+            "IFD0 count cut off")
         var manyEntries = valid
-        manyEntries[14] = 0xF4; manyEntries[15] = 0x01   // 500 entries
+        manyEntries[14] = 0xF4
+        manyEntries[15] = 0x01  // 500 entries
         #expect(rewriteError(manyEntries)?.code == .outOfBounds, "entries run off the end")
 
         let exifPointer = valid.ifd0EntryIndex(of: 0x8769, bigEndian: false)! + 8
@@ -70,7 +74,7 @@ import Testing
     @Test(arguments: [false, true])
     func truncatedAnywhere(bigEndian: Bool) throws {
         let valid = sample(bigEndian: bigEndian).payload
-        let exifIFDEnd = 6 + 8 + (2 + 12 * 3 + 4) + 6 + (2 + 12 * 2 + 4)   // header, IFD0 + "Maker\0", Exif IFD
+        let exifIFDEnd = 6 + 8 + (2 + 12 * 3 + 4) + 6 + (2 + 12 * 2 + 4)  // header, IFD0 + "Maker\0", Exif IFD
         for length in 0..<valid.count {
             let truncated = Array(valid.prefix(length))
             do {
@@ -90,14 +94,16 @@ import Testing
         var exif = SyntheticExif(bigEndian: true)
         exif.ifd0 = [exif.short(0x0112, 6)]
         var payload = exif.payload
-        payload[14] = 0; payload[15] = 0
+        payload[14] = 0
+        payload[15] = 0
         #expect(rewriteError(payload)?.code == .emptyDirectory)
 
         let valid = sample().payload
         let exifPointer = valid.ifd0EntryIndex(of: 0x8769, bigEndian: false)! + 8
         let exifIFD = 6 + Int(valid[exifPointer])
         var emptyExif = valid
-        emptyExif[exifIFD] = 0; emptyExif[exifIFD + 1] = 0
+        emptyExif[exifIFD] = 0
+        emptyExif[exifIFD + 1] = 0
         #expect(rewriteError(emptyExif)?.code == .emptyDirectory)
     }
 
@@ -107,12 +113,22 @@ import Testing
         let exifPointer = valid.ifd0EntryIndex(of: 0x8769, bigEndian: bigEndian)! + 8
         let ifd1Pointer = 6 + 8 + 2 + 12 * 3
 
-        #expect(rewriteError(patched(valid, at: exifPointer, 8, bigEndian: bigEndian))?.code == .overlappingStructures, "Exif IFD is IFD0")
-        #expect(rewriteError(patched(valid, at: exifPointer, 10, bigEndian: bigEndian))?.code == .overlappingStructures, "Exif IFD inside IFD0")
-        #expect(rewriteError(patched(valid, at: 10, 0, bigEndian: bigEndian))?.code == .overlappingStructures, "IFD0 on the header")
-        #expect(rewriteError(patched(valid, at: ifd1Pointer, 8, bigEndian: bigEndian))?.code == .overlappingStructures, "IFD1 is IFD0")
+        #expect(
+            rewriteError(patched(valid, at: exifPointer, 8, bigEndian: bigEndian))?.code == .overlappingStructures,
+            "Exif IFD is IFD0")
+        #expect(
+            rewriteError(patched(valid, at: exifPointer, 10, bigEndian: bigEndian))?.code == .overlappingStructures,
+            "Exif IFD inside IFD0")
+        #expect(
+            rewriteError(patched(valid, at: 10, 0, bigEndian: bigEndian))?.code == .overlappingStructures,
+            "IFD0 on the header")
+        #expect(
+            rewriteError(patched(valid, at: ifd1Pointer, 8, bigEndian: bigEndian))?.code == .overlappingStructures,
+            "IFD1 is IFD0")
         let exifIFDOffset = UInt32(valid[bigEndian ? exifPointer + 3 : exifPointer])
-        #expect(rewriteError(patched(valid, at: ifd1Pointer, exifIFDOffset, bigEndian: bigEndian))?.code == .overlappingStructures, "IFD1 is the Exif IFD")
+        #expect(
+            rewriteError(patched(valid, at: ifd1Pointer, exifIFDOffset, bigEndian: bigEndian))?.code
+                == .overlappingStructures, "IFD1 is the Exif IFD")
     }
 
     /// Found by fuzz-exif-rewrite: Make's bytes stored over IFD0's own next-IFD field changed
@@ -123,15 +139,19 @@ import Testing
         #expect(rewriteError(valid) == nil)
         let makeOffsetField = valid.ifd0EntryIndex(of: 0x010F, bigEndian: bigEndian)! + 8
         let nextIFDField = UInt32(ifd1PointerIndex(valid) - 6 - 2)
-        #expect(rewriteError(patched(valid, at: makeOffsetField, nextIFDField, bigEndian: bigEndian))?.code == .overlappingStructures, "Make over IFD0's next-IFD field")
+        #expect(
+            rewriteError(patched(valid, at: makeOffsetField, nextIFDField, bigEndian: bigEndian))?.code
+                == .overlappingStructures, "Make over IFD0's next-IFD field")
         let exifPointer = valid.ifd0EntryIndex(of: 0x8769, bigEndian: bigEndian)! + 8
         let exifIFD = UInt32(valid[bigEndian ? exifPointer + 3 : exifPointer])
-        #expect(rewriteError(patched(valid, at: makeOffsetField, exifIFD + 2, bigEndian: bigEndian))?.code == .overlappingStructures, "Make over the Exif IFD's entries")
+        #expect(
+            rewriteError(patched(valid, at: makeOffsetField, exifIFD + 2, bigEndian: bigEndian))?.code
+                == .overlappingStructures, "Make over the Exif IFD's entries")
     }
 
     @Test func malformedPointer() {
         var exif = SyntheticExif(bigEndian: false)
-        exif.ifd0 = [exif.short(0x0112, 6), exif.short(0x8769, 8)]   // a SHORT "pointer"
+        exif.ifd0 = [exif.short(0x0112, 6), exif.short(0x8769, 8)]  // a SHORT "pointer"
         #expect(rewriteError(exif.payload)?.code == .malformedEntry)
     }
 
@@ -142,14 +162,15 @@ import Testing
         // Point the thumbnail at IFD0's out-of-line strings.
         let ifd1 = 6 + Int(valid[ifd1PointerIndex(valid)]) + Int(valid[ifd1PointerIndex(valid) + 1]) << 8
         let thumbnailOffsetField = ifd1 + 2 + 12 * 1 + 8
-        let descriptionOffset: UInt32 = 8 + 2 + 12 * 4 + 4   // first value after IFD0's 4 entries
-        #expect(rewriteError(patched(valid, at: thumbnailOffsetField, descriptionOffset))?.code == .overlappingStructures)
+        let descriptionOffset: UInt32 = 8 + 2 + 12 * 4 + 4  // first value after IFD0's 4 entries
+        #expect(
+            rewriteError(patched(valid, at: thumbnailOffsetField, descriptionOffset))?.code == .overlappingStructures)
     }
 
     @Test func valueOutsideThePayloadDoesNotBlockTheRewrite() throws {
         var payload = sample().payload
         let make = try #require(payload.ifd0EntryIndex(of: 0x010F, bigEndian: false))
-        payload.replaceSubrange(make + 4..<make + 8, with: [0xFF, 0xFF, 0xFF, 0x7F])   // count 2^31 - 1
+        payload.replaceSubrange(make + 4..<make + 8, with: [0xFF, 0xFF, 0xFF, 0x7F])  // count 2^31 - 1
         let rewritten = try OutputExif.rewrite(app1Payload: payload, pixelWidth: 10, pixelHeight: 10)
         let document = try ExifDocument(app1Payload: rewritten)
         #expect(document.thumbnail == nil)
@@ -173,7 +194,9 @@ import Testing
             Array("Exif".utf8) + [0, 0] + Array("MM".utf8) + [0, 42, 0, 0, 0, 8],
         ]
         for round in 0..<3000 {
-            let body = (0..<Int.random(in: 0...400, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let body = (0..<Int.random(in: 0...400, using: &random)).map { _ in
+                UInt8.random(in: 0...255, using: &random)
+            }
             let payload = round.isMultiple(of: 3) ? body : validHeaders[round % 2] + body
             if let rewritten = try? OutputExif.rewrite(app1Payload: payload, pixelWidth: 100, pixelHeight: 100) {
                 #expect(rewritten.count == payload.count)
@@ -196,9 +219,13 @@ import Testing
                 payload[index] = UInt8.random(in: 0...255, using: &random)
             }
             _ = MetadataReader.read(app1Payload: payload)
-            guard let rewritten = try? OutputExif.rewrite(app1Payload: payload, pixelWidth: 64, pixelHeight: 48) else { continue }
+            guard let rewritten = try? OutputExif.rewrite(app1Payload: payload, pixelWidth: 64, pixelHeight: 48) else {
+                continue
+            }
             #expect(rewritten.count == payload.count)
-            if let document = try? ExifDocument(app1Payload: rewritten), let orientation = document.value(.orientation, in: .zero) {
+            if let document = try? ExifDocument(app1Payload: rewritten),
+                let orientation = document.value(.orientation, in: .zero)
+            {
                 #expect(orientation == .shorts([1]))
             }
         }

@@ -12,7 +12,7 @@ import Testing
         // N 43° 28' 2.814", E 11° 53' 6.456" (stored as 645599999/100000000 s).
         #expect(isClose(metadata.latitude, 43.467448333, tolerance: 1e-6))
         #expect(isClose(metadata.longitude, 11.885126666, tolerance: 1e-6))
-        #expect(metadata.altitude == nil)   // GPSAltitudeRef without GPSAltitude
+        #expect(metadata.altitude == nil)  // GPSAltitudeRef without GPSAltitude
         #expect(metadata.creationDate == ISO8601DateFormatter().date(from: "2008-10-22T16:28:39Z"))
         #expect(metadata.orientation == 1)
         #expect(metadata.cameraMake == "NIKON")

@@ -64,12 +64,13 @@ import Testing
         let result = MetadataReader.read(app1Payload: payload)
         #expect(result.metadata.latitude == nil)
         #expect(result.metadata.longitude != nil)
-        #expect(result.warnings == ["GPSLatitude is present but GPSLatitudeRef (N/S or E/W) is missing; location ignored."])
+        #expect(
+            result.warnings == ["GPSLatitude is present but GPSLatitudeRef (N/S or E/W) is missing; location ignored."])
     }
 
     @Test func missingTagsGiveNilsAndNoWarnings() {
         var exif = SyntheticExif(bigEndian: false)
-        exif.ifd0 = [exif.short(0x011A - 2, 1)]   // an unrelated tag (0x0118 MinSampleValue)
+        exif.ifd0 = [exif.short(0x011A - 2, 1)]  // an unrelated tag (0x0118 MinSampleValue)
         let result = MetadataReader.read(app1Payload: exif.payload)
         #expect(result.metadata == PhotoMetadata())
         #expect(result.warnings.isEmpty)
@@ -97,10 +98,13 @@ import Testing
     @Test func dateFallsBackToDigitizedThenDateTime() {
         var exif = SyntheticExif(bigEndian: false)
         exif.ifd0 = [exif.ascii(0x0132, "2020:01:01 10:00:00")]
-        exif.exif = [exif.ascii(0x9003, "0000:00:00 00:00:00"), exif.ascii(0x9004, "2018:05:05 05:05:05"), exif.ascii(0x9012, "+01:00")]
+        exif.exif = [
+            exif.ascii(0x9003, "0000:00:00 00:00:00"), exif.ascii(0x9004, "2018:05:05 05:05:05"),
+            exif.ascii(0x9012, "+01:00"),
+        ]
         var result = MetadataReader.read(app1Payload: exif.payload)
         #expect(result.metadata.creationDate == ISO8601DateFormatter().date(from: "2018-05-05T04:05:05Z"))
-        #expect(result.warnings.isEmpty)   // all zeros means "unknown", not corrupt
+        #expect(result.warnings.isEmpty)  // all zeros means "unknown", not corrupt
 
         exif.exif = [exif.ascii(0x9003, "garbage"), exif.ascii(0x9010, "+02:00")]
         result = MetadataReader.read(app1Payload: exif.payload)

@@ -6,7 +6,9 @@ import Testing
 /// `OutputExif.rewrite` round trips: the result is re-read with libexif and compared with the
 /// original tag by tag.
 @Suite struct OutputExifTests {
-    private static let patched: [ExifIFD: Set<ExifTag>] = [.zero: [.orientation], .exif: [.pixelXDimension, .pixelYDimension]]
+    private static let patched: [ExifIFD: Set<ExifTag>] = [
+        .zero: [.orientation], .exif: [.pixelXDimension, .pixelYDimension],
+    ]
 
     /// Rewrites `original` and checks everything the rendered JPEG relies on.
     private func checkRoundTrip(_ original: [UInt8], width: Int, height: Int, _ name: String) throws {
@@ -52,12 +54,12 @@ import Testing
     }
 
     @Test(arguments: [
-        "gps/DSCN0010.jpg",         // little-endian, Nikon MakerNote, GPS
-        "Nikon_D70.jpg",            // little-endian
-        "Canon_40D.jpg",            // little-endian
-        "Kodak_CX7530.jpg",         // little-endian, dimensions as SHORT[2]
-        "hdr/iphone_hdr_NO.jpg",    // big-endian, Apple MakerNote, GPS
-        "orientation/landscape_6.jpg", // big-endian, no thumbnail
+        "gps/DSCN0010.jpg",  // little-endian, Nikon MakerNote, GPS
+        "Nikon_D70.jpg",  // little-endian
+        "Canon_40D.jpg",  // little-endian
+        "Kodak_CX7530.jpg",  // little-endian, dimensions as SHORT[2]
+        "hdr/iphone_hdr_NO.jpg",  // big-endian, Apple MakerNote, GPS
+        "orientation/landscape_6.jpg",  // big-endian, no thumbnail
         "canon_hdr_NO.jpg",
     ])
     func realFiles(fixture: String) throws {
@@ -68,7 +70,8 @@ import Testing
     @Test func rotatedFixturesBecomeUpright() throws {
         for orientation in 1...8 {
             let rewritten = try OutputExif.rewrite(
-                app1Payload: try exifPayload("orientation/landscape_\(orientation).jpg"), pixelWidth: 450, pixelHeight: 600
+                app1Payload: try exifPayload("orientation/landscape_\(orientation).jpg"), pixelWidth: 450,
+                pixelHeight: 600
             )
             #expect(MetadataReader.read(app1Payload: rewritten).metadata.orientation == 1)
         }

@@ -17,7 +17,8 @@ import Testing
     struct Pool: Sendable {
         let url: String
 
-        func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+        func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T
+        {
             try await withCheckedThrowingContinuation { continuation in
                 Thread { continuation.resume(with: Result { try body(try PostgresConnection(url)) }) }.start()
             }
@@ -29,16 +30,22 @@ import Testing
         return { read in try await pool.withConnection(read) }
     }
 
-    static func scrape(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), database: MetricsDatabaseRead?)
-        async throws -> (HTTPAnswer, PrometheusScrape) {
-        try await withServer({ onListening in
-            let server = MetricsServer.service(listeningOn: ListenAddress("127.0.0.1:0")!, registry: registry, database: database,
-                                               logger: .quiet, onListening: onListening)
-            return { try await server.run() }
-        }) { port in
-            let answer = try await httpGet("http://127.0.0.1:\(port)/metrics")
-            return (answer, try PrometheusScrape(parsing: answer.body))
-        }
+    static func scrape(
+        registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry(), database: MetricsDatabaseRead?
+    )
+        async throws -> (HTTPAnswer, PrometheusScrape)
+    {
+        try await withServer(
+            { onListening in
+                let server = MetricsServer.service(
+                    listeningOn: ListenAddress("127.0.0.1:0")!, registry: registry, database: database,
+                    logger: .quiet, onListening: onListening)
+                return { try await server.run() }
+            },
+            then: { port in
+                let answer = try await httpGet("http://127.0.0.1:\(port)/metrics")
+                return (answer, try PrometheusScrape(parsing: answer.body))
+            })
     }
 
     /// Two batches and a job outside any, some claimed, one finished, one worker heartbeating.
@@ -46,15 +53,17 @@ import Testing
         let queue = JobQueue(connection, logger: .quiet)
         for (seed, batch) in [(1, "spring"), (2, "spring"), (3, "spring"), (4, "autumn"), (5, "autumn"), (6, nil)] {
             let asset = try registerAsset(seed, on: connection)
-            _ = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
-                                  batch: batch)
+            _ = try queue.enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
+                batch: batch)
         }
         let claimed = try queue.claim(workerID: "metrics-test/0", limit: 2, lease: .seconds(60))
         _ = try queue.complete(claimed[0], with: sampleAdjustment(for: claimed[0]))
         // A worker with no editors: every queued edit waits for one (darkroom.waiting_for_editor).
         // A long lease: on a loaded machine the scrape may come minutes after this heartbeat.
-        _ = try queue.heartbeat(WorkerIdentity(name: "metrics-test", host: "localhost", pid: 1), lease: .seconds(3600),
-                                jobs: [claimed[1]], formats: [])
+        _ = try queue.heartbeat(
+            WorkerIdentity(name: "metrics-test", host: "localhost", pid: 1), lease: .seconds(3600),
+            jobs: [claimed[1]], formats: [])
     }
 
     @Test func depthGaugesEqualTheViews() async throws {
@@ -70,7 +79,8 @@ import Testing
 
             var total = 0.0
             for row in try connection.query("SELECT state, count FROM darkroom.queue_summary") {
-                let count = try #require(scrape.value("darkroom_queue_jobs", ["state": try row["state"].decode(String.self)]))
+                let count = try #require(
+                    scrape.value("darkroom_queue_jobs", ["state": try row["state"].decode(String.self)]))
                 #expect(count == Double(try row["count"].decode(Int.self)))
                 total += count
             }
@@ -92,7 +102,8 @@ import Testing
                 #expect(sum == (batch == "spring" ? 3 : 2))
             }
 
-            let age = try connection.query("SELECT age_seconds::double precision AS age FROM darkroom.oldest_queued")[0]["age"]
+            let age = try connection.query("SELECT age_seconds::double precision AS age FROM darkroom.oldest_queued")[
+                0]["age"]
                 .decode(Double.self)
             let scrapedAge = try #require(scrape.value("darkroom_queue_oldest_queued_age_seconds"))
             // The scrape and this query read the clock at different moments: allow the time since the fill.
@@ -101,15 +112,21 @@ import Testing
 
             #expect(scrape.value("darkroom_fleet_workers", ["status": "alive"]) == 1)
             #expect(scrape.value("darkroom_fleet_workers", ["status": "silent"]) == 0)
-            #expect(try #require(scrape.value("darkroom_fleet_heartbeat_age_seconds", ["worker": "metrics-test"])) < slack)
+            #expect(
+                try #require(scrape.value("darkroom_fleet_heartbeat_age_seconds", ["worker": "metrics-test"])) < slack)
 
-            let waiting = try connection.query("SELECT kind, format_identifier, format_version, jobs FROM darkroom.waiting_for_editor")
+            let waiting = try connection.query(
+                "SELECT kind, format_identifier, format_version, jobs FROM darkroom.waiting_for_editor")
             #expect(!waiting.isEmpty)
             for row in waiting {
-                let labels = ["kind": try row["kind"].decode(String.self),
-                              "format_identifier": try row["format_identifier"].decode(String?.self) ?? "",
-                              "format_version": try row["format_version"].decode(String?.self) ?? ""]
-                #expect(scrape.value("darkroom_queue_waiting_for_editor_jobs", labels) == Double(try row["jobs"].decode(Int.self)))
+                let labels = [
+                    "kind": try row["kind"].decode(String.self),
+                    "format_identifier": try row["format_identifier"].decode(String?.self) ?? "",
+                    "format_version": try row["format_version"].decode(String?.self) ?? "",
+                ]
+                #expect(
+                    scrape.value("darkroom_queue_waiting_for_editor_jobs", labels)
+                        == Double(try row["jobs"].decode(Int.self)))
             }
 
             for view in QueueMetrics.views {
@@ -129,8 +146,9 @@ import Testing
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
-            let job = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
-                                        batch: "done-soon")
+            let job = try queue.enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: sampleData,
+                batch: "done-soon")
             #expect(try queue.cancel(jobID: job))
             let metrics = QueueMetrics.read(from: connection)
             #expect(metrics.batches == [])
@@ -168,8 +186,11 @@ import Testing
     /// view down, so an alert can tell "serve is up, PostgreSQL is not" from "serve is down".
     @Test func anUnreachableDatabaseStillScrapes() async throws {
         let registry = PrometheusCollectorRegistry()
-        registry.makeCounter(descriptor: MetricNameDescriptor(metricName: "darkroom_test_marker_total", unitName: "", helpText: "")).increment()
-        let (answer, scrape) = try await Self.scrape(registry: registry, database: Self.reading("postgresql://127.0.0.1:1/nothing"))
+        registry.makeCounter(
+            descriptor: MetricNameDescriptor(metricName: "darkroom_test_marker_total", unitName: "", helpText: "")
+        ).increment()
+        let (answer, scrape) = try await Self.scrape(
+            registry: registry, database: Self.reading("postgresql://127.0.0.1:1/nothing"))
         #expect(answer.status == 200)
         #expect(scrape.value("darkroom_test_marker_total") == 1)
         for view in QueueMetrics.views {
@@ -189,32 +210,44 @@ import Testing
             router.addMetrics(database: { read in try await pool.withConnection(read) })
             router.add(middleware: RefuseEveryone())
             router.get("/overview") { _, _ in "secret" }
-            let (metrics, overview) = try await withServer({ onListening in
-                let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                      onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: .quiet)
-                return { try await app.run() }
-            }) { port in
-                (try await httpGet("http://127.0.0.1:\(port)/metrics"), try await httpGet("http://127.0.0.1:\(port)/overview"))
-            }
+            let (metrics, overview) = try await withServer(
+                { onListening in
+                    let app = Application(
+                        router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                        onServerRunning: { await onListening($0.localAddress?.port ?? 0) }, logger: .quiet)
+                    return { try await app.run() }
+                },
+                then: { port in
+                    (
+                        try await httpGet("http://127.0.0.1:\(port)/metrics"),
+                        try await httpGet("http://127.0.0.1:\(port)/overview")
+                    )
+                })
             #expect(overview.status == 403)
             #expect(metrics.status == 200)
-            #expect(try PrometheusScrape(parsing: metrics.body).value("darkroom_queue_view_up", ["view": "queue_summary"]) == 1)
+            #expect(
+                try PrometheusScrape(parsing: metrics.body).value("darkroom_queue_view_up", ["view": "queue_summary"])
+                    == 1)
         }
     }
 
     /// Stands in for serve's sign-in gate: nobody is signed in.
     struct RefuseEveryone: RouterMiddleware {
         typealias Context = BasicRequestContext
-        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response)
+            async throws -> Response
+        {
             Response(status: .forbidden)
         }
     }
 
     @Test func theHealthCheckAnswers() async throws {
-        let answer = try await withServer({ onListening in
-            let server = MetricsServer.service(listeningOn: ListenAddress("127.0.0.1:0")!, logger: .quiet, onListening: onListening)
-            return { try await server.run() }
-        }) { port in try await httpGet("http://127.0.0.1:\(port)/healthz") }
+        let answer = try await withServer(
+            { onListening in
+                let server = MetricsServer.service(
+                    listeningOn: ListenAddress("127.0.0.1:0")!, logger: .quiet, onListening: onListening)
+                return { try await server.run() }
+            }, then: { port in try await httpGet("http://127.0.0.1:\(port)/healthz") })
         #expect(answer.status == 200 && answer.body == "ok\n")
     }
 }

@@ -1,15 +1,21 @@
-@testable import DarkroomObjectStore
-import S3Answers
 import DarkroomStorage
 import Foundation
+import S3Answers
 import Testing
+
+@testable import DarkroomObjectStore
 
 /// Settings and keys, without a server: what `DARKROOM_STORAGE=s3://…` and the AWS variables
 /// turn into, and what is refused.
 @Suite struct S3ConfigurationTests {
-    func configuration(_ url: String, endpoint: String? = "http://127.0.0.1:8333", addressing: S3Configuration.Addressing? = nil)
-        throws -> S3Configuration {
-        try S3Configuration(url: url, endpoint: endpoint, region: nil, accessKeyID: "key", secretAccessKey: "secret", addressing: addressing)
+    func configuration(
+        _ url: String, endpoint: String? = "http://127.0.0.1:8333", addressing: S3Configuration.Addressing? = nil
+    )
+        throws -> S3Configuration
+    {
+        try S3Configuration(
+            url: url, endpoint: endpoint, region: nil, accessKeyID: "key", secretAccessKey: "secret",
+            addressing: addressing)
     }
 
     @Test func aBucketURLGivesBucketPrefixAndDefaults() throws {
@@ -24,7 +30,8 @@ import Testing
 
         let aws = try configuration("s3://photos", endpoint: nil)
         #expect(aws.addressing == .virtual && aws.prefix.isEmpty)
-        #expect(aws.url(objectKey: "originals/ab/x.jpg") == "https://photos.s3.us-east-1.amazonaws.com/originals/ab/x.jpg")
+        #expect(
+            aws.url(objectKey: "originals/ab/x.jpg") == "https://photos.s3.us-east-1.amazonaws.com/originals/ab/x.jpg")
         let virtualLocal = try configuration("s3://photos", addressing: .virtual)
         #expect(virtualLocal.url(objectKey: "a") == "http://photos.127.0.0.1:8333/a")
     }
@@ -33,21 +40,28 @@ import Testing
         let bucket = try configuration("s3://photos")
         // A bare `?uploads` is signed wrongly by libcurl 7.88: always `name=`.
         #expect(bucket.url(objectKey: "k", query: [("uploads", "")]) == "http://127.0.0.1:8333/photos/k?uploads=")
-        #expect(bucket.url(objectKey: "", query: [("prefix", "a/b c"), ("list-type", "2")])
-            == "http://127.0.0.1:8333/photos/?list-type=2&prefix=a%2Fb%20c")
+        #expect(
+            bucket.url(objectKey: "", query: [("prefix", "a/b c"), ("list-type", "2")])
+                == "http://127.0.0.1:8333/photos/?list-type=2&prefix=a%2Fb%20c")
         #expect(S3Configuration.encode("x+y=z~_.-") == "x%2By%3Dz~_.-")
     }
 
     @Test func badSettingsAreRefusedWithWhatToDo() throws {
-        for (url, code) in [("s3://Photos", StorageError.Code.notConfigured), ("s3://ab", .notConfigured), ("s3://photos/../x", .outsideRoot),
-                            ("s3://photos/a//b", .outsideRoot), ("s3:///x", .notConfigured), ("http://photos", .notConfigured)] {
+        for (url, code) in [
+            ("s3://Photos", StorageError.Code.notConfigured), ("s3://ab", .notConfigured),
+            ("s3://photos/../x", .outsideRoot),
+            ("s3://photos/a//b", .outsideRoot), ("s3:///x", .notConfigured), ("http://photos", .notConfigured),
+        ] {
             #expect(throws: StorageError.self, "\(url)") { _ = try configuration(url) }
-            do { _ = try configuration(url) } catch let error as StorageError { #expect(error.code == code, "\(url): \(error)") }
+            do { _ = try configuration(url) } catch let error as StorageError {
+                #expect(error.code == code, "\(url): \(error)")
+            }
         }
         #expect(throws: StorageError.self) { _ = try configuration("s3://photos", endpoint: "ftp://host") }
         #expect(throws: StorageError.self) { _ = try configuration("s3://photos", endpoint: "http://host/path") }
         do {
-            _ = try S3Configuration(url: "s3://photos", endpoint: nil, region: nil, accessKeyID: nil, secretAccessKey: "s")
+            _ = try S3Configuration(
+                url: "s3://photos", endpoint: nil, region: nil, accessKeyID: nil, secretAccessKey: "s")
             Issue.record("no access key must be refused")
         } catch {
             #expect(error.message.contains("AWS_ACCESS_KEY_ID"))
@@ -55,41 +69,61 @@ import Testing
     }
 
     @Test func flagsWinOverTheEnvironment() throws {
-        let environment = ["DARKROOM_STORAGE": "s3://env-bucket/p", "AWS_ENDPOINT_URL": "http://127.0.0.1:1", "AWS_REGION": "eu-west-1",
-                           "AWS_ACCESS_KEY_ID": "env-key", "AWS_SECRET_ACCESS_KEY": "env-secret", "DARKROOM_S3_ADDRESSING": "virtual",
-                           "DARKROOM_SCRATCH": "/var/tmp/x"]
+        let environment = [
+            "DARKROOM_STORAGE": "s3://env-bucket/p", "AWS_ENDPOINT_URL": "http://127.0.0.1:1",
+            "AWS_REGION": "eu-west-1",
+            "AWS_ACCESS_KEY_ID": "env-key", "AWS_SECRET_ACCESS_KEY": "env-secret", "DARKROOM_S3_ADDRESSING": "virtual",
+            "DARKROOM_SCRATCH": "/var/tmp/x",
+        ]
         let settings = StorageSettings(storage: "s3://flag-bucket", accessKeyID: "flag-key").filled(from: environment)
-        #expect(settings.storage == "s3://flag-bucket" && settings.accessKeyID == "flag-key" && settings.secretAccessKey == "env-secret")
+        #expect(
+            settings.storage == "s3://flag-bucket" && settings.accessKeyID == "flag-key"
+                && settings.secretAccessKey == "env-secret")
         #expect(settings.region == "eu-west-1" && settings.scratch == "/var/tmp/x")
         let configuration = try #require(try settings.s3Configuration())
         #expect(configuration.addressing == .virtual && configuration.bucket == "flag-bucket")
         #expect(StorageSettings().filled(from: ["TMPDIR": "/t"]).scratch == "/t")
         #expect(try StorageSettings(storage: "/srv/darkroom").s3Configuration() == nil, "a path is a local root")
-        #expect(throws: StorageError.self) { _ = try StorageSettings(storage: "s3://b-1", accessKeyID: "k", secretAccessKey: "s", addressing: "dns").s3Configuration() }
+        #expect(throws: StorageError.self) {
+            _ = try StorageSettings(storage: "s3://b-1", accessKeyID: "k", secretAccessKey: "s", addressing: "dns")
+                .s3Configuration()
+        }
         #expect(throws: StorageError.self) { _ = try StorageSettings().open() }
     }
 
     @Test func s3ErrorDocumentsAreClassified() {
         func error(_ status: Int, _ code: String) -> S3Error {
-            S3Error.answer(status, body: Array("<?xml version=\"1.0\"?><Error><Code>\(code)</Code><Message>m &amp; n</Message></Error>".utf8),
-                           bucket: "b", key: "k", operation: "GET")
+            S3Error.answer(
+                status,
+                body: Array(
+                    "<?xml version=\"1.0\"?><Error><Code>\(code)</Code><Message>m &amp; n</Message></Error>".utf8),
+                bucket: "b", key: "k", operation: "GET")
         }
         let signature = error(403, "SignatureDoesNotMatch")
         #expect(signature.kind == .rejected && !signature.isTransient && signature.s3Code == "SignatureDoesNotMatch")
-        #expect(signature.description.contains("s3://b/k") && signature.message.contains("AWS_SECRET_ACCESS_KEY") && signature.message.contains("m & n"))
+        #expect(
+            signature.description.contains("s3://b/k") && signature.message.contains("AWS_SECRET_ACCESS_KEY")
+                && signature.message.contains("m & n"))
         #expect(signature.streamError(object: "k").code == .rejected)
         #expect(error(404, "NoSuchKey").streamError(object: "k").code == .notFound)
         #expect(error(503, "SlowDown").kind == .throttled && error(503, "SlowDown").isTransient)
-        #expect(error(500, "InternalError").isTransient && error(500, "InternalError").streamError(object: "k").code == .unavailable)
+        #expect(
+            error(500, "InternalError").isTransient
+                && error(500, "InternalError").streamError(object: "k").code == .unavailable)
         #expect(error(400, "RequestTimeout").kind == .throttled)
         #expect(error(412, "PreconditionFailed").kind == .preconditionFailed)
-        #expect(S3Error.answer(502, body: Array("not xml at all <".utf8), bucket: "b", key: "k", operation: "GET").kind == .serverError)
+        #expect(
+            S3Error.answer(502, body: Array("not xml at all <".utf8), bucket: "b", key: "k", operation: "GET").kind
+                == .serverError)
     }
 
     @Test func retriesBackOffWithinBounds() {
         let policy = S3RetryPolicy(attempts: 6, firstDelay: .milliseconds(100), maxDelay: .milliseconds(500))
-        #expect((1...6).map(policy.delay(before:)) == [.milliseconds(100), .milliseconds(200), .milliseconds(400),
-                                                        .milliseconds(500), .milliseconds(500), .milliseconds(500)])
+        #expect(
+            (1...6).map(policy.delay(before:)) == [
+                .milliseconds(100), .milliseconds(200), .milliseconds(400),
+                .milliseconds(500), .milliseconds(500), .milliseconds(500),
+            ])
         #expect(S3RetryPolicy(attempts: 0).attempts == 1)
     }
 
@@ -98,12 +132,18 @@ import Testing
         settings.sessionToken = "token-1"
         let client = S3Client(settings, retry: S3RetryPolicy())
         let request = client.request("PUT", objectKey: "p/k", payloadHash: "abc")
-        #expect(request.headers.contains("x-amz-content-sha256: abc") && request.headers.contains("x-amz-security-token: token-1"))
+        #expect(
+            request.headers.contains("x-amz-content-sha256: abc")
+                && request.headers.contains("x-amz-security-token: token-1"))
         #expect(request.signing?.region == "us-east-1" && request.signing?.accessKeyID == "key")
-        #expect(client.request("GET", objectKey: "k").headers.contains("x-amz-content-sha256: \(S3Client.emptyPayloadHash)"))
+        #expect(
+            client.request("GET", objectKey: "k").headers.contains("x-amz-content-sha256: \(S3Client.emptyPayloadHash)")
+        )
         let empty = [UInt8]()
         #expect(empty.withUnsafeBytes(S3Client.sha256Hex) == S3Client.emptyPayloadHash)
-        #expect(Array("abc".utf8).withUnsafeBytes(S3Client.sha256Hex) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+        #expect(
+            Array("abc".utf8).withUnsafeBytes(S3Client.sha256Hex)
+                == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 
     @Test func unfinishedUploadNamesSplitBackIntoKeyAndUploadID() {
@@ -115,17 +155,21 @@ import Testing
 /// The server's XML is input from outside: whatever it is, reading it returns strings or nil.
 @Suite struct S3XMLTests {
     @Test func listingsAreReadByElementWithEntitiesDecoded() {
-        let page = S3XML(Array("""
-            <?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated>\
-            <Contents><Key>p/renders/1/2.jpg</Key><LastModified>2026-11-23T12:00:00.000Z</LastModified></Contents>\
-            <Contents><Key>p/a&amp;b &lt;c&gt; &quot;d&quot;</Key></Contents>\
-            <NextContinuationToken>t=</NextContinuationToken></ListBucketResult>
-            """.utf8))
+        let page = S3XML(
+            Array(
+                """
+                <?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated>\
+                <Contents><Key>p/renders/1/2.jpg</Key><LastModified>2026-11-23T12:00:00.000Z</LastModified></Contents>\
+                <Contents><Key>p/a&amp;b &lt;c&gt; &quot;d&quot;</Key></Contents>\
+                <NextContinuationToken>t=</NextContinuationToken></ListBucketResult>
+                """.utf8))
         let entries = page.elements(named: "Contents")
         #expect(entries.count == 2 && entries[0].value(of: "Key") == "p/renders/1/2.jpg")
         #expect(entries[1].value(of: "Key") == "p/a&b <c> \"d\"" && entries[1].value(of: "LastModified") == nil)
         #expect(page.value(of: "IsTruncated") == "true" && page.value(of: "NextContinuationToken") == "t=")
-        #expect(S3Storage.parseDate("2026-11-23T12:00:00.000Z") != nil && S3Storage.parseDate("2026-11-23T12:00:00Z") != nil)
+        #expect(
+            S3Storage.parseDate("2026-11-23T12:00:00.000Z") != nil && S3Storage.parseDate("2026-11-23T12:00:00Z") != nil
+        )
         #expect(S3Storage.parseDate("yesterday") == nil)
         #expect(S3XML.escape("\"a\"&<b>") == "&quot;a&quot;&amp;&lt;b&gt;")
     }
@@ -136,7 +180,7 @@ import Testing
         for length in [0, 1, 7, 64, 4096] {
             for _ in 0..<50 {
                 let bytes: [UInt8] = (0..<length).map { _ in
-                    state = state &* 6364136223846793005 &+ 1442695040888963407
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
                     return alphabet[Int(state >> 33) % alphabet.count]
                 }
                 let document = S3XML(bytes)
@@ -145,10 +189,14 @@ import Testing
                 _ = S3Error.answer(500, body: bytes, bucket: "b", key: "k", operation: "GET")
             }
         }
-        for text in ["<Key>", "</Key><Key>", "<Key><Key>x</Key>", "<Code>SlowDown", "&amp", "<Error><Code></Code></Error>"] {
+        for text in [
+            "<Key>", "</Key><Key>", "<Key><Key>x</Key>", "<Code>SlowDown", "&amp", "<Error><Code></Code></Error>",
+        ] {
             let document = S3XML(Array(text.utf8))
             _ = document.value(of: "Key")
-            #expect(S3Error.answer(503, body: Array(text.utf8), bucket: "b", key: "k", operation: "GET").kind == .serverError)
+            #expect(
+                S3Error.answer(503, body: Array(text.utf8), bucket: "b", key: "k", operation: "GET").kind
+                    == .serverError)
         }
         #expect(S3XML(Array("<Key><Key>x</Key>".utf8)).value(of: "Key") == "<Key>x")
     }

@@ -1,11 +1,12 @@
-import S3Answers
 import ByteStreams
-@testable import DarkroomObjectStore
 import DarkroomOperatorScripts
 import DarkroomStorage
 import DarkroomTestSupport
 import Foundation
+import S3Answers
 import Testing
+
+@testable import DarkroomObjectStore
 
 /// Against the real S3 server `make s3-start` runs, with signatures checked: streaming,
 /// multipart, resumed reads over connections that really drop, refusals and listings.
@@ -13,7 +14,9 @@ import Testing
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var state = seed &+ 0x9E37_79B9_7F4A_7C15
         return (0..<count).map { _ in
-            state ^= state << 13; state ^= state >> 7; state ^= state << 17
+            state ^= state << 13
+            state ^= state >> 7
+            state ^= state << 17
             return UInt8(truncatingIfNeeded: state)
         }
     }
@@ -50,23 +53,30 @@ import Testing
             Issue.record("a wrong secret must be refused")
         } catch {
             #expect(error.code == .rejected, "\(error)")
-            #expect(error.message.contains("SignatureDoesNotMatch") && error.message.contains("AWS_SECRET_ACCESS_KEY"), "\(error)")
-            #expect(error.message.contains("s3://\(TestObjectStore.bucket)/\(good.configuration.prefix)/\(key)"), "names bucket and key: \(error)")
+            #expect(
+                error.message.contains("SignatureDoesNotMatch") && error.message.contains("AWS_SECRET_ACCESS_KEY"),
+                "\(error)")
+            #expect(
+                error.message.contains("s3://\(TestObjectStore.bucket)/\(good.configuration.prefix)/\(key)"),
+                "names bucket and key: \(error)")
         }
         #expect(throws: StreamError.self) { _ = try bad.exists(key) }
         #expect(!bad.isAvailable && good.isAvailable)
         // Through the settings every command uses: refused before any work, saying why.
         let server = try TestObjectStore.server()
-        let settings = StorageSettings(storage: "s3://\(TestObjectStore.bucket)", endpointURL: server.endpoint,
-                                       accessKeyID: server.accessKeyID, secretAccessKey: "not-the-secret")
+        let settings = StorageSettings(
+            storage: "s3://\(TestObjectStore.bucket)", endpointURL: server.endpoint,
+            accessKeyID: server.accessKeyID, secretAccessKey: "not-the-secret")
         do {
             _ = try settings.open()
             Issue.record("opening with a wrong secret must fail")
         } catch {
             #expect(error.code == .unavailable && error.message.contains("SignatureDoesNotMatch"), "\(error)")
         }
-        let opened = try StorageSettings(storage: "s3://\(TestObjectStore.bucket)", endpointURL: server.endpoint,
-                                         accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey).open()
+        let opened = try StorageSettings(
+            storage: "s3://\(TestObjectStore.bucket)", endpointURL: server.endpoint,
+            accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey
+        ).open()
         #expect(opened.location == "s3://\(TestObjectStore.bucket)" && opened.key(ofLocalFile: "/etc/passwd") == nil)
     }
 
@@ -101,7 +111,8 @@ import Testing
         try bytes.withUnsafeBytes { try upload.write($0) }
         #expect(upload.uploadID != nil, "parts went up before commit")
         #expect(try !storage.exists(key), "nothing visible before commit")
-        let pending = try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+        let pending = try storage.list(
+            under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
         #expect(pending.count == 1 && pending[0].isUnfinishedUpload && pending[0].key == key, "\(pending)")
         #expect(try upload.commit() == bytes.count)
         #expect(try readAll(storage.openForReading(key)) == bytes)
@@ -115,7 +126,9 @@ import Testing
         aborted.abort()
         aborted.abort()
         #expect(try !storage.exists(other))
-        #expect(try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60)).count == 1)
+        #expect(
+            try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60)).count
+                == 1)
         // A small object goes up in one PUT.
         let small = StorageLayout.layer(assetID: 3, jobID: 7, layer: 1)
         #expect(try storage.publish(small) { try [UInt8](repeating: 9, count: 1000).withUnsafeBytes($0.write) } == 1000)
@@ -138,7 +151,8 @@ import Testing
         #expect(candidates.count == 1 && candidates[0].isTemporary && candidates[0].jobID == 11, "\(candidates)")
         try files.deleteRenderFile(candidates[0].path)
         try files.deleteRenderFile(candidates[0].path)  // gone already: fine
-        #expect(try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60)).isEmpty)
+        #expect(
+            try storage.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60)).isEmpty)
         // The upload is gone on the server: completing it now fails, and nothing appears.
         #expect(throws: StreamError.self) { try left.commit() }
         #expect(try !storage.exists(key))
@@ -204,8 +218,9 @@ import Testing
         let proxy = try CuttingProxy(targetPort: 1, cutAfter: 0, cuts: 0)
         let endpoint = proxy.endpoint
         proxy.stop()
-        let storage = try TestObjectStore.storage(prefix: "unreachable", endpoint: endpoint,
-                                                  secret: try TestObjectStore.server().secretAccessKey)
+        let storage = try TestObjectStore.storage(
+            prefix: "unreachable", endpoint: endpoint,
+            secret: try TestObjectStore.server().secretAccessKey)
         let started = ContinuousClock.now
         do {
             _ = try storage.openForReading(StorageLayout.render(assetID: 1, jobID: 1))

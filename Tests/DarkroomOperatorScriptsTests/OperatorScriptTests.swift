@@ -30,18 +30,23 @@ struct OperatorScriptTests {
     /// one long line, and a header line behind a stray CR became SQL.
     @Test func anyLineEndingIsALineEnding() throws {
         for ending in ["\r\n", "\r"] {
-            let job = try OperatorScript(parsing: prune.replacingOccurrences(of: "\n", with: ending), expectedName: "prune")
+            let job = try OperatorScript(
+                parsing: prune.replacingOccurrences(of: "\n", with: ending), expectedName: "prune")
             #expect(job.parameters.map(\.name) == ["batch_size", "batch"] && job.repeats == .untilZero)
             #expect(job.sql.hasPrefix("SELECT darkroom.prune_jobs("))
         }
-        let strayReturn = try OperatorScript(parsing: prune.replacingOccurrences(of: "-- repeat", with: "\r\r-- repeat"), expectedName: "prune")
+        let strayReturn = try OperatorScript(
+            parsing: prune.replacingOccurrences(of: "-- repeat", with: "\r\r-- repeat"), expectedName: "prune")
         #expect(strayReturn.repeats == .untilZero && strayReturn.sql.hasPrefix("SELECT"))
     }
 
     @Test func placeholdersBecomeNumberedTypedBindsOutsideLiterals() throws {
         let job = try OperatorScript(parsing: prune, expectedName: "prune")
         let (sql, values) = try job.bound(["batch": "x'); DROP TABLE darkroom.jobs; --"])
-        #expect(sql.hasSuffix(#"SELECT darkroom.prune_jobs(batch_size => ($1::int)), ':not_a_param', "col:umn", now()::text, ($2::text), ($1::int)"#))
+        #expect(
+            sql.hasSuffix(
+                #"SELECT darkroom.prune_jobs(batch_size => ($1::int)), ':not_a_param', "col:umn", now()::text, ($2::text), ($1::int)"#
+            ))
         #expect(values == ["5000", "x'); DROP TABLE darkroom.jobs; --"], "values travel as binds, never as SQL text")
     }
 
@@ -61,10 +66,15 @@ struct OperatorScriptTests {
         ("-- job: prune\n-- does: x\n-- schedule: y\nSELECT 'open", "unterminated string literal"),
         ("-- job: prune\n-- does: x\n-- schedule: y\n-- repeat: forever\nSELECT 1", "`repeat:` must be"),
         ("-- job: prune\n-- does: x\n-- schedule: y\n", "no SQL"),
-        ("-- job: prune\n-- does: x\n-- schedule: y\n-- param: n int\n-- param: n text = a\nSELECT :n", "line 5: parameter n is declared twice"),
+        (
+            "-- job: prune\n-- does: x\n-- schedule: y\n-- param: n int\n-- param: n text = a\nSELECT :n",
+            "line 5: parameter n is declared twice"
+        ),
     ])
     func malformedFilesAreRefused(text: String, problem: String) {
-        let error = #expect(throws: OperatorScriptError.self) { try OperatorScript(parsing: text, expectedName: "prune") }
+        let error = #expect(throws: OperatorScriptError.self) {
+            try OperatorScript(parsing: text, expectedName: "prune")
+        }
         #expect(error?.description.contains(problem) == true, "\(error?.description ?? "")")
     }
 
@@ -72,18 +82,26 @@ struct OperatorScriptTests {
     @Test func sizeAndParameterLimits() throws {
         let header = "-- job: prune\n-- does: x\n-- schedule: y\n"
         func parameters(_ count: Int) -> String {
-            header + (0..<count).map { "-- param: p\($0) int = \($0)\n" }.joined() + "SELECT " + (0..<count).map { ":p\($0)" }.joined(separator: ", ")
+            header + (0..<count).map { "-- param: p\($0) int = \($0)\n" }.joined() + "SELECT "
+                + (0..<count).map { ":p\($0)" }.joined(separator: ", ")
         }
-        #expect(try OperatorScript(parsing: parameters(OperatorScript.maxParameters), expectedName: "prune").parameters.count == 32)
+        #expect(
+            try OperatorScript(parsing: parameters(OperatorScript.maxParameters), expectedName: "prune").parameters
+                .count == 32)
         let tooMany = #expect(throws: OperatorScriptError.self) {
             try OperatorScript(parsing: parameters(OperatorScript.maxParameters + 1), expectedName: "prune")
         }
         #expect(tooMany?.message == "line 36: a job takes at most 32 parameters")
 
         let statement = header + "SELECT 1 "
-        let atLimit = statement + "-- " + String(repeating: "x", count: OperatorScript.maxBytes - statement.utf8.count - 3)
-        #expect(try OperatorScript(parsing: atLimit, expectedName: "prune").sql.utf8.count == OperatorScript.maxBytes - header.utf8.count)
-        let tooBig = #expect(throws: OperatorScriptError.self) { try OperatorScript(parsing: atLimit + "x", expectedName: "prune") }
+        let atLimit =
+            statement + "-- " + String(repeating: "x", count: OperatorScript.maxBytes - statement.utf8.count - 3)
+        #expect(
+            try OperatorScript(parsing: atLimit, expectedName: "prune").sql.utf8.count == OperatorScript.maxBytes
+                - header.utf8.count)
+        let tooBig = #expect(throws: OperatorScriptError.self) {
+            try OperatorScript(parsing: atLimit + "x", expectedName: "prune")
+        }
         #expect(tooBig?.message == "the file is 65537 bytes; a job file holds at most 65536")
     }
 
@@ -91,7 +109,8 @@ struct OperatorScriptTests {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("Jobs").path
         let jobs = try OperatorScriptCatalog.load(from: folder)
-        #expect(Set(jobs.map(\.name)) == ["nightly", "rerender-format", "retry-batch", "prune", "clean-orphaned-renders"])
+        #expect(
+            Set(jobs.map(\.name)) == ["nightly", "rerender-format", "retry-batch", "prune", "clean-orphaned-renders"])
         for job in jobs where job.files == nil {
             let required = job.parameters.filter { $0.defaultValue == nil }.map(\.name)
             _ = try job.bound(Dictionary(uniqueKeysWithValues: required.map { ($0, "1.0.0") }))

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP proxy on loopback in front of a server, which cuts a connection (both ways, at
@@ -30,9 +31,15 @@ public final class CuttingProxy: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) } }
-        guard bound == 0, listen(listener, 16) == 0 else { throw TestDatabase.SetupError(description: "proxy: cannot listen") }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) }
+        }
+        guard bound == 0, listen(listener, 16) == 0 else {
+            throw TestDatabase.SetupError(description: "proxy: cannot listen")
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
         port = UInt16(bigEndian: address.sin_port)
         guard port != 0 else { throw TestDatabase.SetupError(description: "proxy: no port") }
         Thread.detachNewThread { [self] in acceptLoop() }
@@ -51,9 +58,15 @@ public final class CuttingProxy: @unchecked Sendable {
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
-            if lock.withLock({ stopped }) { close(client); return }
+            if lock.withLock({ stopped }) {
+                close(client)
+                return
+            }
             let server = connectToTarget()
-            guard server >= 0 else { close(client); continue }
+            guard server >= 0 else {
+                close(client)
+                continue
+            }
             Thread.detachNewThread { [self] in pump(from: client, to: server, limit: nil) }
             Thread.detachNewThread { [self] in pump(from: server, to: client, limit: cutAfter) }
         }
@@ -66,9 +79,14 @@ public final class CuttingProxy: @unchecked Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = target.bigEndian
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
         }
-        guard connected == 0 else { close(descriptor); return -1 }
+        guard connected == 0 else {
+            close(descriptor)
+            return -1
+        }
         return descriptor
     }
 
@@ -95,7 +113,9 @@ public final class CuttingProxy: @unchecked Sendable {
             guard got > 0 else { break }
             var sent = 0
             while sent < got {
-                let wrote = buffer.withUnsafeBytes { send(destination, $0.baseAddress! + sent, got - sent, Int32(MSG_NOSIGNAL)) }
+                let wrote = buffer.withUnsafeBytes {
+                    send(destination, $0.baseAddress! + sent, got - sent, Int32(MSG_NOSIGNAL))
+                }
                 guard wrote > 0 else { break }
                 sent += wrote
             }

@@ -12,8 +12,11 @@ public enum DamagedJPEGs {
         var index = 2  // after SOI
         while index + 4 <= bytes.count, bytes[index] == 0xFF {
             let marker = bytes[index + 1]
-            if marker == 0xFF { index += 1; continue }  // fill byte
-            if marker == 0xD9 { break }                 // EOI
+            if marker == 0xFF {
+                index += 1
+                continue
+            }  // fill byte
+            if marker == 0xD9 { break }  // EOI
             let segmentEnd = index + 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
             guard marker == 0xDA else {
                 index = segmentEnd
@@ -22,10 +25,11 @@ public enum DamagedJPEGs {
             // Scan data runs to the first marker that is neither a stuffed 0xFF nor RSTn.
             var end = segmentEnd
             while end + 1 < bytes.count,
-                  !(bytes[end] == 0xFF && bytes[end + 1] != 0 && !(0xD0...0xD7).contains(bytes[end + 1])) {
+                !(bytes[end] == 0xFF && bytes[end + 1] != 0 && !(0xD0...0xD7).contains(bytes[end + 1]))
+            {
                 end += 1
             }
-            scans.append(segmentEnd ..< end)
+            scans.append(segmentEnd..<end)
             index = end
         }
         return scans
@@ -37,7 +41,7 @@ public enum DamagedJPEGs {
     }
 
     public static func withTrailingBytes(_ bytes: [UInt8], count: Int) -> [UInt8] {
-        bytes + (0 ..< count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        bytes + (0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
     }
 
     /// Cut half way through the data of scan `scan` (default: the last).
@@ -70,11 +74,14 @@ public enum DamagedJPEGs {
         let decoder = try JPEGDecoder(source: ChunkedSource(bytes, maxChunk: 1 << 16))
         let size = try decoder.start()
         var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
-        _ = try pixels.withUnsafeMutableBytes { try decoder.readRows(into: $0, rowStride: size.width * 3, rowCount: size.height) }
+        _ = try pixels.withUnsafeMutableBytes {
+            try decoder.readRows(into: $0, rowStride: size.width * 3, rowCount: size.height)
+        }
         try decoder.finish()
         let sink = MemoryUpload()
         let encoder = try JPEGEncoder(sink: sink)
-        try encoder.start(width: size.width, height: size.height, encoding: JPEGEncoding(quality: 90, progressive: true))
+        try encoder.start(
+            width: size.width, height: size.height, encoding: JPEGEncoding(quality: 90, progressive: true))
         try pixels.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: size.width * 3, rowCount: size.height) }
         try encoder.finish()
         return sink.bytes

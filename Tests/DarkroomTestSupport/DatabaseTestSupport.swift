@@ -43,16 +43,18 @@ public let sampleData = Array(#"{"exposure": 0.5}"#.utf8)
 extension JobQueue {
     /// Enqueues a valid edit of `assetID`.
     public func enqueueSample(assetID: Int64, priority: Int = 0) throws -> Int64 {
-        try enqueue(assetID: assetID, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
-                    data: sampleData, priority: priority)
+        try enqueue(
+            assetID: assetID, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0",
+            data: sampleData, priority: priority)
     }
 }
 
 public func sampleAdjustment(for job: ClaimedJob, base: Int64? = nil) -> NewAdjustment {
-    NewAdjustment(formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
-                    data: job.data ?? [],
-                  baseAdjustmentID: base, renderedPath: "rendered/\(job.id).jpg",
-                  renderedWidth: 640, renderedHeight: 480, renderedBytes: 12_345)
+    NewAdjustment(
+        formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline", formatVersion: job.formatVersion ?? "1.0",
+        data: job.data ?? [],
+        baseAdjustmentID: base, renderedPath: "rendered/\(job.id).jpg",
+        renderedWidth: 640, renderedHeight: 480, renderedBytes: 12_345)
 }
 
 /// Runs each body on its own thread, all at once, and returns their results in order.
@@ -87,6 +89,7 @@ private final class ResultBox<T: Sendable>: @unchecked Sendable {
 }
 
 /// Reads one value with plain SQL, for checks that should not go through the code under test.
-public func scalar(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
+public func scalar(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell
+{
     try connection.query(sql, binds)[0][0]
 }

@@ -54,7 +54,8 @@ public struct DecodedImage: Equatable {
     /// encodes of one picture at different brightness still compare by their content.
     public func contentDifference(to other: DecodedImage) -> Double {
         precondition(width == other.width && height == other.height)
-        let mine = channelMeans(), theirs = other.channelMeans()
+        let mine = channelMeans()
+        let theirs = other.channelMeans()
         var total = 0.0
         for index in pixels.indices {
             let channel = index % 3
@@ -96,4 +97,3 @@ public struct DecodedImage: Equatable {
         try file.commit()
     }
 }
-

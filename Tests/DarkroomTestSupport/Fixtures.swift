@@ -4,8 +4,8 @@ import Foundation
 public enum Fixtures {
     /// `Tests/Fixtures`, found from this source file so tests run from any working directory.
     public static let root: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()   // DarkroomTestSupport
-        .deletingLastPathComponent()   // Tests
+        .deletingLastPathComponent()  // DarkroomTestSupport
+        .deletingLastPathComponent()  // Tests
         .appendingPathComponent("Fixtures")
 
     /// A file under `Tests/Fixtures/exif-samples`, e.g. `exifSample("orientation/landscape_6.jpg")`.

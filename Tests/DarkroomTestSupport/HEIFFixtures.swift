@@ -34,8 +34,10 @@ public enum HEIFFixtures {
     /// lossy-coding noise), described; empty when the picture stands as drawn.
     public static func misplacedQuadrants(in image: DecodedImage, tolerance: Int = 16) -> [String] {
         let (w, h) = (image.width, image.height)
-        return [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)].enumerated().compactMap { index, point in
-            let pixel = image.pixel(point.0, point.1), expected = quadrantColors[index]
+        return [(w / 4, h / 4), (3 * w / 4, h / 4), (w / 4, 3 * h / 4), (3 * w / 4, 3 * h / 4)].enumerated().compactMap
+        { index, point in
+            let pixel = image.pixel(point.0, point.1)
+            let expected = quadrantColors[index]
             let matches = zip(pixel, expected).allSatisfy { abs(Int($0) - Int($1)) <= tolerance }
             return matches ? nil : "quadrant \(index) is \(pixel), not \(expected)"
         }
@@ -43,8 +45,10 @@ public enum HEIFFixtures {
 
     /// An EXIF block (APP1 payload) as phones write into a HEIF: orientation, and optionally GPS
     /// and a date with its offset.
-    public static func exif(orientation: Int, bigEndian: Bool = true, gps: Bool = false, date: String? = nil,
-                            offset: String? = nil) -> [UInt8] {
+    public static func exif(
+        orientation: Int, bigEndian: Bool = true, gps: Bool = false, date: String? = nil,
+        offset: String? = nil
+    ) -> [UInt8] {
         var exif = SyntheticExif(bigEndian: bigEndian)
         exif.ifd0 = [exif.ascii(0x010f, "Apple"), exif.short(0x0112, UInt16(orientation))]
         if let date {
@@ -65,7 +69,8 @@ public enum HEIFFixtures {
     /// Whether an ICC profile's description is Apple's "Display P3" (as `arrow`'s is).
     public static func describesDisplayP3(_ profile: [UInt8]) -> Bool {
         let name = Array("Display P3".utf8)
-        return profile[36..<40].elementsEqual("acsp".utf8) && profile.indices.contains { profile[$0...].starts(with: name) }
+        return profile[36..<40].elementsEqual("acsp".utf8)
+            && profile.indices.contains { profile[$0...].starts(with: name) }
     }
 
     public static func write(_ bytes: [UInt8], to path: String) throws {
@@ -113,7 +118,9 @@ public enum ISOBMFFEdit {
         for (depth, type) in path.enumerated() {
             guard let box = candidates.first(where: { $0.type == type }) else { return nil }
             found = box
-            if depth < path.count - 1 { candidates = boxes(in: bytes, from: childrenStart(of: box, in: bytes), to: box.end) }
+            if depth < path.count - 1 {
+                candidates = boxes(in: bytes, from: childrenStart(of: box, in: bytes), to: box.end)
+            }
         }
         return found
     }
@@ -151,10 +158,13 @@ public enum ISOBMFFEdit {
     /// The ID of the first item of `type` ("Exif", "hvc1", "grid") in `iinf`.
     public static func itemID(ofType type: String, in bytes: [UInt8]) -> UInt16? {
         guard let iinf = box(["meta", "iinf"], in: bytes) else { return nil }
-        for infe in boxes(in: bytes, from: childrenStart(of: iinf, in: bytes), to: iinf.end) where infe.type == "infe" && bytes[infe.contentStart] >= 2 {
+        for infe in boxes(in: bytes, from: childrenStart(of: iinf, in: bytes), to: iinf.end)
+        where infe.type == "infe" && bytes[infe.contentStart] >= 2 {
             // version 2: item_ID (16), protection index (16), item type (4 characters).
             let id = UInt16(bytes[infe.contentStart + 4]) << 8 | UInt16(bytes[infe.contentStart + 5])
-            if String(decoding: bytes[(infe.contentStart + 8)..<(infe.contentStart + 12)], as: UTF8.self) == type { return id }
+            if String(decoding: bytes[(infe.contentStart + 8)..<(infe.contentStart + 12)], as: UTF8.self) == type {
+                return id
+            }
         }
         return nil
     }
@@ -167,17 +177,28 @@ public enum ISOBMFFEdit {
         var at = iloc.contentStart
         let version = bytes[at]
         at += 4
-        let offsetSize = Int(bytes[at] >> 4), lengthSize = Int(bytes[at] & 15)
-        let baseOffsetSize = Int(bytes[at + 1] >> 4), indexSize = version >= 1 ? Int(bytes[at + 1] & 15) : 0
+        let offsetSize = Int(bytes[at] >> 4)
+        let lengthSize = Int(bytes[at] & 15)
+        let baseOffsetSize = Int(bytes[at + 1] >> 4)
+        let indexSize = version >= 1 ? Int(bytes[at + 1] & 15) : 0
         at += 2
         let itemCount: Int
-        if version < 2 { itemCount = Int(uint16(bytes, at)); at += 2 } else { itemCount = Int(uint32(bytes, at)); at += 4 }
+        if version < 2 {
+            itemCount = Int(uint16(bytes, at))
+            at += 2
+        } else {
+            itemCount = Int(uint32(bytes, at))
+            at += 4
+        }
         var last: (field: Int, offset: Int)?
         for _ in 0..<itemCount {
-            at += version < 2 ? 2 : 4                    // item_ID
+            at += version < 2 ? 2 : 4  // item_ID
             var constructionMethod = 0
-            if version >= 1 { constructionMethod = Int(bytes[at + 1] & 15); at += 2 }
-            at += 2                                      // data_reference_index
+            if version >= 1 {
+                constructionMethod = Int(bytes[at + 1] & 15)
+                at += 2
+            }
+            at += 2  // data_reference_index
             let base = read(bytes, at, size: baseOffsetSize)
             at += baseOffsetSize
             let extents = Int(uint16(bytes, at))
@@ -185,7 +206,9 @@ public enum ISOBMFFEdit {
             for extent in 0..<extents {
                 at += indexSize
                 let offset = base + read(bytes, at, size: offsetSize)
-                if extent == 0, constructionMethod == 0, offsetSize == 4, offset > (last?.offset ?? -1) { last = (at, offset) }
+                if extent == 0, constructionMethod == 0, offsetSize == 4, offset > (last?.offset ?? -1) {
+                    last = (at, offset)
+                }
                 at += offsetSize + lengthSize
             }
         }

@@ -20,16 +20,19 @@ public func httpGet(_ url: String) async throws -> HTTPAnswer {
     let response = try await withTaskExecutorPreference(thread) {
         try HTTPClient(maxIdleConnections: 0).perform(HTTPRequest(method: "GET", url: url))
     }
-    return HTTPAnswer(status: response.status, contentType: response.headers["content-type"],
-                      body: String(decoding: response.body, as: UTF8.self))
+    return HTTPAnswer(
+        status: response.status, contentType: response.headers["content-type"],
+        body: String(decoding: response.body, as: UTF8.self))
 }
 
 /// Starts a server made by `make` (given the callback it calls with its bound port), runs
 /// `body` with that port, then stops the server and waits until it has let go of the port.
 /// The server and `body` run on threads of their own, not on the cooperative pool that
 /// synchronous tests beside them may hold.
-public func withServer<T>(_ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
-                          _ body: (_ port: Int) async throws -> T) async throws -> T {
+public func withServer<T>(
+    _ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
+    then body: (_ port: Int) async throws -> T
+) async throws -> T {
     let threads = DedicatedThreads(name: "test-server")
     defer { threads.shutdown() }
     return try await withTaskExecutorPreference(threads) {
@@ -37,9 +40,11 @@ public func withServer<T>(_ make: (_ onListening: @escaping @Sendable (Int) asyn
     }
 }
 
-private func serving<T>(on threads: DedicatedThreads,
-                        _ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
-                        _ body: (_ port: Int) async throws -> T) async throws -> T {
+private func serving<T>(
+    on threads: DedicatedThreads,
+    _ make: (_ onListening: @escaping @Sendable (Int) async -> Void) -> @Sendable () async throws -> Void,
+    _ body: (_ port: Int) async throws -> T
+) async throws -> T {
     let (ports, announce) = AsyncStream.makeStream(of: Int.self)
     let run = make { announce.yield($0) }
     let server = Task(executorPreference: threads) {

@@ -27,7 +27,8 @@ public struct PrometheusScrape: Sendable {
             throw FormatError(line: 0, text: String(text.suffix(40)), reason: "the exposition must end with a newline")
         }
         var seen = Set<Sample.Series>()
-        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+        where !line.isEmpty {
             if let reason = read(line, seen: &seen) {
                 throw FormatError(line: index + 1, text: String(line), reason: reason)
             }
@@ -39,7 +40,8 @@ public struct PrometheusScrape: Sendable {
     private mutating func read(_ line: Substring, seen: inout Set<Sample.Series>) -> String? {
         if line.hasPrefix("#") {
             let words = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: false)
-            guard words.count >= 3, words[0] == "#", words[1] == "HELP" || words[1] == "TYPE" else { return nil }  // a comment
+            // Anything else after a # is a comment.
+            guard words.count >= 3, words[0] == "#", words[1] == "HELP" || words[1] == "TYPE" else { return nil }
             let name = String(words[2])
             guard Self.isMetricName(name) else { return "bad metric name" }
             let rest = words.count == 4 ? String(words[3]) : ""
@@ -104,10 +106,13 @@ public struct PrometheusScrape: Sendable {
                 guard zip(ordered, ordered.dropFirst()).allSatisfy({ $0.1 <= $1.1 }) else {
                     throw FormatError(line: 0, text: name, reason: "buckets \(labels) are not cumulative")
                 }
-                guard ordered.last?.0 == .infinity, let count = value(name + "_count", labels), ordered.last?.1 == count,
-                      value(name + "_sum", labels) != nil
+                guard ordered.last?.0 == .infinity, let count = value(name + "_count", labels),
+                    ordered.last?.1 == count,
+                    value(name + "_sum", labels) != nil
                 else {
-                    throw FormatError(line: 0, text: name, reason: "\(labels): the +Inf bucket, _count and _sum must all be there and agree")
+                    throw FormatError(
+                        line: 0, text: name,
+                        reason: "\(labels): the +Inf bucket, _count and _sum must all be there and agree")
                 }
             }
         }
@@ -139,17 +144,27 @@ private struct Reader {
             line.removeFirst()
             while line.first != "}" {
                 let label = take { $0.isLetter || $0.isNumber || $0 == "_" }
-                guard label.wholeMatch(of: /[a-zA-Z_][a-zA-Z0-9_]*/) != nil else { throw Failure(reason: "bad label name") }
+                guard label.wholeMatch(of: /[a-zA-Z_][a-zA-Z0-9_]*/) != nil else {
+                    throw Failure(reason: "bad label name")
+                }
                 guard line.hasPrefix("=\"") else { throw Failure(reason: "label \(label) without =\"") }
                 line.removeFirst(2)
-                guard labels.updateValue(try quoted(), forKey: label) == nil else { throw Failure(reason: "label \(label) twice") }
-                if line.first == "," { line.removeFirst() } else if line.first != "}" { throw Failure(reason: "expected , or }") }
+                guard labels.updateValue(try quoted(), forKey: label) == nil else {
+                    throw Failure(reason: "label \(label) twice")
+                }
+                if line.first == "," {
+                    line.removeFirst()
+                } else if line.first != "}" {
+                    throw Failure(reason: "expected , or }")
+                }
             }
             line.removeFirst()
         }
         guard line.first == " " else { throw Failure(reason: "expected a space before the value") }
         let fields = line.split(separator: " ")
-        guard (1...2).contains(fields.count), let value = Self.number(fields[0]) else { throw Failure(reason: "bad value") }
+        guard (1...2).contains(fields.count), let value = Self.number(fields[0]) else {
+            throw Failure(reason: "bad value")
+        }
         if fields.count == 2, Int64(fields[1]) == nil { throw Failure(reason: "bad timestamp") }
         return PrometheusScrape.Sample(name: name, labels: labels, value: value)
     }

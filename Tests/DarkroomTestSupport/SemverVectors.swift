@@ -9,7 +9,8 @@ public struct SemverVectors: Sendable {
     public var invalid: [String]
 
     public static func load() throws -> SemverVectors {
-        let text = try String(contentsOf: Fixtures.root.appendingPathComponent("semver-precedence.txt"), encoding: .utf8)
+        let text = try String(
+            contentsOf: Fixtures.root.appendingPathComponent("semver-precedence.txt"), encoding: .utf8)
         var vectors = SemverVectors(classes: [], invalid: [])
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) where !line.hasPrefix("#") {
             if line.hasPrefix("invalid:") {

@@ -9,8 +9,10 @@ public struct StoredPathVectors: Sendable {
     public static func load() throws -> StoredPathVectors {
         let text = try String(contentsOf: Fixtures.root.appendingPathComponent("stored-paths.txt"), encoding: .utf8)
         var vectors = StoredPathVectors(valid: [], refused: [])
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) where !line.hasPrefix("#") && !line.isEmpty {
-            for (tag, keyPath) in [("valid:", \StoredPathVectors.valid), ("refused:", \StoredPathVectors.refused)] where line.hasPrefix(tag) {
+        for line in text.split(separator: "\n", omittingEmptySubsequences: false)
+        where !line.hasPrefix("#") && !line.isEmpty {
+            for (tag, keyPath) in [("valid:", \StoredPathVectors.valid), ("refused:", \StoredPathVectors.refused)]
+            where line.hasPrefix(tag) {
                 let rest = line.dropFirst(tag.count)
                 vectors[keyPath: keyPath].append(String(rest.hasPrefix(" ") ? rest.dropFirst() : rest))
             }

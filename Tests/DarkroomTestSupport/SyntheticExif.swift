@@ -44,9 +44,11 @@ public struct SyntheticExif {
     }
 
     public func signedRationals(_ tag: UInt16, _ values: (Int32, Int32)...) -> Field {
-        Field(tag: tag, type: 10, count: UInt32(values.count), bytes: values.flatMap {
-            encode(UInt32(bitPattern: $0.0)) + encode(UInt32(bitPattern: $0.1))
-        })
+        Field(
+            tag: tag, type: 10, count: UInt32(values.count),
+            bytes: values.flatMap {
+                encode(UInt32(bitPattern: $0.0)) + encode(UInt32(bitPattern: $0.1))
+            })
     }
 
     public func encode(_ value: UInt16) -> [UInt8] {
@@ -78,12 +80,15 @@ public struct SyntheticExif {
         pointers = pointers.map { field in
             field.tag == 0x8769 ? long(0x8769, UInt32(exifOffset)) : long(0x8825, UInt32(gpsOffset))
         }
-        var tiff: [UInt8] = (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + encode(UInt16(42)) + encode(UInt32(ifd0Offset))
+        var tiff: [UInt8] =
+            (bigEndian ? Array("MM".utf8) : Array("II".utf8)) + encode(UInt16(42)) + encode(UInt32(ifd0Offset))
         tiff += directory(ifd0 + pointers, at: ifd0Offset, next: ifd1.isEmpty ? 0 : UInt32(ifd1Offset))
         if !exif.isEmpty { tiff += directory(exif, at: exifOffset, next: 0) }
         if !gps.isEmpty { tiff += directory(gps, at: gpsOffset, next: 0) }
         if let thumbnail {
-            let fields = [short(0x0103, 6), long(0x0201, UInt32(thumbnailOffset)), long(0x0202, UInt32(thumbnail.count))]
+            let fields = [
+                short(0x0103, 6), long(0x0201, UInt32(thumbnailOffset)), long(0x0202, UInt32(thumbnail.count)),
+            ]
             tiff += directory(fields, at: ifd1Offset, next: 0)
             tiff += thumbnail
         }
@@ -122,7 +127,9 @@ extension [UInt8] {
     /// Payload index of the 12-byte IFD0 entry for `tag` (IFD0 at TIFF offset 8 as built above).
     public func ifd0EntryIndex(of tag: UInt16, bigEndian: Bool) -> Int? {
         func uint16(_ index: Int) -> UInt16 {
-            bigEndian ? UInt16(self[index]) << 8 | UInt16(self[index + 1]) : UInt16(self[index + 1]) << 8 | UInt16(self[index])
+            bigEndian
+                ? UInt16(self[index]) << 8 | UInt16(self[index + 1])
+                : UInt16(self[index + 1]) << 8 | UInt16(self[index])
         }
         let directory = 6 + 8
         return (0..<Int(uint16(directory))).map { directory + 2 + 12 * $0 }.first { uint16($0) == tag }

@@ -42,8 +42,10 @@ public enum TestDatabase {
     /// The server URL from the environment, or an error that says how to provide it.
     public static func serverURL() throws -> String {
         guard let url = ProcessInfo.processInfo.environment[serverURLVariable], !url.isEmpty else {
-            throw SetupError(description: "\(serverURLVariable) is not set: run the suite with `make test`, which starts "
-                + "a private PostgreSQL and sets \(serverURLVariable) (or set it to a server where you may create databases)")
+            throw SetupError(
+                description: "\(serverURLVariable) is not set: run the suite with `make test`, which starts "
+                    + "a private PostgreSQL and sets \(serverURLVariable) (or set it to a server where you may create databases)"
+            )
         }
         return url
     }
@@ -61,8 +63,11 @@ public enum TestDatabase {
         let connection = try PostgresConnection(server)
         try connection.execute("DROP DATABASE IF EXISTS \(try connection.quotedIdentifier(name)) WITH (FORCE)")
         // The roles the test made, named after its database: they hold nothing now it is gone.
-        for row in try connection.query("SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)", [.text(name + "_")]) {
-            try connection.execute("DROP ROLE IF EXISTS \(try connection.quotedIdentifier(try row["rolname"].decode(String.self)))")
+        for row in try connection.query(
+            "SELECT rolname FROM pg_roles WHERE starts_with(rolname, $1)", [.text(name + "_")])
+        {
+            try connection.execute(
+                "DROP ROLE IF EXISTS \(try connection.quotedIdentifier(try row["rolname"].decode(String.self)))")
         }
     }
 
@@ -75,15 +80,18 @@ public enum TestDatabase {
 
     /// The viewer, operator and worker roles of the test database at `url`.
     public static func accessRoles(forDatabaseAt url: String) -> AccessRoles {
-        AccessRoles(viewer: roleName("viewer", forDatabaseAt: url), operator: roleName("operator", forDatabaseAt: url),
-                    worker: roleName("worker", forDatabaseAt: url))
+        AccessRoles(
+            viewer: roleName("viewer", forDatabaseAt: url), operator: roleName("operator", forDatabaseAt: url),
+            worker: roleName("worker", forDatabaseAt: url))
     }
 
     /// The `DARKROOM_*_ROLE` variables that make `darkroom migrate` use those roles.
     public static func roleEnvironment(forDatabaseAt url: String) -> [String: String] {
         let roles = accessRoles(forDatabaseAt: url)
-        return ["DARKROOM_VIEWER_ROLE": roles.viewer ?? "", "DARKROOM_OPERATOR_ROLE": roles.operatorRole ?? "",
-                "DARKROOM_WORKER_ROLE": roles.worker ?? ""]
+        return [
+            "DARKROOM_VIEWER_ROLE": roles.viewer ?? "", "DARKROOM_OPERATOR_ROLE": roles.operatorRole ?? "",
+            "DARKROOM_WORKER_ROLE": roles.worker ?? "",
+        ]
     }
 
     /// The same URL (or conninfo) logging in as `user` (the test server trusts loopback logins).
@@ -94,7 +102,9 @@ public enum TestDatabase {
         }
         components.user = user
         components.password = nil
-        guard let changed = components.string else { throw SetupError(description: "cannot build a URL for \(user) from \(url)") }
+        guard let changed = components.string else {
+            throw SetupError(description: "cannot build a URL for \(user) from \(url)")
+        }
         return changed
     }
 

@@ -19,23 +19,30 @@ public enum TestObjectStore {
     public static func server() throws -> Server {
         let environment = ProcessInfo.processInfo.environment
         guard let endpoint = environment[endpointVariable], !endpoint.isEmpty,
-              let access = environment["DARKROOM_TEST_S3_ACCESS_KEY"], !access.isEmpty,
-              let secret = environment["DARKROOM_TEST_S3_SECRET_KEY"], !secret.isEmpty else {
-            throw TestDatabase.SetupError(description: "\(endpointVariable), DARKROOM_TEST_S3_ACCESS_KEY and DARKROOM_TEST_S3_SECRET_KEY "
-                + "are not set: run `make s3-start` and the suite with `make test` (or export what `make s3-env` prints as these)")
+            let access = environment["DARKROOM_TEST_S3_ACCESS_KEY"], !access.isEmpty,
+            let secret = environment["DARKROOM_TEST_S3_SECRET_KEY"], !secret.isEmpty
+        else {
+            throw TestDatabase.SetupError(
+                description: "\(endpointVariable), DARKROOM_TEST_S3_ACCESS_KEY and DARKROOM_TEST_S3_SECRET_KEY "
+                    + "are not set: run `make s3-start` and the suite with `make test` (or export what `make s3-env` prints as these)"
+            )
         }
         return Server(endpoint: endpoint, accessKeyID: access, secretAccessKey: secret)
     }
 
     /// A fresh prefix of the test bucket, with the bucket created if needed. `endpoint`
     /// replaces the server's (a proxy in front of it); `secret` the right one (to be refused).
-    public static func storage(prefix: String = "test-" + UUID().uuidString.lowercased(), endpoint: String? = nil,
-                               secret: String? = nil, retry: S3RetryPolicy = S3RetryPolicy(attempts: 3, firstDelay: .milliseconds(50)),
-                               partSize: Int = S3Storage.minimumPartSize) throws -> S3Storage {
+    public static func storage(
+        prefix: String = "test-" + UUID().uuidString.lowercased(), endpoint: String? = nil,
+        secret: String? = nil, retry: S3RetryPolicy = S3RetryPolicy(attempts: 3, firstDelay: .milliseconds(50)),
+        partSize: Int = S3Storage.minimumPartSize
+    ) throws -> S3Storage {
         let server = try server()
-        let configuration = try S3Configuration(url: "s3://\(bucket)/\(prefix)", endpoint: endpoint ?? server.endpoint, region: "us-east-1",
-                                                accessKeyID: server.accessKeyID, secretAccessKey: secret ?? server.secretAccessKey)
-        let storage = S3Storage(configuration, scratchDirectory: NSTemporaryDirectory(), partSize: partSize, retry: retry)
+        let configuration = try S3Configuration(
+            url: "s3://\(bucket)/\(prefix)", endpoint: endpoint ?? server.endpoint, region: "us-east-1",
+            accessKeyID: server.accessKeyID, secretAccessKey: secret ?? server.secretAccessKey)
+        let storage = S3Storage(
+            configuration, scratchDirectory: NSTemporaryDirectory(), partSize: partSize, retry: retry)
         if secret == nil { try storage.createBucketIfMissing() }
         return storage
     }

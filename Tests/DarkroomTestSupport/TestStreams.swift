@@ -25,7 +25,9 @@ public final class ChunkedSource: ByteSource {
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
         reads += 1
         if let failAfter, offset >= failAfter {
-            throw StreamError(code: .io, object: objectName, message: "connection reset by peer", byteOffset: offset, systemErrno: ECONNRESET)
+            throw StreamError(
+                code: .io, object: objectName, message: "connection reset by peer", byteOffset: offset,
+                systemErrno: ECONNRESET)
         }
         var count = min(buffer.count, bytes.count - offset, 1 + Int(random.next() % UInt64(maxChunk)))
         if let failAfter { count = min(count, failAfter - offset) }
@@ -52,7 +54,9 @@ public final class MemoryUpload: ObjectUpload {
 
     public func write(_ chunk: UnsafeRawBufferPointer) throws(StreamError) {
         if let failAfter, bytes.count + chunk.count > failAfter {
-            throw StreamError(code: .io, object: objectName, message: "no space left on device", byteOffset: bytes.count, systemErrno: ENOSPC)
+            throw StreamError(
+                code: .io, object: objectName, message: "no space left on device", byteOffset: bytes.count,
+                systemErrno: ENOSPC)
         }
         bytes.append(contentsOf: chunk)
     }
@@ -85,7 +89,9 @@ public final class FailingUpload: ObjectUpload {
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
         guard written + bytes.count <= failAfter else {
-            throw StreamError(code: .io, object: objectName, message: "no space left on device", byteOffset: written, systemErrno: ENOSPC)
+            throw StreamError(
+                code: .io, object: objectName, message: "no space left on device", byteOffset: written,
+                systemErrno: ENOSPC)
         }
         try wrapped.write(bytes)
         written += bytes.count

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Debian's headless Chromium, driven over the DevTools protocol on a pipe
@@ -11,7 +12,9 @@ final class Chromium {
         var description: String
     }
 
-    static let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     private let pid: pid_t
     private let commands: Int32
@@ -25,9 +28,13 @@ final class Chromium {
         guard let executable = Self.executable else {
             throw Failure(description: "chromium is not installed: `make test` installs Debian's chromium package")
         }
-        profile = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-chromium-\(UUID().uuidString)").path
-        var toBrowser: [Int32] = [0, 0], fromBrowser: [Int32] = [0, 0]
-        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+        profile =
+            FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-chromium-\(UUID().uuidString)").path
+        var toBrowser: [Int32] = [0, 0]
+        var fromBrowser: [Int32] = [0, 0]
+        guard pipe(&toBrowser) == 0, pipe(&fromBrowser) == 0 else {
+            throw Failure(description: "pipe: \(String(cString: strerror(errno)))")
+        }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -36,26 +43,34 @@ final class Chromium {
         let devNull = Glibc.open("/dev/null", O_WRONLY)
         posix_spawn_file_actions_adddup2(&actions, devNull, 1)
         posix_spawn_file_actions_adddup2(&actions, devNull, 2)
-        let arguments = [executable, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
-                         "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars", "--user-data-dir=\(profile)",
-                         "--window-size=\(width),\(height)", "about:blank"]
+        let arguments = [
+            executable, "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
+            "--disable-dev-shm-usage", "--no-first-run", "--hide-scrollbars", "--user-data-dir=\(profile)",
+            "--window-size=\(width),\(height)", "about:blank",
+        ]
         var argv = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var spawned: pid_t = 0
         let status = posix_spawn(&spawned, executable, &actions, nil, &argv, environ)
         close(devNull)
         close(toBrowser[0])
         close(fromBrowser[1])
-        guard status == 0 else { throw Failure(description: "cannot start chromium: \(String(cString: strerror(status)))") }
+        guard status == 0 else {
+            throw Failure(description: "cannot start chromium: \(String(cString: strerror(status)))")
+        }
         pid = spawned
         commands = toBrowser[1]
         events = fromBrowser[0]
 
         let target = try call("Target.createTarget", ["url": "about:blank"], inSession: false)
-        let attached = try call("Target.attachToTarget", ["targetId": target["targetId"] as? String ?? "", "flatten": true], inSession: false)
+        let attached = try call(
+            "Target.attachToTarget", ["targetId": target["targetId"] as? String ?? "", "flatten": true],
+            inSession: false)
         session = attached["sessionId"] as? String ?? ""
         _ = try call("Page.enable")
-        _ = try call("Emulation.setDeviceMetricsOverride", ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false])
+        _ = try call(
+            "Emulation.setDeviceMetricsOverride",
+            ["width": width, "height": height, "deviceScaleFactor": 1, "mobile": false])
     }
 
     deinit {
@@ -110,9 +125,13 @@ final class Chromium {
 
     /// The value of a JavaScript expression (awaited when it is a promise), as JSON gives it.
     func evaluate(_ expression: String) throws -> Any? {
-        let result = try call("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        let result = try call(
+            "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = result["exceptionDetails"] as? [String: Any] {
-            throw Failure(description: "\(expression): \(exception["text"] as? String ?? "exception") \((exception["exception"] as? [String: Any])?["description"] ?? "")")
+            throw Failure(
+                description:
+                    "\(expression): \(exception["text"] as? String ?? "exception") \((exception["exception"] as? [String: Any])?["description"] ?? "")"
+            )
         }
         return (result["result"] as? [String: Any])?["value"]
     }
@@ -144,9 +163,14 @@ final class Chromium {
 
     /// The page as a PNG (written to `path`) and as JPEG bytes (for checks).
     func screenshot(to path: String) throws -> (png: Data, jpeg: [UInt8]) {
-        let png = Data(base64Encoded: try call("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? "") ?? Data()
+        let png =
+            Data(base64Encoded: try call("Page.captureScreenshot", ["format": "png"])["data"] as? String ?? "")
+            ?? Data()
         try png.write(to: URL(fileURLWithPath: path))
-        let jpeg = Data(base64Encoded: try call("Page.captureScreenshot", ["format": "jpeg", "quality": 90])["data"] as? String ?? "") ?? Data()
+        let jpeg =
+            Data(
+                base64Encoded: try call("Page.captureScreenshot", ["format": "jpeg", "quality": 90])["data"] as? String
+                    ?? "") ?? Data()
         return (png, [UInt8](jpeg))
     }
 }

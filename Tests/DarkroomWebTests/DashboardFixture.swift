@@ -30,14 +30,17 @@ struct DashboardFixture {
         { url in
             let role = TestDatabase.roleName(name, forDatabaseAt: url)
             let owner = try PostgresConnection(url)
-            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(role)) LOGIN IN ROLE "
-                + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
+            try owner.execute(
+                "CREATE ROLE \(try owner.quotedIdentifier(role)) LOGIN IN ROLE "
+                    + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
             return try TestDatabase.url(url, as: role)
         }
     }
 
-    static func with<T>(accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
-                        _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
+    static func with<T>(
+        accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
+        _ body: (DashboardFixture, Dashboard) async throws -> T
+    ) async throws -> T {
         let threads = DedicatedThreads(name: "dashboard-test")
         defer { threads.shutdown() }
         return try await withTaskExecutorPreference(threads) {
@@ -45,10 +48,14 @@ struct DashboardFixture {
         }
     }
 
-    private static func prepared<T>(accounts withAccounts: Bool, secureCookies: Bool, login: (String) throws -> String,
-                                    _ body: (DashboardFixture, Dashboard) async throws -> T) async throws -> T {
+    private static func prepared<T>(
+        accounts withAccounts: Bool, secureCookies: Bool, login: (String) throws -> String,
+        _ body: (DashboardFixture, Dashboard) async throws -> T
+    ) async throws -> T {
         try await TestDatabase.withFreshDatabase { url in
-            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("darkroom-web-\(UUID().uuidString)").path
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "darkroom-web-\(UUID().uuidString)"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: folder) }
             let connection = try PostgresConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
@@ -59,25 +66,33 @@ struct DashboardFixture {
             let photo = try Fixtures.bytes(of: Fixtures.exifSample("orientation/landscape_6.jpg"))
             let key = StorageLayout.original(sha256: String(repeating: "ab", count: 32))
             try storage.publish(key) { upload in try photo.withUnsafeBytes { try upload.write($0) } }
-            let asset = try AssetStore(connection).register(NewAsset(
-                originalPath: key.rawValue, contentSHA256: String(repeating: "ab", count: 32), byteSize: Int64(photo.count),
-                pixelWidth: 450, pixelHeight: 600, orientation: 6, latitude: 43.4674, longitude: 11.8851)).id
+            let asset = try AssetStore(connection).register(
+                NewAsset(
+                    originalPath: key.rawValue, contentSHA256: String(repeating: "ab", count: 32),
+                    byteSize: Int64(photo.count),
+                    pixelWidth: 450, pixelHeight: 600, orientation: 6, latitude: 43.4674, longitude: 11.8851)
+            ).id
 
             let queue = JobQueue(connection, logger: .quiet)
-            let failing = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
-                                            data: Array(#"{"operations":[{"op":"sepia"}]}"#.utf8), batch: "spring")
+            let failing = try queue.enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                data: Array(#"{"operations":[{"op":"sepia"}]}"#.utf8), batch: "spring")
             let claimed = try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60))
-            _ = try queue.fail(claimed[0], .permanent(code: .jpegCorrupt, message: "the original is damaged at byte 4096"), outcome: .fail)
-            let queued = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
-                                           data: Array(#"{"operations":[{"op":"vignette"}]}"#.utf8), batch: "spring")
+            _ = try queue.fail(
+                claimed[0], .permanent(code: .jpegCorrupt, message: "the original is damaged at byte 4096"),
+                outcome: .fail)
+            let queued = try queue.enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                data: Array(#"{"operations":[{"op":"vignette"}]}"#.utf8), batch: "spring")
 
             var accounts = AccountFile(path: folder + "/accounts")
             try accounts.set(name: operatorName, role: .operator, password: password)
             try accounts.set(name: viewerName, role: .viewer, password: password)
             try accounts.save()
 
-            let fixture = DashboardFixture(url: url, storagePath: storage.location, assetID: asset, failedJobID: failing,
-                                           queuedJobID: queued, accountsPath: accounts.path, auditPath: folder + "/audit.jsonl")
+            let fixture = DashboardFixture(
+                url: url, storagePath: storage.location, assetID: asset, failedJobID: failing,
+                queuedJobID: queued, accountsPath: accounts.path, auditPath: folder + "/audit.jsonl")
             let loginURL = try login(url)
             let pool = DatabasePool(url: loginURL, size: 2, logger: .quiet)
             defer { pool.close() }
@@ -85,7 +100,8 @@ struct DashboardFixture {
                 pool: pool, thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20),
                 audit: try ActionAudit(path: fixture.auditPath, logger: .quiet),
                 signInForms: try SignInForms.load(from: try PostgresConnection(loginURL)),
-                options: .init(accounts: withAccounts ? try AccountFile.load(accounts.path) : nil, secureCookies: secureCookies),
+                options: .init(
+                    accounts: withAccounts ? try AccountFile.load(accounts.path) : nil, secureCookies: secureCookies),
                 logger: .quiet)
             return try await body(fixture, dashboard)
         }
@@ -118,7 +134,11 @@ struct Browser {
     /// The session cookie, `name=value`.
     var cookie: String? {
         get { cookies[Dashboard.sessionCookie].map { "\(Dashboard.sessionCookie)=\($0)" } }
-        set { cookies[Dashboard.sessionCookie] = newValue.map { String($0.split(separator: "=", maxSplits: 1).last ?? "") } }
+        set {
+            cookies[Dashboard.sessionCookie] = newValue.map {
+                String($0.split(separator: "=", maxSplits: 1).last ?? "")
+            }
+        }
     }
 
     struct Page {
@@ -144,7 +164,8 @@ struct Browser {
         var all = fields
         if let csrf { all["csrf"] = csrf }
         let body = all.sorted { $0.key < $1.key }
-            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(separator: "&")
+            .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")" }.joined(
+                separator: "&")
         return try await send(path, method: .post, body: body)
     }
 
@@ -156,17 +177,23 @@ struct Browser {
 
     private mutating func send(_ path: String, method: HTTPRequest.Method, body: String?) async throws -> Page {
         var headers: HTTPFields = [:]
-        if !cookies.isEmpty { headers[.cookie] = cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: "; ") }
+        if !cookies.isEmpty {
+            headers[.cookie] = cookies.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(
+                separator: "; ")
+        }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
         if let fetchSite { headers[.init("Sec-Fetch-Site")!] = fetchSite }
-        let response = try await client.execute(uri: path, method: method, headers: headers,
-                                                body: body.map { ByteBuffer(string: $0) })
+        let response = try await client.execute(
+            uri: path, method: method, headers: headers,
+            body: body.map { ByteBuffer(string: $0) })
         for setCookie in response.headers[values: .setCookie] {
             let pair = setCookie.split(separator: ";")[0].split(separator: "=", maxSplits: 1).map(String.init)
             // An empty value (or an expiry in the past) deletes the cookie.
             cookies[pair[0]] = pair.count < 2 || pair[1].isEmpty || setCookie.contains("Max-Age=0") ? nil : pair[1]
         }
         let bytes = Array(response.body.readableBytesView)
-        return Page(status: response.status, headers: response.headers, body: String(decoding: bytes, as: UTF8.self), bytes: bytes)
+        return Page(
+            status: response.status, headers: response.headers, body: String(decoding: bytes, as: UTF8.self),
+            bytes: bytes)
     }
 }

@@ -23,8 +23,9 @@ import Testing
                     #expect(scrape.value("darkroom_queue_view_up", ["view": view]) == 1, "\(view)")
                 }
                 for row in try fixture.query("SELECT state, count FROM darkroom.queue_summary") {
-                    #expect(scrape.value("darkroom_queue_jobs", ["state": try row["state"].decode(String.self)])
-                        == Double(try row["count"].decode(Int.self)))
+                    #expect(
+                        scrape.value("darkroom_queue_jobs", ["state": try row["state"].decode(String.self)])
+                            == Double(try row["count"].decode(Int.self)))
                 }
                 // The fixture's batch: one job failed, one queued.
                 #expect(scrape.value("darkroom_batch_jobs", ["batch": "spring", "state": "failed"]) == 1)

@@ -17,7 +17,10 @@ import Testing
         try await DashboardFixture.with { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
-                for path in ["/", "/batches/spring", "/failures", "/assets/\(fixture.assetID)", "/assets/\(fixture.assetID)/original.jpg"] {
+                for path in [
+                    "/", "/batches/spring", "/failures", "/assets/\(fixture.assetID)",
+                    "/assets/\(fixture.assetID)/original.jpg",
+                ] {
                     let page = try await browser.get(path)
                     #expect(page.status == .seeOther, "\(path)")
                     let location = try #require(page.headers[.location])
@@ -27,7 +30,10 @@ import Testing
                 var stranger = Browser(client)
                 let refused = try await stranger.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: "guess")
                 #expect(refused.status == .forbidden)
-                #expect(try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(fixture.failedJobID)])[0]["state"].decode(String.self) == "failed")
+                #expect(
+                    try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(fixture.failedJobID)])[0][
+                        "state"
+                    ].decode(String.self) == "failed")
             }
         }
     }
@@ -44,20 +50,28 @@ import Testing
                 #expect(!cookie.contains("Secure"))
                 #expect(form.csrfToken != nil)
 
-                let noToken = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password], csrf: nil)
+                let noToken = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                    csrf: nil)
                 #expect(noToken.status == .forbidden)
-                let forged = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
-                                                    csrf: "forged-token-forged-token-forged-token-12")
+                let forged = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                    csrf: "forged-token-forged-token-forged-token-12")
                 #expect(forged.status == .forbidden)
-                let wrong = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": "not the password"], csrf: form.csrfToken)
+                let wrong = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": "not the password"],
+                    csrf: form.csrfToken)
                 #expect(wrong.status == .unauthorized)
                 #expect(wrong.body.contains("Wrong name or password."))
-                let unknown = try await browser.post("/sign-in", ["name": "mallory", "password": DashboardFixture.password], csrf: form.csrfToken)
+                let unknown = try await browser.post(
+                    "/sign-in", ["name": "mallory", "password": DashboardFixture.password], csrf: form.csrfToken)
                 #expect(unknown.status == .unauthorized)
 
                 #expect(browser.cookie == nil, "no session before signing in")
-                let signedIn = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password, "next": "/batches"],
-                                                      csrf: form.csrfToken)
+                let signedIn = try await browser.post(
+                    "/sign-in",
+                    ["name": DashboardFixture.operatorName, "password": DashboardFixture.password, "next": "/batches"],
+                    csrf: form.csrfToken)
                 #expect(signedIn.status == .seeOther)
                 #expect(signedIn.headers[.location] == "/batches")
                 #expect(browser.cookie != nil, "signing in starts a session")
@@ -66,8 +80,15 @@ import Testing
                 #expect(overview.status == .ok)
                 #expect(overview.body.contains("\(DashboardFixture.operatorName) · operator"))
                 let audit = try fixture.auditTrail()
-                #expect(audit.contains { $0.action == "sign-in" && $0.actor == "olga" && $0.result == "signed in as operator" })
-                #expect(audit.contains { $0.action == "sign-in" && $0.actor == "mallory" && $0.result == "refused: wrong name or password" })
+                #expect(
+                    audit.contains {
+                        $0.action == "sign-in" && $0.actor == "olga" && $0.result == "signed in as operator"
+                    })
+                #expect(
+                    audit.contains {
+                        $0.action == "sign-in" && $0.actor == "mallory"
+                            && $0.result == "refused: wrong name or password"
+                    })
             }
         }
     }
@@ -90,7 +111,9 @@ import Testing
 
                 let overview = try await browser.get("/")
                 let status = try queue.status(recentFailures: 5)
-                #expect(overview.body.contains("<th scope=\"row\">queued</th><td class=\"num\">\(status.countsByState[.queued]!)</td>"))
+                #expect(
+                    overview.body.contains(
+                        "<th scope=\"row\">queued</th><td class=\"num\">\(status.countsByState[.queued]!)</td>"))
                 #expect(overview.body.contains("<th scope=\"row\">failed</th><td class=\"num\">1</td>"))
                 #expect(overview.body.contains("job \(fixture.queuedJobID), runnable since"))
 
@@ -119,7 +142,7 @@ import Testing
                 #expect(image.status == .ok)
                 #expect(image.headers[.contentType] == "image/jpeg")
                 #expect(Array(image.bytes.prefix(2)) == [0xFF, 0xD8])
-                let size = try #require(JPEGSize(image.bytes))
+                let size = try #require(jpegSize(image.bytes))
                 // Stored 450×600 with orientation 6: upright it is 600 wide, 450 high, and a
                 // 480-pixel thumbnail decodes it at 7/8 (525×394 upright).
                 #expect(size.width > size.height)
@@ -139,12 +162,14 @@ import Testing
         try await DashboardFixture.with { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
                 func state(_ job: Int64) throws -> String {
-                    try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]["state"].decode(String.self)
+                    try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]["state"].decode(
+                        String.self)
                 }
                 var viewer = Browser(client)
                 _ = try await viewer.signIn(DashboardFixture.viewerName)
                 let viewerPage = try await viewer.get("/failures")
-                let refused = try await viewer.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: viewerPage.csrfToken)
+                let refused = try await viewer.post(
+                    "/jobs/\(fixture.failedJobID)/retry", [:], csrf: viewerPage.csrfToken)
                 #expect(refused.status == .forbidden)
                 #expect(try state(fixture.failedJobID) == "failed")
 
@@ -152,13 +177,15 @@ import Testing
                 _ = try await operatorBrowser.signIn(DashboardFixture.operatorName)
                 let page = try await operatorBrowser.get("/failures")
                 #expect(page.body.contains("action=\"/jobs/\(fixture.failedJobID)/retry\""))
-                let forged = try await operatorBrowser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: viewerPage.csrfToken)
+                let forged = try await operatorBrowser.post(
+                    "/jobs/\(fixture.failedJobID)/retry", [:], csrf: viewerPage.csrfToken)
                 #expect(forged.status == .forbidden, "another session's token is no token")
                 let missing = try await operatorBrowser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: nil)
                 #expect(missing.status == .forbidden)
                 #expect(try state(fixture.failedJobID) == "failed")
 
-                let retried = try await operatorBrowser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: page.csrfToken)
+                let retried = try await operatorBrowser.post(
+                    "/jobs/\(fixture.failedJobID)/retry", [:], csrf: page.csrfToken)
                 #expect(retried.status == .seeOther)
                 #expect(try state(fixture.failedJobID) == "queued")
                 let after = try await operatorBrowser.get("/failures")
@@ -175,9 +202,13 @@ import Testing
                 let flash = try await operatorBrowser.get("/batches")
                 #expect(flash.body.contains("there is no batch &#39;autumn&#39;"))
 
-                let audit = try fixture.auditTrail().map { "\($0.actor) \($0.action) \($0.target ?? "-"): \($0.result)" }
+                let audit = try fixture.auditTrail().map {
+                    "\($0.actor) \($0.action) \($0.target ?? "-"): \($0.result)"
+                }
                 #expect(audit.contains("victor retry-job job \(fixture.failedJobID): refused: viewers cannot act"))
-                #expect(audit.contains("olga retry-job job \(fixture.failedJobID): job \(fixture.failedJobID) queued again"))
+                #expect(
+                    audit.contains("olga retry-job job \(fixture.failedJobID): job \(fixture.failedJobID) queued again")
+                )
                 #expect(audit.contains("olga cancel-batch batch spring: 2 job(s) of batch spring cancelled"))
                 #expect(audit.contains { $0.hasPrefix("olga cancel-batch batch autumn: refused: there is no batch") })
             }
@@ -194,7 +225,10 @@ import Testing
             let queue = JobQueue(try PostgresConnection(fixture.url), logger: .quiet)
             let claimed = try #require(try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60)).first)
             _ = try queue.complete(claimed, with: sampleAdjustment(for: claimed))
-            let layer = try fixture.query("SELECT current_adjustment_id AS id FROM darkroom.assets WHERE id = $1", [.int(fixture.assetID)])[0]["id"]
+            let layer = try fixture.query(
+                "SELECT current_adjustment_id AS id FROM darkroom.assets WHERE id = $1", [.int(fixture.assetID)])[0][
+                    "id"
+                ]
                 .decode(Int64.self)
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
@@ -205,7 +239,9 @@ import Testing
                 }
                 let asset = try await browser.get("/assets/\(fixture.assetID)")
                 #expect(asset.status == .ok, "\(asset.body.suffix(300))")
-                #expect(asset.body.contains("src=\"/assets/\(fixture.assetID)/adjustments/\(layer).jpg\""), "the chain's layer")
+                #expect(
+                    asset.body.contains("src=\"/assets/\(fixture.assetID)/adjustments/\(layer).jpg\""),
+                    "the chain's layer")
                 #expect(asset.body.contains("openstreetmap.org/?mlat=43.4674"), "the asset's record")
                 let original = try await browser.get("/assets/\(fixture.assetID)/original.jpg")
                 #expect(original.status == .ok && original.headers[.contentType] == "image/jpeg")
@@ -215,16 +251,24 @@ import Testing
                 #expect(refused.status == .seeOther)
                 let flash = try await browser.get("/failures")
                 #expect(flash.body.contains("permission denied"), "\(flash.body.suffix(500))")
-                #expect(try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(fixture.failedJobID)])[0]["state"]
+                #expect(
+                    try fixture.query("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(fixture.failedJobID)])[0][
+                        "state"
+                    ]
                     .decode(String.self) == "failed")
             }
             // The login itself: it reads the records as AssetStore does and writes nothing.
-            let viewer = try PostgresConnection(try TestDatabase.url(fixture.url, as: TestDatabase.roleName("looker", forDatabaseAt: fixture.url)))
+            let viewer = try PostgresConnection(
+                try TestDatabase.url(fixture.url, as: TestDatabase.roleName("looker", forDatabaseAt: fixture.url)))
             #expect(try AssetStore(viewer).asset(id: fixture.assetID)?.currentAdjustmentID == layer)
             #expect(try AssetStore(viewer).currentChain(of: fixture.assetID).map(\.id) == [layer])
-            for write in ["UPDATE darkroom.asset_records SET latitude = 0", "UPDATE darkroom.adjustment_records SET warnings = NULL",
-                          "DELETE FROM darkroom.adjustment_records", "UPDATE darkroom.assets SET latitude = 0",
-                          "SELECT darkroom.retry_job(\(fixture.failedJobID))", "SELECT * FROM darkroom.current_chains(ARRAY[1::bigint])"] {
+            for write in [
+                "UPDATE darkroom.asset_records SET latitude = 0",
+                "UPDATE darkroom.adjustment_records SET warnings = NULL",
+                "DELETE FROM darkroom.adjustment_records", "UPDATE darkroom.assets SET latitude = 0",
+                "SELECT darkroom.retry_job(\(fixture.failedJobID))",
+                "SELECT * FROM darkroom.current_chains(ARRAY[1::bigint])",
+            ] {
                 #expect(throws: PostgresError.self, "\(write)") { try viewer.execute(write) }
             }
         }
@@ -238,15 +282,19 @@ import Testing
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             let name = TestDatabase.roleName("dashboard", forDatabaseAt: url)
             let owner = try PostgresConnection(url)
-            try owner.execute("CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!))")
+            try owner.execute(
+                "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!))"
+            )
             return try TestDatabase.url(url, as: name)
         }
         try await DashboardFixture.with(login: login) { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 _ = try await browser.signIn(DashboardFixture.operatorName)
-                for path in ["/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures?code=jpeg_corrupt",
-                             "/assets/\(fixture.assetID)"] {
+                for path in [
+                    "/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures?code=jpeg_corrupt",
+                    "/assets/\(fixture.assetID)",
+                ] {
                     let page = try await browser.get(path)
                     #expect(page.status == .ok, "\(path): \(page.status) \(page.body.suffix(300))")
                 }
@@ -266,11 +314,15 @@ import Testing
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 let cookie = try #require(try await browser.get("/sign-in").headers[.setCookie])
-                #expect(cookie.hasPrefix("__Host-darkroom_sign_in=") && cookie.contains("Path=/"), "no sibling host may set it")
+                #expect(
+                    cookie.hasPrefix("__Host-darkroom_sign_in=") && cookie.contains("Path=/"),
+                    "no sibling host may set it")
                 #expect(cookie.contains("Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"))
                 let signedIn = try await browser.signIn(DashboardFixture.viewerName)
-                let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix(Dashboard.sessionCookie + "=") })
-                #expect(session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"))
+                let session = try #require(
+                    signedIn.headers[values: .setCookie].first { $0.hasPrefix(Dashboard.sessionCookie + "=") })
+                #expect(
+                    session.contains("Secure") && session.contains("HttpOnly") && session.contains("SameSite=Strict"))
             }
         }
     }
@@ -284,7 +336,8 @@ import Testing
                 #expect(overview.body.contains("local · operator"))
                 let forged = try await browser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: "nope")
                 #expect(forged.status == .forbidden)
-                let retried = try await browser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: overview.csrfToken)
+                let retried = try await browser.post(
+                    "/jobs/\(fixture.failedJobID)/retry", [:], csrf: overview.csrfToken)
                 #expect(retried.status == .seeOther)
             }
         }
@@ -292,13 +345,15 @@ import Testing
 }
 
 /// Width and height from a JPEG's first SOF segment.
-func JPEGSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
+func jpegSize(_ bytes: [UInt8]) -> (width: Int, height: Int)? {
     var index = 2
     while index + 9 < bytes.count, bytes[index] == 0xFF {
         let marker = bytes[index + 1]
         let length = Int(bytes[index + 2]) << 8 | Int(bytes[index + 3])
         if (0xC0...0xC2).contains(marker) {
-            return (Int(bytes[index + 7]) << 8 | Int(bytes[index + 8]), Int(bytes[index + 5]) << 8 | Int(bytes[index + 6]))
+            return (
+                Int(bytes[index + 7]) << 8 | Int(bytes[index + 8]), Int(bytes[index + 5]) << 8 | Int(bytes[index + 6])
+            )
         }
         index += 2 + length
     }

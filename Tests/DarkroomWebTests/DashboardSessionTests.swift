@@ -29,7 +29,9 @@ import Testing
                 return browser.cookie
             }
             let token = try Self.token(cookie)
-            let rows = try fixture.query("SELECT token_hash, account, role, data::text AS data FROM darkroom.dashboard_sessions WHERE account IS NOT NULL")
+            let rows = try fixture.query(
+                "SELECT token_hash, account, role, data::text AS data FROM darkroom.dashboard_sessions WHERE account IS NOT NULL"
+            )
             #expect(rows.count == 1)
             #expect(try rows[0]["token_hash"].decode([UInt8].self) == DatabaseSessionStore.tokenHash("hbs." + token))
             #expect(try rows[0]["account"].decode(String.self) == DashboardFixture.operatorName)
@@ -78,26 +80,36 @@ import Testing
                 }
                 var browser = Browser(client)
                 let form = try await browser.get("/sign-in")
-                let wrong = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
+                let wrong = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
                 #expect(wrong.status == .unauthorized && wrong.csrfToken != nil)
                 #expect(try sessions() == before, "no row for a visitor, nor for a failed sign-in")
 
                 var other = Browser(client)
                 let othersToken = try await other.get("/sign-in").csrfToken
-                #expect(try await browser.post("/sign-in", right, csrf: othersToken).status == .forbidden, "another browser's token")
+                #expect(
+                    try await browser.post("/sign-in", right, csrf: othersToken).status == .forbidden,
+                    "another browser's token")
                 var cookieless = Browser(client)
-                #expect(try await cookieless.post("/sign-in", right, csrf: form.csrfToken).status == .forbidden, "a token without its cookie")
+                #expect(
+                    try await cookieless.post("/sign-in", right, csrf: form.csrfToken).status == .forbidden,
+                    "a token without its cookie")
                 let cookie = try #require(browser.cookies[signInCookie])
                 let forms = try SignInForms.load(from: try PostgresConnection(fixture.url))
-                let expired = forms.token(for: cookie, now: Date(timeIntervalSinceNow: -Double(SignInForms.lifetime) - 5))
-                #expect(try await browser.post("/sign-in", right, csrf: expired).status == .forbidden, "an expired token")
+                let expired = forms.token(
+                    for: cookie, now: Date(timeIntervalSinceNow: -Double(SignInForms.lifetime) - 5))
+                #expect(
+                    try await browser.post("/sign-in", right, csrf: expired).status == .forbidden, "an expired token")
                 let token = try #require(form.csrfToken)
-                let middle = token.index(token.startIndex, offsetBy: 20)   // a byte of the code
+                let middle = token.index(token.startIndex, offsetBy: 20)  // a byte of the code
                 let altered = token.replacingCharacters(in: middle...middle, with: token[middle] == "A" ? "B" : "A")
-                #expect(try await browser.post("/sign-in", right, csrf: altered).status == .forbidden, "an altered token")
+                #expect(
+                    try await browser.post("/sign-in", right, csrf: altered).status == .forbidden, "an altered token")
                 for site in ["cross-site", "same-site"] {
                     browser.fetchSite = site
-                    #expect(try await browser.post("/sign-in", right, csrf: token).status == .forbidden, "sent from \(site)")
+                    #expect(
+                        try await browser.post("/sign-in", right, csrf: token).status == .forbidden, "sent from \(site)"
+                    )
                 }
                 #expect(try sessions() == before)
 
@@ -105,7 +117,9 @@ import Testing
                 browser.fetchSite = "same-origin"
                 let signedIn = try await browser.post("/sign-in", right, csrf: forms.token(for: cookie))
                 #expect(signedIn.status == .seeOther)
-                #expect(try fixture.query("SELECT count(*) AS n FROM darkroom.dashboard_keys")[0]["n"].decode(Int.self) == 1)
+                #expect(
+                    try fixture.query("SELECT count(*) AS n FROM darkroom.dashboard_keys")[0]["n"].decode(Int.self) == 1
+                )
                 #expect(browser.cookie != nil && browser.cookies[signInCookie] == nil)
                 #expect(try sessions() == before + 1, "one row, once signed in")
             }
@@ -119,7 +133,9 @@ import Testing
                 _ = try await browser.signIn(DashboardFixture.viewerName)
                 let before = try await browser.get("/")
                 #expect(before.status == .ok)
-                _ = try fixture.query("UPDATE darkroom.dashboard_sessions SET expires_at = now() - interval '1 second' WHERE account IS NOT NULL")
+                _ = try fixture.query(
+                    "UPDATE darkroom.dashboard_sessions SET expires_at = now() - interval '1 second' WHERE account IS NOT NULL"
+                )
                 let after = try await browser.get("/")
                 #expect(after.status == .seeOther, "an ended session signs nobody in")
             }
@@ -130,8 +146,9 @@ import Testing
             let refused: [Double] = [0, -1, 32 * 86400]
             for seconds in refused {
                 #expect(throws: PostgresError.self) {
-                    try fixture.query("SELECT darkroom.save_session($1, '{}'::jsonb, $2, true)",
-                                      [.bytes(DatabaseSessionStore.tokenHash("x")), .double(seconds)])
+                    try fixture.query(
+                        "SELECT darkroom.save_session($1, '{}'::jsonb, $2, true)",
+                        [.bytes(DatabaseSessionStore.tokenHash("x")), .double(seconds)])
                 }
             }
         }
@@ -150,7 +167,9 @@ import Testing
                 #expect(page.status == .ok)
                 #expect(!page.body.contains("action=\"/jobs/\(fixture.failedJobID)/retry\""), "no operator's buttons")
             }
-            let roles = try fixture.query("SELECT role FROM darkroom.dashboard_sessions WHERE account = $1", [.text(DashboardFixture.operatorName)])
+            let roles = try fixture.query(
+                "SELECT role FROM darkroom.dashboard_sessions WHERE account = $1",
+                [.text(DashboardFixture.operatorName)])
             #expect(try roles.map { try $0["role"].decode(String.self) } == ["viewer"])
         }
     }
@@ -161,32 +180,43 @@ import Testing
                 var browser = Browser(client)
                 let form = try await browser.get("/sign-in")
                 for _ in 0..<5 {
-                    let wrong = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
+                    let wrong = try await browser.post(
+                        "/sign-in", ["name": DashboardFixture.operatorName, "password": "guess"], csrf: form.csrfToken)
                     #expect(wrong.status == .unauthorized)
                 }
                 let counted = try fixture.query("SELECT scope, failures FROM darkroom.sign_in_failures ORDER BY scope")
-                #expect(try counted.map { "\(try $0["scope"].decode(String.self)) \(try $0["failures"].decode(Int.self))" } == ["account 5", "address 5"])
+                #expect(
+                    try counted.map { "\(try $0["scope"].decode(String.self)) \(try $0["failures"].decode(Int.self))" }
+                        == ["account 5", "address 5"])
                 // Seven guesses more (written here, so the wait, 128 s, cannot run out before the
                 // next request on a loaded machine): the right password waits too, unchecked.
                 _ = try fixture.query("UPDATE darkroom.sign_in_failures SET failures = 12")
-                let throttled = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
-                                                       csrf: form.csrfToken)
+                let throttled = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                    csrf: form.csrfToken)
                 #expect(throttled.status == .tooManyRequests)
                 #expect((100...128).contains(Int(throttled.headers[.retryAfter] ?? "") ?? 0))
                 #expect(throttled.body.contains("Too many failed sign-ins"))
-                #expect(try fixture.auditTrail().contains { $0.actor == DashboardFixture.operatorName && $0.result.hasPrefix("refused: throttled") })
+                #expect(
+                    try fixture.auditTrail().contains {
+                        $0.actor == DashboardFixture.operatorName && $0.result.hasPrefix("refused: throttled")
+                    })
 
                 // Once the wait is over (moved into the past here), the right password works and clears the count.
-                _ = try fixture.query("UPDATE darkroom.sign_in_failures SET last_failure_at = now() - interval '129 seconds'")
-                let signedIn = try await browser.post("/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
-                                                      csrf: form.csrfToken)
+                _ = try fixture.query(
+                    "UPDATE darkroom.sign_in_failures SET last_failure_at = now() - interval '129 seconds'")
+                let signedIn = try await browser.post(
+                    "/sign-in", ["name": DashboardFixture.operatorName, "password": DashboardFixture.password],
+                    csrf: form.csrfToken)
                 #expect(signedIn.status == .seeOther)
                 #expect(try fixture.query("SELECT 1 FROM darkroom.sign_in_failures").isEmpty)
             }
 
             // The rule, in SQL: five free, then 1 s doubling to 15 minutes; per name and per address.
             let waits = try (0...30).map { failures in
-                try fixture.query("SELECT extract(epoch FROM darkroom.sign_in_backoff($1::int))::double precision AS s", [.int(Int64(failures))])[0]["s"]
+                try fixture.query(
+                    "SELECT extract(epoch FROM darkroom.sign_in_backoff($1::int))::double precision AS s",
+                    [.int(Int64(failures))])[0]["s"]
                     .decode(Double.self)
             }
             #expect(Array(waits[0..<5]) == [0, 0, 0, 0, 0])
@@ -194,7 +224,8 @@ import Testing
             #expect(waits.last == 900 && waits == waits.sorted())
             for _ in 0..<5 { _ = try fixture.query("SELECT darkroom.record_sign_in('mallory', '192.0.2.1', false)") }
             func wait(_ account: String, _ address: String) throws -> Double {
-                try fixture.query("SELECT darkroom.sign_in_wait($1, $2) AS w", [.text(account), .text(address)])[0]["w"].decode(Double.self)
+                try fixture.query("SELECT darkroom.sign_in_wait($1, $2) AS w", [.text(account), .text(address)])[0]["w"]
+                    .decode(Double.self)
             }
             #expect(try wait("mallory", "198.51.100.7") > 0, "the account, from anywhere")
             #expect(try wait("olga", "192.0.2.1") > 0, "the address, for any account")

@@ -1,6 +1,7 @@
-@testable import DarkroomWeb
 import Foundation
 import Testing
+
+@testable import DarkroomWeb
 
 /// The pieces without I/O: escaping, forms, tokens, redirects, the account file.
 @Suite struct DashboardUnitTests {
@@ -30,7 +31,8 @@ import Testing
     }
 
     @Test func tokensAreLongRandomAndComparedWhole() {
-        let a = CSRF.newToken(), b = CSRF.newToken()
+        let a = CSRF.newToken()
+        let b = CSRF.newToken()
         #expect(a != b)
         #expect(a.count == 43)
         #expect(CSRF.matches(a, a))
@@ -42,17 +44,22 @@ import Testing
 
     @Test func aSignInFormsTokenIsGoodOnlyWithItsCookieAndUntilItExpires() {
         let forms = SignInForms(key: Array(repeating: 7, count: 32))
-        let cookie = SignInForms.newCookieValue(), now = Date()
+        let cookie = SignInForms.newCookieValue()
+        let now = Date()
         let token = forms.token(for: cookie, now: now)
         #expect(forms.check(token, cookie: cookie, now: now) == .valid)
         #expect(forms.check(token, cookie: cookie, now: now + Double(SignInForms.lifetime) - 1) == .valid)
         #expect(forms.check(token, cookie: cookie, now: now + Double(SignInForms.lifetime) + 1) == .expired)
-        #expect(forms.check(token, cookie: SignInForms.newCookieValue(), now: now) == .forged, "another browser's cookie")
-        #expect(SignInForms(key: Array(repeating: 8, count: 32)).check(token, cookie: cookie, now: now) == .forged, "another key")
+        #expect(
+            forms.check(token, cookie: SignInForms.newCookieValue(), now: now) == .forged, "another browser's cookie")
+        #expect(
+            SignInForms(key: Array(repeating: 8, count: 32)).check(token, cookie: cookie, now: now) == .forged,
+            "another key")
         #expect(forms.check(token, cookie: nil, now: now) == .noCookie)
         #expect(forms.check(nil, cookie: cookie, now: now) == .noToken)
         // The last character holds two bits the bytes do not use: only the one spelling is good.
-        let lastBits = String(token.dropLast()) + String(Character(UnicodeScalar(token.unicodeScalars.last!.value ^ 1)!))
+        let lastBits =
+            String(token.dropLast()) + String(Character(UnicodeScalar(token.unicodeScalars.last!.value ^ 1)!))
         for malformed in ["x", CSRF.newToken(), token + "A", "+/" + token.dropFirst(2), lastBits] {
             #expect(forms.check(malformed, cookie: cookie, now: now) == .malformed, "\(malformed)")
         }
@@ -86,8 +93,10 @@ import Testing
 
         #expect(throws: AccountFileError.self) { try file.set(name: "olga", role: .viewer, password: "short") }
         #expect(throws: AccountFileError.self) { try file.set(name: "o l g a", role: .viewer, password: "long enough") }
-        for (text, reason) in [("olga operator", "found 2 field(s)"), ("olga admin $2b$12$x", "neither viewer nor operator"),
-                               ("olga viewer plaintext", "not bcrypt"), ("ol/ga viewer $2b$12$x", "letters, digits")] {
+        for (text, reason) in [
+            ("olga operator", "found 2 field(s)"), ("olga admin $2b$12$x", "neither viewer nor operator"),
+            ("olga viewer plaintext", "not bcrypt"), ("ol/ga viewer $2b$12$x", "letters, digits"),
+        ] {
             try (text + "\n").write(toFile: path, atomically: true, encoding: .utf8)
             let error = #expect(throws: AccountFileError.self) { try AccountFile.load(path) }
             #expect(error?.line == 1)

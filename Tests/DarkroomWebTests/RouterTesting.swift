@@ -24,7 +24,8 @@ struct TestResponse: Sendable {
 }
 
 protocol TestClientProtocol: Sendable {
-    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse
+    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws
+        -> TestResponse
 }
 
 extension TestClientProtocol {
@@ -47,7 +48,9 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
     let responder: Responder
     let logger: Logger
 
-    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws -> TestResponse {
+    func execute(uri: String, method: HTTPRequest.Method, headers: HTTPFields, body: ByteBuffer?) async throws
+        -> TestResponse
+    {
         var headers = headers
         if let body { headers[.contentLength] = String(body.readableBytes) }
         let request = Request(
@@ -81,7 +84,8 @@ where Responder.Context: InitializableFromSource<ApplicationRequestContextSource
         }
         let collected = CollectedBody()
         try await response.body.write(collected)
-        return TestResponse(status: response.status, headers: response.headers, body: collected.bytes.withLockedValue { $0 })
+        return TestResponse(
+            status: response.status, headers: response.headers, body: collected.bytes.withLockedValue { $0 })
     }
 }
 

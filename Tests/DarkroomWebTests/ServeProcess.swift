@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `darkroom serve` as an operator starts it: the built executable in a process of its own, on a
@@ -26,13 +27,18 @@ final class ServeProcess {
             }
             var byte: UInt8 = 0
             guard read(descriptor, &byte, 1) == 1 else {
-                throw Chromium.Failure(description: "darkroom serve ended before it listened (exit \(process.isRunning ? -1 : process.terminationStatus))")
+                throw Chromium.Failure(
+                    description:
+                        "darkroom serve ended before it listened (exit \(process.isRunning ? -1 : process.terminationStatus))"
+                )
             }
             line.append(byte)
         }
         // "dashboard at http://127.0.0.1:PORT/"
         let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-        guard let start = text.range(of: "http://") else { throw Chromium.Failure(description: "darkroom serve printed \(text)") }
+        guard let start = text.range(of: "http://") else {
+            throw Chromium.Failure(description: "darkroom serve printed \(text)")
+        }
         base = String(text[start.lowerBound...].dropLast(text.hasSuffix("/") ? 1 : 0))
     }
 

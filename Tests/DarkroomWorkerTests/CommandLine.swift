@@ -35,7 +35,8 @@ struct DarkroomCommand {
         environment.merge(TestDatabase.roleEnvironment(forDatabaseAt: databaseURL)) { $1 }
         for (key, value) in extra { environment[key] = value }
         process.environment = environment
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -44,9 +45,10 @@ struct DarkroomCommand {
         let stdout = PipeReader.readAll(out.fileHandleForReading.fileDescriptor)
         let stderr = stderrReader.result()
         process.waitUntilExit()
-        return Output(status: process.terminationStatus,
-                      stdout: String(decoding: stdout, as: UTF8.self),
-                      stderr: String(decoding: stderr, as: UTF8.self))
+        return Output(
+            status: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
 
@@ -76,7 +78,11 @@ final class RunningCommand: @unchecked Sendable {
                 let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
                 if count < 0 && errno == EINTR { continue }
                 condition.lock()
-                if count > 0 { stderr += String(decoding: buffer[0..<count], as: UTF8.self) } else { stderrClosed = true }
+                if count > 0 {
+                    stderr += String(decoding: buffer[0..<count], as: UTF8.self)
+                } else {
+                    stderrClosed = true
+                }
                 condition.broadcast()
                 condition.unlock()
                 if count <= 0 { return }

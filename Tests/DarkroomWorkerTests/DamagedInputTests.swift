@@ -23,8 +23,11 @@ import Testing
         func drain() -> WorkerSummary {
             var logger = Logger(label: "damaged-input-test")
             logger.logLevel = .critical
-            return Worker(options: WorkerOptions(databaseURL: url, storage: storage, drain: true, workerName: "damaged-input-test"),
-                          logger: logger).run()
+            return Worker(
+                options: WorkerOptions(
+                    databaseURL: url, storage: storage, drain: true, workerName: "damaged-input-test"),
+                logger: logger
+            ).run()
         }
 
         func enqueue(_ identifier: String, _ version: String, _ data: [UInt8]) throws -> Int64 {
@@ -40,8 +43,12 @@ import Testing
 
         /// (state, last_error, attempts) of a job.
         func outcome(_ job: Int64) throws -> (state: String, error: String, attempts: Int) {
-            let row = try connection.query("SELECT state, last_error, attempts FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
-            return (try row["state"].decode(String.self), try row["last_error"].decode(String.self), try row["attempts"].decode(Int.self))
+            let row = try connection.query(
+                "SELECT state, last_error, attempts FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
+            return (
+                try row["state"].decode(String.self), try row["last_error"].decode(String.self),
+                try row["attempts"].decode(Int.self)
+            )
         }
 
         var originalKey: String {
@@ -49,7 +56,8 @@ import Testing
         }
 
         func originalKey(of asset: Int64) throws -> String {
-            try connection.query("SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0][0].decode(String.self)
+            try connection.query("SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0][0].decode(
+                String.self)
         }
 
         /// Imports `bytes` as a photo of its own (import reads only the header, so a cut or
@@ -58,18 +66,23 @@ import Testing
             let path = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString)-\(name)"
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }
-            return try Importer(storage: storage, connection: connection, logger: Logger(label: "import")).importFile(path).assetID
+            return try Importer(storage: storage, connection: connection, logger: Logger(label: "import")).importFile(
+                path
+            ).assetID
         }
 
         func enqueue(_ identifier: String, _ version: String, _ data: [UInt8], asset: Int64) throws -> Int64 {
-            try connection.query("SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea) AS id",
-                                 [.int(asset), .text(identifier), .text(version), .bytes(data)])[0]["id"].decode(Int64.self)
+            try connection.query(
+                "SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea) AS id",
+                [.int(asset), .text(identifier), .text(version), .bytes(data)])[0]["id"].decode(Int64.self)
         }
 
         /// The render files under the storage's renders folder.
         func renders() throws -> [String] {
             let folder = try storage.resolve("renders")
-            return ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".jpg") }.sorted()
+            return ((try? FileManager.default.subpathsOfDirectory(atPath: folder)) ?? []).filter {
+                $0.hasSuffix(".jpg")
+            }.sorted()
         }
     }
 
@@ -83,7 +96,8 @@ import Testing
             // Copied in first, so truncating the stored original never touches the fixture.
             let copy = root + "/incoming.jpg"
             try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, toPath: copy)
-            let asset = try Importer(storage: storage, connection: connection, logger: Logger(label: "import")).importFile(copy).assetID
+            let asset = try Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
+                .importFile(copy).assetID
             try body(Fixture(url: url, storage: storage, connection: connection, asset: asset))
         }
     }
@@ -98,8 +112,11 @@ import Testing
             #expect(f.drain().failed == 1)
             let outcome = try f.outcome(job)
             #expect(outcome.state == "failed" && outcome.attempts == 1, "damage is permanent: \(outcome)")
-            #expect(outcome.error.hasPrefix("jpeg_damaged: \(original): the original of asset \(f.asset) is damaged: the file ends inside its scan data"),
-                    "\(outcome.error)")
+            #expect(
+                outcome.error.hasPrefix(
+                    "jpeg_damaged: \(original): the original of asset \(f.asset) is damaged: the file ends inside its scan data"
+                ),
+                "\(outcome.error)")
             #expect(outcome.error.contains("re-import it from an intact copy"), "\(outcome.error)")
             #expect(!outcome.error.contains("renders/"), "\(outcome.error)")
         }
@@ -111,8 +128,10 @@ import Testing
         try withFixture { f in
             let base = try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia)
             #expect(f.drain().succeeded == 1)
-            let layer = try f.connection.query("SELECT id, rendered_path FROM darkroom.adjustments WHERE job_id = $1", [.int(base)])[0]
-            let layerID = try layer["id"].decode(Int64.self), layerKey = try layer["rendered_path"].decode(String.self)
+            let layer = try f.connection.query(
+                "SELECT id, rendered_path FROM darkroom.adjustments WHERE job_id = $1", [.int(base)])[0]
+            let layerID = try layer["id"].decode(Int64.self)
+            let layerKey = try layer["rendered_path"].decode(String.self)
             #expect(layerKey == StorageLayout.render(assetID: f.asset, jobID: base).rawValue)
             try f.truncate(layerKey)
 
@@ -121,13 +140,23 @@ import Testing
             #expect(f.drain().failed == 1)
             let outcome = try f.outcome(job)
             #expect(outcome.state == "failed" && outcome.attempts == 1, "damage is permanent: \(outcome)")
-            #expect(outcome.error.hasPrefix("jpeg_damaged: \(layerKey): the render of adjustment \(layerID) (the layer this edit goes on top of) is damaged: the file ends inside its scan data"),
-                    "\(outcome.error)")
-            #expect(outcome.error.contains("render asset \(f.asset)'s chain again from its original"), "\(outcome.error)")
-            #expect(outcome.error.contains("darkroom rerender --format-identifier io.darkroom.pipeline"), "\(outcome.error)")
+            #expect(
+                outcome.error.hasPrefix(
+                    "jpeg_damaged: \(layerKey): the render of adjustment \(layerID) (the layer this edit goes on top of) is damaged: the file ends inside its scan data"
+                ),
+                "\(outcome.error)")
+            #expect(
+                outcome.error.contains("render asset \(f.asset)'s chain again from its original"), "\(outcome.error)")
+            #expect(
+                outcome.error.contains("darkroom rerender --format-identifier io.darkroom.pipeline"), "\(outcome.error)"
+            )
             let original = try f.originalKey
-            #expect(!outcome.error.contains("re-import") && !outcome.error.contains(original), "the original is fine: \(outcome.error)")
-            #expect(try f.connection.query("SELECT count(*) FROM darkroom.adjustments")[0][0].decode(Int64.self) == 1, "nothing recorded")
+            #expect(
+                !outcome.error.contains("re-import") && !outcome.error.contains(original),
+                "the original is fine: \(outcome.error)")
+            #expect(
+                try f.connection.query("SELECT count(*) FROM darkroom.adjustments")[0][0].decode(Int64.self) == 1,
+                "nothing recorded")
         }
     }
 
@@ -141,8 +170,11 @@ import Testing
             let job = try f.enqueue("com.shinobicontrols.filster", "1.0", filtster)
             #expect(f.drain().failed == 1)
             let outcome = try f.outcome(job)
-            #expect(outcome.error.hasPrefix("base_render_missing: \(layerKey): the render of adjustment "), "\(outcome.error)")
-            #expect(outcome.error.contains("is missing from the storage; re-render asset \(f.asset)"), "\(outcome.error)")
+            #expect(
+                outcome.error.hasPrefix("base_render_missing: \(layerKey): the render of adjustment "),
+                "\(outcome.error)")
+            #expect(
+                outcome.error.contains("is missing from the storage; re-render asset \(f.asset)"), "\(outcome.error)")
         }
     }
 
@@ -155,17 +187,23 @@ import Testing
             let withoutEOI = DamagedJPEGs.withoutEOI(intact)
             let noEOI = try f.importPhoto(withoutEOI, name: "no-eoi.jpg")
             let trailer = try f.importPhoto(DamagedJPEGs.withTrailingBytes(intact, count: 300), name: "trailer.jpg")
-            let jobs = [try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia, asset: noEOI),
-                        try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia, asset: trailer)]
+            let jobs = [
+                try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia, asset: noEOI),
+                try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia, asset: trailer),
+            ]
             #expect(f.drain().succeeded == 2)
 
             let queue = JobQueue(f.connection, logger: .quiet)
             let expected = [
-                RecordedWarning(code: "jpeg.missing_eoi",
-                                message: "the file ends at byte \(withoutEOI.count) without its EOI marker, after complete image data; rendered as is",
-                                object: try f.originalKey(of: noEOI), byteOffset: withoutEOI.count),
-                RecordedWarning(code: "jpeg.trailing_bytes", message: "300 bytes follow the EOI marker at byte \(intact.count); ignored",
-                                object: try f.originalKey(of: trailer), byteOffset: intact.count, byteCount: 300),
+                RecordedWarning(
+                    code: "jpeg.missing_eoi",
+                    message:
+                        "the file ends at byte \(withoutEOI.count) without its EOI marker, after complete image data; rendered as is",
+                    object: try f.originalKey(of: noEOI), byteOffset: withoutEOI.count),
+                RecordedWarning(
+                    code: "jpeg.trailing_bytes",
+                    message: "300 bytes follow the EOI marker at byte \(intact.count); ignored",
+                    object: try f.originalKey(of: trailer), byteOffset: intact.count, byteCount: 300),
             ]
             for (job, (asset, warning)) in zip(jobs, zip([noEOI, trailer], expected)) {
                 #expect(try queue.job(id: job)?.state == .succeeded)
@@ -196,7 +234,9 @@ import Testing
         try withFixture { f in
             let cut = DamagedJPEGs.cutInScan(try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg")))
             let nokia = try Fixtures.bytes(of: Fixtures.exifSample("mobile/HMD_Nokia_8.3_5G.jpg"))
-            let assets = [try f.importPhoto(cut, name: "cut.jpg"), try f.importPhoto(nokia, name: "HMD_Nokia_8.3_5G.jpg")]
+            let assets = [
+                try f.importPhoto(cut, name: "cut.jpg"), try f.importPhoto(nokia, name: "HMD_Nokia_8.3_5G.jpg"),
+            ]
             let jobs = try assets.map { try f.enqueue("io.darkroom.pipeline", "1.0.0", Self.sepia, asset: $0) }
             #expect(f.drain().failed == 2)
             let queue = JobQueue(f.connection, logger: .quiet)
@@ -206,8 +246,11 @@ import Testing
                 #expect(failed.errors.map(\.failureCode) == [.jpegDamaged])
                 let key = try f.originalKey(of: asset)
                 let error = failed.lastError ?? ""
-                #expect(error.hasPrefix("jpeg_damaged: \(key): the original of asset \(asset) is damaged: the file ends inside its scan data"),
-                        "\(error)")
+                #expect(
+                    error.hasPrefix(
+                        "jpeg_damaged: \(key): the original of asset \(asset) is damaged: the file ends inside its scan data"
+                    ),
+                    "\(error)")
                 #expect(error.contains("(at byte \(length))"), "\(error)")
                 #expect(try AssetStore(f.connection).adjustments(of: asset).isEmpty)
             }
@@ -222,17 +265,22 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let intact = try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg"))
-        let noEOI = folder + "/no-eoi.jpg", cut = folder + "/cut.jpg"
+        let noEOI = folder + "/no-eoi.jpg"
+        let cut = folder + "/cut.jpg"
         try Data(DamagedJPEGs.withoutEOI(intact)).write(to: URL(fileURLWithPath: noEOI))
         try Data(DamagedJPEGs.cutInScan(intact)).write(to: URL(fileURLWithPath: cut))
         let command = DarkroomCommand(databaseURL: "", storage: folder)
 
         let rendered = try command.run("render", noEOI, "-o", folder + "/out.jpg")
         #expect(rendered.status == 0, "\(rendered.stderr)")
-        #expect(rendered.stderr.contains("darkroom: warning: jpeg.missing_eoi: \(noEOI): the file ends at byte \(intact.count - 2) "
-            + "without its EOI marker"), "\(rendered.stderr)")
+        #expect(
+            rendered.stderr.contains(
+                "darkroom: warning: jpeg.missing_eoi: \(noEOI): the file ends at byte \(intact.count - 2) "
+                    + "without its EOI marker"), "\(rendered.stderr)")
         let refused = try command.run("render", cut, "-o", folder + "/refused.jpg")
-        #expect(refused.status != 0 && refused.stderr.contains("\(cut): the file ends inside its scan data"), "\(refused.stderr)")
+        #expect(
+            refused.status != 0 && refused.stderr.contains("\(cut): the file ends inside its scan data"),
+            "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/refused.jpg"))
     }
 }

@@ -51,7 +51,8 @@ import Testing
             try #require(imported.status == 0, "import: \(imported.stderr)")
             let lines = imported.stdout.split(separator: "\n")
             try #require(lines.count == 2)
-            let gpsID = try f.importedID(lines[0]), rotatedID = try f.importedID(lines[1])
+            let gpsID = try f.importedID(lines[0])
+            let rotatedID = try f.importedID(lines[1])
 
             // Re-importing prints the existing id and copies nothing.
             let again = try f.command.run("import", gps)
@@ -64,7 +65,8 @@ import Testing
             #expect(drained.stdout.contains("2 succeeded, 0 failed"))
 
             // The asset carries the original's metadata.
-            let asset = try f.connection.query("""
+            let asset = try f.connection.query(
+                """
                 SELECT latitude, longitude, creation_date, orientation, pixel_width, pixel_height,
                        current_adjustment_id FROM darkroom.assets WHERE id = $1
                 """, [.int(gpsID)])[0]
@@ -75,7 +77,8 @@ import Testing
 
             // One adjustment per job, current on its asset, pointing at a complete JPEG.
             for (job, assetID, size) in [(sepiaJob, gpsID, (640, 480)), (exposureJob, rotatedID, (1536, 2048))] {
-                let row = try f.connection.query("""
+                let row = try f.connection.query(
+                    """
                     SELECT a.id, a.rendered_path, a.rendered_width, a.rendered_height, a.rendered_bytes, a.format_version,
                            s.current_adjustment_id, j.state
                       FROM darkroom.adjustments a JOIN darkroom.assets s ON s.id = a.asset_id JOIN darkroom.jobs j ON j.id = a.job_id
@@ -83,13 +86,16 @@ import Testing
                     """, [.int(job)])
                 try #require(row.count == 1)
                 let adjustment = row[0]
-                #expect(try adjustment["current_adjustment_id"].decode(Int64.self) == adjustment["id"].decode(Int64.self))
+                #expect(
+                    try adjustment["current_adjustment_id"].decode(Int64.self) == adjustment["id"].decode(Int64.self))
                 #expect(try adjustment["state"].decode(String.self) == "succeeded")
                 #expect(try adjustment["format_version"].decode(String.self) == "1.0.0")
                 let path = f.storage + "/" + (try adjustment["rendered_path"].decode(String.self))
                 #expect(try adjustment["rendered_path"].decode(String.self) == "renders/\(assetID)/\(job).jpg")
                 let attributes = try FileManager.default.attributesOfItem(atPath: path)
-                #expect((attributes[.size] as? NSNumber)?.int64Value == (try adjustment["rendered_bytes"].decode(Int64.self)))
+                #expect(
+                    (attributes[.size] as? NSNumber)?.int64Value
+                        == (try adjustment["rendered_bytes"].decode(Int64.self)))
                 let decoder = try JPEGDecoder(source: FileSource(path: path))
                 #expect(decoder.header.width == size.0 && decoder.header.height == size.1)
                 #expect(try adjustment["rendered_width"].decode(Int.self) == size.0)
@@ -98,13 +104,18 @@ import Testing
                 #expect(exif.metadata.orientation == 1)
                 _ = try decoder.start()
                 // The display-size copy sits beside it, longest side at most 2048.
-                let display = try JPEGDecoder(source: FileSource(path: f.storage + "/renders/\(assetID)/\(job).display.jpg")).header
+                let display = try JPEGDecoder(
+                    source: FileSource(path: f.storage + "/renders/\(assetID)/\(job).display.jpg")
+                ).header
                 #expect(max(display.width, display.height) <= 2048 && display.width * size.1 == display.height * size.0)
             }
             // The rotated original was 2048×1536 stored with orientation 6.
-            #expect(try f.scalar("SELECT orientation::text FROM darkroom.assets WHERE id = $1", [.int(rotatedID)]) == "6")
+            #expect(
+                try f.scalar("SELECT orientation::text FROM darkroom.assets WHERE id = $1", [.int(rotatedID)]) == "6")
             // No temporary files are left in the renders.
-            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: f.storage + "/renders").filter { $0.hasSuffix(".partial") }
+            let leftovers = try FileManager.default.subpathsOfDirectory(atPath: f.storage + "/renders").filter {
+                $0.hasSuffix(".partial")
+            }
             #expect(leftovers.isEmpty)
         }
     }
@@ -112,12 +123,15 @@ import Testing
     /// Each bad original fails its own job with the file and the reason; the worker goes on.
     @Test func badOriginalsFailTheirJobsAndTheWorkerGoesOn() throws {
         try withFixture { f in
-            let good = try f.importedID(try f.command.run("import", Fixtures.exifSample("gps/DSCN0012.jpg").path).stdout.split(separator: "\n")[0])
+            let good = try f.importedID(
+                try f.command.run("import", Fixtures.exifSample("gps/DSCN0012.jpg").path).stdout.split(separator: "\n")[
+                    0])
             let bad = f.storage + "/originals/bad"
             try FileManager.default.createDirectory(atPath: bad, withIntermediateDirectories: true)
             let intact = try Data(contentsOf: Fixtures.exifSample("gps/DSCN0010.jpg"))
             try intact.prefix(intact.count / 2).write(to: URL(fileURLWithPath: bad + "/truncated.jpg"))
-            try FileManager.default.copyItem(atPath: Fixtures.exifSample("corrupted.jpg").path, toPath: bad + "/corrupted.jpg")
+            try FileManager.default.copyItem(
+                atPath: Fixtures.exifSample("corrupted.jpg").path, toPath: bad + "/corrupted.jpg")
             _ = FileManager.default.createFile(atPath: bad + "/empty.jpg", contents: Data())
             try Data("not a photo at all\n".utf8).write(to: URL(fileURLWithPath: bad + "/notes.jpg"))
             // Register them as if their files were damaged after import.
@@ -130,10 +144,13 @@ import Testing
             ]
             var jobs: [(Int64, String, String)] = []
             for (index, item) in cases.enumerated() {
-                let id = try f.connection.query("""
+                let id = try f.connection.query(
+                    """
                     INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height, orientation)
                     VALUES ($1, $2, 0, 640, 480, 1) RETURNING id
-                    """, [.text("originals/bad/\(item.file)"), .text(String(repeating: "\(index)", count: 64))])[0]["id"].decode(Int64.self)
+                    """, [.text("originals/bad/\(item.file)"), .text(String(repeating: "\(index)", count: 64))])[0][
+                        "id"
+                    ].decode(Int64.self)
                 jobs.append((try f.enqueue(id, #"{"operations":[{"op":"sepia"}]}"#), item.file, item.reason))
             }
             let goodJob = try f.enqueue(good, #"{"operations":[{"op":"exposure","ev":-1}]}"#)
@@ -141,16 +158,20 @@ import Testing
             #expect(drained.status == 3, "some jobs failed: \(drained.stdout)")
             #expect(drained.stdout.contains("1 succeeded, 5 failed"))
             for (job, file, reason) in jobs {
-                let row = try f.connection.query("SELECT state, last_error, attempts FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
+                let row = try f.connection.query(
+                    "SELECT state, last_error, attempts FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
                 let error = try row["last_error"].decode(String.self)
                 #expect(try row["state"].decode(String.self) == "failed", "\(file)")
                 #expect(error.contains("originals/bad/\(file)") && error.contains(reason), "\(file): \(error)")
                 #expect(try row["attempts"].decode(Int.self) == 1, "damaged files fail at once, without retries")
             }
             #expect(try f.scalar("SELECT state FROM darkroom.jobs WHERE id = $1", [.int(goodJob)]) == "succeeded")
-            #expect(try f.scalar("SELECT count(*)::text FROM darkroom.adjustments") == "1", "no record for a failed render")
+            #expect(
+                try f.scalar("SELECT count(*)::text FROM darkroom.adjustments") == "1", "no record for a failed render")
             // No damaged render was written.
-            let renders = try FileManager.default.subpathsOfDirectory(atPath: f.storage + "/renders").filter { $0.hasSuffix(".jpg") || $0.hasSuffix(".partial") }
+            let renders = try FileManager.default.subpathsOfDirectory(atPath: f.storage + "/renders").filter {
+                $0.hasSuffix(".jpg") || $0.hasSuffix(".partial")
+            }
             #expect(renders.sorted() == ["\(good)/\(goodJob).display.jpg", "\(good)/\(goodJob).jpg"])
         }
     }
@@ -178,7 +199,8 @@ import Testing
             try #require(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stderr.contains("warning"), "a warning names the unreadable metadata: \(imported.stderr)")
             let id = try f.importedID(imported.stdout.split(separator: "\n")[0])
-            let row = try f.connection.query("SELECT latitude, creation_date, orientation FROM darkroom.assets WHERE id = $1", [.int(id)])[0]
+            let row = try f.connection.query(
+                "SELECT latitude, creation_date, orientation FROM darkroom.assets WHERE id = $1", [.int(id)])[0]
             #expect(row["latitude"].isNull && row["creation_date"].isNull)
             #expect(try row["orientation"].decode(Int.self) == 1)
             _ = try f.enqueue(id, #"{"operations":[{"op":"sepia"}]}"#)
@@ -192,7 +214,8 @@ import Testing
             let text = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString).jpg"
             try Data("hello\n".utf8).write(to: URL(fileURLWithPath: text))
             defer { try? FileManager.default.removeItem(atPath: text) }
-            let result = try f.command.run("import", text, Fixtures.exifSample("gps/DSCN0021.jpg").path, "/nonexistent/photo.jpg")
+            let result = try f.command.run(
+                "import", text, Fixtures.exifSample("gps/DSCN0021.jpg").path, "/nonexistent/photo.jpg")
             #expect(result.status == 1)
             #expect(result.stderr.contains(text) && result.stderr.contains("Not a JPEG file"))
             #expect(result.stderr.contains("/nonexistent/photo.jpg: no such file"))
@@ -207,7 +230,8 @@ import Testing
         #expect(worker.status == 2)
         #expect(worker.stderr.contains("cannot connect to PostgreSQL"))
         try withFixture { f in
-            let missingStorage = try f.command.run(["worker", "--drain"], environment: ["DARKROOM_STORAGE": "/nonexistent/storage"])
+            let missingStorage = try f.command.run(
+                ["worker", "--drain"], environment: ["DARKROOM_STORAGE": "/nonexistent/storage"])
             #expect(missingStorage.status == 2)
             #expect(missingStorage.stderr.contains("/nonexistent/storage"))
         }
@@ -216,14 +240,19 @@ import Testing
     @Test func sqlEnqueueRefusesBadInput() throws {
         try withFixture { f in
             #expect {
-                _ = try f.connection.query("SELECT darkroom.enqueue_edit(999, 'io.darkroom.pipeline', '1.0.0', '{}'::jsonb)")
+                _ = try f.connection.query(
+                    "SELECT darkroom.enqueue_edit(999, 'io.darkroom.pipeline', '1.0.0', '{}'::jsonb)")
             } throws: { "\($0)".contains("999") }
-            let id = try f.importedID(try f.command.run("import", Fixtures.exifSample("gps/DSCN0021.jpg").path).stdout.split(separator: "\n")[0])
+            let id = try f.importedID(
+                try f.command.run("import", Fixtures.exifSample("gps/DSCN0021.jpg").path).stdout.split(separator: "\n")[
+                    0])
             #expect {
-                _ = try f.connection.query("SELECT darkroom.enqueue_edit($1, 'pipeline', '1.0.0', '{}'::jsonb)", [.int(id)])
+                _ = try f.connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'pipeline', '1.0.0', '{}'::jsonb)", [.int(id)])
             } throws: { "\($0)".contains("pipeline") }
             #expect {
-                _ = try f.connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', 'v1', '{}'::jsonb)", [.int(id)])
+                _ = try f.connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', 'v1', '{}'::jsonb)", [.int(id)])
             } throws: { "\($0)".contains("v1") }
         }
     }

@@ -24,16 +24,20 @@ import Testing
         for y in 0..<upright.height {
             for x in 0..<upright.width {
                 let s = map.stored(x: x, y: y)
-                let from = (y * upright.width + x) * 3, to = (s.y * size.width + s.x) * 3
+                let from = (y * upright.width + x) * 3
+                let to = (s.y * size.width + s.x) * 3
                 pixels.replaceSubrange(to..<(to + 3), with: picture[from..<(from + 3)])
             }
         }
         return (pixels, size)
     }
 
-    static func render(_ input: String, to output: String, data: String = #"{"operations":[]}"#) throws -> RenderResult {
-        try FileRender(inputPath: input, outputPath: output, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
-                       data: Array(data.utf8), settings: RenderSettings()).render()
+    static func render(_ input: String, to output: String, data: String = #"{"operations":[]}"#) throws -> RenderResult
+    {
+        try FileRender(
+            inputPath: input, outputPath: output, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+            data: Array(data.utf8), settings: RenderSettings()
+        ).render()
     }
 
     /// What the render's own EXIF says, read back the way an import reads it.
@@ -43,15 +47,18 @@ import Testing
     }
 
     /// Every `irot` (0, 90, 180, 270) with and without `imir`, each with its EXIF Orientation.
-    @Test(arguments: Orientation.allCases.map { (HEIFEncoding.Codec.hevc, $0) } + [(.av1, .right), (.av1, .leftMirrored)])
+    @Test(
+        arguments: Orientation.allCases.map { (HEIFEncoding.Codec.hevc, $0) } + [(.av1, .right), (.av1, .leftMirrored)])
     func turnedPhotosRenderUprightOnce(codec: HEIFEncoding.Codec, orientation: Orientation) throws {
         let folder = NSTemporaryDirectory() + "darkroom-heif-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let (pixels, size) = Self.stored(for: orientation)
-        let exif = HEIFFixtures.exif(orientation: orientation.rawValue, gps: true, date: "2024:05:06 07:08:09", offset: "+10:00")
-        let bytes = try HEIFEncoder.encode(rgb: pixels, width: size.width, height: size.height,
-                                           encoding: HEIFEncoding(codec: codec, quality: 92, orientation: orientation.rawValue, exif: exif))
+        let exif = HEIFFixtures.exif(
+            orientation: orientation.rawValue, gps: true, date: "2024:05:06 07:08:09", offset: "+10:00")
+        let bytes = try HEIFEncoder.encode(
+            rgb: pixels, width: size.width, height: size.height,
+            encoding: HEIFEncoding(codec: codec, quality: 92, orientation: orientation.rawValue, exif: exif))
         // A name that says JPEG: the content decides.
         try HEIFFixtures.write(bytes, to: folder + "/photo.jpg")
         let result = try Self.render(folder + "/photo.jpg", to: folder + "/out.jpg")
@@ -77,7 +84,9 @@ import Testing
         let difference = Self.meanDifference(ours, reference)
         let turnedHalfway = Self.meanDifference(ours, Array(reference.reversed()))
         #expect(difference < 2, "mean luma difference per block \(difference)")
-        #expect(turnedHalfway > 4 * max(difference, 0.5), "the comparison can tell a half turn: \(turnedHalfway) vs \(difference)")
+        #expect(
+            turnedHalfway > 4 * max(difference, 0.5),
+            "the comparison can tell a half turn: \(turnedHalfway) vs \(difference)")
         let header = try JPEGDecoder(source: FileSource(path: folder + "/arrow.jpg")).header
         #expect(HEIFFixtures.describesDisplayP3(try #require(header.iccProfile)), "the Display P3 profile is carried")
         let metadata = try Self.exifOfRender(folder + "/arrow.jpg")

@@ -1,8 +1,9 @@
 import DarkroomDatabase
-@testable import DarkroomWorker
 import Foundation
 import LibPQ
 import Testing
+
+@testable import DarkroomWorker
 
 /// Drives one `JobAttempt` with a clock the test moves by hand.
 struct AttemptDriver {
@@ -16,7 +17,8 @@ struct AttemptDriver {
 
     init(attempts: Int = 1, maxAttempts: Int = 5, randomUnit: Double = 0.5) {
         let job = ClaimedJob(id: 7, assetID: 3, work: .revert, attempts: attempts, maxAttempts: maxAttempts)
-        attempt = JobAttempt(job: job, configuration: .init(lease: Self.lease, retryPolicy: Self.policy, randomUnit: { randomUnit }))
+        attempt = JobAttempt(
+            job: job, configuration: .init(lease: Self.lease, retryPolicy: Self.policy, randomUnit: { randomUnit }))
         now = start
     }
 
@@ -65,7 +67,10 @@ struct JobAttemptRenderTests {
         #expect(driver.send(.rendered(result)) == [.complete(result)])
         #expect(driver.attempt.state == .writing(.complete(result), retried: false))
         #expect(!driver.attempt.renderIsWanted)
-        #expect(driver.send(.completed(currentAdjustmentID: nil)) == [.finish(.succeeded(result, .recorded(currentAdjustmentID: nil)))])
+        #expect(
+            driver.send(.completed(currentAdjustmentID: nil)) == [
+                .finish(.succeeded(result, .recorded(currentAdjustmentID: nil)))
+            ])
         #expect(driver.attempt.isFinished)
     }
 
@@ -111,7 +116,10 @@ struct JobAttemptLeaseTests {
     @Test(arguments: [LeaseLoss.cancelled, .takenOver, .expired(at: nil), .deleted, .requeued])
     func aLostLeaseStopsTheRenderAndDiscardsItsResult(loss: LeaseLoss) {
         var driver = AttemptDriver.rendering()
-        #expect(driver.send(.heartbeat(LeaseCheck(jobID: 7, loss: loss)), at: .seconds(20)) == [.stopRendering(.leaseLost(loss))])
+        #expect(
+            driver.send(.heartbeat(LeaseCheck(jobID: 7, loss: loss)), at: .seconds(20)) == [
+                .stopRendering(.leaseLost(loss))
+            ])
         #expect(!driver.attempt.renderIsWanted)
         let stopped = JobFailure.transient(code: .renderCancelled, message: "the render was stopped")
         #expect(driver.send(.renderFailed(stopped)) == [.finish(.discarded(loss))])
@@ -158,10 +166,16 @@ struct JobAttemptLeaseTests {
         var driver = AttemptDriver.completing()
         #expect(driver.send(.heartbeat(LeaseCheck(jobID: 7, loss: .finished(.succeeded)))).isEmpty)
         #expect(driver.send(.tick, at: .seconds(3600)).isEmpty)
-        #expect(driver.send(.completed(currentAdjustmentID: 4)) == [.finish(.succeeded(result, .recorded(currentAdjustmentID: 4)))])
+        #expect(
+            driver.send(.completed(currentAdjustmentID: 4)) == [
+                .finish(.succeeded(result, .recorded(currentAdjustmentID: 4)))
+            ])
     }
 
-    @Test(arguments: [LeaseLoss.cancelled, .takenOver, .expired(at: Date(timeIntervalSince1970: 1_700_000_000)), .finished(.succeeded)])
+    @Test(arguments: [
+        LeaseLoss.cancelled, .takenOver, .expired(at: Date(timeIntervalSince1970: 1_700_000_000)),
+        .finished(.succeeded),
+    ])
     func aRefusedCompletionIsDiscarded(loss: LeaseLoss) {
         var driver = AttemptDriver.completing()
         #expect(driver.send(.writeRefused(loss)) == [.finish(.discarded(loss))])
@@ -173,7 +187,9 @@ struct JobAttemptLeaseTests {
         #expect(failing.send(.writeRefused(.cancelled)) == [.finish(.discarded(.cancelled))])
         var releasing = AttemptDriver.rendering()
         _ = releasing.send(.shutdownRequested(releaseAt: releasing.start), at: .zero)
-        #expect(releasing.send(.writeRefused(.requeued)) == [.finish(.discarded(.requeued))], "a first try's refusal is not its own commit")
+        #expect(
+            releasing.send(.writeRefused(.requeued)) == [.finish(.discarded(.requeued))],
+            "a first try's refusal is not its own commit")
     }
 
     @Test func anAssetThatChangedMeanwhileFailsTheAttemptForARetry() throws {
@@ -203,7 +219,10 @@ struct JobAttemptReconnectTests {
         #expect(driver.send(.connectionBroke(broken)) == [.reconnect(after: .milliseconds(375))])
         #expect(driver.attempt.state == .waitingToRetry(.complete(result)))
         #expect(driver.send(.readyToRetry) == [.checkCommitted])
-        #expect(driver.send(.completionCommitted(adjustmentID: nil)) == [.finish(.succeeded(result, .foundCommitted(adjustmentID: nil)))])
+        #expect(
+            driver.send(.completionCommitted(adjustmentID: nil)) == [
+                .finish(.succeeded(result, .foundCommitted(adjustmentID: nil)))
+            ])
     }
 
     @Test func aCompletionThatDidNotCommitIsWrittenAgain() {
@@ -211,7 +230,10 @@ struct JobAttemptReconnectTests {
         _ = driver.send(.connectionBroke(broken))
         _ = driver.send(.readyToRetry)
         #expect(driver.send(.completionNotCommitted) == [.complete(result)])
-        #expect(driver.send(.completed(currentAdjustmentID: 9)) == [.finish(.succeeded(result, .recorded(currentAdjustmentID: 9)))])
+        #expect(
+            driver.send(.completed(currentAdjustmentID: 9)) == [
+                .finish(.succeeded(result, .recorded(currentAdjustmentID: 9)))
+            ])
     }
 
     @Test func aRetriedCompletionIsAlwaysCheckedFirst() {
@@ -237,7 +259,9 @@ struct JobAttemptReconnectTests {
             delays.append(delay)
             _ = driver.send(.readyToRetry)
         }
-        #expect(delays.map { $0.seconds } == [0.375, 0.75, 1.5, 3, 6, 12, 22.5, 22.5, 22.5], "0.5 s doubling, capped at 30 s, 3/4 of it at chance 0.5")
+        #expect(
+            delays.map { $0.seconds } == [0.375, 0.75, 1.5, 3, 6, 12, 22.5, 22.5, 22.5],
+            "0.5 s doubling, capped at 30 s, 3/4 of it at chance 0.5")
         _ = driver.send(.completionNotCommitted)
         #expect(driver.send(.connectionBroke(broken)) == [.reconnect(after: .milliseconds(375))])
     }
@@ -276,7 +300,10 @@ struct JobAttemptShutdownTests {
         var driver = AttemptDriver.rendering()
         #expect(driver.send(.shutdownRequested(releaseAt: driver.start + .seconds(30)), at: .seconds(1)).isEmpty)
         #expect(driver.send(.tick, at: .seconds(29)).isEmpty)
-        #expect(driver.send(.tick, at: .seconds(30)) == [.stopRendering(.releasedAtShutdown), .release(.shutdown, delay: .zero)])
+        #expect(
+            driver.send(.tick, at: .seconds(30)) == [
+                .stopRendering(.releasedAtShutdown), .release(.shutdown, delay: .zero),
+            ])
         #expect(!driver.attempt.renderIsWanted)
         // The render stops (or ends) after that: too late, the job is being given back.
         #expect(driver.send(.rendered(result)).isEmpty)
@@ -294,7 +321,8 @@ struct JobAttemptShutdownTests {
 
     @Test func withoutGraceTheJobIsReleasedAtOnce() {
         var driver = AttemptDriver.rendering()
-        #expect(driver.send(.shutdownRequested(releaseAt: driver.start + .seconds(5)), at: .seconds(5))
+        #expect(
+            driver.send(.shutdownRequested(releaseAt: driver.start + .seconds(5)), at: .seconds(5))
                 == [.stopRendering(.releasedAtShutdown), .release(.shutdown, delay: .zero)])
     }
 
@@ -354,7 +382,8 @@ struct JobAttemptInvariantTests {
     static let events: [JobAttempt.Event] = [
         .claimed, .rendered(result), .renderFailed(transient),
         .heartbeat(LeaseCheck(jobID: 7, loss: nil)), .heartbeat(LeaseCheck(jobID: 7, loss: .cancelled)), .tick,
-        .completed(currentAdjustmentID: 1), .failureRecorded, .released, .writeRefused(.takenOver), .writeRefused(.requeued),
+        .completed(currentAdjustmentID: 1), .failureRecorded, .released, .writeRefused(.takenOver),
+        .writeRefused(.requeued),
         .assetChanged(.assetChanged(assetID: 3, expected: 12, found: nil)), .connectionBroke(broken), .readyToRetry,
         .completionCommitted(adjustmentID: 2), .completionNotCommitted, .writeFailed(broken),
     ]
@@ -366,7 +395,9 @@ struct JobAttemptInvariantTests {
             var seconds = 0.0
             var finishes = 0
             if Bool.random(using: &generator) {
-                _ = driver.send(.shutdownRequested(releaseAt: driver.start + .seconds(Double.random(in: 0...40, using: &generator))))
+                _ = driver.send(
+                    .shutdownRequested(releaseAt: driver.start + .seconds(Double.random(in: 0...40, using: &generator)))
+                )
             }
             for _ in 0..<30 {
                 seconds += Double.random(in: 0...10, using: &generator)
@@ -375,7 +406,9 @@ struct JobAttemptInvariantTests {
                 if wasFinished { #expect(actions.isEmpty, "nothing follows the finish") }
                 finishes += actions.filter { if case .finish = $0 { true } else { false } }.count
                 if case .finish? = actions.last { #expect(driver.attempt.isFinished) }
-                #expect(actions.dropLast().allSatisfy { if case .finish = $0 { false } else { true } }, "a finish comes last")
+                #expect(
+                    actions.dropLast().allSatisfy { if case .finish = $0 { false } else { true } },
+                    "a finish comes last")
                 #expect(finishes <= 1)
             }
         }

@@ -23,17 +23,23 @@ import Testing
             let exposure = #"{"operations":[{"op":"exposure","ev":0.5}]}"#
             let posterize = #"{"operations":[{"op":"posterize","levels":5}]}"#
             // One edit at a time, each drained before the next, as an app would.
-            func edit(_ identifier: String, _ version: String, _ data: [UInt8]) throws -> (id: Int64, base: Int64?, path: String) {
-                _ = try connection.query("SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea)",
-                                         [.int(assetID), .text(identifier), .text(version), .bytes(data)])
+            func edit(_ identifier: String, _ version: String, _ data: [UInt8]) throws -> (
+                id: Int64, base: Int64?, path: String
+            ) {
+                _ = try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea)",
+                    [.int(assetID), .text(identifier), .text(version), .bytes(data)])
                 let drained = try command.run("worker", "--drain")
                 try #require(drained.status == 0, "\(drained.stderr)")
-                let row = try connection.query("""
+                let row = try connection.query(
+                    """
                     SELECT a.id, a.base_adjustment_id, a.rendered_path FROM darkroom.assets s
                       JOIN darkroom.adjustments a ON a.id = s.current_adjustment_id WHERE s.id = $1
                     """, [.int(assetID)])[0]
-                return (try row["id"].decode(Int64.self), try row["base_adjustment_id"].decode(Int64?.self),
-                        storage + "/" + (try row["rendered_path"].decode(String.self)))
+                return (
+                    try row["id"].decode(Int64.self), try row["base_adjustment_id"].decode(Int64?.self),
+                    storage + "/" + (try row["rendered_path"].decode(String.self))
+                )
             }
             let a = try edit("io.darkroom.pipeline", "1.0.0", Array(sepia.utf8))
             let b = try edit("com.shinobicontrols.filster", "1.0", filtster)
@@ -55,12 +61,18 @@ import Testing
             try render(original, "a.jpg", ["--data", sepia])
             let archivePath = folder + "/filtster.archive"
             try Data(filtster).write(to: URL(fileURLWithPath: archivePath))
-            try render(folder + "/a.jpg", "b.jpg", ["--format-identifier", "com.shinobicontrols.filster", "--format-version", "1.0",
-                                                    "--data-file", archivePath])
+            try render(
+                folder + "/a.jpg", "b.jpg",
+                [
+                    "--format-identifier", "com.shinobicontrols.filster", "--format-version", "1.0",
+                    "--data-file", archivePath,
+                ])
             try render(folder + "/b.jpg", "d.jpg", ["--data", posterize])
             for (stored, direct) in [(a.path, "a.jpg"), (b.path, "b.jpg"), (d.path, "d.jpg")] {
                 let expected = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + direct))
-                #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == expected, "\(direct) differs from the worker's render")
+                #expect(
+                    try Data(contentsOf: URL(fileURLWithPath: stored)) == expected,
+                    "\(direct) differs from the worker's render")
             }
         }
     }

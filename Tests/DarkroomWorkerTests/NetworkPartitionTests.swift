@@ -23,12 +23,17 @@ import Testing
     /// on B's adjustment. A then goes on to the next job, and exits on SIGTERM.
     // Namespaces and veth links need root (CI runs `make test` as root); without it the test
     // cannot cause the fault, so it is skipped with that reason, never passed.
-    @Test(.enabled(if: geteuid() == 0, "needs root to create a network namespace and a veth link (CI runs `make test` as root)"))
+    @Test(
+        .enabled(
+            if: geteuid() == 0, "needs root to create a network namespace and a veth link (CI runs `make test` as root)"
+        ))
     func workerCutOffMidRenderHasItsLateCompletionRefusedAndCarriesOn() throws {
         try QueueFaultFixture.with { f in
             // The test server listens on loopback only; the forwarder is the namespace's way in.
-            let server = try f.connection.query("SELECT host(inet_server_addr()) AS host, inet_server_port() AS port")[0]
-            let serverHost = try #require(server["host"].string, "the test server must be reached over TCP to forward to it")
+            let server = try f.connection.query("SELECT host(inet_server_addr()) AS host, inet_server_port() AS port")[
+                0]
+            let serverHost = try #require(
+                server["host"].string, "the test server must be reached over TCP to forward to it")
             let network = try IsolatedNetwork(forwardingTo: (serverHost, try server["port"].decode(Int.self)))
             defer { network.tearDown() }
             let overLink = try Self.url(f.url, host: network.hostAddress, port: network.port)
@@ -38,36 +43,46 @@ import Testing
             let folder = f.storage + "/renders/\(asset)"
             let rendered = [folder + "/\(job).jpg", folder + "/\(job).display.jpg"]
 
-            let a = try WorkerProcess(f.command, ["worker"] + Self.lease,
-                                      environment: ["DATABASE_URL": overLink, "DARKROOM_LISTEN_URL": ""], launcher: network.launcher)
+            let a = try WorkerProcess(
+                f.command, ["worker"] + Self.lease,
+                environment: ["DATABASE_URL": overLink, "DARKROOM_LISTEN_URL": ""], launcher: network.launcher)
             defer { Self.stop(a) }
             func logA() -> String { "\nworker A's log:\n\(a.stderr.suffix(4000))" }
 
             // Mid-render: A's encoder has opened its temporary file. Cut at once.
             try Self.poll("worker A started rendering job \(job)", timeout: .seconds(60), every: 0.01, logA) {
-                ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains { $0.hasSuffix(".partial") }
+                ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
+                    $0.hasSuffix(".partial")
+                }
             }
             try network.setLink(up: false)
-            let nameA = try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(job)]).decode(String.self)
+            let nameA = try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(job)]).decode(
+                String.self)
             try #require(nameA.contains("-\(a.pid)/"), "worker A holds the job: \(nameA)\(logA())")
-            try #require(!rendered.contains { FileManager.default.fileExists(atPath: $0) },
-                         "the render finished before the link went down; the photo is too small for this machine")
+            try #require(
+                !rendered.contains { FileManager.default.fileExists(atPath: $0) },
+                "the render finished before the link went down; the photo is too small for this machine")
 
             // A finishes rendering while cut off; its completion is now stuck on the wire.
             try Self.poll("worker A finished rendering while cut off", timeout: .seconds(120), logA) {
                 rendered.allSatisfy { FileManager.default.fileExists(atPath: $0) }
             }
-            try f.waitUntil("worker A's lease expired",
-                            "SELECT lease_expires_at < now() FROM darkroom.jobs WHERE id = $1 AND state = 'running'", [.int(job)])
-            #expect(try f.value("SELECT count(*) FROM darkroom.adjustments").int == 0, "nothing of A's reached the server")
+            try f.waitUntil(
+                "worker A's lease expired",
+                "SELECT lease_expires_at < now() FROM darkroom.jobs WHERE id = $1 AND state = 'running'", [.int(job)])
+            #expect(
+                try f.value("SELECT count(*) FROM darkroom.adjustments").int == 0, "nothing of A's reached the server")
 
             // B, on the host, rescues the job and completes it.
             let b = try WorkerProcess(f.command, ["worker", "--drain"] + Self.lease)
             defer { Self.stop(b) }
             let statusB = b.wait(timeout: .seconds(120))
-            try #require(statusB == 0, "worker B drains and exits 0 (got \(statusB.map(String.init) ?? "no exit")): \(b.stderr.suffix(3000))")
+            try #require(
+                statusB == 0,
+                "worker B drains and exits 0 (got \(statusB.map(String.init) ?? "no exit")): \(b.stderr.suffix(3000))")
             #expect(b.stdout.contains("1 succeeded"), "\(b.stdout)")
-            let finished = try f.connection.query("""
+            let finished = try f.connection.query(
+                """
                 SELECT j.state, j.attempts, j.leased_by, j.adjustment_id, j.errors->0->>'code' AS first_error,
                        j.errors->0->>'worker' AS first_worker, a.current_adjustment_id
                   FROM darkroom.jobs AS j JOIN darkroom.assets AS a ON a.id = j.asset_id
@@ -77,30 +92,38 @@ import Testing
             let adjustmentB = try finished["adjustment_id"].decode(Int64.self)
             #expect(finished["state"].string == "succeeded" && finished["attempts"].int == 2)
             #expect(nameB != nameA, "B, not A, finished the job")
-            #expect(finished["first_error"].string == "lease_expired" && finished["first_worker"].string == nameA,
-                    "A's attempt is recorded as lost to an expired lease")
+            #expect(
+                finished["first_error"].string == "lease_expired" && finished["first_worker"].string == nameA,
+                "A's attempt is recorded as lost to an expired lease")
             #expect(finished["current_adjustment_id"].int64 == adjustmentB)
 
             // The link comes back; A's stalled completion reaches the server and is refused.
             try network.setLink(up: true)
             try Self.poll("worker A dealt with its late result", timeout: .seconds(120), logA) {
                 let log = a.stderr
-                return ["result not recorded", "job succeeded", "could not record", "job failed", "job will be retried"].contains { log.contains($0) }
+                return [
+                    "result not recorded", "job succeeded", "could not record", "job failed", "job will be retried",
+                ].contains { log.contains($0) }
             }
             let logOfA = a.stderr
-            #expect(logOfA.contains("result not recorded") && logOfA.contains("reason=the job is now succeeded"),
-                    "A recorded nothing, because B's success ended its lease\(logA())")
-            #expect(!logOfA.contains("job succeeded") && !logOfA.contains("could not record"), "A did not record job \(job)\(logA())")
+            #expect(
+                logOfA.contains("result not recorded") && logOfA.contains("reason=the job is now succeeded"),
+                "A recorded nothing, because B's success ended its lease\(logA())")
+            #expect(
+                !logOfA.contains("job succeeded") && !logOfA.contains("could not record"),
+                "A did not record job \(job)\(logA())")
             // Nothing resets the stalled connection, so the completion itself reaches the server
             // and its lease check refuses it. (Had A reconnected, the heartbeat's verdict could
             // stop it before it tried: also correct.)
             if !logOfA.contains("database unavailable; reconnecting") {
-                #expect(logOfA.contains("lease lost; discarding the job's result"),
-                        "A's late completion ran its lease check and was refused\(logA())")
+                #expect(
+                    logOfA.contains("lease lost; discarding the job's result"),
+                    "A's late completion ran its lease check and was refused\(logA())")
             }
 
             // Nothing written twice, nothing moved: B's adjustment is the only one and current.
-            let after = try f.connection.query("""
+            let after = try f.connection.query(
+                """
                 SELECT (SELECT count(*) FROM darkroom.adjustments WHERE asset_id = $2) AS adjustments,
                        (SELECT current_adjustment_id FROM darkroom.assets WHERE id = $2) AS current,
                        (SELECT count(*) FROM darkroom.asset_history WHERE job_id = $1) AS history,
@@ -111,7 +134,8 @@ import Testing
                 """, [.int(job), .int(asset)])[0]
             #expect(after["adjustments"].int == 1, "one adjustment for the job, B's")
             #expect(after["current"].int64 == adjustmentB, "the asset still shows B's adjustment")
-            #expect(after["history"].int == 1 && after["history_adjustment"].int64 == adjustmentB, "one history entry, B's")
+            #expect(
+                after["history"].int == 1 && after["history_adjustment"].int64 == adjustmentB, "one history entry, B's")
             #expect(after["leased_by"].string == nameB)
             #expect(after["open_transactions"].int == 0, "A rolled back; it holds no locks")
             // The file on record is whole (A's render of the same edit landed on the same path first).
@@ -126,21 +150,28 @@ import Testing
                 try f.value("SELECT state = 'succeeded' FROM darkroom.jobs WHERE id = $1", [.int(next)]).bool == true
             }
             // Any of A's slots (one per core) may take it; only A is running.
-            #expect(try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(next)]).string?.contains("-\(a.pid)/") == true)
+            #expect(
+                try f.value("SELECT leased_by FROM darkroom.jobs WHERE id = $1", [.int(next)]).string?.contains(
+                    "-\(a.pid)/") == true)
             #expect(try f.value("SELECT count(*) FROM darkroom.adjustments WHERE job_id = $1", [.int(next)]).int == 1)
 
             // SIGTERM: an idle worker exits at once. 3, not 0: it reports the result it lost.
             a.signal(SIGTERM)
             let statusA = a.wait(timeout: .seconds(20))
-            #expect(statusA == 3, "worker A exits 3 after losing a lease (got \(statusA.map(String.init) ?? "no exit"))\(logA())")
-            #expect(a.stdout.contains("processed 2: 1 succeeded") && a.stdout.contains("1 lost their lease"), "\(a.stdout)")
+            #expect(
+                statusA == 3,
+                "worker A exits 3 after losing a lease (got \(statusA.map(String.init) ?? "no exit"))\(logA())")
+            #expect(
+                a.stdout.contains("processed 2: 1 succeeded") && a.stdout.contains("1 lost their lease"), "\(a.stdout)")
             #expect(try f.value("SELECT count(*) FROM darkroom.workers").int == 0, "A and B removed their rows on exit")
         }
     }
 
     /// Polls `condition` until true; on timeout fails the test with `diagnostics()`.
-    static func poll(_ what: String, timeout: Duration, every interval: TimeInterval = 0.05,
-                     _ diagnostics: () -> String, until condition: () throws -> Bool) throws {
+    static func poll(
+        _ what: String, timeout: Duration, every interval: TimeInterval = 0.05,
+        _ diagnostics: () -> String, until condition: () throws -> Bool
+    ) throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try condition() { return }

@@ -24,8 +24,12 @@ import Testing
 
         /// `darkroom job run clean-orphaned-renders` over `files`.
         func runCleanup(minAgeMinutes: Int, files: StoredRenderFiles) throws -> OperatorScriptReport {
-            let job = try #require(try OperatorScriptCatalog.load(from: OrphanCleanupTests.jobsDir).first { $0.name == "clean-orphaned-renders" })
-            return try OperatorScriptRunner(connection, logger: logger).run(job, parameters: ["min_age_minutes": String(minAgeMinutes)], files: files)
+            let job = try #require(
+                try OperatorScriptCatalog.load(from: OrphanCleanupTests.jobsDir).first {
+                    $0.name == "clean-orphaned-renders"
+                })
+            return try OperatorScriptRunner(connection, logger: logger).run(
+                job, parameters: ["min_age_minutes": String(minAgeMinutes)], files: files)
         }
     }
 
@@ -33,21 +37,31 @@ import Testing
         let connection = try PostgresConnection(url)
         let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
         _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: quiet)
-        let asset = try AssetStore(connection).register(NewAsset(
-            originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
-            pixelWidth: 1, pixelHeight: 1)).id
+        let asset = try AssetStore(connection).register(
+            NewAsset(
+                originalPath: "originals/aa/a.jpg", contentSHA256: String(repeating: "a", count: 64), byteSize: 1,
+                pixelWidth: 1, pixelHeight: 1)
+        ).id
         let queue = JobQueue(connection, logger: quiet)
-        func claimNext() throws -> ClaimedJob { try #require(try queue.claim(workerID: "test", limit: 1, lease: .seconds(60)).first) }
+        func claimNext() throws -> ClaimedJob {
+            try #require(try queue.claim(workerID: "test", limit: 1, lease: .seconds(60)).first)
+        }
         let data = Array(#"{"operations":[]}"#.utf8)
-        let succeeded = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
-        _ = try queue.complete(try claimNext(), with: NewAdjustment(
-            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data, baseAdjustmentID: nil,
-            renderedPath: StorageLayout.render(assetID: asset, jobID: succeeded).rawValue,
-            renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
-        let failed = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+        let succeeded = try queue.enqueue(
+            assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+        _ = try queue.complete(
+            try claimNext(),
+            with: NewAdjustment(
+                formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data, baseAdjustmentID: nil,
+                renderedPath: StorageLayout.render(assetID: asset, jobID: succeeded).rawValue,
+                renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
+        let failed = try queue.enqueue(
+            assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
         _ = try queue.fail(try claimNext(), .permanent(code: .jpegDamaged, message: "test"), retryPolicy: .standard)
-        let queued = try queue.enqueue(assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
-        return Jobs(connection: connection, logger: quiet, asset: asset, succeeded: succeeded, failed: failed, queued: queued)
+        let queued = try queue.enqueue(
+            assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
+        return Jobs(
+            connection: connection, logger: quiet, asset: asset, succeeded: succeeded, failed: failed, queued: queued)
     }
 
     @Test func deletesWhatNoJobWillEverRecordAndKeepsTheRest() throws {
@@ -63,14 +77,15 @@ import Testing
             let files: [String: Bool] = [  // name → deleted
                 recorded: false,
                 StorageLayout.display(assetID: asset, jobID: succeeded).rawValue: false,
-                "\(folder)/.\(succeeded).jpg.abcdefghijkl.partial": true,   // a crashed earlier attempt
+                "\(folder)/.\(succeeded).jpg.abcdefghijkl.partial": true,  // a crashed earlier attempt
                 StorageLayout.render(assetID: asset, jobID: failed).rawValue: true,
                 StorageLayout.layer(assetID: asset, jobID: failed, layer: 1).rawValue: true,
                 StorageLayout.render(assetID: asset, jobID: queued).rawValue: false,
-                "\(folder)/notes.txt": false,                                  // names no job
-                "\(folder)/\(failed).thumb.jpg": false,                        // not a name the layout builds
+                "\(folder)/notes.txt": false,  // names no job
+                "\(folder)/\(failed).thumb.jpg": false,  // not a name the layout builds
             ]
-            try FileManager.default.createDirectory(atPath: storage.path + "/" + folder, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: storage.path + "/" + folder, withIntermediateDirectories: true)
             let old = Date().addingTimeInterval(-7200)
             for name in files.keys {
                 let path = storage.path + "/" + name

@@ -17,7 +17,8 @@ struct QueueSoakTests {
 
     func enqueueMany(_ f: QueueFaultFixture, jobs: Int, size: (Int, Int)) throws {
         let assets = try (0..<4).map { try f.importPhoto(width: size.0, height: size.1, seed: UInt8($0)) }
-        _ = try f.connection.query("""
+        _ = try f.connection.query(
+            """
             INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data)
             SELECT ($1::bigint[])[1 + i % 4], 'io.darkroom.pipeline', '1.0.0', convert_to('{"operations":[{"op":"exposure","ev":0.3}]}', 'UTF8')
               FROM generate_series(0, $2::int - 1) AS i
@@ -31,10 +32,14 @@ struct QueueSoakTests {
         try QueueFaultFixture.with { f in
             let jobs = 300
             try enqueueMany(f, jobs: jobs, size: (640, 480))
-            let workers = try (0..<3).map { _ in try WorkerProcess(f.command, ["worker", "--drain", "--lease", "30", "--log-level", "info"]) }
+            let workers = try (0..<3).map { _ in
+                try WorkerProcess(f.command, ["worker", "--drain", "--lease", "30", "--log-level", "info"])
+            }
             for round in 1...2 {
-                try f.waitUntil("a third of the jobs done (round \(round))", timeout: .seconds(300),
-                                "SELECT count(*) >= $1 FROM darkroom.jobs WHERE state = 'succeeded'", [.int(Int64(jobs * round / 3))])
+                try f.waitUntil(
+                    "a third of the jobs done (round \(round))", timeout: .seconds(300),
+                    "SELECT count(*) >= $1 FROM darkroom.jobs WHERE state = 'succeeded'",
+                    [.int(Int64(jobs * round / 3))])
                 // system(3), not Process: the new postmaster inherits Foundation's exit-watch
                 // descriptor, so Process would never see the shell exit.
                 let status = system(restart)
@@ -42,14 +47,17 @@ struct QueueSoakTests {
             }
             for worker in workers { #expect(worker.wait(timeout: .seconds(600)) == 0, "\(worker.stderr.suffix(3000))") }
             let connection = try PostgresConnection(f.url)
-            let row = try connection.query("""
+            let row = try connection.query(
+                """
                 SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
                        (SELECT count(*) FROM darkroom.adjustments) AS results,
                        (SELECT count(DISTINCT job_id) FROM darkroom.adjustments) AS jobs_with_results
                   FROM darkroom.jobs
                 """)[0]
             #expect(row["succeeded"].int == jobs && row["results"].int == jobs && row["jobs_with_results"].int == jobs)
-            let reconnects = workers.map { $0.stderr.components(separatedBy: "database unavailable; reconnecting").count - 1 }
+            let reconnects = workers.map {
+                $0.stderr.components(separatedBy: "database unavailable; reconnecting").count - 1
+            }
             #expect(reconnects.reduce(0, +) > 0, "the restarts were noticed")
             let successes = workers.map { $0.stderr.components(separatedBy: "job succeeded").count - 1 }
             #expect(successes.reduce(0, +) == jobs, "no job was completed twice: \(successes)")
@@ -68,11 +76,13 @@ struct QueueSoakTests {
             let probe = try PostgresConnection(pooled)
             #expect(try probe.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].int == jobs)
             let workers = try (0..<3).map { _ in
-                try WorkerProcess(f.command, ["worker", "--drain", "--concurrency", "2", "--lease", "10"],
-                                  environment: ["DATABASE_URL": pooled, "DARKROOM_LISTEN_URL": f.url])
+                try WorkerProcess(
+                    f.command, ["worker", "--drain", "--concurrency", "2", "--lease", "10"],
+                    environment: ["DATABASE_URL": pooled, "DARKROOM_LISTEN_URL": f.url])
             }
             for worker in workers { #expect(worker.wait(timeout: .seconds(600)) == 0, "\(worker.stderr.suffix(3000))") }
-            let row = try f.connection.query("""
+            let row = try f.connection.query(
+                """
                 SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded, max(attempts) AS attempts,
                        (SELECT count(*) FROM darkroom.adjustments) AS results
                   FROM darkroom.jobs

@@ -1,7 +1,7 @@
 import ByteStreams
 import DarkroomAdjustments
-import DarkroomImaging
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomImport
 import DarkroomStorage
 import DarkroomTestSupport
@@ -19,7 +19,9 @@ struct PipelineEditor110: Editor {
     var currentVersion: SemanticVersion { SemanticVersion("1.1.0")! }
     var maxDataBytes: Int { PipelineFormat.maxDataBytes }
     func canRead(_ version: SemanticVersion) -> Bool { version.major == 1 && version <= currentVersion }
-    func operations(from data: [UInt8], version: SemanticVersion) throws -> [ImageOperation] { try PipelineFormat.decode(data) }
+    func operations(from data: [UInt8], version: SemanticVersion) throws -> [ImageOperation] {
+        try PipelineFormat.decode(data)
+    }
     func encode(_ operations: [ImageOperation]) throws -> [UInt8] { try PipelineFormat.encode(operations) }
 }
 
@@ -32,9 +34,10 @@ struct PipelineEditor110: Editor {
     func drain(_ url: String, storage: StorageRoot, registry: EditorRegistry) -> WorkerSummary {
         var logger = Logger(label: "rerender-test")
         logger.logLevel = .warning
-        let options = WorkerOptions(databaseURL: url, storage: storage, concurrency: 2, drain: true,
-                                    memoryBudget: 64 << 20, registry: registry, formats: registry.claimableFormats,
-                                    workerName: "test-\(registry.editors[PipelineFormat.identifier]!.currentVersion)")
+        let options = WorkerOptions(
+            databaseURL: url, storage: storage, concurrency: 2, drain: true,
+            memoryBudget: 64 << 20, registry: registry, formats: registry.claimableFormats,
+            workerName: "test-\(registry.editors[PipelineFormat.identifier]!.currentVersion)")
         return Worker(options: options, logger: logger).run()
     }
 
@@ -69,9 +72,12 @@ struct PipelineEditor110: Editor {
         let store = AssetStore(connection)
         let asset = try #require(try store.asset(id: assetID))
         let chain = try store.currentChain(of: assetID)
-        let bytes = try chain.last.map { try Data(contentsOf: URL(fileURLWithPath: try storage.resolve($0.renderedPath))) }
-        return Snapshot(current: asset.currentAdjustmentID, layers: chain.map { "\($0.formatIdentifier) \($0.formatVersion)" },
-                        renderBytes: bytes)
+        let bytes = try chain.last.map {
+            try Data(contentsOf: URL(fileURLWithPath: try storage.resolve($0.renderedPath)))
+        }
+        return Snapshot(
+            current: asset.currentAdjustmentID, layers: chain.map { "\($0.formatIdentifier) \($0.formatVersion)" },
+            renderBytes: bytes)
     }
 
     @Test func everyAffectedAssetEndsOnTheNewVersionAndNothingElseChanges() throws {
@@ -93,25 +99,34 @@ struct PipelineEditor110: Editor {
             }
             // 0..<120: pipeline only; 120..<200: pipeline under Filtster; 200..<280: Filtster only;
             // 280..<320: never edited.
-            let pipelined = Array(assets[0..<200]), layered = Array(assets[120..<200]), filtsterOnly = Array(assets[200..<280])
+            let pipelined = Array(assets[0..<200])
+            let layered = Array(assets[120..<200])
+            let filtsterOnly = Array(assets[200..<280])
             let sepia = #"{"operations":[{"op":"sepia","intensity":0.8},{"op":"vignette","intensity":1,"radius":0.6}]}"#
             let filtster = FiltsterSettings(vignetteIntensity: 0.5, vignetteRadius: 0.9, sepiaIntensity: 0.4).archive()
             func enqueue(_ ids: [Int64], _ identifier: String, _ version: String, _ data: [UInt8]) throws {
-                _ = try connection.query("SELECT count(*) FROM darkroom.enqueue_edits($1::bigint[], $2, $3, $4::bytea)",
-                                         [.text("{" + ids.map(String.init).joined(separator: ",") + "}"),
-                                          .text(identifier), .text(version), .bytes(data)])
+                _ = try connection.query(
+                    "SELECT count(*) FROM darkroom.enqueue_edits($1::bigint[], $2, $3, $4::bytea)",
+                    [
+                        .text("{" + ids.map(String.init).joined(separator: ",") + "}"),
+                        .text(identifier), .text(version), .bytes(data),
+                    ])
             }
             try enqueue(pipelined, "io.darkroom.pipeline", "1.0.0", Array(sepia.utf8))
             try enqueue(layered + filtsterOnly, "com.shinobicontrols.filster", "1.0", filtster)
             let first = drain(url, storage: storage, registry: Self.oldRegistry)
             try #require(first.failed == 0 && first.succeeded == 360, "\(first)")
-            let before = try Dictionary(uniqueKeysWithValues: assets.map { ($0, try snapshot(connection, storage: storage, assetID: $0)) })
+            let before = try Dictionary(
+                uniqueKeysWithValues: assets.map { ($0, try snapshot(connection, storage: storage, assetID: $0)) })
 
             let queue = JobQueue(connection, logger: Logger(label: "queue"))
-            let queued = try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump")
+            let queued = try queue.enqueueRerender(
+                formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump")
             #expect(queued == 200, "every asset whose chain has a pipeline layer, including those under Filtster")
-            #expect(try queue.enqueueRerender(formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 0,
-                    "equivalent jobs already queued are skipped")
+            #expect(
+                try queue.enqueueRerender(
+                    formatIdentifier: "io.darkroom.pipeline", belowVersion: "1.1.0", batch: "bump") == 0,
+                "equivalent jobs already queued are skipped")
 
             // An old worker in the fleet leaves the jobs alone: they need 1.1.0.
             let old = drain(url, storage: storage, registry: Self.oldRegistry)
@@ -128,7 +143,9 @@ struct PipelineEditor110: Editor {
                 let was = try #require(before[id])
                 let now = try snapshot(connection, storage: storage, assetID: id)
                 if pipelined.contains(id) {
-                    let expected = was.layers.map { $0 == "io.darkroom.pipeline 1.0.0" ? "io.darkroom.pipeline 1.1.0" : $0 }
+                    let expected = was.layers.map {
+                        $0 == "io.darkroom.pipeline 1.0.0" ? "io.darkroom.pipeline 1.1.0" : $0
+                    }
                     #expect(now.layers == expected, "asset \(id): every pipeline layer is on 1.1.0, the rest as it was")
                     #expect(now.current != was.current)
                     #expect(now.renderBytes == was.renderBytes, "asset \(id): same operations, same pixels")
@@ -137,15 +154,19 @@ struct PipelineEditor110: Editor {
                 }
             }
             // The replayed data says the same as before (the pipeline keeps the author's JSON).
-            let data = try connection.query("""
+            let data = try connection.query(
+                """
                 SELECT DISTINCT convert_from(a.data, 'UTF8') AS json FROM darkroom.assets s
                   JOIN darkroom.adjustments a ON a.asset_id = s.id AND a.format_version = '1.1.0'
-                """).map { try $0["json"].decode(String.self) }
+                """
+            ).map { try $0["json"].decode(String.self) }
             #expect(data == [sepia])
-            let filtsterData = try connection.query("""
+            let filtsterData = try connection.query(
+                """
                 SELECT a.data FROM darkroom.adjustments a WHERE a.rerender_of IS NOT NULL
                    AND a.format_identifier = 'com.shinobicontrols.filster'
-                """).map { try FiltsterSettings(archive: try $0["data"].decode([UInt8].self)) }
+                """
+            ).map { try FiltsterSettings(archive: try $0["data"].decode([UInt8].self)) }
             #expect(filtsterData.count == layered.count)
             #expect(filtsterData.allSatisfy { $0 == (try? FiltsterSettings(archive: filtster)) })
         }

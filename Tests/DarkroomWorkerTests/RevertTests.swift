@@ -18,18 +18,24 @@ import Testing
 
         /// The asset's current adjustment: id, base, what it re-renders, and its render's path.
         func current() throws -> (id: Int64, base: Int64?, rerenderOf: Int64?, path: String)? {
-            try connection.query("""
+            try connection.query(
+                """
                 SELECT a.id, a.base_adjustment_id, a.rerender_of, a.rendered_path FROM darkroom.assets s
                   JOIN darkroom.adjustments a ON a.id = s.current_adjustment_id WHERE s.id = $1
-                """, [.int(assetID)]).first.map { row in
-                    (try row["id"].decode(Int64.self), try row["base_adjustment_id"].decode(Int64?.self),
-                     try row["rerender_of"].decode(Int64?.self), storage + "/" + (try row["rendered_path"].decode(String.self)))
-                }
+                """, [.int(assetID)]
+            ).first.map { row in
+                (
+                    try row["id"].decode(Int64.self), try row["base_adjustment_id"].decode(Int64?.self),
+                    try row["rerender_of"].decode(Int64?.self),
+                    storage + "/" + (try row["rendered_path"].decode(String.self))
+                )
+            }
         }
 
         func enqueue(_ identifier: String, _ version: String, _ data: [UInt8]) throws {
-            _ = try connection.query("SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea)",
-                                     [.int(assetID), .text(identifier), .text(version), .bytes(data)])
+            _ = try connection.query(
+                "SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea)",
+                [.int(assetID), .text(identifier), .text(version), .bytes(data)])
         }
 
         func drain(concurrency: Int = 1) throws {
@@ -66,8 +72,10 @@ import Testing
             let original = Fixtures.exifSample("canon_hdr_NO.jpg").path  // orientation 6
             let imported = try command.run("import", original)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
-            try body(Scene(command: command, connection: try PostgresConnection(url), storage: storage, folder: folder,
-                           original: original, assetID: assetID))
+            try body(
+                Scene(
+                    command: command, connection: try PostgresConnection(url), storage: storage, folder: folder,
+                    original: original, assetID: assetID))
         }
     }
 
@@ -98,25 +106,35 @@ import Testing
             let top = try #require(try scene.current())
             #expect(top.rerenderOf == b.id, "the new top layer re-renders Filtster's edit")
             let bottomID = try #require(top.base)
-            let bottom = try #require(try scene.connection.query(
-                "SELECT id, base_adjustment_id, rerender_of, job_id FROM darkroom.adjustments WHERE id = $1",
-                [.int(bottomID)]).first)
+            let bottom = try #require(
+                try scene.connection.query(
+                    "SELECT id, base_adjustment_id, rerender_of, job_id FROM darkroom.adjustments WHERE id = $1",
+                    [.int(bottomID)]
+                ).first)
             #expect(try bottom["rerender_of"].decode(Int64?.self) == a.id)
-            #expect(try bottom["base_adjustment_id"].decode(Int64?.self) == nil, "the replayed chain starts at the original")
+            #expect(
+                try bottom["base_adjustment_id"].decode(Int64?.self) == nil, "the replayed chain starts at the original"
+            )
             #expect(try bottom["job_id"].decode(Int64?.self) == nil, "only the top layer is the job's result")
 
             let directA = try scene.render(scene.original, "a.jpg", ["--data", Self.sepia])
             let archive = scene.folder + "/filtster.archive"
             try Data(Self.filtster).write(to: URL(fileURLWithPath: archive))
-            let directB = try scene.render(directA, "b.jpg", ["--format-identifier", "com.shinobicontrols.filster",
-                                                              "--format-version", "1.0", "--data-file", archive])
-            try scene.expectSameBytes(top.path, directB, "revert --last equals a direct render of pipeline then Filtster")
+            let directB = try scene.render(
+                directA, "b.jpg",
+                [
+                    "--format-identifier", "com.shinobicontrols.filster",
+                    "--format-version", "1.0", "--data-file", archive,
+                ])
+            try scene.expectSameBytes(
+                top.path, directB, "revert --last equals a direct render of pipeline then Filtster")
 
             // A plain revert goes back to the original; the history keeps everything.
             #expect(try scene.command.run("revert", "--asset", "\(scene.assetID)").status == 0)
             try scene.drain()
             #expect(try scene.current() == nil)
-            let counts = try scene.connection.query("""
+            let counts = try scene.connection.query(
+                """
                 SELECT (SELECT count(*) FROM darkroom.adjustments WHERE asset_id = $1) AS adjustments,
                        (SELECT string_agg(action, ',' ORDER BY id) FROM darkroom.asset_history WHERE asset_id = $1) AS actions
                 """, [.int(scene.assetID)])[0]
@@ -148,7 +166,8 @@ import Testing
             try scene.drain(concurrency: 2)
 
             let final = try #require(try scene.current())
-            #expect(final.base == nil, "exposure replaces posterize, which was rendered from the original after the revert")
+            #expect(
+                final.base == nil, "exposure replaces posterize, which was rendered from the original after the revert")
             let direct = try scene.render(scene.original, "exposure.jpg", ["--data", Self.exposure])
             try scene.expectSameBytes(final.path, direct, "the last edit equals a direct render from the original")
             let actions = try scene.connection.query(
@@ -165,23 +184,28 @@ import Testing
             try scene.enqueue("io.darkroom.pipeline", "1.0.0", Array(Self.sepia.utf8))
             try scene.drain()
             let before = try #require(try scene.current())
-            let queued = try scene.command.run("rerender", "--format-identifier", "io.darkroom.pipeline", "--batch", "fix")
+            let queued = try scene.command.run(
+                "rerender", "--format-identifier", "io.darkroom.pipeline", "--batch", "fix")
             #expect(queued.status == 0, "\(queued.stderr)")
             #expect(queued.stdout.contains("queued 1 re-render job(s) in batch fix"))
             let waiting = try scene.command.run("status", "--batch", "fix")
-            #expect(waiting.stdout.hasPrefix("fix: 0/1 done (0 succeeded, 0 failed), 1 remaining, ETA"), "\(waiting.stdout)")
+            #expect(
+                waiting.stdout.hasPrefix("fix: 0/1 done (0 succeeded, 0 failed), 1 remaining, ETA"), "\(waiting.stdout)"
+            )
 
             try scene.drain()
             let followed = try scene.command.run("status", "--batch", "fix", "--follow", "--interval", "0.1")
             #expect(followed.status == 0, "\(followed.stderr)")
-            #expect(followed.stdout.hasPrefix("fix: 1/1 done (1 succeeded, 0 failed), 0 remaining"), "\(followed.stdout)")
+            #expect(
+                followed.stdout.hasPrefix("fix: 1/1 done (1 succeeded, 0 failed), 0 remaining"), "\(followed.stdout)")
             let after = try #require(try scene.current())
             #expect(after.rerenderOf == before.id && after.id != before.id)
             try scene.expectSameBytes(after.path, before.path, "the same code renders the same bytes")
 
             let unknown = try scene.command.run("status", "--batch", "nope")
             #expect(unknown.status == 1 && unknown.stderr.contains("there is no batch nope"))
-            let badVersion = try scene.command.run("rerender", "--format-identifier", "io.darkroom.pipeline", "--below-version", "1.x")
+            let badVersion = try scene.command.run(
+                "rerender", "--format-identifier", "io.darkroom.pipeline", "--below-version", "1.x")
             #expect(badVersion.status != 0 && badVersion.stderr.contains("not a semantic version"))
         }
     }

@@ -53,8 +53,9 @@ struct RecordingOrderStorage: ObjectStorage {
         violations.count()
         do {
             let connection = try PostgresConnection(databaseURL)
-            let recorded = try connection.query("SELECT count(*)::int AS n FROM darkroom.adjustments WHERE rendered_path = $1",
-                                                [.text(key.rawValue)])[0]["n"].decode(Int.self)
+            let recorded = try connection.query(
+                "SELECT count(*)::int AS n FROM darkroom.adjustments WHERE rendered_path = $1",
+                [.text(key.rawValue)])[0]["n"].decode(Int.self)
             if recorded != 0 { violations.add("\(key) was recorded before its object was complete") }
         } catch {
             violations.add("cannot check \(key): \(error)")
@@ -84,13 +85,15 @@ struct RecordingOrderStorage: ObjectStorage {
     func drain(_ url: String, storage: any ObjectStorage) -> WorkerSummary {
         var logger = Logger(label: "s3-test")
         logger.logLevel = .critical
-        let options = WorkerOptions(databaseURL: url, storage: storage, drain: true, memoryBudget: 256 << 20, workerName: "s3-test")
+        let options = WorkerOptions(
+            databaseURL: url, storage: storage, drain: true, memoryBudget: 256 << 20, workerName: "s3-test")
         return Worker(options: options, logger: logger).run()
     }
 
     func enqueue(_ connection: PostgresConnection, _ asset: Int64) throws -> Int64 {
-        try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
-                             [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)
+        try connection.query(
+            "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+            [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)
     }
 
     func readAll(_ storage: any ObjectStorage, _ key: String) throws -> [UInt8] {
@@ -132,12 +135,15 @@ struct RecordingOrderStorage: ObjectStorage {
             let root = try StorageRoot.create(rootPath)
             for original in [jpeg.storedPath, heic.storedPath] {
                 let bytes = try readAll(bucket, original)
-                try root.publish(try StorageKey(original)) { upload in try bytes.withUnsafeBytes { try upload.write($0) } }
+                try root.publish(try StorageKey(original)) { upload in
+                    try bytes.withUnsafeBytes { try upload.write($0) }
+                }
             }
             let localJobs = [try enqueue(connection, jpeg.assetID), try enqueue(connection, heic.assetID)]
             #expect(drain(url, storage: root).succeeded == 2)
             for (job, localJob) in zip(jobs, localJobs) {
-                let row = try connection.query("""
+                let row = try connection.query(
+                    """
                     SELECT a.rendered_path, a.rendered_bytes, a.rendered_width, a.rendered_height, j.state
                       FROM darkroom.adjustments a JOIN darkroom.jobs j ON j.id = a.job_id WHERE a.job_id = $1
                     """, [.int(job)])[0]
@@ -145,15 +151,21 @@ struct RecordingOrderStorage: ObjectStorage {
                 let rendered = try readAll(bucket, path)
                 let recordedBytes = try row["rendered_bytes"].decode(Int.self)
                 #expect(rendered.count == recordedBytes && row["state"].string == "succeeded")
-                let header = try JPEGDecoder(source: ReplayingSource(prefix: rendered, then: FileSource(path: "/dev/null"))).header
-                let (width, height) = (try row["rendered_width"].decode(Int.self), try row["rendered_height"].decode(Int.self))
+                let header = try JPEGDecoder(
+                    source: ReplayingSource(prefix: rendered, then: FileSource(path: "/dev/null"))
+                ).header
+                let (width, height) = (
+                    try row["rendered_width"].decode(Int.self), try row["rendered_height"].decode(Int.self)
+                )
                 #expect(header.width == width && header.height == height)
-                let localPath = try connection.query("SELECT rendered_path FROM darkroom.adjustments WHERE job_id = $1",
-                                                     [.int(localJob)])[0]["rendered_path"].decode(String.self)
+                let localPath = try connection.query(
+                    "SELECT rendered_path FROM darkroom.adjustments WHERE job_id = $1",
+                    [.int(localJob)])[0]["rendered_path"].decode(String.self)
                 let local = try Data(contentsOf: URL(fileURLWithPath: try root.resolve(localPath)))
                 #expect(Array(local) == rendered, "job \(job): the bucket's render equals the local one")
             }
-            let left = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+            let left = try bucket.list(
+                under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
             #expect(left.count == 4 && left.allSatisfy { !$0.isUnfinishedUpload }, "\(left)")
         }
     }
@@ -172,26 +184,37 @@ struct RecordingOrderStorage: ObjectStorage {
             let row = try connection.query("SELECT state, last_error FROM darkroom.jobs WHERE id = $1", [.int(job)])[0]
             let error = try row["last_error"].decode(String.self)
             #expect(row["state"].string == "failed", "a refused signature is permanent: \(error)")
-            #expect(error.contains("SignatureDoesNotMatch") && error.contains("s3://\(TestObjectStore.bucket)/\(bucket.configuration.prefix)/renders/"),
-                    "\(error)")
-            #expect(try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60)).isEmpty)
-            #expect(try connection.query("SELECT count(*)::int AS n FROM darkroom.adjustments")[0]["n"].decode(Int.self) == 0)
+            #expect(
+                error.contains("SignatureDoesNotMatch")
+                    && error.contains("s3://\(TestObjectStore.bucket)/\(bucket.configuration.prefix)/renders/"),
+                "\(error)")
+            #expect(
+                try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+                    .isEmpty)
+            #expect(
+                try connection.query("SELECT count(*)::int AS n FROM darkroom.adjustments")[0]["n"].decode(Int.self)
+                    == 0)
 
             // Reading refused: permanent too, with its own code.
             let second = try enqueue(connection, asset)
             #expect(drain(url, storage: refused).failed == 1)
-            let read = try connection.query("SELECT state, errors->0->>'code' AS code, last_error FROM darkroom.jobs WHERE id = $1",
-                                            [.int(second)])[0]
-            #expect(read["state"].string == "failed" && read["code"].string == "storage_rejected", "\(read["last_error"].string ?? "")")
+            let read = try connection.query(
+                "SELECT state, errors->0->>'code' AS code, last_error FROM darkroom.jobs WHERE id = $1",
+                [.int(second)])[0]
+            #expect(
+                read["state"].string == "failed" && read["code"].string == "storage_rejected",
+                "\(read["last_error"].string ?? "")")
 
             // An original gone from the bucket: the job fails clearly, naming it.
-            let original = try connection.query("SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0]["original_path"]
+            let original = try connection.query(
+                "SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0]["original_path"]
                 .decode(String.self)
             try bucket.remove(original)
             let third = try enqueue(connection, asset)
             #expect(drain(url, storage: bucket).failed == 1)
-            let missing = try connection.query("SELECT state, errors->0->>'code' AS code, last_error FROM darkroom.jobs WHERE id = $1",
-                                               [.int(third)])[0]
+            let missing = try connection.query(
+                "SELECT state, errors->0->>'code' AS code, last_error FROM darkroom.jobs WHERE id = $1",
+                [.int(third)])[0]
             #expect(missing["state"].string == "failed" && missing["code"].string == "original_missing")
             #expect(missing["last_error"].string?.contains(original) == true)
         }
@@ -203,9 +226,14 @@ struct RecordingOrderStorage: ObjectStorage {
         try TestDatabase.withFreshDatabase { url in
             let bucket = try TestObjectStore.storage()
             let jobs = try OrphanCleanupTests.jobs(in: url)
-            let (asset, succeeded, failed, queued, recorded) = (jobs.asset, jobs.succeeded, jobs.failed, jobs.queued, jobs.recorded)
+            let (asset, succeeded, failed, queued, recorded) = (
+                jobs.asset, jobs.succeeded, jobs.failed, jobs.queued, jobs.recorded
+            )
 
-            for key in [recorded, StorageLayout.render(assetID: asset, jobID: failed), StorageLayout.render(assetID: asset, jobID: queued)] {
+            for key in [
+                recorded, StorageLayout.render(assetID: asset, jobID: failed),
+                StorageLayout.render(assetID: asset, jobID: queued),
+            ] {
                 try bucket.publish(key) { try [UInt8]([1]).withUnsafeBytes($0.write) }
             }
             // A worker killed mid-upload of an earlier attempt: parts up, never completed.
@@ -216,10 +244,16 @@ struct RecordingOrderStorage: ObjectStorage {
             let report = try jobs.runCleanup(minAgeMinutes: 0, files: StoredRenderFiles(storage: bucket))
             #expect(report.deletedFiles.count == 2, "\(report.deletedFiles)")
             #expect(report.deletedFiles.contains(StorageLayout.render(assetID: asset, jobID: failed).rawValue))
-            #expect(report.deletedFiles.contains { $0.hasPrefix(StorageLayout.display(assetID: asset, jobID: succeeded).rawValue + "#upload=") })
-            let remaining = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
-            #expect(remaining.map(\.name) == [recorded.rawValue, StorageLayout.render(assetID: asset, jobID: queued).rawValue].sorted(),
-                    "\(remaining)")
+            #expect(
+                report.deletedFiles.contains {
+                    $0.hasPrefix(StorageLayout.display(assetID: asset, jobID: succeeded).rawValue + "#upload=")
+                })
+            let remaining = try bucket.list(
+                under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+            #expect(
+                remaining.map(\.name)
+                    == [recorded.rawValue, StorageLayout.render(assetID: asset, jobID: queued).rawValue].sorted(),
+                "\(remaining)")
             withExtendedLifetime(left) {}
         }
     }
@@ -234,7 +268,9 @@ struct RecordingOrderStorage: ObjectStorage {
             var pool = [UInt8](repeating: 0, count: 1 << 20)
             var generator = SystemRandomNumberGenerator()
             pool.withUnsafeMutableBytes { bytes in
-                for index in stride(from: 0, to: bytes.count, by: 8) { bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: index, as: UInt64.self) }
+                for index in stride(from: 0, to: bytes.count, by: 8) {
+                    bytes.storeBytes(of: generator.next() as UInt64, toByteOffset: index, as: UInt64.self)
+                }
             }
             var pixels = [UInt8](repeating: 0, count: width * height * 3)
             for row in 0..<height {
@@ -244,9 +280,11 @@ struct RecordingOrderStorage: ObjectStorage {
             let input = NSTemporaryDirectory() + "darkroom-s3-noise-\(UUID().uuidString).jpg"
             defer { try? FileManager.default.removeItem(atPath: input) }
             try DecodedImage(width: width, height: height, pixels: pixels).write(to: input, quality: 95)
-            let asset = try Importer(storage: bucket, connection: connection, logger: Logger(label: "import")).importFile(input).assetID
-            let job = try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
-                                           [.int(asset), .text(#"{"operations":[{"op":"exposure","ev":0.3}]}"#)])[0]["id"].decode(Int64.self)
+            let asset = try Importer(storage: bucket, connection: connection, logger: Logger(label: "import"))
+                .importFile(input).assetID
+            let job = try connection.query(
+                "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+                [.int(asset), .text(#"{"operations":[{"op":"exposure","ev":0.3}]}"#)])[0]["id"].decode(Int64.self)
 
             let port = try #require(URL(string: try TestObjectStore.server().endpoint)?.port)
             let proxy = try CuttingProxy(targetPort: UInt16(port), cutAfter: 3 << 20, cuts: 1)
@@ -257,11 +295,13 @@ struct RecordingOrderStorage: ObjectStorage {
             #expect(summary.succeeded == 1 && summary.retried == 0, "\(summary)")
             #expect(proxy.cutsMade == 1, "the original's transfer was cut once and resumed")
             #expect(watched.violations.all.isEmpty, "\(watched.violations.all)")
-            let row = try connection.query("SELECT rendered_path, rendered_bytes FROM darkroom.adjustments WHERE job_id = $1", [.int(job)])[0]
+            let row = try connection.query(
+                "SELECT rendered_path, rendered_bytes FROM darkroom.adjustments WHERE job_id = $1", [.int(job)])[0]
             let bytes = try row["rendered_bytes"].decode(Int.self)
             #expect(bytes > S3Storage.minimumPartSize, "\(bytes) bytes: a multipart upload")
             #expect(try readAll(bucket, try row["rendered_path"].decode(String.self)).count == bytes)
-            let left = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
+            let left = try bucket.list(
+                under: StorageLayout.rendersFolder, modifiedBefore: Date().addingTimeInterval(60))
             #expect(left.count == 2 && left.allSatisfy { !$0.isUnfinishedUpload }, "\(left)")
         }
     }
@@ -277,18 +317,23 @@ struct RecordingOrderStorage: ObjectStorage {
             let outcome = try importer.importStoredObject(key)
             #expect(outcome.status == .imported && outcome.storedPath == key.rawValue, "\(outcome)")
             #expect(outcome.source == "\(bucket.location)/\(key)")
-            let row = try connection.query("SELECT original_path, byte_size FROM darkroom.assets WHERE id = $1", [.int(outcome.assetID)])[0]
+            let row = try connection.query(
+                "SELECT original_path, byte_size FROM darkroom.assets WHERE id = $1", [.int(outcome.assetID)])[0]
             #expect(row["original_path"].string == key.rawValue && row["byte_size"].int == photo.count)
-            let objects = try bucket.list(under: StorageLayout.originalsFolder, modifiedBefore: Date().addingTimeInterval(60))
+            let objects = try bucket.list(
+                under: StorageLayout.originalsFolder, modifiedBefore: Date().addingTimeInterval(60))
             #expect(objects.map(\.name) == [key.rawValue], "nothing copied: \(objects)")
             // Again, or the same photo from a local file: the asset that exists.
             #expect(try importer.importStoredObject(key).status == .existing)
             #expect(try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID == outcome.assetID)
 
             let text = try StorageKey("originals/uploaded/notes.txt")
-            try bucket.publish(text) { upload in try Array("not a photo".utf8).withUnsafeBytes { try upload.write($0) } }
+            try bucket.publish(text) { upload in try Array("not a photo".utf8).withUnsafeBytes { try upload.write($0) }
+            }
             #expect(throws: ImportError.self) { _ = try importer.importStoredObject(text) }
-            #expect(throws: ImportError.self) { _ = try importer.importStoredObject(try StorageKey("originals/uploaded/missing.jpg")) }
+            #expect(throws: ImportError.self) {
+                _ = try importer.importStoredObject(try StorageKey("originals/uploaded/missing.jpg"))
+            }
         }
     }
 }

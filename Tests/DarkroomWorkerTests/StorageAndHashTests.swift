@@ -1,11 +1,12 @@
 import DarkroomDatabase
 import DarkroomStorage
 import DarkroomTestSupport
-@testable import DarkroomImport
 import Foundation
 import LibPQ
 import Logging
 import Testing
+
+@testable import DarkroomImport
 
 /// The import hash (swift-crypto's SHA-256 over a streamed file) against the FIPS 180-2
 /// known answers, read in chunks that split the 64-byte blocks every which way.
@@ -13,10 +14,15 @@ import Testing
     static let vectors: [(input: [UInt8], digest: String)] = [
         ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
         (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
-        (Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
-         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+        (
+            Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
+            "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+        ),
         // One million 'a': the long vector, thousands of chunks at the small sizes.
-        ([UInt8](repeating: 0x61, count: 1_000_000), "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"),
+        (
+            [UInt8](repeating: 0x61, count: 1_000_000),
+            "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        ),
     ]
 
     @discardableResult
@@ -31,8 +37,9 @@ import Testing
     func knownVectorsInAnyChunkSize(chunkSize: Int) throws {
         for vector in Self.vectors {
             let digest = try withTemporaryFile(vector.input) { try FileDigest(reading: $0, chunkSize: chunkSize) }
-            #expect(digest == FileDigest(sha256: vector.digest, byteCount: Int64(vector.input.count)),
-                    "\(vector.input.count) bytes in chunks of \(chunkSize)")
+            #expect(
+                digest == FileDigest(sha256: vector.digest, byteCount: Int64(vector.input.count)),
+                "\(vector.input.count) bytes in chunks of \(chunkSize)")
         }
     }
 
@@ -85,12 +92,15 @@ import Testing
             let text = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString).jpg"
             try Data("hello\n".utf8).write(to: URL(fileURLWithPath: text))
             defer { try? FileManager.default.removeItem(atPath: text) }
-            #expect { try importer.importFile(text) } throws: { ($0 as? ImportError)?.message.contains("Not a JPEG file") == true }
+            #expect { try importer.importFile(text) } throws: {
+                ($0 as? ImportError)?.message.contains("Not a JPEG file") == true
+            }
             #expect(entries(storage.path + "/originals") == afterFirst)
 
             // Inside the root: registered where it is, nothing copied; a missing stored copy of
             // the same photo is restored from it.
-            try FileManager.default.createDirectory(atPath: storage.path + "/incoming", withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: storage.path + "/incoming", withIntermediateDirectories: true)
             let inside = storage.path + "/incoming/DSCN0021.jpg"
             try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0021.jpg").path, toPath: inside)
             let inPlace = try importer.importFile(inside)
@@ -111,7 +121,9 @@ import Testing
         let vectors = try StoredPathVectors.load()
         #expect(vectors.valid.count >= 5 && vectors.refused.count >= 10)
         for path in vectors.valid {
-            do { try StorageRoot.checkRelative(path) } catch { Issue.record("\(path) is a valid stored path: \(error)") }
+            do { try StorageRoot.checkRelative(path) } catch {
+                Issue.record("\(path) is a valid stored path: \(error)")
+            }
         }
         for path in vectors.refused + ["a\u{0}b"] {
             #expect(throws: StorageError.self, "\(path)") { try StorageRoot.checkRelative(path) }

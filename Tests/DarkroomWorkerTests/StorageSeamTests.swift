@@ -32,7 +32,8 @@ struct ChunkingStorage: ObjectStorage {
             if got == 0 { break }
             whole += buffer[..<got]
         }
-        return ChunkedSource(whole, name: key.rawValue, maxChunk: 13, seed: UInt64(whole.count), failAfter: failReadsAfter)
+        return ChunkedSource(
+            whole, name: key.rawValue, maxChunk: 13, seed: UInt64(whole.count), failAfter: failReadsAfter)
     }
 
     func beginPublishing(_ key: StorageKey) throws(StreamError) -> any ObjectUpload { try base.beginPublishing(key) }
@@ -53,8 +54,10 @@ struct ChunkingStorage: ObjectStorage {
         #expect(StorageLayout.renderOutput(StorageLayout.layer(assetID: 12, jobID: 345, layer: 2))?.kind == .layer(2))
         let digest = String(repeating: "ab", count: 32)
         #expect(StorageLayout.original(sha256: digest).rawValue == "originals/ab/\(digest).jpg")
-        for other in ["renders/12/notes.txt", "renders/12/345.png", "renders/x/345.jpg", "renders/12/345.layer0.jpg",
-                      "renders/12/345.thumb.jpg", "originals/ab/345.jpg", "renders/12/sub/345.jpg"] {
+        for other in [
+            "renders/12/notes.txt", "renders/12/345.png", "renders/x/345.jpg", "renders/12/345.layer0.jpg",
+            "renders/12/345.thumb.jpg", "originals/ab/345.jpg", "renders/12/sub/345.jpg",
+        ] {
             #expect(StorageLayout.renderOutput(try StorageKey(other)) == nil, "\(other) names no job output")
         }
     }
@@ -86,11 +89,16 @@ struct ChunkingStorage: ObjectStorage {
         let partial = try #require(listed.first { $0.isUnfinishedUpload })
         #expect(partial.key == StorageLayout.display(assetID: 3, jobID: 7) && partial.name.hasSuffix(".partial"))
         let candidates = try StoredRenderFiles(storage: root).renderFiles(olderThan: .seconds(-60))
-        #expect(Set(candidates) == [RenderFileCandidate(path: key.rawValue, jobID: 7, isTemporary: false),
-                                    RenderFileCandidate(path: partial.name, jobID: 7, isTemporary: true)])
+        #expect(
+            Set(candidates) == [
+                RenderFileCandidate(path: key.rawValue, jobID: 7, isTemporary: false),
+                RenderFileCandidate(path: partial.name, jobID: 7, isTemporary: true),
+            ])
         try StoredRenderFiles(storage: root).deleteRenderFile(partial.name)
         try StoredRenderFiles(storage: root).deleteRenderFile(partial.name)  // gone already: fine
-        #expect(throws: (any Error).self) { try StoredRenderFiles(storage: root).deleteRenderFile("originals/ab/x.jpg") }
+        #expect(throws: (any Error).self) {
+            try StoredRenderFiles(storage: root).deleteRenderFile("originals/ab/x.jpg")
+        }
         withExtendedLifetime(unfinished) {}
     }
 }
@@ -101,8 +109,9 @@ struct ChunkingStorage: ObjectStorage {
     func drain(_ url: String, storage: any ObjectStorage) -> WorkerSummary {
         var logger = Logger(label: "seam-test")
         logger.logLevel = .critical
-        let options = WorkerOptions(databaseURL: url, storage: storage, drain: true, memoryBudget: 64 << 20,
-                                    workerName: "seam-test")
+        let options = WorkerOptions(
+            databaseURL: url, storage: storage, drain: true, memoryBudget: 64 << 20,
+            workerName: "seam-test")
         return Worker(options: options, logger: logger).run()
     }
 
@@ -120,14 +129,16 @@ struct ChunkingStorage: ObjectStorage {
     }
 
     func enqueue(_ connection: PostgresConnection, _ asset: Int64) throws -> Int64 {
-        try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
-                             [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)
+        try connection.query(
+            "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+            [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)
     }
 
     func renderFiles(_ storage: StorageRoot) throws -> [String] {
         try FileManager.default.subpathsOfDirectory(atPath: storage.path + "/renders").filter {
             var isDirectory: ObjCBool = false
-            return FileManager.default.fileExists(atPath: storage.path + "/renders/" + $0, isDirectory: &isDirectory) && !isDirectory.boolValue
+            return FileManager.default.fileExists(atPath: storage.path + "/renders/" + $0, isDirectory: &isDirectory)
+                && !isDirectory.boolValue
         }.sorted()
     }
 
@@ -150,15 +161,19 @@ struct ChunkingStorage: ObjectStorage {
             let job = try enqueue(connection, asset)
             let summary = drain(url, storage: ChunkingStorage(base: storage, failReadsAfter: 40_000))
             #expect(summary.retried == 1 && summary.succeeded == 0, "\(summary)")
-            let row = try connection.query("SELECT state, last_error, errors->0->>'code' AS code FROM darkroom.jobs WHERE id = $1",
-                                           [.int(job)])[0]
-            let original = try connection.query("SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0]["original_path"]
+            let row = try connection.query(
+                "SELECT state, last_error, errors->0->>'code' AS code FROM darkroom.jobs WHERE id = $1",
+                [.int(job)])[0]
+            let original = try connection.query(
+                "SELECT original_path FROM darkroom.assets WHERE id = $1", [.int(asset)])[0]["original_path"]
                 .decode(String.self)
             let error = try row["last_error"].decode(String.self)
             #expect(row["state"].string == "queued", "an I/O error is retried")
             #expect(row["code"].string == "jpeg_io")
             #expect(error.contains(original + ": the original of asset \(asset) could not be read"), "\(error)")
-            #expect(error.contains("connection reset by peer") && error.contains("at byte 40000") && !error.contains("re-import"), "\(error)")
+            #expect(
+                error.contains("connection reset by peer") && error.contains("at byte 40000")
+                    && !error.contains("re-import"), "\(error)")
             let left = try renderFiles(storage)
             #expect(left.isEmpty, "no render, display copy or temporary: \(left)")
         }

@@ -1,12 +1,13 @@
-import DarkroomAdjustments
-import Foundation
-import DarkroomImaging
 import ByteStreams
+import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
-@testable import DarkroomWorker
+import Foundation
 import JPEGTurbo
 import Testing
+
+@testable import DarkroomWorker
 
 @Suite("Worker decisions without a worker")
 struct WorkerDecisionTests {
@@ -43,7 +44,8 @@ struct WorkerDecisionTests {
 
     @Test func theDefaultConcurrencyIsOnePerCore() throws {
         #expect(WorkerOptions.defaultConcurrency == min(max(ProcessInfo.processInfo.activeProcessorCount, 1), 64))
-        let options = WorkerOptions(databaseURL: "", storage: try StorageRoot(NSTemporaryDirectory()), memoryBudget: 256 << 20)
+        let options = WorkerOptions(
+            databaseURL: "", storage: try StorageRoot(NSTemporaryDirectory()), memoryBudget: 256 << 20)
         #expect(options.concurrency == WorkerOptions.defaultConcurrency)
         #expect(options.renderSettings.memoryBudgetPerJob == (256 << 20) / options.concurrency)
     }
@@ -54,9 +56,15 @@ struct WorkerDecisionTests {
         let advised = SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 2)
         #expect(advised.code == .memoryBudgetExceeded && advised.isPermanent)
         #expect(advised.message.hasPrefix(failure.message))
-        #expect(advised.message.hasSuffix("this worker shares --memory-budget 256 MiB between 2 jobs: give it at least 300 MiB, or lower --concurrency"))
-        #expect(SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 1) == failure, "one slot has the whole budget")
-        let other = JobFailure.transient(code: .storageIO, message: "m", cause: RenderError.spill(path: "p", message: "m"))
+        #expect(
+            advised.message.hasSuffix(
+                "this worker shares --memory-budget 256 MiB between 2 jobs: give it at least 300 MiB, or lower --concurrency"
+            ))
+        #expect(
+            SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 1) == failure, "one slot has the whole budget"
+        )
+        let other = JobFailure.transient(
+            code: .storageIO, message: "m", cause: RenderError.spill(path: "p", message: "m"))
         #expect(SlotResources.advise(other, memoryBudget: 256 << 20, slots: 2) == other)
     }
 
@@ -73,7 +81,9 @@ struct WorkerDecisionTests {
         let jpegCodes: [JPEGError.Code] = [.io, .corrupt, .damaged, .unsupported, .misuse, .outOfMemory]
         var errors: [RenderError] = jpegCodes.map { .jpeg(JPEGError(code: $0, message: "m", path: "p")) }
         errors += [
-            .cropOutOfBounds(operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1), canvas: PixelSize(width: 1, height: 1)),
+            .cropOutOfBounds(
+                operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1),
+                canvas: PixelSize(width: 1, height: 1)),
             .budgetTooSmall(needed: 2, budget: 1, reason: "r"), .imageTooLarge(pixels: 2, limit: 1),
             .spill(path: "p", message: "m"), .output(StreamError(code: .io, object: "p", message: "m")), .cancelled,
         ]
@@ -83,8 +93,10 @@ struct WorkerDecisionTests {
     }
 
     @Test func adjustmentAndStorageCodesKeepTheirStrings() {
-        let adjustment: [AdjustmentError.Code] = [.malformedData, .unknownOperation, .invalidParameter, .unknownFormat,
-                                                  .unsupportedVersion, .dataTooLarge, .unrepresentable]
+        let adjustment: [AdjustmentError.Code] = [
+            .malformedData, .unknownOperation, .invalidParameter, .unknownFormat,
+            .unsupportedVersion, .dataTooLarge, .unrepresentable,
+        ]
         for code in adjustment { #expect(FailureCode(code).rawValue == code.rawValue) }
         let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot]
         for code in storage { #expect(FailureCode(code).rawValue == code.rawValue) }
@@ -96,16 +108,20 @@ struct WorkerDecisionTests {
         let result = JobResult(.none(outcome: "n"), expectedCurrent: nil)
         let failure = JobFailure.transient(code: .storageIO, message: "m")
         var clean = WorkerSummary()
-        for outcome: JobOutcome in [.succeeded(result, .recorded(currentAdjustmentID: nil)), .discarded(.cancelled),
-                                    .released(.shutdown)] {
+        for outcome: JobOutcome in [
+            .succeeded(result, .recorded(currentAdjustmentID: nil)), .discarded(.cancelled),
+            .released(.shutdown),
+        ] {
             clean.record(outcome)
         }
         #expect(clean.exitCode == 0)
         #expect((clean.succeeded, clean.cancelled, clean.released) == (1, 1, 1))
         #expect(clean.description.contains("1 released at shutdown") && clean.description.contains("1 cancelled"))
 
-        for outcome: JobOutcome in [.failed(failure), .retried(failure, after: .seconds(1)), .discarded(.takenOver),
-                                    .abandoned(.databaseAwayAtShutdown)] {
+        for outcome: JobOutcome in [
+            .failed(failure), .retried(failure, after: .seconds(1)), .discarded(.takenOver),
+            .abandoned(.databaseAwayAtShutdown),
+        ] {
             var summary = WorkerSummary()
             summary.record(outcome)
             #expect(summary.exitCode == 3, "\(outcome)")

@@ -26,8 +26,10 @@ import Testing
             let connection = try PostgresConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let importer = Importer(storage: storage, connection: connection, logger: .quiet)
-            let good = [try importer.importFile(Fixtures.exifSample("gps/DSCN0010.jpg").path).assetID,
-                        try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID]
+            let good = [
+                try importer.importFile(Fixtures.exifSample("gps/DSCN0010.jpg").path).assetID,
+                try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID,
+            ]
             // A cut original: import reads only the header; the render finds the damage.
             let intact = try Data(contentsOf: Fixtures.exifSample("gps/DSCN0012.jpg"))
             let cutPath = root + "-cut.jpg"
@@ -35,51 +37,72 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: cutPath) }
             let cut = try importer.importFile(cutPath).assetID
             for asset in good + [cut] {
-                _ = try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb)",
-                                         [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])
+                _ = try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb)",
+                    [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])
             }
 
             let registry = PrometheusCollectorRegistry()
-            let options = WorkerOptions(databaseURL: url, storage: storage, concurrency: Self.concurrency, drain: true,
-                                        memoryBudget: Self.budget, workerName: "metrics-test",
-                                        metrics: WorkerMetrics(factory: DarkroomMetricsFactory(registry: registry)))
-            let (summary, scrape, health) = try await withServer({ onListening in
-                let server = MetricsServer.service(listeningOn: ListenAddress("127.0.0.1:0")!, registry: registry, logger: .quiet,
-                                                   onListening: onListening)
-                return { try await server.run() }
-            }) { port in
-                let summary = await Self.run(Worker(options: options, logger: .quiet))
-                let answer = try await httpGet("http://127.0.0.1:\(port)/metrics")
-                #expect(answer.status == 200 && answer.contentType == PrometheusText.contentType)
-                return (summary, try PrometheusScrape(parsing: answer.body), try await httpGet("http://127.0.0.1:\(port)/healthz"))
-            }
+            let options = WorkerOptions(
+                databaseURL: url, storage: storage, concurrency: Self.concurrency, drain: true,
+                memoryBudget: Self.budget, workerName: "metrics-test",
+                metrics: WorkerMetrics(factory: DarkroomMetricsFactory(registry: registry)))
+            let (summary, scrape, health) = try await withServer(
+                { onListening in
+                    let server = MetricsServer.service(
+                        listeningOn: ListenAddress("127.0.0.1:0")!, registry: registry, logger: .quiet,
+                        onListening: onListening)
+                    return { try await server.run() }
+                },
+                then: { port in
+                    let summary = await Self.run(Worker(options: options, logger: .quiet))
+                    let answer = try await httpGet("http://127.0.0.1:\(port)/metrics")
+                    #expect(answer.status == 200 && answer.contentType == PrometheusText.contentType)
+                    return (
+                        summary, try PrometheusScrape(parsing: answer.body),
+                        try await httpGet("http://127.0.0.1:\(port)/healthz")
+                    )
+                })
             #expect(summary.succeeded == 2 && summary.failed == 1, "\(summary)")
             #expect(health.status == 200 && health.body == "ok\n")
 
             // Outcomes, by code.
             #expect(scrape.value("darkroom_worker_jobs_total", ["outcome": "succeeded", "code": ""]) == 2)
             #expect(scrape.value("darkroom_worker_jobs_total", ["outcome": "failed", "code": "jpeg_damaged"]) == 1)
-            #expect(scrape.samples(named: "darkroom_worker_jobs_total").count == 2, "no other outcome: \(scrape.samples(named: "darkroom_worker_jobs_total"))")
+            #expect(
+                scrape.samples(named: "darkroom_worker_jobs_total").count == 2,
+                "no other outcome: \(scrape.samples(named: "darkroom_worker_jobs_total"))")
 
             // Latency histograms: one observation per render and per claim.
-            #expect(scrape.value("darkroom_worker_render_duration_seconds_count", ["kind": "edit", "result": "rendered"]) == 2)
-            #expect(scrape.value("darkroom_worker_render_duration_seconds_count", ["kind": "edit", "result": "failed"]) == 1)
-            #expect(try #require(scrape.value("darkroom_worker_render_duration_seconds_sum", ["kind": "edit", "result": "rendered"])) > 0)
+            #expect(
+                scrape.value("darkroom_worker_render_duration_seconds_count", ["kind": "edit", "result": "rendered"])
+                    == 2)
+            #expect(
+                scrape.value("darkroom_worker_render_duration_seconds_count", ["kind": "edit", "result": "failed"]) == 1
+            )
+            #expect(
+                try #require(
+                    scrape.value("darkroom_worker_render_duration_seconds_sum", ["kind": "edit", "result": "rendered"]))
+                    > 0)
             #expect(scrape.value("darkroom_worker_claim_duration_seconds_count", ["result": "claimed"]) == 3)
-            #expect(try #require(scrape.value("darkroom_worker_claim_duration_seconds_count", ["result": "empty"])) >= 1,
-                    "a draining worker stops after an empty claim")
+            #expect(
+                try #require(scrape.value("darkroom_worker_claim_duration_seconds_count", ["result": "empty"])) >= 1,
+                "a draining worker stops after an empty claim")
 
             // Bytes: every original read to its end (the damaged one too), every output published.
             let originals = try connection.query("SELECT original_path FROM darkroom.assets ORDER BY id").map {
                 try Self.size(of: try storage.resolve(try $0["original_path"].decode(String.self)))
             }
-            #expect(scrape.value("darkroom_worker_read_bytes_total", ["object": "original"]) == Double(originals.reduce(0, +)))
+            #expect(
+                scrape.value("darkroom_worker_read_bytes_total", ["object": "original"])
+                    == Double(originals.reduce(0, +)))
             let renders = try connection.query("SELECT rendered_path, rendered_bytes FROM darkroom.adjustments")
             #expect(renders.count == 2)
             let written = try renders.reduce(0) { $0 + (try $1["rendered_bytes"].decode(Int.self)) }
             let displays = try renders.reduce(0) { total, row in
                 let path = try row["rendered_path"].decode(String.self)
-                return total + (try Self.size(of: try storage.resolve(String(path.dropLast(".jpg".count)) + ".display.jpg")))
+                return total
+                    + (try Self.size(of: try storage.resolve(String(path.dropLast(".jpg".count)) + ".display.jpg")))
             }
             #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "render"]) == Double(written))
             #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "display"]) == Double(displays))
@@ -113,7 +136,8 @@ import Testing
             let command = DarkroomCommand(databaseURL: url, storage: storage)
             let migrate = try command.run("migrate")
             try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
-            let worker = try RunningCommand(command, ["worker", "--concurrency", "3", "--poll-interval", "1", "--metrics-listen", "127.0.0.1:0"])
+            let worker = try RunningCommand(
+                command, ["worker", "--concurrency", "3", "--poll-interval", "1", "--metrics-listen", "127.0.0.1:0"])
             let announced = try #require(worker.line(containing: "metrics at http://127.0.0.1:"), "\(worker.output)")
             let match = try #require(announced.firstMatch(of: /127\.0\.0\.1:([0-9]+)\/metrics/))
             let port = try #require(Int(match.1))
@@ -127,7 +151,9 @@ import Testing
 
             let second = try RunningCommand(command, ["worker", "--metrics-listen", "127.0.0.1:\(port)"])
             #expect(second.waitForExit() == 2)
-            #expect(second.output.contains("cannot serve metrics on 127.0.0.1:\(port) (--metrics-listen)"), "\(second.output)")
+            #expect(
+                second.output.contains("cannot serve metrics on 127.0.0.1:\(port) (--metrics-listen)"),
+                "\(second.output)")
 
             #expect(worker.terminate() == 0, "\(worker.output)")
         }

@@ -8,31 +8,34 @@ import PackageDescription
 // A new target: a folder Sources/fuzz-NAME with one file defining `LLVMFuzzerTestOneInput`, and
 // one line below. Seeds go in corpus/fuzz-NAME, a dictionary (optional) in dictionaries/fuzz-NAME.dict.
 let parsers = [
-    "fuzz-jpeg",            // JPEG header, admission (the render planner) and scanline decode: JPEGTurbo
-    "fuzz-exif-read",       // EXIF APP1 payload → location, date, orientation: DarkroomMetadata over libexif
-    "fuzz-exif-rewrite",    // EXIF rewrite for a render, read back: OutputExif
-    "fuzz-plist",           // binary property lists: BinaryPropertyList
-    "fuzz-keyed-archive",   // NSKeyedArchiver archives as data: KeyedArchive
-    "fuzz-pipeline",        // io.darkroom.pipeline JSON: PipelineFormat
-    "fuzz-filtster",        // com.shinobicontrols.filster archives: FiltsterSettings
-    "fuzz-chromakey",       // com.shinobicontrols.chromakey archives: ChromaKeySettings
-    "fuzz-semver",          // format versions: SemanticVersion, against the SQL rule's pattern
-    "fuzz-job-file",        // operator job files: OperatorScript header and :placeholders
-    "fuzz-heif",            // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
-    "fuzz-s3-xml",          // the object store's answers (errors, listings, upload ids): S3XML, S3Error
+    "fuzz-jpeg",  // JPEG header, admission (the render planner) and scanline decode: JPEGTurbo
+    "fuzz-exif-read",  // EXIF APP1 payload → location, date, orientation: DarkroomMetadata over libexif
+    "fuzz-exif-rewrite",  // EXIF rewrite for a render, read back: OutputExif
+    "fuzz-plist",  // binary property lists: BinaryPropertyList
+    "fuzz-keyed-archive",  // NSKeyedArchiver archives as data: KeyedArchive
+    "fuzz-pipeline",  // io.darkroom.pipeline JSON: PipelineFormat
+    "fuzz-filtster",  // com.shinobicontrols.filster archives: FiltsterSettings
+    "fuzz-chromakey",  // com.shinobicontrols.chromakey archives: ChromaKeySettings
+    "fuzz-semver",  // format versions: SemanticVersion, against the SQL rule's pattern
+    "fuzz-job-file",  // operator job files: OperatorScript header and :placeholders
+    "fuzz-heif",  // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
+    "fuzz-s3-xml",  // the object store's answers (errors, listings, upload ids): S3XML, S3Error
 ]
 
 let package = Package(
     name: "darkroom-fuzz",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "darkroom", path: "../.."),
+        .package(name: "darkroom", path: "../..")
     ],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "DarkroomParsers", package: "darkroom")]),
-    ] + parsers.map { name in
-        .executableTarget(name: name, dependencies: [
-            "FuzzSupport", .product(name: "DarkroomParsers", package: "darkroom"),
-        ])
-    }
+        .target(name: "FuzzSupport", dependencies: [.product(name: "DarkroomParsers", package: "darkroom")])
+    ]
+        + parsers.map { name in
+            .executableTarget(
+                name: name,
+                dependencies: [
+                    "FuzzSupport", .product(name: "DarkroomParsers", package: "darkroom"),
+                ])
+        }
 )

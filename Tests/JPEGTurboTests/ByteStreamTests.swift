@@ -33,9 +33,12 @@ import Testing
     func progressive(_ image: Decoded) throws -> [UInt8] {
         let sink = MemoryUpload()
         let encoder = try JPEGEncoder(sink: sink)
-        try encoder.start(width: image.header.width, height: image.header.height,
-                          encoding: JPEGEncoding(quality: 90, fullChroma: false, progressive: true))
-        try image.pixels.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: image.header.width * 3, rowCount: image.header.height) }
+        try encoder.start(
+            width: image.header.width, height: image.header.height,
+            encoding: JPEGEncoding(quality: 90, fullChroma: false, progressive: true))
+        try image.pixels.withUnsafeBytes {
+            try encoder.writeRows(from: $0, rowStride: image.header.width * 3, rowCount: image.header.height)
+        }
         try encoder.finish()
         return sink.bytes
     }
@@ -102,7 +105,8 @@ import Testing
             try encoder.finish()
         } throws: { error in
             guard let jpeg = error as? JPEGError, let cause = jpeg.cause else { return false }
-            return jpeg.code == .io && jpeg.path == "renders/1/2.jpg" && cause.systemErrno == ENOSPC && "\(jpeg)".contains("no space left")
+            return jpeg.code == .io && jpeg.path == "renders/1/2.jpg" && cause.systemErrno == ENOSPC
+                && "\(jpeg)".contains("no space left")
         }
     }
 }

@@ -29,11 +29,16 @@ import Testing
         return Decoded(pixels: pixels, warnings: decoder.warnings)
     }
 
-    func expectDamage(_ bytes: [UInt8], _ damage: JPEGError.Damage, at offset: Int? = nil, rows: Int? = nil,
-                      sourceLocation: SourceLocation = #_sourceLocation) {
-        let error = #expect(throws: JPEGError.self, sourceLocation: sourceLocation) { _ = try decode(bytes, rows: rows) }
-        #expect(error?.code == .damaged && error?.damage == damage && error?.path == "originals/ab/cd.jpg",
-                "\(String(describing: error))", sourceLocation: sourceLocation)
+    func expectDamage(
+        _ bytes: [UInt8], _ damage: JPEGError.Damage, at offset: Int? = nil, rows: Int? = nil,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let error = #expect(throws: JPEGError.self, sourceLocation: sourceLocation) {
+            _ = try decode(bytes, rows: rows)
+        }
+        #expect(
+            error?.code == .damaged && error?.damage == damage && error?.path == "originals/ab/cd.jpg",
+            "\(String(describing: error))", sourceLocation: sourceLocation)
         if let offset { #expect(error?.byteOffset == offset, sourceLocation: sourceLocation) }
     }
 
@@ -56,7 +61,8 @@ import Testing
             // More than the decoder's 16 KiB buffer: counting reads the stream to its end.
             let decoded = try decode(DamagedJPEGs.withTrailingBytes(intact, count: 40_000))
             #expect(decoded.warnings == [.trailingBytes(count: 40_000, eoiEnd: intact.count)])
-            #expect(decoded.warnings.first?.code == "jpeg.trailing_bytes" && decoded.warnings.first?.byteCount == 40_000)
+            #expect(
+                decoded.warnings.first?.code == "jpeg.trailing_bytes" && decoded.warnings.first?.byteCount == 40_000)
             #expect(decoded.pixels == reference.pixels)
         }
     }
@@ -90,7 +96,10 @@ import Testing
             try decoder.finish()
             return decoder.warnings
         }
-        #expect(try skipAllAndFinish(DamagedJPEGs.withTrailingBytes(intact, count: 10)) == [.trailingBytes(count: 10, eoiEnd: intact.count)])
+        #expect(
+            try skipAllAndFinish(DamagedJPEGs.withTrailingBytes(intact, count: 10)) == [
+                .trailingBytes(count: 10, eoiEnd: intact.count)
+            ])
         let error = #expect(throws: JPEGError.self) { _ = try skipAllAndFinish(DamagedJPEGs.cutInScan(intact)) }
         #expect(error?.damage == .cutInScanData)
     }
@@ -99,8 +108,12 @@ import Testing
     @Test(arguments: [7_973, 11_600])
     func aCutInsideTheHeaderIsRefused(length: Int) throws {
         let cut = Array(try Self.baseline()[..<length])
-        let error = #expect(throws: JPEGError.self) { _ = try JPEGDecoder(source: ChunkedSource(cut, name: "originals/ab/cd.jpg")) }
-        #expect(error?.code == .damaged && error?.damage == .cutInMarkers && error?.byteOffset == length, "\(String(describing: error))")
+        let error = #expect(throws: JPEGError.self) {
+            _ = try JPEGDecoder(source: ChunkedSource(cut, name: "originals/ab/cd.jpg"))
+        }
+        #expect(
+            error?.code == .damaged && error?.damage == .cutInMarkers && error?.byteOffset == length,
+            "\(String(describing: error))")
     }
 
     /// Complete means every scan: a progressive file that stops between scans lacks the
@@ -116,7 +129,9 @@ import Testing
                 let decoder = try JPEGDecoder(source: ChunkedSource(cut, name: "originals/ab/cd.jpg", maxChunk: 5000))
                 _ = try decoder.start()
             }
-            #expect(error?.damage == .cutBetweenScans && error?.byteOffset == cut.count, "scan \(scan): \(String(describing: error))")
+            #expect(
+                error?.damage == .cutBetweenScans && error?.byteOffset == cut.count,
+                "scan \(scan): \(String(describing: error))")
             #expect(error?.message.contains("refinement of") == true)
         }
         // After the last scan only the EOI marker is missing.

@@ -32,7 +32,8 @@ import Testing
             _ = try JPEGDecoder(source: FileSource(path: path))
         } throws: { error in
             let jpeg = error as? JPEGError
-            return jpeg?.code == .corrupt && jpeg?.path == path && (jpeg?.description.contains("Not a JPEG file") ?? false)
+            return jpeg?.code == .corrupt && jpeg?.path == path
+                && (jpeg?.description.contains("Not a JPEG file") ?? false)
         }
     }
 
@@ -45,11 +46,14 @@ import Testing
         let headerEnd = sos + 2 + (Int(photo[sos + 2]) << 8 | Int(photo[sos + 3]))
         /// `size` bytes of COM segments (each at most 65 537 bytes, at least 4).
         func comments(_ size: Int) -> [UInt8] {
-            var bytes: [UInt8] = [], remaining = size
+            var bytes: [UInt8] = []
+            var remaining = size
             while remaining > 0 {
                 var segment = min(remaining, 65_537)
                 if (1..<4).contains(remaining - segment) { segment -= 4 }
-                bytes += [0xFF, 0xFE, UInt8((segment - 2) >> 8), UInt8((segment - 2) & 0xFF)] + [UInt8](repeating: 0x20, count: segment - 4)
+                bytes +=
+                    [0xFF, 0xFE, UInt8((segment - 2) >> 8), UInt8((segment - 2) & 0xFF)]
+                    + [UInt8](repeating: 0x20, count: segment - 4)
                 remaining -= segment
             }
             return bytes
@@ -60,7 +64,9 @@ import Testing
         let decoder = try JPEGDecoder(source: ChunkedSource(padded(JPEGDecoder.maxHeaderBytes), maxChunk: 1 << 16))
         let (width, height) = try decoder.start()
         var rows = [UInt8](repeating: 0, count: width * 3 * 16)
-        while try rows.withUnsafeMutableBytes({ try decoder.readRows(into: $0, rowStride: width * 3, rowCount: 16) }) > 0 {}
+        while try rows.withUnsafeMutableBytes({ try decoder.readRows(into: $0, rowStride: width * 3, rowCount: 16) })
+            > 0
+        {}
         #expect(decoder.nextRow == height)
         try decoder.finish()
         #expect {

@@ -1,19 +1,25 @@
 import CJPEG
-@testable import JPEGTurbo
 import Testing
+
+@testable import JPEGTurbo
 
 /// The decision alone, from the facts the boundary records: which endings are harmless.
 @Suite struct JPEGEndingTests {
-    static let complete = JPEGEnding.Coverage(components: 3, componentsScanned: 3, coefficientsShort: 0, isArithmetic: false)
+    static let complete = JPEGEnding.Coverage(
+        components: 3, componentsScanned: 3, coefficientsShort: 0, isArithmetic: false)
 
     @Test func anIntactFileHasNoWarnings() {
-        #expect(JPEGEnding(ranDryAt: nil, coverage: Self.complete, trailer: .init(count: 0, eoiEnd: 900)).verdict == .intact([]))
+        #expect(
+            JPEGEnding(ranDryAt: nil, coverage: Self.complete, trailer: .init(count: 0, eoiEnd: 900)).verdict
+                == .intact([]))
         // Before finish (no trailer counted yet) nothing is known to be wrong either.
         #expect(JPEGEnding(ranDryAt: nil, coverage: Self.complete, trailer: nil).verdict == .intact([]))
     }
 
     @Test func endingWithoutEOIAfterEveryScanIsAWarning() {
-        #expect(JPEGEnding(ranDryAt: 5000, coverage: Self.complete, trailer: nil).verdict == .intact([.missingEOI(fileLength: 5000)]))
+        #expect(
+            JPEGEnding(ranDryAt: 5000, coverage: Self.complete, trailer: nil).verdict
+                == .intact([.missingEOI(fileLength: 5000)]))
     }
 
     @Test func bytesAfterTheEOIAreAWarningWithTheirCount() {
@@ -27,7 +33,11 @@ import Testing
     @Test func endingBetweenScansIsDamage() {
         var coverage = Self.complete
         coverage.coefficientsShort = 63
-        guard case .damaged(let damage, let message, let offset) = JPEGEnding(ranDryAt: 700, coverage: coverage, trailer: nil).verdict else {
+        guard
+            case .damaged(let damage, let message, let offset) = JPEGEnding(
+                ranDryAt: 700, coverage: coverage, trailer: nil
+            ).verdict
+        else {
             Issue.record("expected damage")
             return
         }
@@ -35,31 +45,39 @@ import Testing
         #expect(message.contains("the refinement of 63 of 192 coefficients"))
         // A non-interleaved file whose chroma scans never came.
         coverage = .init(components: 3, componentsScanned: 1, coefficientsShort: 0, isArithmetic: false)
-        guard case .damaged(.cutBetweenScans, let second, _) = JPEGEnding(ranDryAt: 700, coverage: coverage, trailer: nil).verdict else {
+        guard
+            case .damaged(.cutBetweenScans, let second, _) = JPEGEnding(ranDryAt: 700, coverage: coverage, trailer: nil)
+                .verdict
+        else {
             Issue.record("expected damage")
             return
         }
         #expect(second.contains("the scans of 2 of 3 components"))
         // Short coverage with the file's own EOI marker is how its encoder wrote it: not damage.
-        #expect(JPEGEnding(ranDryAt: nil, coverage: coverage, trailer: .init(count: 0, eoiEnd: 800)).verdict == .intact([]))
+        #expect(
+            JPEGEnding(ranDryAt: nil, coverage: coverage, trailer: .init(count: 0, eoiEnd: 800)).verdict == .intact([]))
     }
 
     /// Arithmetic coding may stop inside a scan legally, so the decoder cannot tell a cut.
     @Test func anArithmeticCodedFileWithoutEOIIsRefused() {
         var coverage = Self.complete
         coverage.isArithmetic = true
-        guard case .damaged(let damage, _, _) = JPEGEnding(ranDryAt: 700, coverage: coverage, trailer: nil).verdict else {
+        guard case .damaged(let damage, _, _) = JPEGEnding(ranDryAt: 700, coverage: coverage, trailer: nil).verdict
+        else {
             Issue.record("expected damage")
             return
         }
         #expect(damage == .unverifiableEnd)
-        #expect(JPEGEnding(ranDryAt: nil, coverage: coverage, trailer: .init(count: 0, eoiEnd: 700)).verdict == .intact([]))
+        #expect(
+            JPEGEnding(ranDryAt: nil, coverage: coverage, trailer: .init(count: 0, eoiEnd: 700)).verdict == .intact([]))
     }
 
     /// From libjpeg's message codes, never its text.
     @Test func failuresAreClassifiedByMessageCode() {
         let code = { (message: J_MESSAGE_CODE) in Int32(bitPattern: message.rawValue) }
-        for scanData in [JWRN_HIT_MARKER, JWRN_HUFF_BAD_CODE, JWRN_ARITH_BAD_CODE, JWRN_MUST_RESYNC, JWRN_EXTRANEOUS_DATA] {
+        for scanData in [
+            JWRN_HIT_MARKER, JWRN_HUFF_BAD_CODE, JWRN_ARITH_BAD_CODE, JWRN_MUST_RESYNC, JWRN_EXTRANEOUS_DATA,
+        ] {
             #expect(JPEGError.Damage(warningCode: code(scanData), inputRanDry: true) == .cutInScanData)
             #expect(JPEGError.Damage(warningCode: code(scanData), inputRanDry: false) == .corruptScanData)
         }
@@ -68,7 +86,11 @@ import Testing
         }
         #expect(JPEGError.Damage(warningCode: nil, inputRanDry: true) == .cutInMarkers)
         // Leftover bytes before a marker after a cut in the header are not scan data.
-        #expect(JPEGError.Damage(warningCode: code(JWRN_EXTRANEOUS_DATA), inputRanDry: true, inHeader: true) == .cutInMarkers)
-        #expect(JPEGError.Damage(warningCode: nil, inputRanDry: false) == nil, "a fatal error in data that did not run out is .corrupt")
+        #expect(
+            JPEGError.Damage(warningCode: code(JWRN_EXTRANEOUS_DATA), inputRanDry: true, inHeader: true)
+                == .cutInMarkers)
+        #expect(
+            JPEGError.Damage(warningCode: nil, inputRanDry: false) == nil,
+            "a fatal error in data that did not run out is .corrupt")
     }
 }

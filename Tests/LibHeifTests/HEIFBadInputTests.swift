@@ -68,7 +68,8 @@ import Testing
     @Test func aHugeClaimedSizeIsRefusedAtOnce() throws {
         let bytes = ISOBMFFEdit.settingImageSize(try HEIFDecoderTests.encoded(), width: 100_000, height: 100_000)
         let error = try #require(Self.open(bytes))
-        #expect(error.code == .tooLarge && error.message.contains("100000x100000") && error.path == Self.name, "\(error)")
+        #expect(
+            error.code == .tooLarge && error.message.contains("100000x100000") && error.path == Self.name, "\(error)")
         let smaller = try #require(Self.open(try HEIFDecoderTests.encoded(), limits: HEIFLimits(maxSide: 40)))
         #expect(smaller.code == .tooLarge)
     }
@@ -81,7 +82,9 @@ import Testing
         #expect(decoder.header.width == 32)
         #expect(throws: HEIFError.self) { try decoder.decode() }
         let error = try #require(Self.openAndDecode(bytes))
-        #expect(error.code == .corrupt && error.message.contains("decodes to 64×48") && error.message.contains("says 32×24"), "\(error)")
+        #expect(
+            error.code == .corrupt && error.message.contains("decodes to 64×48")
+                && error.message.contains("says 32×24"), "\(error)")
     }
 
     @Test func otherFilesAreNotHEIF() throws {

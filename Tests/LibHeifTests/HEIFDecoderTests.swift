@@ -7,8 +7,11 @@ import Testing
 @Suite struct HEIFDecoderTests {
     static let width = 64, height = 48
 
-    static func encoded(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = width, height: Int = height) throws -> [UInt8] {
-        try HEIFEncoder.encode(rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
+    static func encoded(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = width, height: Int = height) throws
+        -> [UInt8]
+    {
+        try HEIFEncoder.encode(
+            rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
     }
 
     /// Decodes every row, in chunks of 7 rows into a padded buffer.
@@ -20,7 +23,9 @@ import Testing
         var done = 0
         while done < header.height {
             let got = try rows.withUnsafeMutableBytes { buffer in
-                try decoder.readRows(into: UnsafeMutableRawBufferPointer(rebasing: buffer[(done * stride)...]), rowStride: stride, rowCount: 7)
+                try decoder.readRows(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[(done * stride)...]), rowStride: stride,
+                    rowCount: 7)
             }
             #expect(got > 0)
             done += got
@@ -31,7 +36,8 @@ import Testing
     }
 
     static func expectQuadrants(_ pixels: [UInt8], width: Int, height: Int, tolerance: Int = 14) {
-        let misplaced = HEIFFixtures.misplacedQuadrants(in: DecodedImage(width: width, height: height, pixels: pixels), tolerance: tolerance)
+        let misplaced = HEIFFixtures.misplacedQuadrants(
+            in: DecodedImage(width: width, height: height, pixels: pixels), tolerance: tolerance)
         #expect(misplaced.isEmpty, "\(misplaced)")
     }
 
@@ -75,10 +81,13 @@ import Testing
 
     /// The nclx matrix and range the pixels were coded with are the ones they decode with:
     /// limited-range BT.709 comes back as the same colours as full-range BT.601.
-    @Test(arguments: [HEIFColorDescription(primaries: 1, transfer: 13, matrix: 1, fullRange: false),
-                      HEIFColorDescription(primaries: 1, transfer: 13, matrix: 5, fullRange: true)])
+    @Test(arguments: [
+        HEIFColorDescription(primaries: 1, transfer: 13, matrix: 1, fullRange: false),
+        HEIFColorDescription(primaries: 1, transfer: 13, matrix: 5, fullRange: true),
+    ])
     func nclxCodingIsUndone(nclx: HEIFColorDescription) throws {
-        let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(quality: 95, chroma: "444", nclx: nclx))))
+        let decoder = try HEIFDecoder(
+            source: ChunkedSource(try Self.encoded(HEIFEncoding(quality: 95, chroma: "444", nclx: nclx))))
         #expect(decoder.header.nclx == nclx)
         Self.expectQuadrants(try Self.decodeAll(decoder), width: Self.width, height: Self.height, tolerance: 6)
     }
@@ -87,7 +96,8 @@ import Testing
         let decoder = try HEIFDecoder(source: FileSource(path: HEIFFixtures.arrow.path))
         let header = decoder.header
         #expect(header.fileType.kind == .heic && header.fileType.majorBrand == "heic")
-        #expect(header.width == 3024 && header.height == 4032 && header.codedWidth == 4032 && header.codedHeight == 3024)
+        #expect(
+            header.width == 3024 && header.height == 4032 && header.codedWidth == 4032 && header.codedHeight == 3024)
         let icc = try #require(header.iccProfile)
         #expect(icc.count == 548 && icc[36..<40].elementsEqual("acsp".utf8))
         #expect(HEIFFixtures.describesDisplayP3(icc))

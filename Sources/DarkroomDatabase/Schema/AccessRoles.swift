@@ -23,7 +23,10 @@ public struct AccessRoles: Sendable, Hashable {
     func grant(on connection: PostgresConnection) throws -> [AccessRole] {
         try connection.query(
             "SELECT kind, role_name, created FROM darkroom.grant_access($1::text, $2::text, $3::text)",
-            [.optional(viewer, PostgresBind.text), .optional(operatorRole, PostgresBind.text), .optional(worker, PostgresBind.text)]
+            [
+                .optional(viewer, PostgresBind.text), .optional(operatorRole, PostgresBind.text),
+                .optional(worker, PostgresBind.text),
+            ]
         ).map(AccessRole.init(row:))
     }
 
@@ -31,10 +34,12 @@ public struct AccessRoles: Sendable, Hashable {
     public static func recorded(on connection: PostgresConnection) throws -> [AccessRole] {
         let exists = try connection.query("SELECT to_regclass('darkroom.access_roles') IS NOT NULL AS exists")
         guard try exists[0]["exists"].decode(Bool.self) else { return [] }
-        return try connection.query("""
+        return try connection.query(
+            """
             SELECT kind, role_name, false AS created FROM darkroom.access_roles
              ORDER BY array_position(ARRAY['viewer', 'operator', 'worker'], kind)
-            """).map(AccessRole.init(row:))
+            """
+        ).map(AccessRole.init(row:))
     }
 }
 
@@ -52,7 +57,8 @@ public struct AccessRole: Sendable, Hashable {
     init(row: PostgresRow) throws {
         let word = try row["kind"].decode(String.self)
         guard let kind = Kind(rawValue: word) else {
-            throw PostgresError(kind: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)")
+            throw PostgresError(
+                kind: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)")
         }
         self.kind = kind
         name = try row["role_name"].decode(String.self)

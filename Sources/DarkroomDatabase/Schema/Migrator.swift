@@ -16,12 +16,15 @@ public struct Migrator: Sendable {
     public let definitionsAfter: [SchemaDefinition]
     public let roles: AccessRoles
 
-    public init(migrations: [Migration] = Migration.darkroom,
-                definitionsBefore: [SchemaDefinition] = SchemaDefinition.beforeMigrations,
-                definitionsAfter: [SchemaDefinition] = SchemaDefinition.afterMigrations,
-                roles: AccessRoles = .recordedOrDefault) {
-        precondition(zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
-                     "migrations must be listed in strictly increasing version order")
+    public init(
+        migrations: [Migration] = Migration.darkroom,
+        definitionsBefore: [SchemaDefinition] = SchemaDefinition.beforeMigrations,
+        definitionsAfter: [SchemaDefinition] = SchemaDefinition.afterMigrations,
+        roles: AccessRoles = .recordedOrDefault
+    ) {
+        precondition(
+            zip(migrations, migrations.dropFirst()).allSatisfy { $0.version < $1.version },
+            "migrations must be listed in strictly increasing version order")
         self.migrations = migrations
         self.definitionsBefore = definitionsBefore
         self.definitionsAfter = definitionsAfter
@@ -34,7 +37,8 @@ public struct Migrator: Sendable {
     public func migrate(on connection: PostgresConnection, logger: Logger) throws -> [Int] {
         try connection.withTransaction {
             _ = try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
-            try connection.execute("""
+            try connection.execute(
+                """
                 CREATE SCHEMA IF NOT EXISTS darkroom;
                 CREATE TABLE IF NOT EXISTS darkroom.schema_migrations (
                     version    int PRIMARY KEY,
@@ -44,22 +48,27 @@ public struct Migrator: Sendable {
                 """)
             let applied = Set(try appliedVersions(on: connection))
             if let newest = applied.max(), let known = migrations.last?.version, newest > known {
-                logger.warning("the database has schema migrations newer than this build; upgrade darkroom", metadata: [
-                    "database_version": "\(newest)", "known_version": "\(known)",
-                ])
+                logger.warning(
+                    "the database has schema migrations newer than this build; upgrade darkroom",
+                    metadata: [
+                        "database_version": "\(newest)", "known_version": "\(known)",
+                    ])
             }
 
             try connection.execute(SchemaDefinition.dropViews)
             try apply(definitionsBefore, on: connection)
             var newlyApplied: [Int] = []
             for migration in migrations where !applied.contains(migration.version) {
-                logger.info("applying schema migration", metadata: [
-                    "version": "\(migration.version)", "name": "\(migration.name)",
-                ])
+                logger.info(
+                    "applying schema migration",
+                    metadata: [
+                        "version": "\(migration.version)", "name": "\(migration.name)",
+                    ])
                 do {
                     try connection.execute(migration.sql)
                 } catch let error as PostgresError {
-                    throw QueueError.migrationFailed(version: migration.version, name: migration.name, underlying: error)
+                    throw QueueError.migrationFailed(
+                        version: migration.version, name: migration.name, underlying: error)
                 }
                 _ = try connection.query(
                     "INSERT INTO darkroom.schema_migrations (version, name) VALUES ($1, $2)",

@@ -14,27 +14,27 @@ enum HandWrittenArchives {
             /* 3 */ ascii("$top"),
             /* 4 */ ascii("$objects"),
             /* 5 */ [0x12, 0x00, 0x01, 0x86, 0xA0],  // 100000 in a 4-byte integer
-            /* 6 */ ascii("NSKeyedArchiver"),      // 15 characters: 5F, then the count 10 0F
-            /* 7 */ [0xD1] + r(8) + r(10),         // $top = {"root": UID 1}
+            /* 6 */ ascii("NSKeyedArchiver"),  // 15 characters: 5F, then the count 10 0F
+            /* 7 */ [0xD1] + r(8) + r(10),  // $top = {"root": UID 1}
             /* 8 */ ascii("root"),
             /* 9 */ [0xA9] + r(11) + r(12) + r(21) + r(22) + r(23) + r(24) + r(25) + r(26) + r(27),  // $objects
             /* 10 */ uid(1),
-            /* 11 */ ascii("$null"),                                                   // $objects[0]
-            /* 12 */ [0xD3] + r(13) + r(14) + r(15) + r(16) + r(17) + r(18),           // $objects[1]
+            /* 11 */ ascii("$null"),  // $objects[0]
+            /* 12 */ [0xD3] + r(13) + r(14) + r(15) + r(16) + r(17) + r(18),  // $objects[1]
             /* 13 */ ascii("NS.keys"),
             /* 14 */ ascii("NS.objects"),
             /* 15 */ ascii("$class"),
             /* 16 */ [0xA3] + r(19) + r(20) + r(28),  // NS.keys = [UID 2, UID 3, UID 4]
             /* 17 */ [0xA3] + r(29) + r(30) + r(31),  // NS.objects = [UID 5, UID 6, UID 7]
-            /* 18 */ uid(8),                          // $class = UID 8
+            /* 18 */ uid(8),  // $class = UID 8
             /* 19 */ uid(2),
             /* 20 */ uid(3),
-            /* 21 */ ascii("sepiaIntensity"),         // $objects[2]
-            /* 22 */ ascii("vignetteIntensity"),      // $objects[3]
-            /* 23 */ ascii("vignetteRadius"),         // $objects[4]
-            /* 24 */ real(sepia),                     // $objects[5]
-            /* 25 */ real(vignette),                  // $objects[6]
-            /* 26 */ real(radius),                    // $objects[7]
+            /* 21 */ ascii("sepiaIntensity"),  // $objects[2]
+            /* 22 */ ascii("vignetteIntensity"),  // $objects[3]
+            /* 23 */ ascii("vignetteRadius"),  // $objects[4]
+            /* 24 */ real(sepia),  // $objects[5]
+            /* 25 */ real(vignette),  // $objects[6]
+            /* 26 */ real(radius),  // $objects[7]
             /* 27 */ [0xD2] + r(32) + r(33) + r(34) + r(35),  // $objects[8] = the class
             /* 28 */ uid(4),
             /* 29 */ uid(5),
@@ -43,7 +43,7 @@ enum HandWrittenArchives {
             /* 32 */ ascii("$classname"),
             /* 33 */ ascii("$classes"),
             /* 34 */ ascii("NSDictionary"),
-            /* 35 */ [0xA2] + r(34) + r(36),          // ["NSDictionary", "NSObject"]
+            /* 35 */ [0xA2] + r(34) + r(36),  // ["NSDictionary", "NSObject"]
             /* 36 */ ascii("NSObject"),
         ])
     }
@@ -69,8 +69,8 @@ enum HandWrittenArchives {
             /* 13 */ ascii("NS.keys"),
             /* 14 */ ascii("NS.objects"),
             /* 15 */ ascii("$class"),
-            /* 16 */ [0xA1] + r(19),   // [UID 2]
-            /* 17 */ [0xA1] + r(23),   // [UID 3]
+            /* 16 */ [0xA1] + r(19),  // [UID 2]
+            /* 17 */ [0xA1] + r(23),  // [UID 3]
             /* 18 */ uid(4),
             /* 19 */ uid(2),
             /* 20 */ ascii("sepiaIntensity"),

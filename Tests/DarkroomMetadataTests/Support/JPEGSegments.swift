@@ -1,6 +1,6 @@
-import Testing
 import DarkroomTestSupport
 import Foundation
+import Testing
 
 /// A test-only JPEG marker scanner standing in for the real decoder: SOI, then
 /// `FF xx` + length segments until SOS or EOI.
@@ -15,9 +15,11 @@ enum JPEGSegments {
             let marker = jpeg[index + 1]
             index += 2
             switch marker {
-            case 0xFF: index -= 1; continue          // fill byte before a marker
-            case 0xD0...0xD7, 0x01: continue         // standalone markers carry no length
-            case 0xDA, 0xD9: return segments         // start of scan / end of image
+            case 0xFF:
+                index -= 1
+                continue  // fill byte before a marker
+            case 0xD0...0xD7, 0x01: continue  // standalone markers carry no length
+            case 0xDA, 0xD9: return segments  // start of scan / end of image
             default: break
             }
             guard index + 2 <= jpeg.count else { break }

@@ -87,7 +87,10 @@ final class IsolatedNetwork {
         _ = try? Self.run(ip, "link", "delete", hostLink)
         _ = try? Self.run(ip, "netns", "delete", name)
         if let namespaces = try? Self.run(ip, "netns", "list"),
-           namespaces.split(separator: "\n").contains(where: { $0.split(separator: " ").first.map(String.init) == name }) {
+            namespaces.split(separator: "\n").contains(where: {
+                $0.split(separator: " ").first.map(String.init) == name
+            })
+        {
             Issue.record("network namespace \(name) is left behind; remove it with `ip netns delete \(name)`")
         }
     }
@@ -100,8 +103,10 @@ final class IsolatedNetwork {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         let targetHost = target.host.contains(":") ? "[\(target.host)]" : target.host
-        process.arguments = ["--kill-after=5", "600", socat,
-                             "TCP4-LISTEN:\(port),bind=\(hostAddress),fork,reuseaddr", "TCP:\(targetHost):\(target.port)"]
+        process.arguments = [
+            "--kill-after=5", "600", socat,
+            "TCP4-LISTEN:\(port),bind=\(hostAddress),fork,reuseaddr", "TCP:\(targetHost):\(target.port)",
+        ]
         _ = FileManager.default.createFile(atPath: forwarderLog, contents: nil)
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
@@ -138,7 +143,8 @@ final class IsolatedNetwork {
     /// starting from one picked by the pid so that concurrent runs start apart.
     private static func freeBlock(ip: String, from seed: Int) throws -> Int {
         var used = Set<Int>()
-        for word in try run(ip, "-4", "-o", "address", "show").split(whereSeparator: \.isWhitespace) where word.hasPrefix("10.231.") {
+        for word in try run(ip, "-4", "-o", "address", "show").split(whereSeparator: \.isWhitespace)
+        where word.hasPrefix("10.231.") {
             let octets = word.split(separator: "/")[0].split(separator: ".").compactMap { Int($0) }
             if octets.count == 4 { used.insert(octets[2] * 64 + octets[3] / 4) }
         }
@@ -153,17 +159,23 @@ final class IsolatedNetwork {
         guard let list = try? run(ip, "netns", "list") else { return }
         for line in list.split(separator: "\n") {
             guard let name = line.split(separator: " ").first, name.hasPrefix(namePrefix),
-                  let pid = name.dropFirst(namePrefix.count).split(separator: "-").first.flatMap({ Int32($0) }), pid != getpid(),
-                  kill(pid, 0) != 0, errno == ESRCH else { continue }
+                let pid = name.dropFirst(namePrefix.count).split(separator: "-").first.flatMap({ Int32($0) }),
+                pid != getpid(),
+                kill(pid, 0) != 0, errno == ESRCH
+            else { continue }
             _ = try? run(ip, "netns", "delete", String(name))
         }
     }
 
     private static func program(_ name: String, package: String) throws -> String {
-        for folder in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"] where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
+        for folder in ["/usr/sbin", "/usr/bin", "/sbin", "/bin"]
+        where FileManager.default.isExecutableFile(atPath: "\(folder)/\(name)") {
             return "\(folder)/\(name)"
         }
-        throw SetupError(description: "\(name) is not installed: `make test` installs it (Debian package \(package), APT_OPS in the Makefile)")
+        throw SetupError(
+            description:
+                "\(name) is not installed: `make test` installs it (Debian package \(package), APT_OPS in the Makefile)"
+        )
     }
 
     /// Runs a command to its end; its stdout, or an error with its stderr.
@@ -172,7 +184,8 @@ final class IsolatedNetwork {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: arguments[0])
         process.arguments = Array(arguments.dropFirst())
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
@@ -181,7 +194,8 @@ final class IsolatedNetwork {
         let message = String(decoding: errors.result(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw SetupError(description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
+            throw SetupError(
+                description: "\(arguments.joined(separator: " ")) exited \(process.terminationStatus): \(message)")
         }
         return output
     }

@@ -14,7 +14,10 @@ final class WorkerProcess {
 
     /// `launcher` runs the worker through another program, e.g. `["/usr/sbin/ip", "netns", "exec", name]`,
     /// which must exec it in place so that `pid` stays the worker's.
-    init(_ command: DarkroomCommand, _ arguments: [String], environment extra: [String: String] = [:], launcher: [String] = []) throws {
+    init(
+        _ command: DarkroomCommand, _ arguments: [String], environment extra: [String: String] = [:],
+        launcher: [String] = []
+    ) throws {
         let base = NSTemporaryDirectory() + "darkroom-worker-" + UUID().uuidString
         outputPath = base + ".out"
         errorPath = base + ".err"
@@ -73,7 +76,9 @@ struct QueueFaultFixture {
             let command = DarkroomCommand(databaseURL: url, storage: storage)
             let migrate = try command.run("migrate")
             try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
-            try body(QueueFaultFixture(command: command, connection: try PostgresConnection(url), storage: storage, url: url))
+            try body(
+                QueueFaultFixture(command: command, connection: try PostgresConnection(url), storage: storage, url: url)
+            )
         }
     }
 
@@ -101,9 +106,11 @@ struct QueueFaultFixture {
         return try #require(Int64(fields[0].dropFirst("asset ".count)))
     }
 
-    func enqueue(_ asset: Int64, _ json: String = #"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#) throws -> Int64 {
-        try connection.query("SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
-                             [.int(asset), .text(json)])[0]["id"].decode(Int64.self)
+    func enqueue(_ asset: Int64, _ json: String = #"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#) throws -> Int64
+    {
+        try connection.query(
+            "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
+            [.int(asset), .text(json)])[0]["id"].decode(Int64.self)
     }
 
     /// One value; after the server restarted (soak tests restart it), reconnects once.
@@ -117,7 +124,8 @@ struct QueueFaultFixture {
     }
 
     /// Polls until `sql` returns true, or fails the test after `timeout`.
-    func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ sql: String, _ binds: [PostgresBind] = []) throws {
+    func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ sql: String, _ binds: [PostgresBind] = []) throws
+    {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if try value(sql, binds).bool == true { return }

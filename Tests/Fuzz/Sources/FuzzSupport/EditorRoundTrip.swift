@@ -15,10 +15,12 @@ public func checkEditor(_ identifier: String, version: String, data: [UInt8]) {
     }
     do {
         let encoded = try registry.encode(operations, identifier: identifier)
-        let decoded = try registry.operations(identifier: identifier, version: encoded.formatVersion, data: encoded.data)
+        let decoded = try registry.operations(
+            identifier: identifier, version: encoded.formatVersion, data: encoded.data)
         require(decoded == operations, "\(identifier): encode → decode gave \(decoded), not \(operations)")
         let upgraded = try registry.upgrade(identifier: identifier, version: version, data: data)
-        let replayed = try registry.operations(identifier: identifier, version: upgraded.formatVersion, data: upgraded.data)
+        let replayed = try registry.operations(
+            identifier: identifier, version: upgraded.formatVersion, data: upgraded.data)
         require(replayed == operations, "\(identifier): the upgraded data renders \(replayed), not \(operations)")
     } catch {
         require(false, "\(identifier): data it accepted does not survive its own encoder: \(error)")

@@ -10,14 +10,18 @@ public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int, _ body: ([UInt
 }
 
 /// A property of the parser: when it does not hold, the run stops with `message`.
-public func require(_ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
-                    file: StaticString = #fileID, line: UInt = #line) {
+public func require(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     if !condition() { fatalError("property violated: \(message())", file: file, line: line) }
 }
 
 /// Parsers refuse bad input with their own typed error; any other error is a bug.
-public func requireTyped<Expected: Error>(_ error: any Error, _ expected: Expected.Type,
-                                          file: StaticString = #fileID, line: UInt = #line) {
+public func requireTyped<Expected: Error>(
+    _ error: any Error, _ expected: Expected.Type,
+    file: StaticString = #fileID, line: UInt = #line
+) {
     require(error is Expected, "threw \(type(of: error)) (\(error)), expected \(Expected.self)", file: file, line: line)
 }
 

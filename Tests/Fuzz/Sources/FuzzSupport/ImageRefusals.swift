@@ -21,7 +21,9 @@ public func checkImageRefusal(_ error: any Error, inputSize: Int) {
             require((0...inputSize).contains(offset), "error at byte \(offset) of a \(inputSize)-byte input")
         }
     case let error as HEIFError:
-        require([.corrupt, .damaged, .unsupported, .tooLarge].contains(error.code), "refused with code \(error.code): \(error)")
+        require(
+            [.corrupt, .damaged, .unsupported, .tooLarge].contains(error.code),
+            "refused with code \(error.code): \(error)")
         require(!error.message.isEmpty, "an error without a message")
     default:
         require(false, "threw \(type(of: error)) (\(error)), expected a codec's or the planner's error")

@@ -7,7 +7,9 @@ import FuzzSupport
 public func fuzzFiltster(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzInput(data, size) { bytes in
         checkEditor(FiltsterSettings.identifier, version: "1.0", data: bytes)
-        guard bytes.count <= FiltsterSettings.maxDataBytes, let settings = try? FiltsterSettings(archive: bytes) else { return }
+        guard bytes.count <= FiltsterSettings.maxDataBytes, let settings = try? FiltsterSettings(archive: bytes) else {
+            return
+        }
         let again = try? FiltsterSettings(archive: settings.archive())
         require(again == settings, "settings \(settings) came back as \(String(describing: again))")
     }

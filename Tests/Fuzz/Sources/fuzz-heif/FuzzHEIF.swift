@@ -15,12 +15,15 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     fuzzInput(data, size) { bytes in
         do {
             _ = try Renderer.plan(request, input: MemorySource(bytes)) { _ in .up }
-            let decoder = try HEIFDecoder(source: MemorySource(bytes), limits: HEIFLimits(maxFileBytes: limits.memoryBudget))
+            let decoder = try HEIFDecoder(
+                source: MemorySource(bytes), limits: HEIFLimits(maxFileBytes: limits.memoryBudget))
             let (width, height) = (decoder.header.width, decoder.header.height)
             try decoder.decode()
             var strip = [UInt8](repeating: 0, count: width * 3 * 16)
             if bytes.count % 2 == 1 { try decoder.skipRows(height / 2) }
-            while try strip.withUnsafeMutableBytes({ try decoder.readRows(into: $0, rowStride: width * 3, rowCount: 16) }) > 0 {}
+            while try strip.withUnsafeMutableBytes({
+                try decoder.readRows(into: $0, rowStride: width * 3, rowCount: 16)
+            }) > 0 {}
             require(decoder.nextRow == height, "decoding stopped at row \(decoder.nextRow) of \(height)")
             try decoder.finish()
         } catch {

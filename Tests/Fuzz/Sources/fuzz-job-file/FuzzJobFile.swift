@@ -23,12 +23,15 @@ public func fuzzJobFile(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(false, "a script whose parameters all have defaults does not bind: \(error)")
             return
         }
-        require(bound.values.count <= script.parameters.count, "\(bound.values.count) values for \(script.parameters.count) parameters")
+        require(
+            bound.values.count <= script.parameters.count,
+            "\(bound.values.count) values for \(script.parameters.count) parameters")
         for number in 1...max(1, bound.values.count) where !bound.values.isEmpty {
             require(bound.sql.contains("($\(number)::"), "$\(number) is never used in \(bound.sql.debugDescription)")
         }
         do {
-            let again = try OperatorScript(parsing: "-- job: fuzz\n-- does: x\n-- schedule: y\n" + bound.sql, expectedName: "fuzz")
+            let again = try OperatorScript(
+                parsing: "-- job: fuzz\n-- does: x\n-- schedule: y\n" + bound.sql, expectedName: "fuzz")
             require(again.sql == bound.sql, "the bound SQL reads back as \(again.sql.debugDescription)")
         } catch {
             require(false, "the bound SQL \(bound.sql.debugDescription) is not a valid script: \(error)")

@@ -25,12 +25,16 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let decoder = try JPEGDecoder(source: MemorySource(bytes), maxScans: limits.maxScans)
             check(decoder.header)
             let (width, height) = try decoder.start()
-            require(width == decoder.header.width && height == decoder.header.height, "output \(width)×\(height) is not the header's size")
+            require(
+                width == decoder.header.width && height == decoder.header.height,
+                "output \(width)×\(height) is not the header's size")
             let rows = 16
             var strip = [UInt8](repeating: 0, count: width * 3 * rows)
             if bytes.count % 2 == 1 { try decoder.skipRows(height / 2) }
             while true {
-                let read = try strip.withUnsafeMutableBytes { try decoder.readRows(into: $0, rowStride: width * 3, rowCount: rows) }
+                let read = try strip.withUnsafeMutableBytes {
+                    try decoder.readRows(into: $0, rowStride: width * 3, rowCount: rows)
+                }
                 if read == 0 { break }
                 require(read <= rows, "readRows returned \(read) rows for a buffer of \(rows)")
             }
@@ -45,6 +49,8 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
 func check(_ header: JPEGHeader) {
     require(header.width > 0 && header.height > 0, "header size \(header.width)×\(header.height)")
     if let exif = header.exifPayload {
-        require(exif.starts(with: Array("Exif".utf8) + [0, 0]) && exif.count <= 65533, "EXIF payload of \(exif.count) bytes")
+        require(
+            exif.starts(with: Array("Exif".utf8) + [0, 0]) && exif.count <= 65533, "EXIF payload of \(exif.count) bytes"
+        )
     }
 }

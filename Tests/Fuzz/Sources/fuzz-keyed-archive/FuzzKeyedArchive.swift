@@ -11,7 +11,8 @@ public func fuzzKeyedArchive(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
             value = try KeyedArchive.decode(bytes)
         } catch {
             requireTyped(error, AdjustmentError.self)
-            require([.malformedData, .dataTooLarge].contains((error as? AdjustmentError)?.code), "refused with \(error)")
+            require(
+                [.malformedData, .dataTooLarge].contains((error as? AdjustmentError)?.code), "refused with \(error)")
             return
         }
         do {

@@ -12,7 +12,8 @@ public func fuzzPlist(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             value = try BinaryPropertyList.decode(bytes)
         } catch {
             requireTyped(error, AdjustmentError.self)
-            require([.malformedData, .dataTooLarge].contains((error as? AdjustmentError)?.code), "refused with \(error)")
+            require(
+                [.malformedData, .dataTooLarge].contains((error as? AdjustmentError)?.code), "refused with \(error)")
             return
         }
         do {

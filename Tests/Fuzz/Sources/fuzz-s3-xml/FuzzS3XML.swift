@@ -1,5 +1,5 @@
-import S3Answers
 import FuzzSupport
+import S3Answers
 
 /// The input is an answer of the object store. Properties: reading it by element gives strings
 /// no longer than the document; every status classifies to the same kind
@@ -19,7 +19,9 @@ public func fuzzS3XML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = entry.value(of: "Key")
             _ = entry.value(of: "UploadId")
         }
-        for (status, kind) in [(404, S3Error.Kind.notFound), (403, .rejected), (412, .preconditionFailed), (429, .throttled)] {
+        for (status, kind) in [
+            (404, S3Error.Kind.notFound), (403, .rejected), (412, .preconditionFailed), (429, .throttled),
+        ] {
             let error = S3Error.answer(status, body: bytes, bucket: "b", key: "k", operation: "GET")
             require(error.kind == kind, "HTTP \(status) classified as \(error.kind)")
         }

@@ -6,8 +6,10 @@ import FuzzSupport
 /// is (`semver.sql`); Swift must agree with its pattern and length limit on every string.
 /// Properties: the same verdict as the SQL rule; a valid version prints as written; precedence
 /// is a total order (exactly one of <, >, == holds, and == versions hash alike).
-let sqlRule = try! NSRegularExpression(pattern:
-    #"\A(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.(0|[1-9][0-9]{0,8}))?(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?\z"#)
+let sqlRule = try! NSRegularExpression(
+    pattern:
+        #"\A(0|[1-9][0-9]{0,8})\.(0|[1-9][0-9]{0,8})(\.(0|[1-9][0-9]{0,8}))?(-(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*)(\.(0|[1-9][0-9]*|[0-9]*[A-Za-z-][0-9A-Za-z-]*))*)?(\+[0-9A-Za-z-]+(\.[0-9A-Za-z-]+)*)?\z"#
+)
 let sqlMaxLength = 255
 
 func sqlAccepts(_ text: String) -> Bool {
@@ -22,8 +24,10 @@ public func fuzzSemver(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
         let parts = text.split(separator: "\n", maxSplits: 1, omittingEmptySubsequences: false).map(String.init)
         let versions = parts.map { part in
             let version = SemanticVersion(part)
-            require((version != nil) == sqlAccepts(part),
-                    "Swift \(version == nil ? "refuses" : "accepts") \(part.debugDescription), SQL \(sqlAccepts(part) ? "accepts" : "refuses") it")
+            require(
+                (version != nil) == sqlAccepts(part),
+                "Swift \(version == nil ? "refuses" : "accepts") \(part.debugDescription), SQL \(sqlAccepts(part) ? "accepts" : "refuses") it"
+            )
             if let version { require(version.description == part, "\(part.debugDescription) prints as \(version)") }
             return version
         }
