@@ -77,3 +77,33 @@ public struct AffinePixelMap: Sendable, Equatable {
             && lhs.xStep == rhs.xStep && lhs.yStep == rhs.yStep
     }
 }
+
+extension Orientation {
+    /// This orientation, then `next` on the image it gives: one orientation of the stored pixels.
+    public func followed(by next: Orientation) -> Orientation {
+        // Dihedral transforms: the one whose pixel map is this map after next's, on a probe size
+        // whose sides differ (so a quarter turn cannot pass for a flip).
+        let probe = PixelSize(width: 2, height: 3)
+        let first = storedPixelMap(stored: probe)
+        let second = next.storedPixelMap(stored: orientedSize(of: probe))
+        return Orientation.allCases.first { candidate in
+            let map = candidate.storedPixelMap(stored: probe)
+            let size = candidate.orientedSize(of: probe)
+            guard size == next.orientedSize(of: orientedSize(of: probe)) else { return false }
+            return (0..<size.height).allSatisfy { y in
+                (0..<size.width).allSatisfy { x in
+                    let middle = second.stored(x: x, y: y)
+                    return map.stored(x: x, y: y) == first.stored(x: middle.x, y: middle.y)
+                }
+            }
+        }!
+    }
+
+    /// The orientation that turns this one's output back into the stored pixels.
+    public var inverse: Orientation { Orientation.allCases.first { followed(by: $0) == .up }! }
+
+    /// Where `storedRect` of an image stored at `stored` lands once oriented.
+    public func orientedRect(for storedRect: PixelRect, stored: PixelSize) -> PixelRect {
+        inverse.storedRect(for: storedRect, stored: orientedSize(of: stored))
+    }
+}

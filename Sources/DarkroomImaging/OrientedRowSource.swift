@@ -185,7 +185,7 @@ final class OrientedRowSource {
         return rows
     }
 
-    /// Only a JPEG decoder can run out of rows (a HEIF is decoded whole before the first).
+    /// Only a JPEG decoder can run out of rows (a HEIF delivers every row or throws).
     private func truncated() -> RenderError {
         .jpeg(
             JPEGError(

@@ -25,14 +25,22 @@ public struct RenderGeometry: Sendable, Hashable {
         stages.contains { if case .neighbourhood = $0 { true } else { false } }
     }
 
-    /// Composes the crops of `operations` and places every color operation.
+    /// Composes the crops of `operations` and places every color operation. `window` is the
+    /// picture within the oriented image when the source cuts one out of its rows (a HEIF's
+    /// `clap`): operations see only it, as if it were the whole image.
     /// Throws when a crop leaves the image it is applied to.
-    public init(storedSize: PixelSize, orientation: Orientation, operations: [ImageOperation]) throws {
+    public init(
+        storedSize: PixelSize, orientation: Orientation, window: PixelRect? = nil, operations: [ImageOperation]
+    ) throws {
         self.storedSize = storedSize
         self.orientation = orientation
         orientedSize = orientation.orientedSize(of: storedSize)
+        let whole = PixelRect(size: orientedSize)
+        if let window {
+            precondition(window.width > 0 && window.height > 0 && window.intersection(whole) == window)
+        }
         // Forward: the canvas each operation sees.
-        var canvas = PixelRect(size: orientedSize)
+        var canvas = window ?? whole
         var placed: [(ImageOperation, PixelRect)] = []
         for (index, operation) in operations.enumerated() {
             if case .crop(let rect) = operation {

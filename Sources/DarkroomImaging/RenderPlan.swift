@@ -64,20 +64,18 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     public var displaySize: PixelSize?
     /// "JPEG", "HEIC", "AVIF" or "HEIF".
     public var inputFormat: String = "JPEG"
-    /// A decoder that delivers the whole image at once (HEIF, AVIF), priced in `memory.decoder`.
-    public var wholeImageDecode: WholeImageDecode?
+    /// How a HEIF or AVIF is decoded (whole, or a row of tiles at a time), priced in `memory.decoder`.
+    public var heifDecode: HEIFDecode?
 
     public var description: String {
         var lines: [String] = []
         let g = geometry
-        if let decode = wholeImageDecode {
+        if let decode = heifDecode {
             lines.append(
-                "input      \(g.storedSize) \(inputFormat), as decoded (libheif applies its irot/imir/clap; EXIF orientation is not applied again), "
-                    + "orientation \(g.orientation.rawValue) → \(g.orientedSize) upright")
-            lines.append(
-                "decode     whole image at once (libheif 1.15): \(decode.size) × \(decode.bytesPerPixel) B/px = \(ByteCount.format(decode.pixelBytes)), "
-                    + "file 2 × \(ByteCount.format(decode.fileBytes)), codec \(ByteCount.format(decode.codecBytes)); rows then stream from the decoded image"
+                "input      \(g.storedSize) coded \(inputFormat); its irot/imir/clap and the orientation give "
+                    + "orientation \(g.orientation.rawValue) → \(g.orientedSize) (EXIF orientation is not applied again)"
             )
+            lines.append("decode     " + decode.description)
         } else {
             lines.append(
                 "input      \(g.storedSize) stored \(inputFormat), orientation \(g.orientation.rawValue) → \(g.orientedSize) upright\(isProgressive ? ", progressive" : "")"
@@ -112,30 +110,60 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The peak of a decoder that allocates the whole image before the first row (libheif 1.15).
-public struct WholeImageDecode: Sendable, Equatable {
-    /// The decoded image's size.
+/// What libheif holds while it decodes: the file, a copy of the item being decoded, the codec's
+/// state and the decoded pixels, which are the whole image for an image coded whole but one row
+/// of tiles (and the tile being decoded) for a grid.
+public struct HEIFDecode: Sendable, Equatable, CustomStringConvertible {
+    /// The coded image's size.
     public var size: PixelSize
+    /// A grid's tiles; nil when the image is decoded whole.
+    public var tile: PixelSize?
+    public var tileColumns = 1
     /// Peak bytes per pixel while decoding (`HEIFHeader.decodeBytesPerPixel`).
     public var bytesPerPixel: Int
-    /// The file, held whole while libheif reads it (counted twice: libheif copies each item
-    /// it reads, and the copy of the largest item can be as large as the file).
+    /// The file, held whole while libheif reads it.
     public var fileBytes: Int
-    /// The codecs' own state and the tiles in flight on the decoding threads.
+    /// The compressed item libheif copies out of the file to decode it: the largest tile of a
+    /// grid, else the image (as large as the file, at most).
+    public var itemBytes: Int
+    /// The codec's own state (libde265's or dav1d's pictures and tables). Checked by `make bench`.
     public var codecBytes: Int
 
-    public var pixelBytes: Int { size.area * bytesPerPixel }
-    public var total: Int { pixelBytes + 2 * fileBytes + codecBytes }
-
-    /// libde265 or dav1d with two tiles in flight: 512² tiles at 6 bytes a pixel are 1.5 MiB
-    /// each; the rest is the codec's reference pictures and tables. Checked by `make bench`.
+    /// libde265 or dav1d on one tile or image: its reference pictures and tables.
     public static let codecBytes = 16 << 20
 
     init(_ header: HEIFHeader) {
-        size = PixelSize(width: header.width, height: header.height)
+        size = PixelSize(width: header.codedWidth, height: header.codedHeight)
         bytesPerPixel = header.decodeBytesPerPixel
         fileBytes = header.fileBytes
         codecBytes = Self.codecBytes
+        if let tiling = header.tiling {
+            tile = PixelSize(width: tiling.tileWidth, height: tiling.tileHeight)
+            tileColumns = tiling.columns
+            itemBytes = tiling.largestTileBytes
+        } else {
+            itemBytes = header.fileBytes
+        }
+    }
+
+    /// The decoded pixels at their peak: the image, or a row of tiles in 8-bit RGB and the
+    /// tile being decoded.
+    public var pixelBytes: Int {
+        guard let tile else { return size.area * bytesPerPixel }
+        return tile.height * size.width * 3 + tile.area * bytesPerPixel
+    }
+
+    public var total: Int { pixelBytes + fileBytes + itemBytes + codecBytes }
+
+    public var description: String {
+        let held =
+            "file \(ByteCount.format(fileBytes)), item \(ByteCount.format(itemBytes)), codec \(ByteCount.format(codecBytes))"
+        guard let tile else {
+            return "whole image at once (coded whole): \(size) × \(bytesPerPixel) B/px = "
+                + "\(ByteCount.format(pixelBytes)), \(held); rows then stream from the decoded image"
+        }
+        return "a row of \(tileColumns) tiles of \(tile) at a time: \(ByteCount.format(tile.height * size.width * 3)) "
+            + "of rows + one tile × \(bytesPerPixel) B/px, \(held)"
     }
 }
 
@@ -190,11 +218,11 @@ public enum RenderPlanner {
         else {
             let smallest = candidateHeights.last!
             let needed = candidate(smallest).memory.total
-            if case .heif(let heif) = source {
+            if case .heif(let heif) = source, heif.tiling == nil {
                 throw RenderError.budgetTooSmall(
                     needed: needed, budget: limits.memoryBudget,
-                    reason: "decoding this \(source.formatName)'s \(stored) image whole (libheif 1.15 holds all of it: "
-                        + "\(heif.decodeBytesPerPixel) bytes a pixel at its peak) and rendering it")
+                    reason: "decoding this \(source.formatName)'s \(stored) image, coded whole, at once "
+                        + "(\(heif.decodeBytesPerPixel) bytes a pixel at its peak) and rendering it")
             }
             throw RenderError.budgetTooSmall(
                 needed: needed, budget: limits.memoryBudget,
@@ -242,7 +270,7 @@ public enum RenderPlanner {
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
             isProgressive: source.isProgressive)
         plan.inputFormat = source.formatName
-        if case .heif(let heif) = source { plan.wholeImageDecode = WholeImageDecode(heif) }
+        if case .heif(let heif) = source { plan.heifDecode = HEIFDecode(heif) }
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
@@ -307,11 +335,11 @@ public enum RenderPlanner {
         width * StripColor.chunkHeight(width: width, maxRows: maxRows) * 3 * 4
     }
 
-    /// The decoder at its peak: libjpeg's buffers, or a HEIF's whole-image decode.
+    /// The decoder at its peak: libjpeg's buffers, or libheif's.
     static func decoderBytes(_ source: SourceHeader) -> Int {
         switch source {
         case .jpeg(let header): decoderBytes(header)
-        case .heif(let header): WholeImageDecode(header).total
+        case .heif(let header): HEIFDecode(header).total
         }
     }
 

@@ -78,7 +78,8 @@ public enum Renderer {
     /// Renders what `input` holds into `output`, and a display-size copy into `display` when
     /// given. Both uploads are committed only after both JPEGs are complete; on any failure
     /// (damaged input, a stream error, cancellation) both are aborted, so nothing is published.
-    /// `orientation` is applied to the rows the decoder delivers: for a HEIF, already upright.
+    /// `orientation` is applied to the picture: a JPEG's stored pixels, a HEIF's displayed image
+    /// (after its own `irot`, `imir` and `clap`).
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
         display: (any ObjectUpload)? = nil, orientation: Orientation
@@ -190,9 +191,11 @@ public enum Renderer {
     static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool)
         throws -> RenderPlan
     {
+        let placement = header.placement(scaleEighths: request.decodeScaleEighths)
+        let oriented = placement.followed(by: orientation)
         let geometry = try RenderGeometry(
-            storedSize: header.decodedSize(scaleEighths: request.decodeScaleEighths),
-            orientation: orientation, operations: request.operations)
+            storedSize: placement.decodedSize, orientation: oriented.orientation, window: oriented.window,
+            operations: request.operations)
         return try RenderPlanner.plan(
             source: header, geometry: geometry, encoding: request.encoding,
             huffman: request.huffman, limits: request.limits,

@@ -9,8 +9,8 @@ public enum SourceHeader: Sendable, Equatable {
     case jpeg(JPEGHeader)
     case heif(HEIFHeader)
 
-    /// The size of the rows the decoder delivers: a JPEG's stored size, a HEIF's displayed
-    /// size (libheif has applied `clap`, `irot` and `imir`).
+    /// The size of the picture a render's orientation applies to: a JPEG's stored size, a
+    /// HEIF's displayed size (after its `irot`, `imir` and `clap`).
     public var storedSize: PixelSize {
         switch self {
         case .jpeg(let header): PixelSize(width: header.width, height: header.height)
@@ -18,12 +18,15 @@ public enum SourceHeader: Sendable, Equatable {
         }
     }
 
-    /// The size of the rows the decoder delivers when asked to scale by `scaleEighths`/8:
-    /// libjpeg's DCT scaling (rounding up) for a JPEG; a HEIF always decodes whole.
-    public func decodedSize(scaleEighths: Int) -> PixelSize {
+    /// The rows the decoder delivers when asked to scale by `scaleEighths`/8 (libjpeg's DCT
+    /// scaling, rounding up; a HEIF always decodes at full size, as coded), and how they become
+    /// the picture.
+    func placement(scaleEighths: Int) -> SourcePlacement {
         switch self {
-        case .jpeg: Self.scaled(storedSize, eighths: scaleEighths)
-        case .heif: storedSize
+        case .jpeg: SourcePlacement(decodedSize: Self.scaled(storedSize, eighths: scaleEighths))
+        case .heif(let header):
+            SourcePlacement(
+                coded: PixelSize(width: header.codedWidth, height: header.codedHeight), transforms: header.transforms)
         }
     }
 
@@ -39,10 +42,11 @@ public enum SourceHeader: Sendable, Equatable {
         }
     }
 
-    /// Whether the decoder turns the pixels upright itself. HEIF stores rotation and mirroring
-    /// as `irot`/`imir`, which libheif applies; the EXIF Orientation phones also write is then
-    /// information only (HEIF and MIAF say so) and is never applied a second time.
-    public var decoderOrients: Bool {
+    /// Whether the file orients its own pixels. HEIF stores rotation and mirroring as
+    /// `irot`/`imir`, which every render applies before the orientation it is given; the EXIF
+    /// Orientation phones also write is then information only (HEIF and MIAF say so) and is
+    /// never applied a second time.
+    public var carriesOwnOrientation: Bool {
         if case .heif = self { return true }
         return false
     }
@@ -132,16 +136,17 @@ final class SourceDecoder {
         return SourceDecoder(.jpeg(try JPEGDecoder(source: source, maxScans: maxScans)))
     }
 
-    /// Starts decoding: a JPEG's first scanline call (scaled by `scaleEighths`/8), a HEIF's
-    /// whole-image decode. Returns the size of the rows it will deliver.
+    /// Starts decoding: a JPEG's first scanline call (scaled by `scaleEighths`/8); a HEIF coded
+    /// whole is decoded now, a grid a row of tiles at a time as rows are read. Returns the size
+    /// of the rows it will deliver.
     func start(scaleEighths: Int = 8) throws -> PixelSize {
         switch codec {
         case .jpeg(let decoder):
             let size = try decoder.start(scaleEighths: scaleEighths)
             return PixelSize(width: size.width, height: size.height)
         case .heif(let decoder):
-            try decoder.decode()
-            return header.storedSize
+            try decoder.start()
+            return PixelSize(width: decoder.header.codedWidth, height: decoder.header.codedHeight)
         }
     }
 

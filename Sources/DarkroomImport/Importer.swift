@@ -132,12 +132,12 @@ public struct Importer {
 
     /// What `assets.orientation` holds: how the rows the decoder delivers must be turned to
     /// stand upright, which is what a render applies. For a JPEG that is its EXIF orientation
-    /// (the stored size is before it). A HEIF's decoder applies `irot`/`imir` itself and the
+    /// (the stored size is before it). A HEIF's render applies its `irot`/`imir` first and the
     /// recorded size is already the displayed one, so the answer is 1 whatever its EXIF says
     /// (phones write a matching EXIF orientation, which HEIF treats as information only):
     /// recording that 6 would turn the photo a second time.
     static func orientation(of header: SourceHeader, exif: PhotoMetadata) -> Int {
-        header.decoderOrients ? 1 : exif.orientation
+        header.carriesOwnOrientation ? 1 : exif.orientation
     }
 
     /// Files already in the storage are registered where they are; others are copied to the

@@ -56,7 +56,7 @@ public struct FileRender {
     /// turns it upright (`irot`/`imir`), none: its EXIF orientation is information only.
     func orientation(for header: SourceHeader) -> Orientation {
         if let orientation { return orientation }
-        if header.decoderOrients { return .up }
+        if header.carriesOwnOrientation { return .up }
         return Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
     }
 

@@ -21,24 +21,25 @@ public struct HEIFLimits: Sendable, Equatable {
 }
 
 /// Owns everything libheif hands out for one file: the file's bytes (libheif reads them in
-/// place), the context, the primary image's handle and, once decoded, the image. Each of those
-/// has exactly one owner below, and no pointer leaves this file.
+/// place), the context, the primary image's handle, the decoding options and the decoded pixels.
+/// Each of those has exactly one owner below, and no pointer leaves this file.
 ///
-/// libheif 1.15 decodes a whole image at once (grid tiles included; it has no tile API before
-/// 1.19), so `decode()` allocates the full image: `HEIFHeader.decodeBytesPerPixel` per pixel at
-/// its peak, 3 after it. Rows are then handed out top to bottom, as from a JPEG decoder.
-/// `irot`, `imir` and `clap` are applied by libheif: the rows are upright.
+/// Rows come out as coded, top to bottom, before `irot`, `imir` and `clap` (`header.transforms`),
+/// which the caller applies: so a grid image (every photo a phone takes) is decoded one row of
+/// tiles at a time, and only that row of tiles is held. An image coded whole is decoded at once
+/// on `start()`.
 public final class HEIFDecoder {
     public let objectName: String
     public let header: HEIFHeader
     private var primary: PrimaryImage?
-    private var decoded: DecodedImage?
+    private var decoded: DecodedRows?
     public private(set) var nextRow = 0
 
     /// Reads `source` to its end (at most `limits.maxFileBytes`) and the primary image's header.
+    /// Throws `.unsupported` when the libheif loaded is older than darkroom needs.
     public init(source: any ByteSource, limits: HEIFLimits = HEIFLimits()) throws(HEIFError) {
-        startLibheif()
         let name = source.objectName
+        try HEIFLibrary.requireSupportedVersion(path: name)
         objectName = name
         let file = try FileBytes(reading: source, limit: limits.maxFileBytes)
         let fileType = HEIFFileType(prefix: file.bytes.prefix(HEIFFileType.sniffLength))
@@ -49,54 +50,105 @@ public final class HEIFDecoder {
         header = try primary.readHeader(fileType: fileType, fileBytes: file.bytes.count)
     }
 
-    public var outputHeight: Int { header.height }
-    public var isDecoded: Bool { decoded != nil }
+    /// Coded rows, before the transformations.
+    public var outputHeight: Int { header.codedHeight }
+    public var isStarted: Bool { decoded != nil }
 
-    /// Decodes the whole primary image to 8-bit RGB, upright, and lets go of the file, the
-    /// context and the handle (the image stands alone). A coded image whose size differs
-    /// from the header's is corrupt: libheif 1.15 does not compare them itself.
-    public func decode() throws(HEIFError) {
-        guard decoded == nil, let primary else { throw misuse("decode called twice") }
-        let image = try primary.decode()
-        guard image.width == header.width, image.height == header.height else {
+    /// Starts decoding: an image coded whole is decoded now (and the file let go of); a grid's
+    /// tiles are decoded as their rows are read.
+    public func start() throws(HEIFError) {
+        guard decoded == nil, let primary else { throw misuse("start called twice") }
+        if let tiling = header.tiling {
+            decoded = .tiles(
+                TileRows(primary: primary, tiling: tiling, width: header.codedWidth, height: header.codedHeight))
+            return
+        }
+        let image = try primary.decodeWhole()
+        guard image.width == header.codedWidth, image.height == header.codedHeight else {
             throw HEIFError(
                 code: .corrupt,
                 message: "the coded image decodes to \(image.width)×\(image.height) "
-                    + "but the file's header says \(header.width)×\(header.height)", path: objectName)
+                    + "but the file's header says \(header.codedWidth)×\(header.codedHeight)", path: objectName)
         }
-        decoded = image
+        decoded = .whole(image)
         self.primary = nil
     }
 
-    /// Copies up to `rowCount` rows of `width * 3` bytes into `buffer`, `rowStride` bytes apart.
-    /// Returns the rows copied; 0 at the end of the image.
+    /// Copies up to `rowCount` coded rows of `codedWidth * 3` bytes into `buffer`, `rowStride`
+    /// bytes apart. Returns the rows copied; 0 at the end of the image.
     public func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws(HEIFError)
         -> Int
     {
-        guard let decoded else { throw misuse("readRows before decode") }
-        let count = min(rowCount, header.height - nextRow)
+        guard let decoded else { throw misuse("readRows before start") }
+        let count = min(rowCount, header.codedHeight - nextRow)
         guard count > 0 else { return 0 }
-        let rowBytes = header.width * 3
+        let rowBytes = header.codedWidth * 3
         precondition(rowStride >= rowBytes && buffer.count >= rowStride * (count - 1) + rowBytes)
-        decoded.copyRows(
-            from: nextRow, count: count, rowBytes: rowBytes, into: buffer.baseAddress!, rowStride: rowStride)
+        switch decoded {
+        case .whole(let image):
+            image.copyRows(
+                from: nextRow, count: count, rowBytes: rowBytes, into: buffer.baseAddress!, rowStride: rowStride)
+        case .tiles(let tiles):
+            var copied = 0
+            while copied < count {
+                copied += try tiles.copyRows(
+                    from: nextRow + copied, upTo: count - copied, into: buffer.baseAddress! + copied * rowStride,
+                    rowStride: rowStride)
+            }
+        }
         nextRow += count
         return count
     }
 
+    /// Skips coded rows; a row of tiles skipped whole is never decoded.
     public func skipRows(_ count: Int) throws(HEIFError) {
-        guard decoded != nil else { throw misuse("skipRows before decode") }
-        nextRow = min(header.height, nextRow + max(0, count))
+        guard decoded != nil else { throw misuse("skipRows before start") }
+        nextRow = min(header.codedHeight, nextRow + max(0, count))
     }
 
-    /// Frees the decoded image; call after the last row.
+    /// Lets go of the pixels and the file; call after the last row.
     public func finish() throws(HEIFError) {
-        guard decoded != nil else { throw misuse("finish before decode") }
+        guard decoded != nil else { throw misuse("finish before start") }
         decoded = nil
+        primary = nil
     }
 
     private func misuse(_ message: String) -> HEIFError {
         HEIFError(code: .misuse, message: message, path: objectName)
+    }
+}
+
+/// What the decoder holds once started.
+private enum DecodedRows {
+    case whole(DecodedImage)
+    case tiles(TileRows)
+}
+
+/// The libheif darkroom runs on.
+public enum HEIFLibrary {
+    /// The oldest libheif darkroom reads with: the first that decodes a grid a tile at a time and
+    /// reads the HDR photos iPhones take (1.15 refuses their gain maps), as Debian 12's
+    /// bookworm-backports ships it. The build refuses older headers (`CHeif/shim.h`).
+    public static let requiredVersion = (major: 1, minor: 19, patch: 7)
+
+    /// The version of the libheif loaded, as "1.19.7".
+    public static var version: String { String(cString: heif_get_version()) }
+
+    /// Throws `.unsupported` naming both versions when the libheif loaded at run time is older
+    /// than `requiredVersion` (a binary built elsewhere, or a library replaced under it).
+    public static func requireSupportedVersion(path: String = "libheif") throws(HEIFError) {
+        libheifStarted
+        let loaded = (
+            Int(heif_get_version_number_major()), Int(heif_get_version_number_minor()),
+            Int(heif_get_version_number_maintenance())
+        )
+        let needed = requiredVersion
+        guard loaded >= (needed.major, needed.minor, needed.patch) else {
+            throw HEIFError(
+                code: .unsupported,
+                message: "libheif \(version) is loaded, darkroom needs \(needed.major).\(needed.minor).\(needed.patch) "
+                    + "or newer (Debian 12: bookworm-backports; `make deps` installs it)", path: path)
+        }
     }
 }
 
@@ -196,6 +248,7 @@ private final class PrimaryImage {
     let pointer: OpaquePointer
     private let context: Context
     private let name: String
+    private lazy var options = DecodingOptions()
 
     init(context: Context, name: String) throws(HEIFError) {
         var handle: OpaquePointer?
@@ -211,6 +264,8 @@ private final class PrimaryImage {
         self.name = name
     }
 
+    var objectName: String { name }
+
     deinit { heif_image_handle_release(pointer) }
 
     func readHeader(fileType: HEIFFileType, fileBytes: Int) throws(HEIFError) -> HEIFHeader {
@@ -220,12 +275,32 @@ private final class PrimaryImage {
             throw HEIFError(code: .corrupt, message: "the primary image has no size (\(width)×\(height))", path: name)
         }
         let depth = Int(heif_image_handle_get_luma_bits_per_pixel(pointer))
+        var layout = heif_image_tiling()
+        try check(heif_image_handle_get_image_tiling(pointer, 0, &layout), path: name)
+        // `ispe`: what the decoder delivers as coded (a grid's output size); libheif's tiling of
+        // an image coded whole gives its size after `clap`.
+        let ispe = (
+            width: Int(heif_image_handle_get_ispe_width(pointer)),
+            height: Int(heif_image_handle_get_ispe_height(pointer))
+        )
+        let coded =
+            ispe.width > 0 && ispe.height > 0
+            ? ispe : (width: Int(layout.image_width), height: Int(layout.image_height))
+        guard coded.width > 0, coded.height > 0 else {
+            throw HEIFError(code: .corrupt, message: "the primary image has no coded size", path: name)
+        }
         var header = HEIFHeader(
-            fileType: fileType, width: width, height: height,
-            codedWidth: Int(heif_image_handle_get_ispe_width(pointer)),
-            codedHeight: Int(heif_image_handle_get_ispe_height(pointer)),
+            fileType: fileType, width: width, height: height, codedWidth: coded.width, codedHeight: coded.height,
             hasAlpha: heif_image_handle_has_alpha_channel(pointer) != 0, bitDepth: depth > 0 ? depth : 8,
             iccProfile: try iccProfile(), nclx: try nclx(), fileBytes: fileBytes)
+        header.transforms = try transforms(codedWidth: coded.width, codedHeight: coded.height)
+        // Reading every coded item now (libheif reads them only to decode) refuses a cut or
+        // misdirected file at once, before it is imported or priced.
+        if layout.num_columns * layout.num_rows > 1 {
+            header.tiling = try tiling(layout)
+        } else {
+            _ = try compressedBytes(of: heif_image_handle_get_item_id(pointer))
+        }
         if let item = try exifItem() {
             let exif = HEIFExifBlock.app1Payload(fromItem: item)
             header.exifPayload = exif.payload
@@ -269,18 +344,109 @@ private final class PrimaryImage {
             matrix: Int(nclx.matrix_coefficients.rawValue), fullRange: nclx.full_range_flag != 0)
     }
 
-    /// Decodes to interleaved 8-bit RGB with the transformations applied; strict, so libheif
-    /// fails instead of carrying on with warnings.
-    func decode() throws(HEIFError) -> DecodedImage {
-        guard let options = heif_decoding_options_alloc() else {
-            throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", path: name)
+    /// `irot`, `imir` and `clap` in the file's order, each crop in whole pixels of the image as
+    /// it is at its step. The result must give the displayed size libheif reports.
+    private func transforms(codedWidth: Int, codedHeight: Int) throws(HEIFError) -> [HEIFTransform] {
+        let item = heif_image_handle_get_item_id(pointer)
+        let count = heif_item_get_transformation_properties(context.pointer, item, nil, 0)
+        guard count > 0 else { return [] }
+        var ids = [heif_property_id](repeating: 0, count: Int(count))
+        _ = heif_item_get_transformation_properties(context.pointer, item, &ids, count)
+        var size = (width: codedWidth, height: codedHeight)
+        var steps: [HEIFTransform] = []
+        for id in ids {
+            switch heif_item_get_property_type(context.pointer, item, id) {
+            case heif_item_property_type_transform_rotation:
+                let degrees = Int(heif_item_get_property_transform_rotation_ccw(context.pointer, item, id))
+                guard [0, 90, 180, 270].contains(degrees) else { throw corrupt("an irot of \(degrees)°") }
+                if degrees % 180 == 90 { size = (size.height, size.width) }
+                if degrees != 0 { steps.append(.rotation(counterClockwiseDegrees: degrees)) }
+            case heif_item_property_type_transform_mirror:
+                switch heif_item_get_property_transform_mirror(context.pointer, item, id) {
+                case heif_transform_mirror_direction_horizontal: steps.append(.mirror(leftToRight: true))
+                case heif_transform_mirror_direction_vertical: steps.append(.mirror(leftToRight: false))
+                default: throw corrupt("an imir with no direction")
+                }
+            case heif_item_property_type_transform_crop:
+                var left: Int32 = 0
+                var top: Int32 = 0
+                var right: Int32 = 0
+                var bottom: Int32 = 0
+                heif_item_get_property_transform_crop_borders(
+                    context.pointer, item, id, Int32(size.width), Int32(size.height), &left, &top, &right, &bottom)
+                let borders = (Int(left), Int(top), Int(right), Int(bottom))
+                guard borders.0 >= 0, borders.1 >= 0, borders.2 >= 0, borders.3 >= 0,
+                    borders.0 + borders.2 < size.width, borders.1 + borders.3 < size.height
+                else { throw corrupt("a clap that leaves no picture of \(size.width)×\(size.height)") }
+                size = (size.width - borders.0 - borders.2, size.height - borders.1 - borders.3)
+                steps.append(.crop(left: borders.0, top: borders.1, right: borders.2, bottom: borders.3))
+            default:
+                continue
+            }
         }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.ignore_transformations = 0
-        options.pointee.convert_hdr_to_8bit = 1
-        options.pointee.strict_decoding = 1
+        let displayed = (Int(heif_image_handle_get_width(pointer)), Int(heif_image_handle_get_height(pointer)))
+        guard size == displayed else {
+            throw corrupt(
+                "its irot, imir and clap turn \(codedWidth)×\(codedHeight) into \(size.width)×\(size.height), "
+                    + "but it says \(displayed.0)×\(displayed.1) is displayed")
+        }
+        return steps
+    }
+
+    /// A grid's tiles, and the compressed size of its largest, read from each tile's item.
+    private func tiling(_ layout: heif_image_tiling) throws(HEIFError) -> HEIFTiling {
+        guard layout.tile_width > 0, layout.tile_height > 0 else { throw corrupt("a grid of tiles with no size") }
+        var largest = 0
+        for row in 0..<layout.num_rows {
+            for column in 0..<layout.num_columns {
+                var tile: heif_item_id = 0
+                try check(heif_image_handle_get_grid_image_tile_id(pointer, 0, column, row, &tile), path: name)
+                largest = max(largest, try compressedBytes(of: tile))
+            }
+        }
+        return HEIFTiling(
+            columns: Int(layout.num_columns), rows: Int(layout.num_rows), tileWidth: Int(layout.tile_width),
+            tileHeight: Int(layout.tile_height), largestTileBytes: largest)
+    }
+
+    /// The bytes of an item as stored (libheif copies them; the copy is freed at once).
+    private func compressedBytes(of item: heif_item_id) throws(HEIFError) -> Int {
+        var compression = heif_metadata_compression_off
+        var data: UnsafeMutablePointer<UInt8>?
+        var size = 0
+        try check(heif_item_get_item_data(context.pointer, item, &compression, &data, &size), path: name)
+        heif_release_item_data(context.pointer, &data)
+        return size
+    }
+
+    private func corrupt(_ what: String) -> HEIFError {
+        HEIFError(code: .corrupt, message: "the primary image has \(what)", path: name)
+    }
+
+    /// Decodes an image coded whole to interleaved 8-bit RGB, as coded (no transformations).
+    func decodeWhole() throws(HEIFError) -> DecodedImage {
+        let options = try options.pointer(name: name)
+        return try decoded(name: name) { image in
+            heif_decode_image(pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+        }
+    }
+
+    /// Decodes the grid's tile at (`column`, `row`), as coded.
+    func decodeTile(column: Int, row: Int) throws(HEIFError) -> DecodedImage {
+        let options = try options.pointer(name: name)
+        return try decoded(name: "\(name) (tile \(column),\(row))") { image in
+            heif_image_handle_decode_image_tile(
+                pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options, UInt32(column),
+                UInt32(row))
+        }
+    }
+
+    /// Strict: libheif fails instead of carrying on with warnings.
+    private func decoded(name: String, _ decode: (inout OpaquePointer?) -> heif_error) throws(HEIFError)
+        -> DecodedImage
+    {
         var image: OpaquePointer?
-        let error = heif_decode_image(pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+        let error = decode(&image)
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
             throw error.code == heif_error_Ok
@@ -290,6 +456,85 @@ private final class PrimaryImage {
         let decoded = try DecodedImage(owning: image, name: name)
         if let warning = decoded.firstDecodingWarning(name: name) { throw warning }
         return decoded
+    }
+}
+
+/// `heif_decoding_options`: 8-bit interleaved RGB as coded (darkroom applies `irot`, `imir` and
+/// `clap` itself), strict.
+private final class DecodingOptions {
+    private var options: UnsafeMutablePointer<heif_decoding_options>?
+
+    func pointer(name: String) throws(HEIFError) -> UnsafeMutablePointer<heif_decoding_options> {
+        if let options { return options }
+        guard let options = heif_decoding_options_alloc() else {
+            throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", path: name)
+        }
+        options.pointee.ignore_transformations = 1
+        options.pointee.convert_hdr_to_8bit = 1
+        options.pointee.strict_decoding = 1
+        self.options = options
+        return options
+    }
+
+    deinit { if let options { heif_decoding_options_free(options) } }
+}
+
+/// One row of a grid's tiles at a time, decoded when a row in it is first read and copied into
+/// one buffer of the image's coded width.
+private final class TileRows {
+    private let primary: PrimaryImage
+    private let tiling: HEIFTiling
+    private let width: Int
+    private let height: Int
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var bufferedRow: Int?
+
+    init(primary: PrimaryImage, tiling: HEIFTiling, width: Int, height: Int) {
+        self.primary = primary
+        self.tiling = tiling
+        self.width = width
+        self.height = height
+        buffer = .allocate(byteCount: tiling.tileHeight * width * 3, alignment: 16)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// Copies rows from `first` on, up to the end of its row of tiles; returns how many.
+    func copyRows(from first: Int, upTo count: Int, into target: UnsafeMutableRawPointer, rowStride: Int)
+        throws(HEIFError) -> Int
+    {
+        let tileRow = first / tiling.tileHeight
+        if bufferedRow != tileRow { try decode(tileRow: tileRow) }
+        let offset = first - tileRow * tiling.tileHeight
+        let rows = min(count, tiling.tileHeight - offset)
+        let rowBytes = width * 3
+        for row in 0..<rows {
+            (target + row * rowStride).copyMemory(
+                from: buffer.baseAddress! + (offset + row) * rowBytes, byteCount: rowBytes)
+        }
+        return rows
+    }
+
+    /// Tiles past the image's right or bottom edge are cut to it (a grid's last column and row).
+    private func decode(tileRow: Int) throws(HEIFError) {
+        bufferedRow = nil
+        let rows = min(tiling.tileHeight, height - tileRow * tiling.tileHeight)
+        for column in 0..<tiling.columns {
+            let x = column * tiling.tileWidth
+            let tileWidth = min(tiling.tileWidth, width - x)
+            guard tileWidth > 0 else { break }
+            let tile = try primary.decodeTile(column: column, row: tileRow)
+            guard tile.width >= tileWidth, tile.height >= rows else {
+                throw HEIFError(
+                    code: .corrupt,
+                    message: "tile \(column),\(tileRow) decodes to \(tile.width)×\(tile.height), "
+                        + "smaller than the grid's \(tiling.tileWidth)×\(tiling.tileHeight)", path: primary.objectName)
+            }
+            tile.copyRows(
+                from: 0, count: rows, rowBytes: tileWidth * 3,
+                into: buffer.baseAddress! + x * 3, rowStride: width * 3)
+        }
+        bufferedRow = tileRow
     }
 }
 

@@ -97,7 +97,11 @@ private final class EncodingContext {
             write: { _, data, size, userdata in
                 let collected = Unmanaged<Collected>.fromOpaque(userdata!).takeUnretainedValue()
                 if let data { collected.bytes.append(contentsOf: UnsafeRawBufferPointer(start: data, count: size)) }
-                return heif_error(code: heif_error_Ok, subcode: heif_suberror_Unspecified, message: nil)
+                // libheif 1.19 refuses a null message, even with Ok; a static string outlives the call.
+                let success: StaticString = "Success"
+                return heif_error(
+                    code: heif_error_Ok, subcode: heif_suberror_Unspecified,
+                    message: UnsafeRawPointer(success.utf8Start).assumingMemoryBound(to: CChar.self))
             })
         try withExtendedLifetime(collected) { () throws(HEIFError) in
             try check(heif_context_write(pointer, &writer, Unmanaged.passUnretained(collected).toOpaque()), path: name)

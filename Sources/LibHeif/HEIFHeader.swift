@@ -2,13 +2,18 @@
 /// a render and to record the asset.
 public struct HEIFHeader: Sendable, Equatable {
     public var fileType: HEIFFileType
-    /// The size the decoder delivers: after `clap` (crop) and `irot` (quarter turns), which
-    /// libheif applies. This is the displayed size.
+    /// The displayed size: the coded image after `transforms`.
     public var width: Int
     public var height: Int
-    /// The coded size (`ispe`), before the transformations.
+    /// The coded size (`ispe`, a grid's output size), which the decoder delivers: rows as coded,
+    /// before `transforms`.
     public var codedWidth: Int
     public var codedHeight: Int
+    /// `irot`, `imir` and `clap` in the order the file applies them to the coded image.
+    public var transforms: [HEIFTransform] = []
+    /// A grid image's tiles, which the decoder decodes a row at a time; nil for an image coded
+    /// whole, which it decodes at once.
+    public var tiling: HEIFTiling?
     public var hasAlpha: Bool
     /// Bits per luma sample of the coded image (8, 10, 12); output is always 8-bit.
     public var bitDepth: Int
@@ -41,9 +46,9 @@ public struct HEIFHeader: Sendable, Equatable {
         self.fileBytes = fileBytes
     }
 
-    /// Peak bytes per output pixel of libheif 1.15's whole-image decode to 8-bit RGB, measured
-    /// (docs: README, "Input formats"): every decode goes through full-size planar RGB and then
-    /// the interleaved copy, both alive at once: 3 + 3 for 8-bit; an alpha plane or dav1d's
+    /// Peak bytes per pixel of libheif's decode of an image (or of one tile) to 8-bit RGB,
+    /// measured (docs/rendering.md, "Input formats"): every decode goes through planar RGB and
+    /// then the interleaved copy, both alive at once: 3 + 3 for 8-bit; an alpha plane or dav1d's
     /// frame pools raise it to 8; 16-bit planes plus an 8-bit intermediate make 12 for deeper
     /// sources (16 with alpha).
     public var decodeBytesPerPixel: Int {

@@ -41,8 +41,9 @@ import Testing
         #expect(rendered.result.outputSize == PixelSize(width: 96, height: 64))
         #expect(rendered.result.plan.inputFormat == (codec == .hevc ? "HEIC" : "AVIF"))
         #expect(HEIFFixtures.misplacedQuadrants(in: rendered.image).isEmpty)
-        let decode = try #require(rendered.result.plan.wholeImageDecode)
+        let decode = try #require(rendered.result.plan.heifDecode)
         #expect(decode.bytesPerPixel == (codec == .hevc ? 6 : 8) && decode.size == PixelSize(width: 96, height: 64))
+        #expect(decode.tile == nil)
         #expect(rendered.result.plan.memory.decoder == decode.total)
     }
 
@@ -108,7 +109,7 @@ import Testing
         for (header, bytesPerPixel) in cases {
             #expect(
                 RenderPlanner.decoderBytes(.heif(header)) == 4032 * 3024 * bytesPerPixel + 6_000_000
-                    + WholeImageDecode.codecBytes)
+                    + HEIFDecode.codecBytes)
         }
         let big = header(heic, 8064, 6048)
         let geometry = try RenderGeometry(
@@ -119,23 +120,30 @@ import Testing
                 limits: RenderLimits(memoryBudget: 128 << 20))
         } throws: { error in
             guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
-            return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image whole")
+            return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image, coded whole")
         }
         let fits = try RenderPlanner.plan(
             source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
             limits: RenderLimits(memoryBudget: 512 << 20))
-        #expect(fits.memory.total <= 512 << 20 && fits.wholeImageDecode?.pixelBytes == 8064 * 6048 * 6)
+        #expect(fits.memory.total <= 512 << 20 && fits.heifDecode?.pixelBytes == 8064 * 6048 * 6)
     }
 
-    @Test func theExplanationShowsTheWholeImageDecode() throws {
+    /// The iPhone's grid (8×6 tiles of 512², coded 4032×3024 and turned by its irot) is priced a
+    /// row of tiles at a time, and the explanation says so.
+    @Test func theExplanationShowsTheTileRowDecode() throws {
         let plan = try Renderer.plan(Self.request(Self.sepia), input: FileSource(path: HEIFFixtures.arrow.path)) { _ in
             .up
         }
         let text = plan.description
-        #expect(text.contains("input      3024×4032 HEIC, as decoded"), "\(text)")
+        #expect(text.contains("input      4032×3024 coded HEIC"), "\(text)")
+        #expect(text.contains("orientation 6 → 3024×4032"), "\(text)")
+        #expect(text.contains("decode     a row of 8 tiles of 512×512 at a time"), "\(text)")
+        let decode = try #require(plan.heifDecode)
+        #expect(decode.tile == PixelSize(width: 512, height: 512) && decode.fileBytes == 792_052)
         #expect(
-            text.contains("decode     whole image at once (libheif 1.15): 3024×4032 × 6 B/px = 69.8 MiB"), "\(text)")
-        #expect(plan.memory.decoder == 3024 * 4032 * 6 + 2 * 792_052 + WholeImageDecode.codecBytes)
+            plan.memory.decoder
+                == 512 * 4032 * 3 + 512 * 512 * 6 + 792_052 + decode.itemBytes + HEIFDecode.codecBytes)
+        #expect(decode.itemBytes > 0 && decode.itemBytes < 792_052 / 8)
         #expect(plan.memory.total <= plan.budget)
     }
 

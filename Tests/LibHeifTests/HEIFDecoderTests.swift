@@ -14,14 +14,15 @@ import Testing
             rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
     }
 
-    /// Decodes every row, in chunks of 7 rows into a padded buffer.
+    /// Decodes every coded row, in chunks of 7 rows into a padded buffer, and cuts out the
+    /// picture the file's `clap` names (the encoder pads 48 rows to 64).
     static func decodeAll(_ decoder: HEIFDecoder) throws -> [UInt8] {
-        try decoder.decode()
+        try decoder.start()
         let header = decoder.header
-        let stride = header.width * 3 + 5
-        var rows = [UInt8](repeating: 0, count: stride * header.height)
+        let stride = header.codedWidth * 3 + 5
+        var rows = [UInt8](repeating: 0, count: stride * header.codedHeight)
         var done = 0
-        while done < header.height {
+        while done < header.codedHeight {
             let got = try rows.withUnsafeMutableBytes { buffer in
                 try decoder.readRows(
                     into: UnsafeMutableRawBufferPointer(rebasing: buffer[(done * stride)...]), rowStride: stride,
@@ -32,7 +33,22 @@ import Testing
         }
         #expect(try rows.withUnsafeMutableBytes { try decoder.readRows(into: $0, rowStride: stride, rowCount: 1) } == 0)
         try decoder.finish()
-        return (0..<header.height).flatMap { rows[($0 * stride)..<($0 * stride + header.width * 3)] }
+        var left = 0
+        var top = 0
+        for transform in header.transforms {
+            guard case .crop(let x, let y, _, _) = transform else {
+                Issue.record("decodeAll cuts out a clap only, not \(transform)")
+                continue
+            }
+            left += x
+            top += y
+        }
+        var picture: [UInt8] = []
+        for row in top..<(top + header.height) {
+            let start = row * stride + left * 3
+            picture += rows[start..<(start + header.width * 3)]
+        }
+        return picture
     }
 
     static func expectQuadrants(_ pixels: [UInt8], width: Int, height: Int, tolerance: Int = 14) {
@@ -53,12 +69,20 @@ import Testing
         Self.expectQuadrants(try Self.decodeAll(decoder), width: Self.width, height: Self.height)
     }
 
-    /// The handle's size is the displayed one; `ispe` keeps the coded one.
-    @Test func aQuarterTurnSwapsTheDeliveredSize() throws {
+    /// The handle's size is the displayed one; the decoder delivers the coded rows (`ispe`, here
+    /// 64×64 for a 64×48 picture) and says how they turn: the encoder's `clap`, then the `irot`.
+    @Test func aQuarterTurnIsATransformOfTheCodedRows() throws {
         let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(orientation: 6))))
-        #expect(decoder.header.width == Self.height && decoder.header.height == Self.width)
-        try decoder.decode()
-        #expect(decoder.outputHeight == Self.width)
+        let header = decoder.header
+        #expect(header.width == Self.height && header.height == Self.width)
+        #expect(header.codedWidth == 64 && header.codedHeight == 64 && header.tiling == nil)
+        #expect(
+            header.transforms == [
+                .crop(left: 0, top: 0, right: 0, bottom: 16), .rotation(counterClockwiseDegrees: 270),
+            ],
+            "\(header.transforms)")
+        try decoder.start()
+        #expect(decoder.outputHeight == header.codedHeight)
     }
 
     /// libheif writes the offset before the TIFF header (6 after an `Exif\0\0`, 0 for bare

@@ -18,7 +18,7 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             let decoder = try HEIFDecoder(
                 source: MemorySource(bytes), limits: HEIFLimits(maxFileBytes: limits.memoryBudget))
             let (width, height) = (decoder.header.width, decoder.header.height)
-            try decoder.decode()
+            try decoder.start()
             var strip = [UInt8](repeating: 0, count: width * 3 * 16)
             if bytes.count % 2 == 1 { try decoder.skipRows(height / 2) }
             while try strip.withUnsafeMutableBytes({
