@@ -1,3 +1,6 @@
+// jpegint.h: the marker reader's methods, which the decoder wraps to record where skipped
+// bytes lay (libjpeg-turbo's installed internal header; the struct is libjpeg 6b's).
+#define JPEG_INTERNALS
 #include "boundary.h"
 #include "streams.h"
 
@@ -17,10 +20,39 @@ static void record_and_jump(j_common_ptr cinfo, int from_warning) {
 
 static void on_error_exit(j_common_ptr cinfo) { record_and_jump(cinfo, 0); }
 
+static void note_skipped(dr_jpeg_skipped *skipped, long long bytes, int marker, long long marker_offset) {
+    if (skipped->runs == 0) {
+        skipped->first_marker = marker;
+        skipped->first_marker_offset = marker_offset;
+    }
+    skipped->runs++;
+    skipped->bytes += bytes;
+}
+
 // Level < 0 is a warning: libjpeg would carry on, inventing what the data does not say.
 // Trace messages (level >= 0) are dropped: they are debugging output.
+// Two warnings are recorded instead, as facts for the caller: bytes skipped looking for a
+// marker (what they cost depends on where they lay), and chunks of an ICC profile that do not
+// fit together (libjpeg then returns no profile, and no pixel is touched).
 static void on_emit_message(j_common_ptr cinfo, int level) {
-    if (level < 0) record_and_jump(cinfo, 1);
+    if (level >= 0) return;
+    if (cinfo->is_decompressor) {
+        dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;  // cinfo is the first member
+        int code = cinfo->err->msg_code;
+        if (decoder->reading_icc) {
+            if (decoder->icc_warning_code < 0) decoder->icc_warning_code = code;
+            return;
+        }
+        if (code == JWRN_EXTRANEOUS_DATA) {
+            // next_marker warns with the source just before the marker's 0xFF.
+            note_skipped(decoder->seeking_restart ? &decoder->skipped_before_restart
+                                                  : &decoder->skipped_between_markers,
+                         (long long)(unsigned int)cinfo->err->msg_parm.i[0], cinfo->err->msg_parm.i[1],
+                         dr_stream_offset(cinfo));
+            return;
+        }
+    }
+    record_and_jump(cinfo, 1);
 }
 
 static void on_output_message(j_common_ptr cinfo) { (void)cinfo; }
@@ -98,6 +130,57 @@ static void on_progress(j_common_ptr cinfo) {
     }
 }
 
+static int next_source_byte(j_decompress_ptr cinfo) {
+    struct jpeg_source_mgr *source = cinfo->src;
+    if (source->bytes_in_buffer == 0) (void)(*source->fill_input_buffer)(cinfo);  // never suspends
+    source->bytes_in_buffer--;
+    return *source->next_input_byte++;
+}
+
+// After a scan whose entropy decoder stopped before the next marker: finds that marker as
+// libjpeg's next_marker would, counting every byte on the way (fill 0xFFs before the marker
+// excepted), and leaves it in unread_marker for read_markers. Whatever libjpeg itself skips
+// afterwards then follows a marker segment.
+static void seek_marker_after_scan_data(dr_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    long long skipped = 0;
+    for (;;) {
+        long long run_start = dr_stream_offset((j_common_ptr)cinfo);
+        int c = next_source_byte(cinfo);
+        if (c != 0xFF) {
+            skipped++;
+            continue;
+        }
+        int fill = 1;
+        do {
+            c = next_source_byte(cinfo);
+            fill++;
+        } while (c == 0xFF);
+        if (c == 0) {  // a stuffed 0xFF: still entropy-coded data
+            skipped += fill;
+            continue;
+        }
+        if (skipped > 0) note_skipped(&decoder->skipped_after_scan_data, skipped, c, run_start);
+        cinfo->unread_marker = c;
+        return;
+    }
+}
+
+// Every call after the first scan's header follows a scan's entropy-coded data.
+static int read_markers_recording(j_decompress_ptr cinfo) {
+    dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;
+    if (cinfo->input_scan_number > 0 && cinfo->unread_marker == 0) seek_marker_after_scan_data(decoder);
+    return decoder->libjpeg_read_markers(cinfo);
+}
+
+static boolean read_restart_marker_recording(j_decompress_ptr cinfo) {
+    dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;
+    decoder->seeking_restart = 1;
+    boolean found = decoder->libjpeg_read_restart_marker(cinfo);
+    decoder->seeking_restart = 0;
+    return found;
+}
+
 dr_jpeg_decoder *dr_decoder_create(int max_scans) {
     dr_jpeg_decoder *decoder = calloc(1, sizeof(dr_jpeg_decoder));
     if (decoder == NULL) return NULL;
@@ -111,6 +194,15 @@ dr_jpeg_decoder *dr_decoder_create(int max_scans) {
     }
     jpeg_create_decompress(&decoder->cinfo);
     decoder->cinfo.progress = &decoder->progress;  // after create, which zeroes the struct
+    decoder->icc_warning_code = -1;
+    decoder->skipped_between_markers.first_marker_offset = -1;
+    decoder->skipped_after_scan_data.first_marker_offset = -1;
+    decoder->skipped_before_restart.first_marker_offset = -1;
+    // The marker reader lives as long as the decompressor; its methods are never reset.
+    decoder->libjpeg_read_markers = decoder->cinfo.marker->read_markers;
+    decoder->cinfo.marker->read_markers = read_markers_recording;
+    decoder->libjpeg_read_restart_marker = decoder->cinfo.marker->read_restart_marker;
+    decoder->cinfo.marker->read_restart_marker = read_restart_marker_recording;
     return decoder;
 }
 
@@ -202,8 +294,13 @@ int dr_decoder_finish(dr_jpeg_decoder *decoder) {
 int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned int *length) {
     *profile = NULL;
     *length = 0;
+    decoder->reading_icc = 0;
     GUARD(&decoder->error);
-    if (!jpeg_read_icc_profile(&decoder->cinfo, profile, length)) {
+    decoder->reading_icc = 1;  // its warnings are recorded (on_emit_message), and it returns FALSE
+    boolean found = jpeg_read_icc_profile(&decoder->cinfo, profile, length);
+    decoder->reading_icc = 0;
+    if (!found) {
+        free(*profile);
         *profile = NULL;
         *length = 0;
     }

@@ -20,9 +20,11 @@ public final class JPEGDecoder {
     /// Reached by the read callback through the handle: lives exactly as long as the handle.
     private let stream: SourceContext
     private var state: State = .headerRead
-    /// What was irregular but harmless about the file (no EOI marker, bytes after it): set by
-    /// `finish`, which fails instead when the file is damaged.
+    /// What was irregular but harmless about the file: what the header had (ICC chunks that do
+    /// not fit together) from the start; then, set by `finish`, which fails instead when the file
+    /// is damaged, bytes skipped between markers, no EOI marker, bytes after it.
     public private(set) var warnings: [JPEGWarning] = []
+    private let headerWarnings: [JPEGWarning]
 
     private enum State { case headerRead, decoding, finished }
 
@@ -57,7 +59,8 @@ public final class JPEGDecoder {
         }
         context.limit = nil
         do {
-            header = try Self.readHeader(handle, stream: context, name: name)
+            (header, headerWarnings) = try Self.readHeader(handle, stream: context, name: name)
+            warnings = headerWarnings
         } catch {
             dr_decoder_destroy(handle)
             throw error
@@ -136,7 +139,7 @@ public final class JPEGDecoder {
         state = .finished
         switch ending().verdict {
         case .intact(let found):
-            warnings = found
+            warnings = headerWarnings + found
         case .damaged(let damage, let message, let offset):
             throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
         }
@@ -152,7 +155,18 @@ public final class JPEGDecoder {
             state == .finished && handle.pointee.source.ended == 0
             ? JPEGEnding.Trailer(count: Int(handle.pointee.trailing_bytes), eoiEnd: Int(handle.pointee.eoi_end_offset))
             : nil
-        return JPEGEnding(ranDryAt: Self.ranDryAt(handle), coverage: coverage, trailer: trailer)
+        let skipped = JPEGEnding.Skipped(
+            betweenMarkers: Self.run(handle.pointee.skipped_between_markers),
+            afterScanData: Self.run(handle.pointee.skipped_after_scan_data),
+            beforeRestart: Self.run(handle.pointee.skipped_before_restart))
+        return JPEGEnding(ranDryAt: Self.ranDryAt(handle), coverage: coverage, trailer: trailer, skipped: skipped)
+    }
+
+    private static func run(_ skipped: dr_jpeg_skipped) -> JPEGEnding.Run? {
+        guard skipped.runs > 0 else { return nil }
+        return JPEGEnding.Run(
+            runs: Int(skipped.runs), bytes: Int(skipped.bytes), marker: Int(skipped.first_marker),
+            markerOffset: Int(skipped.first_marker_offset))
     }
 
     /// The input's length when it ran out before an EOI marker; nil while it has not, and for
@@ -162,11 +176,16 @@ public final class JPEGDecoder {
         return source.ended != 0 && source.delivered > 0 ? Int(source.delivered) : nil
     }
 
+    /// Fails when the call failed, and when it met bytes inside or right after a scan's data
+    /// (libjpeg goes on past them): no row it delivered is known to come from the file's data.
     private func check(_ status: Int32) throws {
         if status != DR_JPEG_OK {
             throw JPEGError(
                 boundary: &handle.pointee.error, object: objectName, streamFailure: stream.failure, isDecoder: true,
                 inputRanDryAt: Self.ranDryAt(handle))
+        }
+        if case .damaged(let damage, let message, let offset) = ending().scanDataDamage {
+            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
         }
     }
 
@@ -175,7 +194,7 @@ public final class JPEGDecoder {
     }
 
     private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, stream: SourceContext, name: String)
-        throws -> JPEGHeader
+        throws -> (JPEGHeader, [JPEGWarning])
     {
         let info = handle.pointee.cinfo
         var factors: [JPEGHeader.SamplingFactor] = []
@@ -189,9 +208,16 @@ public final class JPEGDecoder {
         }
         var exif: [UInt8]?
         var hasXMP = false
+        var iccChunks: [JPEGWarning.ICCChunk] = []
         var marker = info.marker_list
         while let current = marker {
             let length = Int(current.pointee.data_length)
+            if Int32(current.pointee.marker) == JPEG_APP0 + 2, length >= 14, let data = current.pointee.data {
+                let bytes = UnsafeBufferPointer(start: data, count: length)
+                if bytes.starts(with: Array("ICC_PROFILE".utf8) + [0]) {
+                    iccChunks.append(.init(sequence: Int(bytes[12]), count: Int(bytes[13])))
+                }
+            }
             if Int32(current.pointee.marker) == JPEG_APP0 + 1, length >= 6, let data = current.pointee.data {
                 let bytes = UnsafeBufferPointer(start: data, count: length)
                 if exif == nil, bytes.starts(with: Array("Exif".utf8) + [0, 0]) { exif = Array(bytes) }
@@ -218,7 +244,9 @@ public final class JPEGDecoder {
             bitsPerSample: Int(info.data_precision), samplingFactors: factors,
             exifPayload: exif, iccProfile: icc)
         header.hasXMP = hasXMP
-        return header
+        // libjpeg refused the chunks (and said so with a warning, recorded by the boundary).
+        let unreadable = handle.pointee.icc_warning_code >= 0 && icc == nil
+        return (header, unreadable ? [.iccUnreadable(chunks: iccChunks)] : [])
     }
 
     private static func jpegHasMultipleScans(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>) -> Bool {

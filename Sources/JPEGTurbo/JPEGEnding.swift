@@ -1,9 +1,10 @@
 import CJPEG
 
 /// How a JPEG's data ended, as the decoder met it, and what that means for its pixels: the one
-/// place that decides which irregular endings are harmless. Built from what the C boundary
-/// recorded (where the input ran out, what the scans covered, what followed the EOI marker),
-/// never from libjpeg's message text.
+/// place that decides which irregular endings, and which stray bytes in the data, are harmless.
+/// Built from what the C boundary recorded (where the input ran out, what the scans covered,
+/// what followed the EOI marker, where bytes were skipped looking for a marker), never from
+/// libjpeg's message text.
 ///
 /// A cut inside a scan never gets here: libjpeg warns when it needs bits the file does not
 /// have, and that warning fails the decode (see `JPEGError.Damage(failedOnWarning:inputRanDry:)`).
@@ -31,13 +32,77 @@ struct JPEGEnding: Sendable, Equatable {
     var coverage: Coverage
     /// Once the file's EOI marker was read: where it ended and how many bytes followed it.
     var trailer: Trailer?
+    /// Bytes skipped looking for a marker so far, by where they lay.
+    var skipped = Skipped()
+
+    struct Skipped: Sendable, Equatable {
+        /// After the SOI or a complete marker segment, before the next marker: in the header,
+        /// between scans, before the EOI. Every marker segment is read whole by its length and
+        /// no scan's data lies there, so no pixel depends on them.
+        var betweenMarkers: Run?
+        /// From where a scan's entropy decoder stopped (its last block decoded) to the next
+        /// marker. Junk inside the scan's data leaves the same trace (the decoder runs through it
+        /// and stops short of the marker), so these cannot be told from corrupt scan data.
+        var afterScanData: Run?
+        /// Inside a scan, where a restart marker was due: the interval's data was not what its
+        /// blocks needed.
+        var beforeRestart: Run?
+    }
+
+    /// Bytes skipped on the way to one kind of place, summed.
+    struct Run: Sendable, Equatable {
+        var runs: Int
+        var bytes: Int
+        /// The marker found after the first run, and where it starts.
+        var marker: Int
+        var markerOffset: Int
+    }
 
     struct Trailer: Sendable, Equatable {
         var count: Int
         var eoiEnd: Int
     }
 
+    /// What the bytes skipped inside or right after a scan's data mean, as soon as they are met:
+    /// rows decoded from such a scan are not known to come from the file's data.
+    var scanDataDamage: Verdict? {
+        if let run = skipped.beforeRestart {
+            return .damaged(
+                .corruptScanData,
+                message: "\(Self.bytes(run.bytes)) of scan data were left over before restart marker "
+                    + "\(Self.hex(run.marker)): the blocks of that interval were not decoded from the data written for them",
+                byteOffset: run.markerOffset)
+        }
+        if let run = skipped.afterScanData {
+            return .damaged(
+                .corruptScanData,
+                message: "\(Self.bytes(run.bytes)) were left over between the end of a scan's data and marker "
+                    + "\(Self.hex(run.marker)): the scan's last block ended before its data did, "
+                    + "which is what junk inside the data does too", byteOffset: run.markerOffset)
+        }
+        return nil
+    }
+
     var verdict: Verdict {
+        if let damage = scanDataDamage { return damage }
+        let between = skipped.betweenMarkers.map {
+            JPEGWarning.extraneousBytes(
+                count: $0.bytes, marker: $0.marker, markerOffset: $0.markerOffset, runs: $0.runs)
+        }
+        switch endingVerdict {
+        case .intact(let warnings): return .intact((between.map { [$0] } ?? []) + warnings)
+        case .damaged(let damage, let message, let offset):
+            return .damaged(damage, message: message, byteOffset: offset)
+        }
+    }
+
+    private static func bytes(_ count: Int) -> String { "\(count) byte\(count == 1 ? "" : "s")" }
+    static func hex(_ marker: Int) -> String {
+        let digits = String(marker, radix: 16, uppercase: true)
+        return "0x" + (digits.count < 2 ? "0" : "") + digits
+    }
+
+    private var endingVerdict: Verdict {
         if let end = ranDryAt {
             if coverage.isArithmetic {
                 return .damaged(

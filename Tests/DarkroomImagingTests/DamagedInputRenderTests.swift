@@ -55,8 +55,45 @@ import Testing
                 "jpeg.trailing_bytes: \(folder.file("trailer.jpg")): 100 bytes") == true)
     }
 
+    /// Junk between header markers, and an ICC profile whose chunks do not fit together: the
+    /// render of the clean file, byte for byte, with a warning naming the input.
+    @Test func strayBytesAndUnreadableICCChunksRenderTheCleanFilesImage() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let intact = try Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg"))
+        let reference = try render(intact, name: "intact.jpg", in: folder)
+
+        let junk = DamagedJPEGs.withJunk(DamagedJPEGs.junk(17), beforeHeaderMarker: 0xDB, in: intact)
+        let dqt = try #require(DamagedJPEGs.headerMarkers(in: intact).first { $0.marker == 0xDB }).offset + 17
+        let junkRender = try render(junk, name: "junk.jpg", in: folder)
+        #expect(
+            junkRender.result.warnings == [
+                .input(
+                    .extraneousBytes(count: 17, marker: 0xDB, markerOffset: dqt, runs: 1),
+                    object: folder.file("junk.jpg"))
+            ])
+        #expect(
+            junkRender.result.warnings.first?.byteCount == 17 && junkRender.result.warnings.first?.byteOffset == dqt)
+        #expect(junkRender.output == reference.output)
+
+        let profile = try Fixtures.bytes(of: Fixtures.root.appendingPathComponent("icc/apple-display-p3.icc"))
+        let tagged = try render(
+            DamagedJPEGs.withICCChunks(profile, numbering: [(1, 2), (2, 2)], in: intact), name: "tagged.jpg",
+            in: folder)
+        #expect(tagged.result.warnings.isEmpty)
+        #expect(try JPEGDecoder(source: ChunkedSource([UInt8](tagged.output))).header.iccProfile == profile)
+        let broken = try render(
+            DamagedJPEGs.withICCChunks(profile, numbering: [(1, 3), (3, 3)], in: intact), name: "broken.jpg",
+            in: folder)
+        #expect(broken.result.warnings.map(\.code) == ["icc.unreadable"])
+        #expect(broken.result.warnings.first?.object == folder.file("broken.jpg"))
+        #expect(try JPEGDecoder(source: ChunkedSource([UInt8](broken.output))).header.iccProfile == nil, "untagged")
+        #expect(broken.output == reference.output, "the same pixels, no profile")
+    }
+
     enum Spoilt: String, CaseIterable {
-        case cutInScan, corruptScanData, progressiveCutBetweenScans, progressiveCutInScan
+        case cutInScan, corruptScanData, progressiveCutBetweenScans, progressiveCutInScan, junkInScanData,
+            junkAfterScanData
 
         func apply(to intact: [UInt8]) throws -> [UInt8] {
             switch self {
@@ -65,13 +102,15 @@ import Testing
             case .progressiveCutBetweenScans:
                 DamagedJPEGs.cutAfterScan(try DamagedJPEGs.progressiveCopy(of: intact), scan: 6)
             case .progressiveCutInScan: DamagedJPEGs.cutInScan(try DamagedJPEGs.progressiveCopy(of: intact), scan: 2)
+            case .junkInScanData: DamagedJPEGs.withJunk(DamagedJPEGs.junk(40), insideScan: 0, in: intact)
+            case .junkAfterScanData: DamagedJPEGs.withJunk(DamagedJPEGs.junk(40), afterScan: 0, in: intact)
             }
         }
 
         var damage: JPEGError.Damage {
             switch self {
             case .cutInScan, .progressiveCutInScan: .cutInScanData
-            case .corruptScanData: .corruptScanData
+            case .corruptScanData, .junkInScanData, .junkAfterScanData: .corruptScanData
             case .progressiveCutBetweenScans: .cutBetweenScans
             }
         }

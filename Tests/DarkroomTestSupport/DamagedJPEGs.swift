@@ -86,4 +86,83 @@ public enum DamagedJPEGs {
         try encoder.finish()
         return sink.bytes
     }
+
+    // MARK: Stray bytes and ICC chunks
+
+    /// Bytes no marker search can mistake for a marker (no 0xFF), `count` of them.
+    public static func junk(_ count: Int) -> [UInt8] {
+        (0..<count).map { UInt8(($0 &* 37 &+ 11) % 255) }
+    }
+
+    /// Where each marker segment before the first scan's data starts (its 0xFF), with its code;
+    /// the SOS is the last.
+    public static func headerMarkers(in bytes: [UInt8]) -> [(marker: UInt8, offset: Int)] {
+        var markers: [(marker: UInt8, offset: Int)] = []
+        var index = 2
+        while index + 4 <= bytes.count, bytes[index] == 0xFF {
+            let marker = bytes[index + 1]
+            markers.append((marker, index))
+            if marker == 0xDA { break }
+            index += 2 + (Int(bytes[index + 2]) << 8 | Int(bytes[index + 3]))
+        }
+        return markers
+    }
+
+    /// `junk` inserted just before the first header marker `marker` (0xDB: DQT, 0xC4: DHT, ...).
+    public static func withJunk(_ junk: [UInt8], beforeHeaderMarker marker: UInt8, in bytes: [UInt8]) -> [UInt8] {
+        let offset = headerMarkers(in: bytes).first { $0.marker == marker }!.offset
+        var spoilt = bytes
+        spoilt.insert(contentsOf: junk, at: offset)
+        return spoilt
+    }
+
+    /// A marker segment inserted at `offset`.
+    public static func withSegment(_ marker: UInt8, payload: [UInt8], at offset: Int, in bytes: [UInt8]) -> [UInt8] {
+        let length = payload.count + 2
+        var spoilt = bytes
+        spoilt.insert(contentsOf: [0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload, at: offset)
+        return spoilt
+    }
+
+    /// `junk` inserted right after the entropy-coded data of scan `scan`, before the marker that follows it.
+    public static func withJunk(_ junk: [UInt8], afterScan scan: Int, in bytes: [UInt8]) -> [UInt8] {
+        var spoilt = bytes
+        spoilt.insert(contentsOf: junk, at: scans(in: bytes)[scan].upperBound)
+        return spoilt
+    }
+
+    /// `junk` inserted in the middle of scan `scan`'s entropy-coded data (not between a 0xFF and its stuffed 0x00).
+    public static func withJunk(_ junk: [UInt8], insideScan scan: Int, in bytes: [UInt8]) -> [UInt8] {
+        let data = scans(in: bytes)[scan]
+        var offset = data.lowerBound + data.count / 2
+        while bytes[offset - 1] == 0xFF { offset += 1 }
+        var spoilt = bytes
+        spoilt.insert(contentsOf: junk, at: offset)
+        return spoilt
+    }
+
+    /// The offsets of the restart markers (RSTn) in scan `scan`'s data.
+    public static func restartMarkers(in bytes: [UInt8], scan: Int = 0) -> [Int] {
+        let data = scans(in: bytes)[scan]
+        return data.dropLast().filter { bytes[$0] == 0xFF && (0xD0...0xD7).contains(bytes[$0 + 1]) }
+    }
+
+    /// The ICC profile `profile` split into APP2 `ICC_PROFILE` chunks numbered as `numbering`
+    /// says (sequence, count) — one chunk per pair, the profile cut into that many equal parts —
+    /// inserted at `offset` (default: before the first DQT).
+    public static func withICCChunks(
+        _ profile: [UInt8], numbering: [(sequence: Int, count: Int)], at offset: Int? = nil, in bytes: [UInt8]
+    ) -> [UInt8] {
+        let part = (profile.count + numbering.count - 1) / numbering.count
+        var segments: [UInt8] = []
+        for (index, number) in numbering.enumerated() {
+            let chunk = profile[min(index * part, profile.count)..<min((index + 1) * part, profile.count)]
+            let payload = Array("ICC_PROFILE".utf8) + [0, UInt8(number.sequence), UInt8(number.count)] + chunk
+            segments += withSegment(0xE2, payload: payload, at: 0, in: [])
+        }
+        var spoilt = bytes
+        spoilt.insert(
+            contentsOf: segments, at: offset ?? headerMarkers(in: bytes).first { $0.marker == 0xDB }!.offset)
+        return spoilt
+    }
 }

@@ -93,4 +93,45 @@ import Testing
             JPEGError.Damage(warningCode: nil, inputRanDry: false) == nil,
             "a fatal error in data that did not run out is .corrupt")
     }
+
+    /// Skipped bytes: between markers a warning with their sum, inside or right after a
+    /// scan's data damage, whatever the ending.
+    @Test func skippedBytesAreJudgedByWhereTheyLay() {
+        let run = JPEGEnding.Run(runs: 2, bytes: 30, marker: 0xDB, markerOffset: 400)
+        var ending = JPEGEnding(ranDryAt: nil, coverage: Self.complete, trailer: .init(count: 3, eoiEnd: 900))
+        ending.skipped.betweenMarkers = run
+        #expect(ending.scanDataDamage == nil)
+        #expect(
+            ending.verdict
+                == .intact([
+                    .extraneousBytes(count: 30, marker: 0xDB, markerOffset: 400, runs: 2),
+                    .trailingBytes(count: 3, eoiEnd: 900),
+                ]))
+        #expect(
+            JPEGWarning.extraneousBytes(count: 30, marker: 0xDB, markerOffset: 400, runs: 2).message
+                == "30 extraneous bytes between marker segments, before marker 0xDB at byte 400 "
+                + "(and in 1 more places); skipped: no scan data lies there")
+
+        var afterScan = ending
+        afterScan.skipped.afterScanData = .init(runs: 1, bytes: 5, marker: 0xD9, markerOffset: 880)
+        #expect(afterScan.verdict == afterScan.scanDataDamage)
+        guard case .damaged(.corruptScanData, _, 880) = afterScan.verdict else {
+            Issue.record("expected damage at the marker: \(afterScan.verdict)")
+            return
+        }
+        var atRestart = JPEGEnding(ranDryAt: nil, coverage: Self.complete, trailer: nil)
+        atRestart.skipped.beforeRestart = .init(runs: 1, bytes: 9, marker: 0xD3, markerOffset: 5000)
+        guard case .damaged(.corruptScanData, let message, 5000) = atRestart.verdict else {
+            Issue.record("expected damage at the restart marker: \(atRestart.verdict)")
+            return
+        }
+        #expect(message.hasPrefix("9 bytes of scan data were left over before restart marker 0xD3"))
+        // Damage in the data wins over a harmless ending.
+        var both = afterScan
+        both.ranDryAt = 950
+        guard case .damaged(.corruptScanData, _, _) = both.verdict else {
+            Issue.record("expected damage")
+            return
+        }
+    }
 }

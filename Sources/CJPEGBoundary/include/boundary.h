@@ -85,6 +85,18 @@ typedef struct dr_jpeg_coverage {
                                         // or the supplied one): true after start for multi-scan files
 } dr_jpeg_coverage;
 
+// Bytes libjpeg skipped where a marker should have begun (its JWRN_EXTRANEOUS_DATA warning),
+// summed by where they lay. The boundary records them instead of failing the call, and the
+// caller judges (JPEGEnding): between marker segments no pixel depends on them; right after a
+// scan's entropy-coded data, or where a restart marker was due, they cannot be told from corrupt
+// scan data.
+typedef struct dr_jpeg_skipped {
+    int runs;                           // separate runs of skipped bytes
+    long long bytes;                    // in all
+    int first_marker;                   // the marker code found after the first run (0xDB: DQT)
+    long long first_marker_offset;      // where that marker starts (its 0xFF); -1 when unknown
+} dr_jpeg_skipped;
+
 typedef struct dr_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     dr_jpeg_error error;
@@ -95,6 +107,21 @@ typedef struct dr_jpeg_decoder {
     long long eoi_end_offset;           // set by finish: the offset just past the EOI marker read
     long long trailing_bytes;           // set by finish: bytes after that EOI marker
     dr_jpeg_coverage coverage;          // taken by start (final then for a multi-scan file) and by finish
+    // Where skipped bytes lay. Between markers: after the SOI or a marker segment (libjpeg's
+    // own count). After scan data: from where a scan's entropy decoder stopped to the next
+    // marker (counted by the boundary, which takes that search from libjpeg so the two never
+    // mix). Before a restart marker: inside a scan.
+    dr_jpeg_skipped skipped_between_markers;
+    dr_jpeg_skipped skipped_after_scan_data;
+    dr_jpeg_skipped skipped_before_restart;
+    // libjpeg's message code of the warning it gave assembling the ICC profile from its APP2
+    // chunks (a wrong count, a repeated, zero or missing sequence number), -1 when none: it then
+    // returns no profile, and the call does not fail.
+    int icc_warning_code;
+    int reading_icc;
+    int seeking_restart;
+    int (*libjpeg_read_markers)(j_decompress_ptr cinfo);
+    jpeg_marker_parser_method libjpeg_read_restart_marker;
     int opened;
     int started;
 } dr_jpeg_decoder;
@@ -130,7 +157,8 @@ int dr_decoder_skip(dr_jpeg_decoder *decoder, JDIMENSION rows, JDIMENSION *rows_
 // EOI marker, then reads what follows it to the end of the stream, counting it in
 // `trailing_bytes` (0 when the source ran dry: there was no EOI to follow).
 int dr_decoder_finish(dr_jpeg_decoder *decoder);
-// The ICC profile assembled from APP2 chunks, malloc'd (free with free()); NULL if none.
+// The ICC profile assembled from APP2 chunks, malloc'd (free with free()); NULL if none, or
+// if libjpeg could not assemble the chunks (then `icc_warning_code` says why).
 int dr_decoder_icc_profile(dr_jpeg_decoder *decoder, JOCTET **profile, unsigned int *length);
 
 // ---- encoding -------------------------------------------------------------------
