@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips, and for a
 # 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, all
-# measured in this run on this machine. Prints the tables; see README.md, Benchmarks.
+# measured in this run on this machine. Prints the tables; docs/benchmarks.md holds the current ones.
 #   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
 set -euo pipefail
 darkroom=$1
@@ -11,6 +11,8 @@ mkdir -p "$work"
 cd "$work"
 samples=$here/../Fixtures/exif-samples
 heic=$here/../Fixtures/heif/arrow.heic
+# A real 24 MP iPhone 15 Pro HEIC (5712×4284, 9×5 tiles of 640×896, gain map; osxphotos, MIT).
+heic24=$here/../Fixtures/corpus/osxphotos/IMG_4076.HEIC
 time_cmd=/usr/bin/time
 
 # ---- inputs (generated once, kept in WORK_DIR) ---------------------------------------
@@ -72,16 +74,20 @@ for size in photo24 pano150; do
   done
 done
 
-# The 12 MP iPhone HEIC (3024×4032 upright, an 8×6 grid of HEVC tiles, Display P3): libheif 1.15
-# decodes it whole in every tool. Quality 89 everywhere, so every encoder writes 4:2:0 (heif-convert
-# has no 4:4:4; darkroom and vips switch to 4:4:4 at 90). vips needs no autorotate: libheif has
-# applied irot already.
+# The 12 MP iPhone HEIC (3024×4032 upright, an 8×6 grid of HEVC tiles, Display P3): darkroom
+# decodes a row of tiles at a time, the other tools the whole grid. Quality 89 everywhere, so every
+# encoder writes 4:2:0 (heif-convert has no 4:4:4; darkroom and vips switch to 4:4:4 at 90). vips
+# needs no autorotate: libheif applies irot for it.
 heic_budget=128MiB
 measure "darkroom-heic12" "$darkroom" render "$heic" -o out.jpg --data "$ops" --quality 89 --memory-budget $heic_budget
 measure "darkroom1-heic12" "$darkroom" render "$heic" -o out.jpg --data "$ops" --quality 89 --memory-budget $heic_budget --threads 1
 measure "floor-heic12" heif-convert --quiet -q 89 "$heic" out.jpg
 measure "vips1-heic12" vips recomb "$heic" "out.jpg[Q=89]" sepia.mat --vips-concurrency=1
 measure "vips-heic12" vips recomb "$heic" "out.jpg[Q=89]" sepia.mat
+# The 24 MP grid on one core at 64 MiB, against heif-dec (libheif's decode + libjpeg encode).
+measure "darkroom1-heic24" "$darkroom" render "$heic24" -o out.jpg --data "$ops" --quality 89 --memory-budget 64MiB --threads 1
+measure "floor-heic24" heif-dec --quiet -q 89 "$heic24" out.jpg
+measure "vips1-heic24" vips recomb "$heic24" "out.jpg[Q=89]" sepia.mat --vips-concurrency=1
 
 # ---- report --------------------------------------------------------------------------
 printf '\n%-26s %9s %9s %10s %12s %12s\n' "render (sepia+vignette)" "wall s" "cpu s" "peak RSS" "vs floor" "vs vips -c1"
@@ -102,6 +108,8 @@ echo "Best of 3 runs each; wall and CPU seconds from GNU time, peak RSS = max re
 
 printf '\nheic12 on one core (CPU seconds): darkroom1 %s, heif-convert %s: %s\n' "$cpu_darkroom1_heic12" "$cpu_floor_heic12" \
   "$(python3 -c "print(f'{$cpu_darkroom1_heic12 / $cpu_floor_heic12:.2f}x')")"
+printf 'heic24 on one core at 64 MiB (CPU seconds): darkroom1 %s, heif-dec %s: %s\n' "$cpu_darkroom1_heic24" "$cpu_floor_heic24" \
+  "$(python3 -c "print(f'{$cpu_darkroom1_heic24 / $cpu_floor_heic24:.2f}x')")"
 
 # ---- the memory budget ---------------------------------------------------------------
 # Peak RSS minus the fixed cost of the running program (the same binary rendering a
