@@ -4,9 +4,10 @@ import LibHeif
 
 /// A worker's path through a HEIF or AVIF: the file read whole and its header (boxes, Exif
 /// item, colour) through libheif, the render planner's admission (64 MiB slot budget, 8 MP as
-/// in fuzz-jpeg), then the whole-image decode and every row. Odd-length inputs skip half the
-/// rows, as a crop does. Properties: refusals are `HEIFError`s that blame the data, or the
-/// planner's; an accepted image hands out exactly its header's rows.
+/// in fuzz-jpeg), then the decode (a grid's tiles a row at a time, else the whole image) and every
+/// coded row. Odd-length inputs skip half the rows, as a crop does. Properties: refusals are
+/// `HEIFError`s that blame the data, or the planner's; an accepted image hands out exactly its
+/// header's coded rows.
 let limits = RenderLimits(memoryBudget: 64 << 20, maxPixels: 8 << 20)
 let request = RenderRequest(operations: [], limits: limits, spillDirectory: "/nonexistent")
 
@@ -17,7 +18,7 @@ public func fuzzHEIF(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = try Renderer.plan(request, input: MemorySource(bytes)) { _ in .up }
             let decoder = try HEIFDecoder(
                 source: MemorySource(bytes), limits: HEIFLimits(maxFileBytes: limits.memoryBudget))
-            let (width, height) = (decoder.header.width, decoder.header.height)
+            let (width, height) = (decoder.header.codedWidth, decoder.header.codedHeight)
             try decoder.start()
             var strip = [UInt8](repeating: 0, count: width * 3 * 16)
             if bytes.count % 2 == 1 { try decoder.skipRows(height / 2) }
