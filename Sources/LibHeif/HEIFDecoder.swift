@@ -393,15 +393,21 @@ private final class PrimaryImage {
         return steps
     }
 
-    /// A grid's tiles, and the compressed size of its largest, read from each tile's item.
+    /// The image's tiles, and the compressed size of its largest: a grid's tiles are items of
+    /// their own; an image tiled inside one item (`unci`, `tili`) is priced by that item.
     private func tiling(_ layout: heif_image_tiling) throws(HEIFError) -> HEIFTiling {
         guard layout.tile_width > 0, layout.tile_height > 0 else { throw corrupt("a grid of tiles with no size") }
         var largest = 0
-        for row in 0..<layout.num_rows {
-            for column in 0..<layout.num_columns {
-                var tile: heif_item_id = 0
-                try check(heif_image_handle_get_grid_image_tile_id(pointer, 0, column, row, &tile), path: name)
-                largest = max(largest, try compressedBytes(of: tile))
+        var first: heif_item_id = 0
+        if heif_image_handle_get_grid_image_tile_id(pointer, 0, 0, 0, &first).code == heif_error_Usage_error {
+            largest = try compressedBytes(of: heif_image_handle_get_item_id(pointer))
+        } else {
+            for row in 0..<layout.num_rows {
+                for column in 0..<layout.num_columns {
+                    var tile: heif_item_id = 0
+                    try check(heif_image_handle_get_grid_image_tile_id(pointer, 0, column, row, &tile), path: name)
+                    largest = max(largest, try compressedBytes(of: tile))
+                }
             }
         }
         return HEIFTiling(

@@ -19,7 +19,8 @@ public struct HEIFTiling: Sendable, Equatable {
     public var rows: Int
     public var tileWidth: Int
     public var tileHeight: Int
-    /// The compressed bytes of the largest tile, which libheif copies out of the file to decode it.
+    /// The compressed bytes of the largest tile, which libheif copies out of the file to decode it
+    /// (for an image tiled inside one item, `unci` or `tili`, that item).
     public var largestTileBytes: Int
 
     public init(columns: Int, rows: Int, tileWidth: Int, tileHeight: Int, largestTileBytes: Int) {
