@@ -12,7 +12,7 @@ let package = Package(
         .library(
             name: "DarkroomParsers",
             targets: [
-                "ByteStreams", "JPEGTurbo", "LibHeif", "DarkroomImaging", "DarkroomMetadata", "LibExif",
+                "ByteStreams", "JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging", "DarkroomMetadata", "LibExif",
                 "DarkroomAdjustments",
                 "DarkroomOperatorScripts", "S3Answers",
             ]),
@@ -64,6 +64,12 @@ let package = Package(
             pkgConfig: "libexif",
             providers: [.apt(["libexif-dev"])]
         ),
+        // Little CMS 2: CMYK and YCCK JPEGs to RGB through their own ICC profile.
+        .systemLibrary(
+            name: "CLCMS",
+            pkgConfig: "lcms2",
+            providers: [.apt(["liblcms2-dev"])]
+        ),
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams"),
@@ -74,12 +80,13 @@ let package = Package(
         .target(name: "LibExif", dependencies: ["CExif"]),
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
+        .target(name: "LittleCMS", dependencies: ["CLCMS"]),
 
         // Domain modules.
         .target(
             name: "DarkroomImaging",
             dependencies: [
-                "JPEGTurbo", "LibHeif", "ByteStreams",
+                "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams",
             ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
@@ -202,6 +209,8 @@ let package = Package(
             name: "DarkroomImagingTests",
             dependencies: [
                 "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport",
+                // The reference values of the CMYK conversions come from Little CMS itself.
+                "CLCMS",
             ]),
         .testTarget(
             name: "DarkroomMetadataTests",

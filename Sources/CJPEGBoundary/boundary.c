@@ -339,24 +339,28 @@ int dr_encoder_open(dr_jpeg_encoder *encoder, dr_write_callback write, void *con
 }
 
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
-                     int quality, int full_chroma, int optimize_coding, int progressive) {
+                     int quality, int full_chroma, int optimize_coding, int progressive, int colour) {
     GUARD(&encoder->error);
     j_compress_ptr cinfo = &encoder->cinfo;
     cinfo->image_width = width;
     cinfo->image_height = height;
-    cinfo->input_components = 3;
-    cinfo->in_color_space = JCS_RGB;
+    cinfo->input_components = colour == DR_ENCODE_RGB ? 3 : 4;
+    cinfo->in_color_space = colour == DR_ENCODE_RGB ? JCS_RGB : JCS_CMYK;
     jpeg_set_defaults(cinfo);
+    // libjpeg writes an Adobe APP14 marker for both, with the transform flag 0 (CMYK) or 2 (YCCK).
+    if (colour == DR_ENCODE_YCCK) jpeg_set_colorspace(cinfo, JCS_YCCK);
     jpeg_set_quality(cinfo, quality, TRUE);
     cinfo->dct_method = JDCT_ISLOW;
     cinfo->optimize_coding = optimize_coding ? TRUE : FALSE;
-    int luma = full_chroma ? 1 : 2;
-    cinfo->comp_info[0].h_samp_factor = luma;
-    cinfo->comp_info[0].v_samp_factor = luma;
-    cinfo->comp_info[1].h_samp_factor = 1;
-    cinfo->comp_info[1].v_samp_factor = 1;
-    cinfo->comp_info[2].h_samp_factor = 1;
-    cinfo->comp_info[2].v_samp_factor = 1;
+    if (colour == DR_ENCODE_RGB) {
+        int luma = full_chroma ? 1 : 2;
+        cinfo->comp_info[0].h_samp_factor = luma;
+        cinfo->comp_info[0].v_samp_factor = luma;
+        cinfo->comp_info[1].h_samp_factor = 1;
+        cinfo->comp_info[1].v_samp_factor = 1;
+        cinfo->comp_info[2].h_samp_factor = 1;
+        cinfo->comp_info[2].v_samp_factor = 1;
+    }
     if (progressive) jpeg_simple_progression(cinfo);
     jpeg_start_compress(cinfo, TRUE);
     encoder->started = 1;

@@ -10,8 +10,20 @@ struct OutputColorProfile {
     /// Said when the colours cannot be described in the render.
     var warning: RenderWarning?
 
+    /// darkroom's own sRGB profile (ICC v2, as it builds for nclx), which converted renders carry.
+    static let sRGB: [UInt8] = {
+        do {
+            return try ICCProfile(primaries: ColourPrimaries.bt709.rgbPrimaries!, transfer: .sRGB).bytes
+        } catch {
+            preconditionFailure("darkroom's sRGB profile is built from constants: \(error)")
+        }
+    }()
+
     init(for header: SourceHeader) {
         switch header {
+        case .jpeg(let jpeg) where jpeg.colorSpace == .cmyk || jpeg.colorSpace == .ycck:
+            // Converted to sRGB (CMYKConversion): the original's profile describes ink, not these pixels.
+            iccProfile = Self.sRGB
         case .jpeg(let jpeg):
             iccProfile = jpeg.iccProfile
         case .heif(let heif):

@@ -1,5 +1,6 @@
 import JPEGTurbo
 import LibHeif
+import LittleCMS
 
 /// Limits a render must stay inside.
 public struct RenderLimits: Sendable, Equatable {
@@ -40,7 +41,9 @@ public struct MemoryEstimate: Sendable, Equatable {
     public var tables = 0
     /// The codec's input and output buffers and whatever the streams' backends hold.
     public var streams = 0
-    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables + streams }
+    /// A CMYK or YCCK JPEG's conversion to RGB: its CMYK rows and Little CMS's transform.
+    public var conversion = 0
+    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion }
 }
 
 /// Everything decided before the first pixel is decoded. A pure value: the same
@@ -104,7 +107,8 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         lines.append(
             "memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
                 + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
-                + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))")
+                + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))"
+                + (memory.conversion > 0 ? ", CMYK → RGB \(ByteCount.format(memory.conversion))" : ""))
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -274,6 +278,7 @@ public enum RenderPlanner {
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
+            plan.memory.conversion = conversionBytes(source, width: stored.width, rowsPerRead: plan.decodeRows)
             return plan
         }
         // Flips keep whole rows together; quarter turns cut rows into square tiles so an
@@ -292,6 +297,7 @@ public enum RenderPlanner {
             stored.width * 3 * tile.height
             + outputStripBytes(width: output.width, rows: plan.stripHeight) + halo
         plan.memory.spillBuffers = band
+        plan.memory.conversion = conversionBytes(source, width: stored.width, rowsPerRead: plan.decodeRows)
         if plan.memory.total + spillBytes <= budget / 2 {
             plan.spill = .memory
             plan.memory.spillBuffers += spillBytes
@@ -299,6 +305,15 @@ public enum RenderPlanner {
             plan.spill = .file
         }
         return plan
+    }
+
+    /// A CMYK or YCCK JPEG decodes `rowsPerRead` rows of 4 bytes a pixel into the conversion's own
+    /// buffer, then converts them into the RGB strip; with an ICC profile, Little CMS's transform too.
+    static func conversionBytes(_ source: SourceHeader, width: Int, rowsPerRead: Int) -> Int {
+        guard case .jpeg(let header) = source, let method = CMYKMethod(header) else { return 0 }
+        let rows = width * 4 * rowsPerRead
+        if case .profile = method { return rows + CMYKToRGBTransform.approximateBytes }
+        return rows
     }
 
     /// The decoder's input buffer, each encoder's output buffer, and what the backend holds

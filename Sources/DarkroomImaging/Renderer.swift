@@ -123,7 +123,7 @@ public enum Renderer {
             quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
             optimizeCoding: plan.optimizeCoding)
         try wrap {
-            let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths)
+            let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths, rowsPerRead: plan.decodeRows)
             guard decoded == plan.geometry.storedSize else {
                 throw RenderError.jpeg(
                     JPEGError(

@@ -104,11 +104,16 @@ final class SourceDecoder {
 
     let codec: Codec
     let header: SourceHeader
+    /// A CMYK or YCCK JPEG's rows turned into RGB, once started.
+    private var cmykRows: CMYKRows?
+    private var conversionWarning: RenderWarning?
 
+    /// RGB rows, whatever the file stores.
     var rows: any ScanlineDecoder {
+        if let cmykRows { return cmykRows }
         switch codec {
-        case .jpeg(let decoder): decoder
-        case .heif(let decoder): decoder
+        case .jpeg(let decoder): return decoder
+        case .heif(let decoder): return decoder
         }
     }
 
@@ -138,11 +143,18 @@ final class SourceDecoder {
 
     /// Starts decoding: a JPEG's first scanline call (scaled by `scaleEighths`/8); a HEIF coded
     /// whole is decoded now, a grid a row of tiles at a time as rows are read. Returns the size
-    /// of the rows it will deliver.
-    func start(scaleEighths: Int = 8) throws -> PixelSize {
+    /// of the rows it will deliver. A CMYK or YCCK JPEG is converted to RGB `rowsPerRead` rows
+    /// at a time (the plan's decode rows, as priced).
+    func start(scaleEighths: Int = 8, rowsPerRead: Int = 16) throws -> PixelSize {
         switch codec {
         case .jpeg(let decoder):
-            let size = try decoder.start(scaleEighths: scaleEighths)
+            let method = CMYKMethod(decoder.header)
+            let size = try decoder.start(scaleEighths: scaleEighths, output: method == nil ? .rgb : .cmyk)
+            if let method {
+                let conversion = CMYKConversion(method)
+                conversionWarning = conversion.warning
+                cmykRows = CMYKRows(decoder: decoder, conversion: conversion, rowsPerRead: rowsPerRead)
+            }
             return PixelSize(width: size.width, height: size.height)
         case .heif(let decoder):
             try decoder.start()
@@ -163,7 +175,8 @@ final class SourceDecoder {
     /// ending; libheif's warnings are errors (strict decoding).
     var warnings: [RenderWarning] {
         switch codec {
-        case .jpeg(let decoder): decoder.warnings.map { .input($0, object: decoder.objectName) }
+        case .jpeg(let decoder):
+            decoder.warnings.map { .input($0, object: decoder.objectName) } + (conversionWarning.map { [$0] } ?? [])
         case .heif: []
         }
     }

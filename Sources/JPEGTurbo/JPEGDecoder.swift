@@ -71,23 +71,50 @@ public final class JPEGDecoder {
         dr_decoder_destroy(handle)
     }
 
-    /// Output size after DCT scaling by `scaleEighths`/8 (8 means full size).
-    public func start(scaleEighths: Int = 8) throws -> (width: Int, height: Int) {
+    /// What the rows hold: 3 bytes a pixel of RGB (greyscale, YCbCr and RGB files), or 4 of CMYK
+    /// as stored (CMYK files, and YCCK ones, which libjpeg turns into CMYK; Adobe's files store
+    /// them inverted: see `JPEGHeader.adobeTransform`). Converting CMYK to RGB needs a colour
+    /// transform, which is the caller's.
+    public enum Output: Sendable, Equatable {
+        case rgb, cmyk
+
+        public var bytesPerPixel: Int { self == .rgb ? 3 : 4 }
+    }
+
+    /// The output a file of this colour space decodes to; nil for one darkroom does not read.
+    public static func output(for colorSpace: JPEGHeader.ColorSpace) -> Output? {
+        switch colorSpace {
+        case .grayscale, .ycbcr, .rgb: .rgb
+        case .cmyk, .ycck: .cmyk
+        case .unknown: nil
+        }
+    }
+
+    public private(set) var output: Output = .rgb
+
+    /// Output size after DCT scaling by `scaleEighths`/8 (8 means full size). `output` must be
+    /// the file's (`output(for:)`): a CMYK file is not turned into RGB here.
+    public func start(scaleEighths: Int = 8, output: Output = .rgb) throws -> (width: Int, height: Int) {
         guard state == .headerRead else { throw misuse("start called twice") }
         guard (1...16).contains(scaleEighths) else { throw misuse("scale \(scaleEighths)/8 is outside 1/8…2") }
-        switch header.colorSpace {
-        case .cmyk, .ycck, .unknown:
+        guard let native = Self.output(for: header.colorSpace) else {
             throw JPEGError(
-                code: .unsupported, message: "\(header.colorSpace.rawValue.uppercased()) JPEGs are not supported",
-                path: objectName)
-        case .grayscale, .ycbcr, .rgb:
-            break
+                code: .unsupported,
+                message: "JPEGs of \(header.components) components in an unknown colour space "
+                    + "are not supported", path: objectName)
+        }
+        guard native == output else {
+            throw JPEGError(
+                code: .unsupported,
+                message: "\(header.colorSpace.rawValue.uppercased()) JPEGs decode to \(native), not \(output): "
+                    + "render them through DarkroomImaging, which converts CMYK to RGB", path: objectName)
         }
         guard header.bitsPerSample == 8 else {
             throw JPEGError(
                 code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: objectName)
         }
-        try check(dr_decoder_start(handle, JCS_RGB, UInt32(scaleEighths), 0))
+        try check(dr_decoder_start(handle, output == .rgb ? JCS_RGB : JCS_CMYK, UInt32(scaleEighths), 0))
+        self.output = output
         state = .decoding
         // A multi-scan file was read to its end by now: refuse one that stopped between scans
         // before any pixel is worked on.
@@ -105,12 +132,13 @@ public final class JPEGDecoder {
     public var nextRow: Int { Int(handle.pointee.cinfo.output_scanline) }
 
     /// Decodes up to `rowCount` rows into `buffer`, each row `rowStride` bytes apart
-    /// (at least `outputWidth * 3`). Returns the rows decoded; 0 at the end of the image.
+    /// (at least `outputWidth * output.bytesPerPixel`). Returns the rows decoded; 0 at the end of the image.
     public func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws -> Int {
         guard state == .decoding else { throw misuse("readRows before start or after finish") }
         let count = min(rowCount, outputHeight - nextRow)
         guard count > 0 else { return 0 }
-        precondition(rowStride >= outputWidth * 3 && buffer.count >= rowStride * (count - 1) + outputWidth * 3)
+        let rowBytes = outputWidth * output.bytesPerPixel
+        precondition(rowStride >= rowBytes && buffer.count >= rowStride * (count - 1) + rowBytes)
         guard let base = buffer.baseAddress?.assumingMemoryBound(to: JSAMPLE.self) else { return 0 }
         return try withUnsafeTemporaryAllocation(of: JSAMPROW?.self, capacity: count) { rows in
             for index in 0..<count { rows[index] = base + index * rowStride }
@@ -244,6 +272,7 @@ public final class JPEGDecoder {
             bitsPerSample: Int(info.data_precision), samplingFactors: factors,
             exifPayload: exif, iccProfile: icc)
         header.hasXMP = hasXMP
+        header.adobeTransform = info.saw_Adobe_marker != 0 ? Int(info.Adobe_transform) : nil
         // libjpeg refused the chunks (and said so with a warning, recorded by the boundary).
         let unreadable = handle.pointee.icc_warning_code >= 0 && icc == nil
         return (header, unreadable ? [.iccUnreadable(chunks: iccChunks)] : [])

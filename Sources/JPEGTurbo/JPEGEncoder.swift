@@ -18,6 +18,21 @@ public struct JPEGEncoding: Sendable, Equatable {
     public var optimizeCoding: Bool
     /// Progressive scans; darkroom's renders are baseline, tests use this to make inputs.
     public var progressive: Bool
+    /// What the rows hold and how they are stored. darkroom's renders are RGB; tests use CMYK
+    /// and YCCK to make print-style inputs.
+    public var colour: Colour = .rgb
+
+    public enum Colour: Sendable, Equatable {
+        /// 3 bytes a pixel, stored as YCbCr.
+        case rgb
+        /// 4 bytes a pixel (C, M, Y, K as given: libjpeg inverts nothing), stored as CMYK with an
+        /// Adobe APP14 marker (transform 0).
+        case cmyk
+        /// 4 bytes a pixel as for `.cmyk`, stored as YCCK (transform 2).
+        case ycck
+
+        public var bytesPerPixel: Int { self == .rgb ? 3 : 4 }
+    }
 
     /// darkroom's default: chroma follows quality (4:4:4 at 90 and above).
     public init(quality: Int, fullChroma: Bool? = nil, optimizeCoding: Bool = false, progressive: Bool = false) {
@@ -40,6 +55,7 @@ public final class JPEGEncoder {
     /// Reached by the write callback through the handle: lives exactly as long as the handle.
     private let stream: SinkContext
     private var width = 0
+    private var bytesPerPixel = 3
     private var rowsWritten = 0
     private var height = 0
     private var state: State = .opened
@@ -76,8 +92,10 @@ public final class JPEGEncoder {
                 handle, JDIMENSION(width), JDIMENSION(height),
                 Int32(min(max(encoding.quality, 1), 100)),
                 encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
-                encoding.progressive ? 1 : 0))
+                encoding.progressive ? 1 : 0,
+                encoding.colour == .rgb ? DR_ENCODE_RGB : encoding.colour == .cmyk ? DR_ENCODE_CMYK : DR_ENCODE_YCCK))
         self.width = width
+        bytesPerPixel = encoding.colour.bytesPerPixel
         self.height = height
         state = .started
     }
@@ -100,12 +118,13 @@ public final class JPEGEncoder {
         }
     }
 
-    /// Writes `rowCount` RGB rows of `width * 3` bytes, `rowStride` bytes apart.
+    /// Writes `rowCount` rows of `width * 3` bytes (RGB; `width * 4` for CMYK), `rowStride` bytes apart.
     public func writeRows(from buffer: UnsafeRawBufferPointer, rowStride: Int, rowCount: Int) throws {
         guard state == .started else { throw misuse("writeRows before start or after finish") }
         guard rowCount > 0 else { return }
         guard rowsWritten + rowCount <= height else { throw misuse("more rows than the image height") }
-        precondition(rowStride >= width * 3 && buffer.count >= rowStride * (rowCount - 1) + width * 3)
+        let rowBytes = width * bytesPerPixel
+        precondition(rowStride >= rowBytes && buffer.count >= rowStride * (rowCount - 1) + rowBytes)
         guard let base = buffer.baseAddress else { return }
         let mutableBase = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: JSAMPLE.self))
         try withUnsafeTemporaryAllocation(of: JSAMPROW?.self, capacity: rowCount) { rows in

@@ -12,7 +12,7 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
         /// libjpeg could go on, but only by inventing pixels (truncated or damaged entropy data);
         /// `damage` says which.
         case damaged
-        /// A valid JPEG darkroom does not render (CMYK, 12-bit, ...).
+        /// A valid JPEG darkroom does not render (12-bit, an unknown colour space, ...).
         case unsupported
         /// The caller used the API out of order; a bug in darkroom, not in the file.
         case misuse

@@ -167,10 +167,13 @@ void dr_encoder_destroy(dr_jpeg_encoder *encoder);
 // Writes through `write` (with `context`) from a buffer of `buffer_size` bytes. `context`
 // must stay valid until destroy.
 int dr_encoder_open(dr_jpeg_encoder *encoder, dr_write_callback write, void *context, size_t buffer_size);
-// 3-component RGB input; quality 1..100; chroma 4:4:4 when full_chroma, else 4:2:0;
-// progressive uses libjpeg's standard scan script.
+#define DR_ENCODE_RGB 0                 // 3-component RGB input, stored as YCbCr
+#define DR_ENCODE_CMYK 1                // 4-component CMYK input, stored as CMYK (with an Adobe marker)
+#define DR_ENCODE_YCCK 2                // 4-component CMYK input, stored as YCCK (with an Adobe marker)
+// `colour` is one of DR_ENCODE_*; quality 1..100; for RGB, chroma 4:4:4 when full_chroma, else
+// 4:2:0 (CMYK and YCCK take libjpeg's defaults); progressive uses libjpeg's standard scan script.
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
-                     int quality, int full_chroma, int optimize_coding, int progressive);
+                     int quality, int full_chroma, int optimize_coding, int progressive, int colour);
 int dr_encoder_write_marker(dr_jpeg_encoder *encoder, int marker, const JOCTET *data,
                             unsigned int length);
 int dr_encoder_write_icc_profile(dr_jpeg_encoder *encoder, const JOCTET *data,
