@@ -242,6 +242,27 @@ import Testing
         Self.expectClose(image, to: expected)
     }
 
+    /// Real Adobe CMYK files without a profile (Mozilla's reftests; see Tests/Fixtures/cmyk).
+    @Test(arguments: ["jpg-cmyk-1.jpg", "jpg-cmyk-2.jpg"])
+    func realAdobeCMYKFilesRenderByTheConvention(_ name: String) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let input = Fixtures.root.appendingPathComponent("cmyk/\(name)").path
+        let header = try JPEGDecoder(source: FileSource(path: input)).header
+        #expect(header.colorSpace == .cmyk && header.adobeTransform == 0 && header.iccProfile == nil)
+        let cmyk = try Self.decodedCMYK(input)
+        let expected = (0..<(header.width * header.height)).flatMap { pixel in
+            let k = Double(cmyk[pixel * 4 + 3]) / 255
+            return (0..<3).map { UInt8((Double(cmyk[pixel * 4 + $0]) * k).rounded()) }
+        }
+        let (result, image, profile) = try Self.render(input, in: folder)
+        #expect(result.warnings.isEmpty && profile == Self.sRGB)
+        #expect(image.width == header.width && image.height == header.height)
+        let mean = image.meanDifference(to: DecodedImage(width: header.width, height: header.height, pixels: expected))
+        #expect(mean < 0.8, "mean \(mean)")
+        #expect(Set(expected).count > 16, "a picture, not a flat colour")
+    }
+
     /// Which conversion a header gets: a value, from the header's facts alone.
     @Test func theMethodFollowsTheHeader() {
         var header = JPEGHeader(
