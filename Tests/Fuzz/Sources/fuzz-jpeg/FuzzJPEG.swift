@@ -4,7 +4,8 @@ import JPEGTurbo
 
 /// A worker's path through a photo's bytes: the header (markers, EXIF, ICC) through the setjmp
 /// boundary, the render planner's admission (pixel limit, the progressive coefficient buffer
-/// against a 64 MiB slot budget), then every row through the scanline API and the trailer.
+/// against a 64 MiB slot budget), then every row through the scanline API (CMYK rows for CMYK
+/// and YCCK files) and the trailer.
 /// Inputs of odd length skip their first half of rows, as a crop does.
 /// Properties: refusals are `JPEGError`s that blame the data (never misuse or I/O: the source
 /// cannot fail) at an offset inside the input, or the planner's `RenderError`s.
@@ -24,16 +25,19 @@ public func fuzzJPEG(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = try Renderer.plan(request, input: MemorySource(bytes)) { _ in .up }
             let decoder = try JPEGDecoder(source: MemorySource(bytes), maxScans: limits.maxScans)
             check(decoder.header)
-            let (width, height) = try decoder.start()
+            // CMYK and YCCK files decode to CMYK rows (DarkroomImaging converts them).
+            let output = JPEGDecoder.output(for: decoder.header.colorSpace) ?? .rgb
+            let (width, height) = try decoder.start(output: output)
             require(
                 width == decoder.header.width && height == decoder.header.height,
                 "output \(width)×\(height) is not the header's size")
             let rows = 16
-            var strip = [UInt8](repeating: 0, count: width * 3 * rows)
+            let rowBytes = width * output.bytesPerPixel
+            var strip = [UInt8](repeating: 0, count: rowBytes * rows)
             if bytes.count % 2 == 1 { try decoder.skipRows(height / 2) }
             while true {
                 let read = try strip.withUnsafeMutableBytes {
-                    try decoder.readRows(into: $0, rowStride: width * 3, rowCount: rows)
+                    try decoder.readRows(into: $0, rowStride: rowBytes, rowCount: rows)
                 }
                 if read == 0 { break }
                 require(read <= rows, "readRows returned \(read) rows for a buffer of \(rows)")
