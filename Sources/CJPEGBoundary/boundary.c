@@ -34,8 +34,18 @@ static void note_skipped(dr_jpeg_skipped *skipped, long long bytes, int marker, 
 // Two warnings are recorded instead, as facts for the caller: bytes skipped looking for a
 // marker (what they cost depends on where they lay), and chunks of an ICC profile that do not
 // fit together (libjpeg then returns no profile, and no pixel is touched).
+// Trace messages (level >= 0) say which marker the marker reader met: every marker segment it
+// reads traces one, and an RSTn outside a scan traces JTRC_PARMLESS_MARKER.
 static void on_emit_message(j_common_ptr cinfo, int level) {
-    if (level >= 0) return;
+    if (level >= 0) {
+        if (cinfo->is_decompressor) {
+            dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;
+            int marker = cinfo->err->msg_parm.i[0];
+            decoder->after_restart_marker =
+                cinfo->err->msg_code == JTRC_PARMLESS_MARKER && marker >= JPEG_RST0 && marker <= JPEG_RST0 + 7;
+        }
+        return;
+    }
     if (cinfo->is_decompressor) {
         dr_jpeg_decoder *decoder = (dr_jpeg_decoder *)cinfo;  // cinfo is the first member
         int code = cinfo->err->msg_code;
@@ -45,8 +55,9 @@ static void on_emit_message(j_common_ptr cinfo, int level) {
         }
         if (code == JWRN_EXTRANEOUS_DATA) {
             // next_marker warns with the source just before the marker's 0xFF.
-            note_skipped(decoder->seeking_restart ? &decoder->skipped_before_restart
-                                                  : &decoder->skipped_between_markers,
+            note_skipped(decoder->seeking_restart        ? &decoder->skipped_before_restart
+                         : decoder->after_restart_marker ? &decoder->skipped_after_scan_data
+                                                         : &decoder->skipped_between_markers,
                          (long long)(unsigned int)cinfo->err->msg_parm.i[0], cinfo->err->msg_parm.i[1],
                          dr_stream_offset(cinfo));
             return;

@@ -94,6 +94,10 @@ import Testing
     @Test func junkRightAfterAScansDataIsRefused() throws {
         let intact = try Self.baseline()
         expectCorruptScanData(DamagedJPEGs.withJunk(DamagedJPEGs.junk(40), afterScan: 0, in: intact))
+        // Behind a restart marker the marker reader passes over, the junk is another restart
+        // interval's data, which no block needed (as in image-rs/jpeg-decoder's
+        // extraneous-bytes-after-sos.jpg).
+        expectCorruptScanData(DamagedJPEGs.withJunk([0xFF, 0xD0] + DamagedJPEGs.junk(40), afterScan: 0, in: intact))
         let progressive = try DamagedJPEGs.progressiveCopy(of: intact)
         for scan in [0, 4, DamagedJPEGs.scans(in: progressive).count - 1] {
             expectCorruptScanData(DamagedJPEGs.withJunk(DamagedJPEGs.junk(40), afterScan: scan, in: progressive))

@@ -110,7 +110,8 @@ typedef struct dr_jpeg_decoder {
     // Where skipped bytes lay. Between markers: after the SOI or a marker segment (libjpeg's
     // own count). After scan data: from where a scan's entropy decoder stopped to the next
     // marker (counted by the boundary, which takes that search from libjpeg so the two never
-    // mix). Before a restart marker: inside a scan.
+    // mix), or after an RSTn the marker reader passed over outside a scan (the data of restart
+    // intervals no block needed). Before a restart marker: inside a scan.
     dr_jpeg_skipped skipped_between_markers;
     dr_jpeg_skipped skipped_after_scan_data;
     dr_jpeg_skipped skipped_before_restart;
@@ -120,6 +121,9 @@ typedef struct dr_jpeg_decoder {
     int icc_warning_code;
     int reading_icc;
     int seeking_restart;
+    // The marker reader's last marker was an RSTn (between scans, where libjpeg passes over it):
+    // what follows it is another restart interval's entropy-coded data, not a marker segment.
+    int after_restart_marker;
     int (*libjpeg_read_markers)(j_decompress_ptr cinfo);
     jpeg_marker_parser_method libjpeg_read_restart_marker;
     int opened;
