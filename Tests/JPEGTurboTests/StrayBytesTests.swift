@@ -171,4 +171,52 @@ import Testing
         let decoder = try JPEGDecoder(source: ChunkedSource(spoilt, name: "originals/ab/cd.jpg"))
         #expect(decoder.warnings.map(\.code) == ["icc.unreadable"])
     }
+
+    // MARK: Real files (Tests/Fixtures/tolerated)
+
+    static func tolerated(_ name: String) throws -> [UInt8] {
+        try Fixtures.bytes(of: Fixtures.root.appendingPathComponent("tolerated/\(name)"))
+    }
+
+    /// The file without its APP2 segments: what its pixels are without any profile.
+    static func withoutAPP2(_ bytes: [UInt8]) -> [UInt8] {
+        var kept = bytes
+        for segment in DamagedJPEGs.headerMarkers(in: bytes).reversed() where segment.marker == 0xE2 {
+            let length = Int(bytes[segment.offset + 2]) << 8 | Int(bytes[segment.offset + 3])
+            kept.removeSubrange(segment.offset..<(segment.offset + 2 + length))
+        }
+        return kept
+    }
+
+    @Test(arguments: [
+        "icc_chunk_count_mismatch.jpeg", "icc_chunk_double_seq_no.jpeg", "icc_chunk_seq_no_0.jpeg",
+        "icc_missing_chunk.jpeg", "icc-after-SOF.jpg",
+    ])
+    func realFilesWithICCChunksThatDoNotFitTogether(_ name: String) throws {
+        let bytes = try Self.tolerated(name)
+        let decoded = try decode(bytes)
+        #expect(decoded.warnings.map(\.code) == ["icc.unreadable"], "\(decoded.warnings)")
+        #expect(decoded.iccProfile == nil)
+        let clean = Self.withoutAPP2(bytes)
+        #expect(clean.count < bytes.count)
+        #expect(decoded.pixels == (try decode(clean)).pixels)
+    }
+
+    @Test func aRealFileWithChunksOutOfOrderIsAssembled() throws {
+        let decoded = try decode(try Self.tolerated("icc_chunk_order.jpeg"))
+        #expect(decoded.warnings.isEmpty && decoded.iccProfile?.isEmpty == false)
+    }
+
+    /// Photoshop wrote an APP13 segment's length 16 short: its last 16 bytes lie before the APP1.
+    @Test func aRealFileWithASegmentLengthShortOfItsData() throws {
+        let broken = try Self.tolerated("photoshop-200dpi-broken.jpg")
+        let decoded = try decode(broken)
+        #expect(decoded.warnings.map(\.code) == ["jpeg.extraneous_bytes"])
+        guard case .extraneousBytes(16, 0xE1, let offset, 1)? = decoded.warnings.first else {
+            Issue.record("\(decoded.warnings)")
+            return
+        }
+        #expect(broken[offset] == 0xFF && broken[offset + 1] == 0xE1)
+        #expect(decoded.pixels == (try decode(try Self.tolerated("photoshop-200dpi.jpg"))).pixels)
+    }
 }
