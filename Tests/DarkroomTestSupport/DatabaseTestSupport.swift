@@ -1,5 +1,4 @@
 import DarkroomDatabase
-import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Logging
