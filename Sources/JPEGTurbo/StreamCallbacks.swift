@@ -99,6 +99,10 @@ extension JPEGError {
         // A fatal error from the boundary itself (message_code -1: a scan limit, a misuse) is
         // about the file or the caller, not about where the input ended.
         let fromLibjpeg = error.message_code >= 0
+        if fromLibjpeg, error.failed_on_warning == 0, unsupportedCoding.contains(UInt32(error.message_code)) {
+            self.init(code: .unsupported, message: message, path: object, byteOffset: offset)
+            return
+        }
         guard
             let damage = Damage(
                 warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
@@ -126,3 +130,9 @@ extension JPEGError {
         }
     }
 }
+
+/// libjpeg's fatal errors for a well-formed JPEG it was not built to decode: 12- or 16-bit
+/// samples, lossless or hierarchical coding. The file is not damaged; it needs another decoder.
+private let unsupportedCoding: Set<UInt32> = [
+    JERR_BAD_PRECISION.rawValue, JERR_SOF_UNSUPPORTED.rawValue, JERR_NOT_COMPILED.rawValue,
+]
