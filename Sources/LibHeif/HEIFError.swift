@@ -81,7 +81,12 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
         case heif_error_Unsupported_filetype, heif_error_Unsupported_feature, heif_error_Plugin_loading_error:
             .unsupported
         case heif_error_Memory_allocation_error:
-            subcode == heif_suberror_Security_limit_exceeded ? .tooLarge : .outOfMemory
+            switch subcode {
+            case heif_suberror_Security_limit_exceeded: .tooLarge
+            // libheif 1.19 reports a tile or image of no size as an allocation failure: the data's fault.
+            case heif_suberror_Invalid_image_size: .corrupt
+            default: .outOfMemory
+            }
         case heif_error_Decoder_plugin_error: .damaged
         default: .misuse
         }
