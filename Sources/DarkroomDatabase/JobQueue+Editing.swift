@@ -45,6 +45,11 @@ extension JobQueue {
         try batchProgress(where: "true", [], order: "queued + running = 0, created_at DESC, batch")
     }
 
+    /// The batches with jobs queued or running, by name (the queue's gauges).
+    public func activeBatches() throws -> [BatchProgress] {
+        try batchProgress(where: "queued + running > 0", [])
+    }
+
     private func batchProgress(where condition: String, _ binds: [PostgresBind], order: String = "batch") throws
         -> [BatchProgress]
     {

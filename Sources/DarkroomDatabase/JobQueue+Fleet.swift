@@ -7,16 +7,7 @@ extension JobQueue {
     /// Every worker that reported in and is not yet forgotten, by name.
     public func workers() throws -> [WorkerStatus] {
         var workers: [WorkerStatus] = []
-        for row in try connection.query(
-            """
-            SELECT w.name, w.host, w.pid, w.started_at, w.last_seen_at, w.alive, w.stopping, w.running,
-                   greatest(extract(epoch FROM now() - w.last_seen_at), 0)::double precision AS silent_seconds,
-                   r.job_id, r.asset_id
-              FROM darkroom.worker_status AS w
-              LEFT JOIN LATERAL unnest(w.job_ids, w.asset_ids) WITH ORDINALITY AS r(job_id, asset_id, n) ON true
-             ORDER BY w.name, r.n
-            """)
-        {
+        for row in try connection.query(.readWorkers) {
             let name = try row["name"].decode(String.self)
             if workers.last?.name != name {
                 workers.append(

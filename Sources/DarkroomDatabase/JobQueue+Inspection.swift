@@ -64,16 +64,8 @@ extension JobQueue {
     /// Counts by state, the longest-waiting queued job, and the newest `recentFailures` failures.
     public func status(recentFailures: Int) throws -> QueueStatus {
         var counts = Dictionary(uniqueKeysWithValues: JobState.allCases.map { ($0, 0) })
-        for row in try connection.query("SELECT state, count FROM darkroom.queue_summary") {
-            counts[try row["state"].decode(JobState.self)] = try row["count"].decode(Int.self)
-        }
-
-        let oldest = try connection.query("SELECT job_id, run_at, age_seconds FROM darkroom.oldest_queued").first.map {
-            row in
-            QueueStatus.WaitingJob(
-                jobID: try row["job_id"].decode(Int64.self), runAt: try row["run_at"].decode(Date.self),
-                age: .seconds(try row["age_seconds"].decode(Double.self)))
-        }
+        counts.merge(try jobCounts()) { _, counted in counted }
+        let oldest = try oldestQueued()
 
         let failures = try connection.query(
             "SELECT * FROM darkroom.recent_failures LIMIT $1", [.int(Int64(max(recentFailures, 0)))]

@@ -10,9 +10,11 @@ struct MigratorTests {
             let connection = try PostgresConnection(url)
             let migrator = Migrator.forTestDatabase(url)
             #expect(try migrator.appliedVersions(on: connection) == [])
+            #expect(try !Migrator.schemaExists(on: connection))
             let all = Migration.darkroom.map(\.version)
             #expect(Array(all.prefix(6)) == [1, 2, 3, 4, 5, 6])
             #expect(try migrator.migrate(on: connection, logger: .quiet) == all)
+            #expect(try Migrator.schemaExists(on: connection))
             #expect(try migrator.migrate(on: connection, logger: .quiet) == [])
             #expect(try migrator.appliedVersions(on: connection) == all)
             let names = try connection.query("SELECT name FROM darkroom.schema_migrations ORDER BY version").map {

@@ -1,0 +1,2 @@
+-- Signs a dashboard session out (DashboardSessions.end).
+SELECT darkroom.end_session($1)
