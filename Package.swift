@@ -112,8 +112,10 @@ let package = Package(
             dependencies: [
                 "DarkroomImaging"
             ]),
-        // Everything that talks to PostgreSQL: the schema (its SQL lives in SQL/ as .sql files,
-        // embedded in the binary: no bundle to deploy), assets, adjustments and the job queue.
+        // Everything that talks to PostgreSQL: the schema and every statement (its SQL lives in SQL/
+        // as .sql files, embedded in the binary: no bundle to deploy), assets, adjustments, the job
+        // queue, the dashboard's sessions and the operator scripts' runs. The only module above LibPQ
+        // that imports it (Tests/DarkroomDatabaseTests/SQLOwnershipTests.swift).
         .target(
             name: "DarkroomDatabase",
             dependencies: [
@@ -125,7 +127,7 @@ let package = Package(
         .target(
             name: "DarkroomOperatorScripts",
             dependencies: [
-                "LibPQ", "DarkroomStorage", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "ByteStreams",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         // Brings photos into the storage (content-addressed by SHA-256) and the catalogue.
@@ -133,7 +135,7 @@ let package = Package(
             name: "DarkroomImport",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "JPEGTurbo", "LibHeif",
-                "ByteStreams", "LibPQ",
+                "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -142,7 +144,8 @@ let package = Package(
         .target(
             name: "DarkroomMetrics",
             dependencies: [
-                "DarkroomDatabase", "LibPQ",
+                "DarkroomDatabase",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
@@ -151,7 +154,7 @@ let package = Package(
         .target(
             name: "DarkroomMetricsEndpoint",
             dependencies: [
-                "DarkroomMetrics", "LibPQ",
+                "DarkroomMetrics", "DarkroomDatabase",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -171,7 +174,7 @@ let package = Package(
         .target(
             name: "DarkroomWeb",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams", "LibPQ",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams",
                 "DarkroomMetricsEndpoint",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -185,7 +188,7 @@ let package = Package(
             dependencies: [
                 "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts",
                 "DarkroomImaging",
-                "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams", "LibPQ",
+                "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams",
                 "DarkroomMetrics", "DarkroomMetricsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),

@@ -7,7 +7,6 @@ import DarkroomStorage
 import Foundation
 import JPEGTurbo
 import LibHeif
-import LibPQ
 import Logging
 
 /// What happened to one file given to `darkroom import`.
@@ -30,7 +29,7 @@ public struct Importer {
     let assets: AssetStore
     let logger: Logger
 
-    public init(storage: any ObjectStorage, connection: PostgresConnection, logger: Logger) {
+    public init(storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger) {
         self.storage = storage
         assets = AssetStore(connection)
         self.logger = logger

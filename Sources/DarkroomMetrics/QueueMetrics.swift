@@ -1,5 +1,6 @@
+import DarkroomDatabase
 import Foundation
-import LibPQ
+import Logging
 import Prometheus
 
 /// The queue as gauges, read at each scrape from the views `darkroom status` and the dashboard
@@ -42,59 +43,45 @@ public struct QueueMetrics: Sendable {
         "queue_summary", "oldest_queued", "batch_summary", "worker_status", "waiting_for_editor",
     ]
 
-    /// Reads every view on `connection` (a viewer's rights are enough).
-    public static func read(from connection: PostgresConnection, timeout: Duration = viewTimeout) -> QueueMetrics {
+    /// Reads every view on `connection` (a viewer's rights are enough), through the same
+    /// `JobQueue` reads `darkroom status` and the dashboard make.
+    public static func read(from connection: DatabaseConnection, timeout: Duration = viewTimeout) -> QueueMetrics {
         var metrics = QueueMetrics()
-        let reader = ViewReader(connection: connection, timeout: timeout)
-        metrics.jobsByState = reader.read("queue_summary", into: &metrics.failures) {
-            Dictionary(
-                uniqueKeysWithValues: try connection.query("SELECT state, count FROM darkroom.queue_summary").map {
-                    (try $0["state"].decode(String.self), try $0["count"].decode(Int.self))
-                })
+        let reader = ViewReader(
+            queue: JobQueue(connection, logger: Logger(label: "darkroom.metrics")), timeout: timeout)
+        metrics.jobsByState = reader.read("queue_summary", into: &metrics.failures) { queue in
+            Dictionary(uniqueKeysWithValues: try queue.jobCounts().map { ($0.key.rawValue, $0.value) })
         }
-        metrics.oldestQueuedAge = reader.read("oldest_queued", into: &metrics.failures) {
-            try connection.query("SELECT age_seconds::double precision AS age FROM darkroom.oldest_queued").first
-                .map { try $0["age"].decode(Double.self) } ?? 0
+        metrics.oldestQueuedAge = reader.read("oldest_queued", into: &metrics.failures) { queue in
+            try queue.oldestQueued().map { seconds($0.age) } ?? 0
         }
-        metrics.batches = reader.read("batch_summary", into: &metrics.failures) {
-            try connection.query(
-                """
-                SELECT batch, queued, running, succeeded, failed, cancelled FROM darkroom.batch_summary
-                 WHERE queued + running > 0 ORDER BY batch
-                """
-            ).map { row in
+        metrics.batches = reader.read("batch_summary", into: &metrics.failures) { queue in
+            try queue.activeBatches().map { batch in
                 Batch(
-                    name: try row["batch"].decode(String.self),
-                    jobsByState: Dictionary(
-                        uniqueKeysWithValues: try [
-                            "queued", "running", "succeeded", "failed", "cancelled",
-                        ].map { ($0, try row[$0].decode(Int.self)) }))
+                    name: batch.batch,
+                    jobsByState: [
+                        "queued": batch.queued, "running": batch.running, "succeeded": batch.succeeded,
+                        "failed": batch.failed, "cancelled": batch.cancelled,
+                    ])
             }
         }
-        metrics.workers = reader.read("worker_status", into: &metrics.failures) {
-            try connection.query(
-                """
-                SELECT name, alive, greatest(extract(epoch FROM now() - last_seen_at), 0)::double precision AS silent_seconds
-                  FROM darkroom.worker_status
-                """
-            ).map { row in
-                KnownWorker(
-                    name: try row["name"].decode(String.self), isAlive: try row["alive"].decode(Bool.self),
-                    secondsSinceHeartbeat: try row["silent_seconds"].decode(Double.self))
+        metrics.workers = reader.read("worker_status", into: &metrics.failures) { queue in
+            try queue.workers().map { worker in
+                KnownWorker(name: worker.name, isAlive: worker.isAlive, secondsSinceHeartbeat: seconds(worker.silence))
             }
         }
-        metrics.waitingForEditor = reader.read("waiting_for_editor", into: &metrics.failures) {
-            try connection.query(
-                "SELECT kind, format_identifier, format_version, jobs FROM darkroom.waiting_for_editor"
-            ).map { row in
+        metrics.waitingForEditor = reader.read("waiting_for_editor", into: &metrics.failures) { queue in
+            try queue.waitingForEditor().map { waiting in
                 Waiting(
-                    kind: try row["kind"].decode(String.self),
-                    formatIdentifier: try row["format_identifier"].decode(String?.self) ?? "",
-                    formatVersion: try row["format_version"].decode(String?.self) ?? "",
-                    jobs: try row["jobs"].decode(Int.self))
+                    kind: waiting.kind, formatIdentifier: waiting.formatIdentifier ?? "",
+                    formatVersion: waiting.formatVersion ?? "", jobs: waiting.jobs)
             }
         }
         return metrics
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// No view could be read: the database is unreachable.
@@ -140,21 +127,15 @@ public struct QueueMetrics: Sendable {
     }
 }
 
-/// Reads one view inside a transaction whose `statement_timeout` bounds it; a failure is noted
-/// by view name instead of thrown, so one slow view does not cost the scrape the others.
+/// Reads one view in a transaction of its own whose `statement_timeout` bounds it; a failure
+/// is noted by view name instead of thrown, so one slow view does not cost the scrape the others.
 private struct ViewReader {
-    let connection: PostgresConnection
+    let queue: JobQueue
     let timeout: Duration
 
-    func read<T>(_ view: String, into failures: inout [String: String], _ body: () throws -> T) -> T? {
+    func read<T>(_ view: String, into failures: inout [String: String], _ body: (JobQueue) throws -> T) -> T? {
         do {
-            let milliseconds = max(
-                Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000), 1)
-            return try connection.withTransaction {
-                // SET LOCAL: the limit ends with the transaction, whatever happens in it.
-                try connection.execute("SET LOCAL statement_timeout = \(milliseconds)")
-                return try body()
-            }
+            return try queue.withStatementTimeout(timeout) { try body(queue) }
         } catch {
             failures[view] = "\(error)"
             return nil

@@ -1,11 +1,11 @@
+import DarkroomDatabase
 import DarkroomMetrics
 import Hummingbird
-import LibPQ
 import Prometheus
 
 /// Runs a read on a database connection of the caller's (`serve`'s pool), off the event loop.
 public typealias MetricsDatabaseRead =
-    @Sendable (_ read: @escaping @Sendable (PostgresConnection) -> String) async throws -> String
+    @Sendable (_ read: @escaping @Sendable (DatabaseConnection) -> String) async throws -> String
 
 extension RouterMethods {
     /// `GET path`: this process's metrics (`registry`, where swift-metrics records) in Prometheus

@@ -1,5 +1,5 @@
+import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// Render files a `files: renders` job looks at: listed by the caller, which owns the storage
@@ -42,11 +42,11 @@ public struct OperatorScriptReport: Sendable {
 
 /// Runs `Jobs/` files and records each run in `darkroom.job_runs`.
 public struct OperatorScriptRunner {
-    let connection: PostgresConnection
+    let runs: OperatorScriptRuns
     let logger: Logger
 
-    public init(_ connection: PostgresConnection, logger: Logger) {
-        self.connection = connection
+    public init(_ connection: DatabaseConnection, logger: Logger) {
+        self.runs = OperatorScriptRuns(connection)
         self.logger = logger
     }
 
@@ -63,9 +63,7 @@ public struct OperatorScriptRunner {
             job.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
         let paramsJSON = String(
             decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
-        let runID = try connection.query(
-            "INSERT INTO darkroom.job_runs (name, params) VALUES ($1, $2::jsonb) RETURNING id",
-            [.text(job.name), .text(paramsJSON)])[0]["id"].decode(Int64.self)
+        let runID = try runs.begin(name: job.name, parametersJSON: paramsJSON)
         var logger = logger
         logger[metadataKey: "job"] = "\(job.name)"
         logger[metadataKey: "run_id"] = "\(runID)"
@@ -73,18 +71,12 @@ public struct OperatorScriptRunner {
             let report = try execute(job, parameters: parameters, files: files, runID: runID, logger: logger)
             let result =
                 report.total > 0 || job.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
-            _ = try connection.query(
-                "UPDATE darkroom.job_runs SET status = 'succeeded', finished_at = now(), result = $2 WHERE id = $1",
-                [
-                    .int(runID),
-                    .text(
-                        result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted")),
-                ])
+            try runs.finish(
+                runID: runID, .succeeded,
+                result: result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted"))
             return report
         } catch {
-            _ = try? connection.query(
-                "UPDATE darkroom.job_runs SET status = 'failed', finished_at = now(), result = $2 WHERE id = $1",
-                [.int(runID), .text("\(error)")])
+            try? runs.finish(runID: runID, .failed, result: "\(error)")
             throw error
         }
     }
@@ -117,8 +109,8 @@ public struct OperatorScriptRunner {
                     "temporary": Self.arrayLiteral(chunk.map { String($0.isTemporary) }),
                 ]
                 let rows = try once(job, parameters.merging(filled) { _, runner in runner }, into: &report)
-                for row in rows {
-                    guard let path = row["path"].string else {
+                for path in rows.column("path") ?? Array(repeating: nil, count: rows.rows.count) {
+                    guard let path else {
                         throw OperatorScriptError(
                             job: job.name, message: "a `files: renders` job must return a `path` column")
                     }
@@ -132,7 +124,7 @@ public struct OperatorScriptRunner {
         while true {
             let rows = try once(job, parameters, into: &report)
             guard job.repeats == .untilZero else { return report }
-            guard let count = rows.first?[0].int64 else {
+            guard let count = rows.firstCount else {
                 throw OperatorScriptError(
                     job: job.name,
                     message: "`repeat: until-zero` needs the statement to return a count in its first column")
@@ -144,14 +136,13 @@ public struct OperatorScriptRunner {
     }
 
     private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport)
-        throws -> PostgresRows
+        throws -> OperatorScriptRuns.Rows
     {
         let (sql, values) = try job.bound(parameters)
-        // Text results: the report shows whatever the job's SQL returns as the server prints it.
-        let rows = try connection.query(sql, values.map(PostgresBind.text), resultFormat: .text)
+        let rows = try runs.execute(statement: sql, values: values)
         report.executions += 1
-        report.columns = rows.columns.map(\.name)
-        report.rows = rows.map { row in rows.columns.indices.map { row[$0].string } }
+        report.columns = rows.columns
+        report.rows = rows.rows
         return rows
     }
 

@@ -1,7 +1,6 @@
 import DarkroomDatabase
 import Foundation
 import Hummingbird
-import LibPQ
 
 /// Retry and cancel, of one job or a whole batch: POST only, CSRF-checked by the gate, for
 /// operators, each through the operator API in a transaction whose `darkroom.actor` is the
@@ -47,7 +46,7 @@ struct ActionRoutes {
     /// browser back where it came from with the outcome shown once.
     private func act(
         _ request: Request, _ context: DashboardContext, action: String, target: String, fallback: String,
-        _ body: @escaping @Sendable (PostgresConnection) throws -> String
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> String
     ) async throws -> Response {
         guard let (user, role) = context.signedIn else { return Page.refusal(.forbidden, "Sign in first.") }
         guard role == .operator else {
@@ -66,7 +65,7 @@ struct ActionRoutes {
             flash = .init(message: result, isError: false)
         } catch let error as QueueError {
             flash = .init(message: error.description, isError: true)
-        } catch let error as PostgresError where !error.isConnectionFailure {
+        } catch let error as DatabaseError where !error.isConnectionFailure {
             flash = .init(message: error.message + (error.hint.map { " (\($0))" } ?? ""), isError: true)
         }
         dashboard.audit.record(

@@ -5,7 +5,6 @@ import DarkroomStorage
 import Foundation
 import Hummingbird
 import HummingbirdAuth
-import LibPQ
 import Logging
 
 /// `darkroom serve`: the routes, their middleware and what they share. Pages read through the
@@ -87,10 +86,10 @@ public struct Dashboard: Sendable {
     }
 
     /// Runs `body` on a pool thread with a connection; maps a lost database to 503.
-    func read<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T {
+    func read<T: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> T) async throws -> T {
         do {
             return try await pool.withConnection(body)
-        } catch let error as PostgresError where error.isConnectionFailure {
+        } catch let error as DatabaseError where error.isConnectionFailure {
             throw HTTPError(.serviceUnavailable, message: "cannot reach PostgreSQL: \(error.message)")
         }
     }

@@ -1,5 +1,5 @@
+import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// libpq is synchronous: the dashboard's queries run here, off the event loop, on a few threads
@@ -22,7 +22,7 @@ public final class DatabasePool: Sendable {
     deinit { queue.close() }
 
     /// Runs `body` with a connection on one of the pool's threads.
-    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> T) async throws
         -> T
     {
         try await withCheckedThrowingContinuation { continuation in
@@ -45,7 +45,7 @@ public final class DatabasePool: Sendable {
 private final class ConnectionOwner {
     let url: String
     let logger: Logger
-    var connection: PostgresConnection?
+    var connection: DatabaseConnection?
 
     init(url: String, logger: Logger) {
         self.url = url
@@ -62,9 +62,9 @@ private final class ConnectionOwner {
         }
     }
 
-    func current() throws -> PostgresConnection {
+    func current() throws -> DatabaseConnection {
         if let connection { return connection }
-        let opened = try PostgresConnection(url)
+        let opened = try DatabaseConnection(url)
         connection = opened
         return opened
     }
@@ -74,7 +74,7 @@ private final class ConnectionOwner {
 /// item leaves the queue at once: the queue must not keep what a finished item captured (a
 /// closure holding the pool would make a cycle that outlives `close()`).
 private final class WorkQueue: @unchecked Sendable {
-    typealias Work = @Sendable (() throws -> PostgresConnection) -> Void
+    typealias Work = @Sendable (() throws -> DatabaseConnection) -> Void
     private let condition = NSCondition()
     private var items: [Work?] = []
     private var head = 0

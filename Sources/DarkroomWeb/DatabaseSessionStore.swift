@@ -1,12 +1,12 @@
 import Crypto
+import DarkroomDatabase
 import Foundation
 import Hummingbird
-import LibPQ
 import Logging
 import ServiceLifecycle
 
-/// serve's sessions in PostgreSQL (`darkroom.dashboard_sessions`, through the functions of
-/// `dashboard_sessions.sql`), so a restart signs nobody out and any replica serves any browser.
+/// serve's sessions in PostgreSQL (`darkroom.dashboard_sessions`, through `DashboardSessions`),
+/// so a restart signs nobody out and any replica serves any browser.
 /// Only the SHA-256 of a session's token is stored. As a service it removes ended sessions and
 /// day-old sign-in failures every `cleanupInterval` until shutdown.
 public struct DatabaseSessionStore: PersistDriver {
@@ -43,24 +43,20 @@ public struct DatabaseSessionStore: PersistDriver {
         object: Object, ttl: Duration?
     )? {
         let hash = Self.tokenHash(key)
-        let found = try await pool.withConnection { connection -> (String, Double)? in
-            try connection.query(
-                "SELECT data::text AS data, seconds_left FROM darkroom.load_session($1)", [.bytes(hash)]
-            ).first.map {
-                (try $0["data"].decode(String.self), try $0["seconds_left"].decode(Double.self))
-            }
+        let found = try await pool.withConnection { connection in
+            try DashboardSessions(connection).load(tokenHash: hash)
         }
-        guard let (json, secondsLeft) = found else { return nil }
-        guard let object = try? JSONDecoder().decode(type, from: Data(json.utf8)) else {
+        guard let found else { return nil }
+        guard let object = try? JSONDecoder().decode(type, from: Data(found.json.utf8)) else {
             throw PersistError.invalidConversion
         }
-        return (object, .milliseconds(Int64(secondsLeft * 1000)))
+        return (object, .milliseconds(Int64(found.secondsLeft * 1000)))
     }
 
     public func remove(key: String) async throws {
         let hash = Self.tokenHash(key)
         try await pool.withConnection { connection in
-            _ = try connection.query("SELECT darkroom.end_session($1)", [.bytes(hash)])
+            try DashboardSessions(connection).end(tokenHash: hash)
         }
     }
 
@@ -71,10 +67,7 @@ public struct DatabaseSessionStore: PersistDriver {
         let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
         let seconds = expires.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
         return try await pool.withConnection { connection in
-            try connection.query(
-                "SELECT darkroom.save_session($1, $2::jsonb, $3, $4) AS stored",
-                [.bytes(hash), .text(json), .optional(seconds, PostgresBind.double), .bool(onlyNew)])[0]["stored"]
-                .decode(Bool.self)
+            try DashboardSessions(connection).save(tokenHash: hash, json: json, seconds: seconds, onlyNew: onlyNew)
         }
     }
 
@@ -95,8 +88,7 @@ public struct DatabaseSessionStore: PersistDriver {
     func forgetExpired() async {
         do {
             let removed = try await pool.withConnection { connection in
-                try connection.query("SELECT darkroom.forget_expired_sessions() AS removed")[0]["removed"].decode(
-                    Int64.self)
+                try DashboardSessions(connection).forgetExpired()
             }
             if removed > 0 { logger.debug("removed ended sessions", metadata: ["sessions": "\(removed)"]) }
         } catch {

@@ -1,6 +1,5 @@
 import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// `/`: jobs by state, the last hour, the oldest queued job, the workers and what each
@@ -15,7 +14,7 @@ struct OverviewPage {
         var waiting: [WaitingForEditor]
     }
 
-    static func load(_ connection: PostgresConnection, logger: Logger) throws -> Data {
+    static func load(_ connection: DatabaseConnection, logger: Logger) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
         return Data(
             status: try queue.status(recentFailures: 0), throughput: try queue.throughput(),

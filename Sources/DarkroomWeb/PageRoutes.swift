@@ -3,7 +3,6 @@ import DarkroomImaging
 import DarkroomStorage
 import Foundation
 import Hummingbird
-import LibPQ
 
 /// The GET pages and the thumbnails.
 struct PageRoutes {
@@ -99,7 +98,7 @@ struct PageRoutes {
             return Page.response(try await body(session))
         } catch let error as HTTPError {
             return Page.refusal(error.status, error.body ?? error.status.reasonPhrase)
-        } catch let error as PostgresError {
+        } catch let error as DatabaseError {
             // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
             dashboard.logger.error(
                 "a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])

@@ -1,7 +1,7 @@
 import Crypto
+import DarkroomDatabase
 import Foundation
 import Hummingbird
-import LibPQ
 
 /// The sign-in form's CSRF protection, with nothing stored for a visitor: the form's token is an
 /// expiry and an HMAC-SHA256 over it and a random value held in the visitor's sign-in cookie
@@ -20,9 +20,8 @@ public struct SignInForms: Sendable {
     }
 
     /// The key every replica shares (made on first use; `dashboard_sessions.sql`).
-    public static func load(from connection: PostgresConnection) throws -> SignInForms {
-        SignInForms(
-            key: try connection.query("SELECT darkroom.dashboard_key('sign-in') AS key")[0]["key"].decode([UInt8].self))
+    public static func load(from connection: DatabaseConnection) throws -> SignInForms {
+        SignInForms(key: try DashboardSessions(connection).key(for: "sign-in"))
     }
 
     /// The sign-in cookie's name: with Secure, `__Host-` too, so no sibling host can set it.

@@ -1,5 +1,5 @@
+import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// One thread's database connection, re-opened with backoff after it breaks, so a PostgreSQL
@@ -10,7 +10,7 @@ final class Reconnecting {
     private let logger: Logger
     /// Slots stop waiting for the database when the worker stops; the heartbeat does not.
     private let untilStopped: Bool
-    private var connection: PostgresConnection?
+    private var connection: DatabaseConnection?
     private var backoff = Backoff()
 
     init(url: String, state: WorkerState, logger: Logger, untilStopped: Bool = true) {
@@ -21,16 +21,16 @@ final class Reconnecting {
     }
 
     /// The open connection, opening one if needed.
-    func live() throws -> PostgresConnection {
+    func live() throws -> DatabaseConnection {
         if let connection, connection.isConnected { return connection }
-        let opened = try PostgresConnection(url)
+        let opened = try DatabaseConnection(url)
         connection = opened
         return opened
     }
 
     /// Whether `error` means the connection is gone (and a fresh one may succeed).
     func isBroken(by error: any Error) -> Bool {
-        guard let error = error as? PostgresError else { return false }
+        guard let error = error as? DatabaseError else { return false }
         return error.isConnectionFailure || connection?.isConnected == false
     }
 
@@ -39,7 +39,7 @@ final class Reconnecting {
 
     /// Runs `body` on the connection. After a failure it waits before returning it: with
     /// backoff when the database is unavailable, a second otherwise (after logging it).
-    func attemptResult<T>(_ body: (PostgresConnection) throws -> T) -> Result<T, any Error> {
+    func attemptResult<T>(_ body: (DatabaseConnection) throws -> T) -> Result<T, any Error> {
         do {
             let value = try body(try live())
             backoff.reset()
@@ -51,7 +51,7 @@ final class Reconnecting {
                 logger.warning(
                     "database unavailable; reconnecting",
                     metadata: [
-                        "error": "\((error as? PostgresError)?.message ?? "\(error)")",
+                        "error": "\((error as? DatabaseError)?.message ?? "\(error)")",
                         "retry_in_s": "\(String(format: "%.1f", delay.seconds))",
                     ])
                 state.sleep(delay, returnEarlyOnStop: untilStopped)
@@ -64,7 +64,7 @@ final class Reconnecting {
     }
 
     /// `attemptResult`, for callers that only need to know it did not work.
-    func attempt<T>(_ body: (PostgresConnection) throws -> T) -> T? {
+    func attempt<T>(_ body: (DatabaseConnection) throws -> T) -> T? {
         try? attemptResult(body).get()
     }
 }

@@ -1,6 +1,5 @@
 import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// The I/O a job's attempt asks for: rendering, writes, waits and the final count. Whichever

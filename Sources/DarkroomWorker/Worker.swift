@@ -1,7 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
 import Foundation
-import LibPQ
 import Logging
 
 /// Runs jobs from the queue: `concurrency` slots, each a thread with its own connection; one
@@ -83,7 +82,7 @@ public final class Worker: Sendable {
 
     private func sayGoodbye() {
         do {
-            try JobQueue(try PostgresConnection(options.databaseURL), logger: logger).workerStopped(options.identity)
+            try JobQueue(try DatabaseConnection(options.databaseURL), logger: logger).workerStopped(options.identity)
         } catch {
             logger.debug("could not remove this worker from darkroom.workers", metadata: ["error": "\(error)"])
         }
@@ -179,16 +178,16 @@ public final class Worker: Sendable {
 
     /// Holds its own connection for LISTEN: direct to PostgreSQL, never through PgBouncer.
     private func listen() {
-        var connection: PostgresConnection?
+        var connection: DatabaseConnection?
         var reconnect = Backoff()
         while !state.isStopping {
             do {
-                let live: PostgresConnection
+                let live: DatabaseConnection
                 if let connection {
                     live = connection
                 } else {
-                    live = try PostgresConnection(options.listenURL ?? options.databaseURL)
-                    try live.listen(JobQueue.notificationChannel)
+                    live = try DatabaseConnection(options.listenURL ?? options.databaseURL)
+                    try JobQueue.listenForJobs(on: live)
                     connection = live
                     state.wake()  // anything inserted while we were away
                 }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import DarkroomDatabase
-import LibPQ
 
 extension Darkroom {
     struct Cancel: ParsableCommand {
@@ -85,7 +84,7 @@ enum JobControl {
     }
 
     static func sql(_ body: () throws -> Void) throws {
-        do { try body() } catch let error as PostgresError where !error.isConnectionFailure {
+        do { try body() } catch let error as DatabaseError where !error.isConnectionFailure {
             throw CommandFailure.invalidInput(error.message + (error.hint.map { " (\($0))" } ?? ""))
         }
     }

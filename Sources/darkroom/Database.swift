@@ -3,15 +3,14 @@ import DarkroomObjectStore
 import DarkroomStorage
 import DarkroomWorker
 import Foundation
-import LibPQ
 
 /// Opening what a command needs, with exit code 2 when it is not there.
 enum Environment {
-    static func connect(_ options: GlobalOptions) throws -> PostgresConnection {
+    static func connect(_ options: GlobalOptions) throws -> DatabaseConnection {
         let url = try options.resolvedDatabaseURL()
         do {
-            return try PostgresConnection(url)
-        } catch let error as PostgresError {
+            return try DatabaseConnection(url)
+        } catch let error as DatabaseError {
             throw CommandFailure.cannotWork("cannot connect to PostgreSQL: \(error.message)")
         }
     }
@@ -26,9 +25,8 @@ enum Environment {
     }
 
     /// Refuses to run against a database whose schema is missing.
-    static func requireSchema(_ connection: PostgresConnection) throws {
-        let rows = try connection.query("SELECT to_regclass('darkroom.jobs') IS NOT NULL AS ready")
-        guard try rows[0]["ready"].decode(Bool.self) else {
+    static func requireSchema(_ connection: DatabaseConnection) throws {
+        guard try Migrator.schemaExists(on: connection) else {
             throw CommandFailure.cannotWork("the darkroom schema is missing; run `darkroom migrate` first")
         }
     }

@@ -2,7 +2,6 @@ import ArgumentParser
 import DarkroomAdjustments
 import DarkroomDatabase
 import Foundation
-import LibPQ
 
 extension Darkroom {
     struct Revert: ParsableCommand {

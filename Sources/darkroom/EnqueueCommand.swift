@@ -1,6 +1,5 @@
 import ArgumentParser
 import DarkroomDatabase
-import LibPQ
 
 extension Darkroom {
     struct Enqueue: ParsableCommand {
@@ -28,7 +27,7 @@ extension Darkroom {
                     print(id)
                 } catch let error as QueueError {
                     throw CommandFailure.invalidInput(error.description)
-                } catch let error as PostgresError where !error.isConnectionFailure {
+                } catch let error as DatabaseError where !error.isConnectionFailure {
                     throw CommandFailure.invalidInput(error.description)
                 }
             }

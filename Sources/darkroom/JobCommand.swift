@@ -3,7 +3,6 @@ import DarkroomDatabase
 import DarkroomOperatorScripts
 import DarkroomWorker
 import Foundation
-import LibPQ
 
 extension Darkroom {
     struct Job: ParsableCommand {
@@ -73,7 +72,7 @@ extension Darkroom {
                     do {
                         report = try OperatorScriptRunner(connection, logger: logger).run(
                             job, parameters: parameters, files: files)
-                    } catch let error as PostgresError where !error.isConnectionFailure {
+                    } catch let error as DatabaseError where !error.isConnectionFailure {
                         throw CommandFailure.invalidInput("job \(name) failed: \(error)")
                     } catch let error as OperatorScriptError {
                         throw CommandFailure.invalidInput(error.description)

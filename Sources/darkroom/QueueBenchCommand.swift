@@ -2,7 +2,6 @@ import ArgumentParser
 import DarkroomDatabase
 import DarkroomStorage
 import Foundation
-import LibPQ
 
 extension Darkroom {
     /// For Tests/Benchmarks/queue-bench.sh: the queue's own claim and complete, without renders.
@@ -26,7 +25,7 @@ extension Darkroom {
                 let url = try global.resolvedDatabaseURL()
                 let logger = global.makeLogger()
                 if let claimSamples {
-                    let queue = JobQueue(try PostgresConnection(url), logger: logger)
+                    let queue = JobQueue(try DatabaseConnection(url), logger: logger)
                     var samples: [Double] = []
                     for _ in 0..<claimSamples {
                         let started = ContinuousClock.now
@@ -45,7 +44,7 @@ extension Darkroom {
                 let started = ContinuousClock.now
                 let counts = try (0..<workers).map { index in
                     { @Sendable () throws -> Int in
-                        let connection = try PostgresConnection(url)
+                        let connection = try DatabaseConnection(url)
                         let queue = JobQueue(connection, logger: logger)
                         var done = 0
                         while true {
