@@ -42,7 +42,7 @@ public struct OperatorScriptRuns {
     }
 
     /// Executes a job file's statement with its values bound as text, in order.
-    public func execute(statement: String, values: [String]) throws -> Rows {
+    public func runStatement(_ statement: String, values: [String]) throws -> Rows {
         let rows = try connection.query(statement, values.map(PostgresBind.text), resultFormat: .text)
         return Rows(
             columns: rows.columns.map(\.name), rows: rows.map { row in rows.columns.indices.map { row[$0].string } },

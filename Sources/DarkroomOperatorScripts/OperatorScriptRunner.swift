@@ -139,7 +139,7 @@ public struct OperatorScriptRunner {
         throws -> OperatorScriptRuns.Rows
     {
         let (sql, values) = try job.bound(parameters)
-        let rows = try runs.execute(statement: sql, values: values)
+        let rows = try runs.runStatement(sql, values: values)
         report.executions += 1
         report.columns = rows.columns
         report.rows = rows.rows

@@ -191,7 +191,7 @@ public final class Worker: Sendable {
                     connection = live
                     state.wake()  // anything inserted while we were away
                 }
-                if try !live.waitForNotification(timeout: .seconds(1)).isEmpty {
+                if try JobQueue.waitForJobs(on: live, timeout: .seconds(1)) {
                     state.wake()
                 }
                 reconnect.reset()
