@@ -175,7 +175,7 @@ let package = Package(
             name: "DarkroomWeb",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams",
-                "DarkroomMetricsEndpoint",
+                "DarkroomMetricsEndpoint", "DarkroomWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

@@ -83,9 +83,6 @@ public struct JobAttemptError: Sendable, Hashable {
     public var message: String
     /// The worker that ran the attempt.
     public var worker: String?
-
-    /// `code` as this build knows it, `nil` for a code it does not.
-    public var failureCode: FailureCode? { FailureCode(rawValue: code) }
 }
 
 /// A row of `darkroom.jobs`, for inspection.

@@ -72,7 +72,7 @@ extension JobQueue {
     /// Records a failed attempt (`darkroom.fail_job`). Permanent failures and the last attempt
     /// fail the job; other failures put it back in the queue after `retryPolicy`'s backoff.
     /// Returns the new state.
-    public func fail(_ job: ClaimedJob, _ failure: JobFailure, retryPolicy: RetryPolicy) throws -> JobState {
+    public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, retryPolicy: RetryPolicy) throws -> JobState {
         try fail(
             job, failure,
             outcome: retryPolicy.outcome(
@@ -83,7 +83,7 @@ extension JobQueue {
     /// Records a failed attempt with what the caller decided from the claimed job's attempts
     /// (which nothing changes while the lease holds): `.fail` fails the job, `.retry` queues it
     /// again after that delay. Returns the new state.
-    public func fail(_ job: ClaimedJob, _ failure: JobFailure, outcome: FailureOutcome) throws -> JobState {
+    public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, outcome: FailureOutcome) throws -> JobState {
         let next: JobState
         let delay: Duration
         switch outcome {
@@ -96,7 +96,7 @@ extension JobQueue {
             """,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
-                .text(failure.code.rawValue), .text(failure.message),
+                .text(failure.code), .text(failure.message),
             ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
         logger.info(

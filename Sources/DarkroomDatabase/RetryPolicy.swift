@@ -34,7 +34,9 @@ public struct RetryPolicy: Sendable, Hashable {
     }
 
     /// Permanent failures and the last allowed attempt fail the job; anything else is retried.
-    public func outcome(of failure: JobFailure, attempts: Int, maxAttempts: Int, randomUnit: Double) -> FailureOutcome {
+    public func outcome(of failure: AttemptFailure, attempts: Int, maxAttempts: Int, randomUnit: Double)
+        -> FailureOutcome
+    {
         if failure.isPermanent || attempts >= maxAttempts { return .fail }
         return .retry(after: delay(afterAttempt: attempts, randomUnit: randomUnit))
     }

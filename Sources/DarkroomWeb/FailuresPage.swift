@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomWorker
 import Foundation
 
 /// `/failures?code=…&batch=…`: the newest failures (`darkroom.failures`) with every attempt's

@@ -1,6 +1,5 @@
 import ByteStreams
 import DarkroomAdjustments
-import DarkroomDatabase
 import DarkroomImaging
 import DarkroomStorage
 import JPEGTurbo

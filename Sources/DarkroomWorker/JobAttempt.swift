@@ -200,7 +200,7 @@ struct JobAttempt: Sendable {
 
     private func decide(_ failure: JobFailure) -> FailureOutcome {
         configuration.retryPolicy.outcome(
-            of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts,
+            of: failure.recorded, attempts: job.attempts, maxAttempts: job.maxAttempts,
             randomUnit: configuration.randomUnit())
     }
 

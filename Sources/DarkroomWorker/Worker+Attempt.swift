@@ -43,7 +43,7 @@ extension Worker {
         case .fail(let failure, let outcome):
             return running.handle(
                 write(on: connection, logger: logger) { queue in
-                    _ = try queue.fail(job, failure, outcome: outcome)
+                    _ = try queue.fail(job, failure.recorded, outcome: outcome)
                     return .failureRecorded
                 })
         case .release(let reason, let delay):

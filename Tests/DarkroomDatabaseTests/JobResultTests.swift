@@ -66,7 +66,7 @@ struct JobResultTests {
             forged.leaseToken = UUID()
             for attempt in [
                 { _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
-                { _ = try queue.fail(forged, .permanent(code: .internalError, message: "y"), retryPolicy: .standard) },
+                { _ = try queue.fail(forged, .permanent(code: "internal", message: "y"), retryPolicy: .standard) },
             ] {
                 let error = #expect(throws: QueueError.self) { try attempt() }
                 #expect(error?.code == "lease_lost")
@@ -105,7 +105,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(
                 try queue.fail(
-                    job, .transient(code: .storageIO, message: "no space left on device"), retryPolicy: noJitter)
+                    job, .transient(code: "storage_io", message: "no space left on device"), retryPolicy: noJitter)
                     == .queued)
 
             let requeued = try #require(try queue.job(id: id))
@@ -115,7 +115,6 @@ struct JobResultTests {
             #expect(requeued.lastError == "storage_io: no space left on device")
             #expect(requeued.errors.map(\.attempt) == [1])
             #expect(requeued.errors.first?.code == "storage_io")
-            #expect(requeued.errors.first?.failureCode == .storageIO)
             #expect(requeued.errors.first?.message == "no space left on device")
             #expect(requeued.errors.first?.worker == "w1")
             let wait = try scalar(
@@ -135,7 +134,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(
                 try queue.fail(
-                    job, .permanent(code: .jpegDamaged, message: "premature end of data"), retryPolicy: noJitter)
+                    job, .permanent(code: "jpeg_damaged", message: "premature end of data"), retryPolicy: noJitter)
                     == .failed)
 
             let failed = try #require(try queue.job(id: id))
@@ -152,7 +151,7 @@ struct JobResultTests {
             let queue = JobQueue(connection, logger: .quiet)
             let id = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             _ = try connection.query("UPDATE darkroom.jobs SET max_attempts = 2 WHERE id = $1", [.int(id)])
-            let failure = JobFailure.transient(code: .spillFailed, message: "no space left for the spill file")
+            let failure = AttemptFailure.transient(code: "spill_failed", message: "no space left for the spill file")
 
             let first = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(try queue.fail(first, failure, retryPolicy: noJitter) == .queued)
@@ -181,7 +180,7 @@ struct JobResultTests {
                 _ = try queue.complete(succeeded, with: sampleAdjustment(for: succeeded))
                 _ = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 3)
                 let failed = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(failed, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(failed, .permanent(code: "jpeg_corrupt", message: "bad"), retryPolicy: .standard)
                 let cancelled = try queue.enqueueSample(assetID: try registerAsset(105, on: connection), priority: -1)
                 _ = try queue.cancel(jobID: cancelled)
                 return [
@@ -223,7 +222,7 @@ struct JobResultTests {
             let failures = try (0..<3).map { _ in
                 _ = try queue.enqueueSample(assetID: asset, priority: 20)
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(job, .permanent(code: .jpegCorrupt, message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(job, .permanent(code: "jpeg_corrupt", message: "bad"), retryPolicy: .standard)
                 return job.id
             }
 

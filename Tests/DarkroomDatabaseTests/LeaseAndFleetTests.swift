@@ -169,7 +169,7 @@ struct LeaseAndFleetTests {
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
                 #expect(job.crashes == 1, "round \(round)")
                 _ = try queue.fail(
-                    job, .transient(code: .storageUnavailable, message: "share not mounted"),
+                    job, .transient(code: "storage_unavailable", message: "share not mounted"),
                     retryPolicy: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), jitter: 0))
                 _ = try connection.query(
                     "UPDATE darkroom.jobs SET run_at = now(), attempts = 0 WHERE id = $1", [.int(id)])

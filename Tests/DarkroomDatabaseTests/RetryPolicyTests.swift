@@ -47,14 +47,14 @@ struct RetryPolicyTests {
     }
 
     @Test func transientFailuresAreRetriedUntilTheLastAttempt() {
-        let failure = JobFailure.transient(code: .storageIO, message: "no space left")
+        let failure = AttemptFailure.transient(code: "storage_io", message: "no space left")
         #expect(policy.outcome(of: failure, attempts: 1, maxAttempts: 3, randomUnit: 0) == .retry(after: .seconds(2)))
         #expect(policy.outcome(of: failure, attempts: 2, maxAttempts: 3, randomUnit: 0) == .retry(after: .seconds(4)))
         #expect(policy.outcome(of: failure, attempts: 3, maxAttempts: 3, randomUnit: 0) == .fail)
     }
 
     @Test func permanentFailuresAreNeverRetried() {
-        let failure = JobFailure.permanent(code: .jpegCorrupt, message: "bad Huffman table")
+        let failure = AttemptFailure.permanent(code: "jpeg_corrupt", message: "bad Huffman table")
         #expect(policy.outcome(of: failure, attempts: 1, maxAttempts: 5, randomUnit: 0.5) == .fail)
     }
 }

@@ -89,7 +89,7 @@ struct WorkerRoleTests {
             #expect(next.id == second)
             #expect(
                 try queue.fail(
-                    next, .transient(code: .storageIO, message: "the disk hiccupped"), outcome: .retry(after: .zero))
+                    next, .transient(code: "storage_io", message: "the disk hiccupped"), outcome: .retry(after: .zero))
                     == .queued)
             let retried = try #require(
                 try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)

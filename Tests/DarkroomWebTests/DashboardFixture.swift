@@ -79,7 +79,7 @@ struct DashboardFixture {
                 data: Array(#"{"operations":[{"op":"sepia"}]}"#.utf8), batch: "spring")
             let claimed = try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60))
             _ = try queue.fail(
-                claimed[0], .permanent(code: .jpegCorrupt, message: "the original is damaged at byte 4096"),
+                claimed[0], .permanent(code: "jpeg_corrupt", message: "the original is damaged at byte 4096"),
                 outcome: .fail)
             let queued = try queue.enqueue(
                 assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",

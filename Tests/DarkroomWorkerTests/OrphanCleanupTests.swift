@@ -57,7 +57,8 @@ import Testing
                 renderedWidth: 1, renderedHeight: 1, renderedBytes: 1))
         let failed = try queue.enqueue(
             assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
-        _ = try queue.fail(try claimNext(), .permanent(code: .jpegDamaged, message: "test"), retryPolicy: .standard)
+        _ = try queue.fail(
+            try claimNext(), JobFailure.permanent(code: .jpegDamaged, message: "test").recorded, retryPolicy: .standard)
         let queued = try queue.enqueue(
             assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
         return Jobs(

@@ -1,3 +1,5 @@
+import DarkroomDatabase
+
 /// Why a job attempt failed. Permanent failures (a corrupt JPEG, an unknown adjustment format)
 /// are not retried; transient ones (a full disk, a lost connection) are, with backoff.
 public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
@@ -29,6 +31,11 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { "\(code): \(message)" }
 
+    /// What the queue records of it.
+    public var recorded: AttemptFailure {
+        AttemptFailure(code: code.rawValue, message: message, isPermanent: isPermanent)
+    }
+
     public static func == (lhs: JobFailure, rhs: JobFailure) -> Bool {
         lhs.code == rhs.code && lhs.message == rhs.message && lhs.isPermanent == rhs.isPermanent
     }
@@ -41,8 +48,9 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Every code a failed attempt is recorded with (`darkroom.jobs.errors[].code` and the prefix
-/// of `last_error`). The raw values are what the database holds and operators query, so they
-/// never change; a new failure gets a new case.
+/// of `last_error`): the worker's, and each module's errors mapped at the worker's edge
+/// (`FailureCode+Errors.swift`). The raw values are what the database holds and operators
+/// query, so they never change; a new failure gets a new case.
 public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     // Written by the queue itself (`darkroom.rescue_expired_leases`).
     /// The worker stopped heartbeating (killed, out of memory, crashed); the job went back.
@@ -73,7 +81,7 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// The rendered file of the layer an edit goes on top of is gone.
     case baseRenderMissing = "base_render_missing"
 
-    // The storage root (`StorageError.Code` in DarkroomWorker).
+    // The storage (`StorageError.Code` in DarkroomWorker, `StreamError.Code` in ByteStreams).
     case storageNotConfigured = "storage_not_configured"
     case storageUnavailable = "storage_unavailable"
     case pathOutsideStorageRoot = "path_outside_storage_root"
@@ -113,4 +121,9 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case renderFailed = "render_failed"
 
     public var description: String { rawValue }
+}
+
+extension JobAttemptError {
+    /// `code` as this build knows it, `nil` for a code it does not.
+    public var failureCode: FailureCode? { FailureCode(rawValue: code) }
 }
