@@ -134,8 +134,7 @@ let package = Package(
         .target(
             name: "DarkroomImport",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "JPEGTurbo", "LibHeif",
-                "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -174,7 +173,7 @@ let package = Package(
         .target(
             name: "DarkroomWeb",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "JPEGTurbo", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "ByteStreams",
                 "DarkroomMetricsEndpoint", "DarkroomWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

@@ -187,10 +187,12 @@ final class OrientedRowSource {
 
     /// Only a JPEG decoder can run out of rows (a HEIF delivers every row or throws).
     private func truncated() -> RenderError {
-        .jpeg(
-            JPEGError(
-                code: .damaged, message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)",
-                path: decoder.objectName))
+        .codec(
+            CodecError(
+                JPEGError(
+                    code: .damaged,
+                    message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)",
+                    path: decoder.objectName)))
     }
 }
 

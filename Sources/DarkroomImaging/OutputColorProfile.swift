@@ -20,7 +20,7 @@ struct OutputColorProfile {
     }()
 
     init(for header: SourceHeader) {
-        switch header {
+        switch header.codec {
         case .jpeg(let jpeg) where jpeg.colorSpace == .cmyk || jpeg.colorSpace == .ycck:
             // Converted to sRGB (CMYKConversion): the original's profile describes ink, not these pixels.
             iccProfile = Self.sRGB

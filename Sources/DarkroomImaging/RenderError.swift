@@ -1,13 +1,11 @@
 import ByteStreams
 import Foundation
-import JPEGTurbo
-import LibHeif
 
 /// Why a render could not be done. Every case says whether retrying could help.
 public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
-    case jpeg(JPEGError)
-    /// A HEIF or AVIF input libheif could not read or decode.
-    case heif(HEIFError)
+    /// A file libjpeg or libheif could not read or write: a damaged or unsupported input, a
+    /// stream that failed under a codec.
+    case codec(CodecError)
     case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
@@ -20,10 +18,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing about the same input will change on a retry.
     public var isPermanent: Bool {
         switch self {
-        // An object store that rejects the credentials rejects every retry too.
-        case .jpeg(let error): error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory)
-        case .heif(let error):
-            error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory && error.code != .misuse)
+        case .codec(let error): error.isPermanent
         case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
         case .output(let error): error.code == .rejected
         case .spill, .cancelled: false
@@ -32,8 +27,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var code: String {
         switch self {
-        case .jpeg(let error): "jpeg_\(error.code.rawValue)"
-        case .heif(let error): "heif_\(error.code.rawValue)"
+        case .codec(let error): "\(error.format.rawValue)_\(error.code.rawValue)"
         case .cropOutOfBounds: "crop_out_of_bounds"
         case .budgetTooSmall: "memory_budget_exceeded"
         case .imageTooLarge: "image_too_large"
@@ -45,9 +39,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .jpeg(let error):
-            return error.description
-        case .heif(let error):
+        case .codec(let error):
             return error.description
         case .cropOutOfBounds(let index, let crop, let canvas):
             return "operation \(index) (crop): rectangle \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) "
@@ -66,73 +58,11 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
             return "the render was stopped before it finished; nothing was written"
         }
     }
-}
 
-/// A decoder's error about the bytes it read, whatever their format: what a caller needs to
-/// blame the right object (its name), and to tell damage from everything else.
-public enum InputDecodeError: Error, Sendable, Equatable {
-    case jpeg(JPEGError)
-    case heif(HEIFError)
-
-    public var objectName: String {
-        switch self {
-        case .jpeg(let error): error.path
-        case .heif(let error): error.path
-        }
-    }
-
-    /// The bytes themselves are bad: truncated, corrupt, not an image.
-    public var isDamagedData: Bool {
-        switch self {
-        case .jpeg(let error): error.isDamagedData
-        case .heif(let error): error.isDamagedData
-        }
-    }
-
-    /// A valid file of a kind darkroom does not render.
-    public var isUnsupported: Bool {
-        switch self {
-        case .jpeg(let error): error.code == .unsupported
-        case .heif(let error): error.code == .unsupported
-        }
-    }
-
-    public var message: String {
-        switch self {
-        case .jpeg(let error): error.message
-        case .heif(let error): error.message
-        }
-    }
-
-    public var byteOffset: Int? {
-        if case .jpeg(let error) = self { return error.byteOffset }
+    /// The codec's error, when this is one.
+    public var codecError: CodecError? {
+        if case .codec(let error) = self { return error }
         return nil
-    }
-
-    /// What to do about an unsupported file.
-    public var conversionAdvice: String {
-        switch self {
-        case .jpeg: "convert it to an 8-bit RGB or greyscale JPEG first"
-        case .heif: "convert it to JPEG first"
-        }
-    }
-
-    public var renderError: RenderError {
-        switch self {
-        case .jpeg(let error): .jpeg(error)
-        case .heif(let error): .heif(error)
-        }
-    }
-}
-
-extension RenderError {
-    /// The decoder's error, when this is one.
-    public var inputDecodeError: InputDecodeError? {
-        switch self {
-        case .jpeg(let error): .jpeg(error)
-        case .heif(let error): .heif(error)
-        default: nil
-        }
     }
 }
 

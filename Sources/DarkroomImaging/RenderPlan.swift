@@ -183,8 +183,8 @@ public enum RenderPlanner {
     /// and fewer spill reads, smaller ones less memory.
     static let candidateHeights = [256, 128, 64, 32, 16, 8]
 
-    public static func plan(
-        header: JPEGHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
+    static func plan(
+        header: JPEGHeader, geometry: RenderGeometry, encoding: OutputEncoding,
         huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
@@ -194,14 +194,16 @@ public enum RenderPlanner {
     }
 
     public static func plan(
-        source: SourceHeader, geometry: RenderGeometry, encoding: JPEGEncoding,
+        source: SourceHeader, geometry: RenderGeometry, encoding: OutputEncoding,
         huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
         let streams = streamBytes(outputs: displayLongestSide == nil ? 1 : 2, backendBytesPerStream: streamBufferBytes)
         let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
         let displayBytes =
-            display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.fullChroma) }
+            display.map {
+                derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.jpeg.fullChroma)
+            }
             ?? 0
         let stored = geometry.storedSize
         guard stored.area <= limits.maxPixels else {
@@ -222,7 +224,7 @@ public enum RenderPlanner {
         else {
             let smallest = candidateHeights.last!
             let needed = candidate(smallest).memory.total
-            if case .heif(let heif) = source, heif.tiling == nil {
+            if case .heif(let heif) = source.codec, heif.tiling == nil {
                 throw RenderError.budgetTooSmall(
                     needed: needed, budget: limits.memoryBudget,
                     reason: "decoding this \(source.formatName)'s \(stored) image, coded whole, at once "
@@ -233,7 +235,7 @@ public enum RenderPlanner {
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
         plan.displaySize = display
-        let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.fullChroma)
+        let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.jpeg.fullChroma)
         switch huffman {
         case .off:
             break
@@ -255,7 +257,7 @@ public enum RenderPlanner {
     }
 
     private static func plan(
-        source: SourceHeader, geometry: RenderGeometry, encoding: JPEGEncoding, height: Int, decoder: Int,
+        source: SourceHeader, geometry: RenderGeometry, encoding: OutputEncoding, height: Int, decoder: Int,
         displayBytes: Int, streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
@@ -264,7 +266,7 @@ public enum RenderPlanner {
         let orientation = geometry.orientation
         var memory = MemoryEstimate()
         memory.decoder = decoder
-        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.fullChroma) + displayBytes
+        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.jpeg.fullChroma) + displayBytes
         memory.tables = SRGBEncoder.bytes + 256 * 4
         memory.streams = streams
         // Decoded rows are full stored width: libjpeg decodes whole rows.
@@ -274,7 +276,7 @@ public enum RenderPlanner {
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
             isProgressive: source.isProgressive)
         plan.inputFormat = source.formatName
-        if case .heif(let heif) = source { plan.heifDecode = HEIFDecode(heif) }
+        if case .heif(let heif) = source.codec { plan.heifDecode = HEIFDecode(heif) }
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
@@ -352,7 +354,7 @@ public enum RenderPlanner {
 
     /// The decoder at its peak: libjpeg's buffers, or libheif's.
     static func decoderBytes(_ source: SourceHeader) -> Int {
-        switch source {
+        switch source.codec {
         case .jpeg(let header): decoderBytes(header)
         case .heif(let header): HEIFDecode(header).total
         }

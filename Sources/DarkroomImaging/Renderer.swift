@@ -7,7 +7,7 @@ import LibHeif
 /// aside, which are scratch).
 public struct RenderRequest: Sendable {
     public var operations: [ImageOperation]
-    public var encoding: JPEGEncoding
+    public var encoding: OutputEncoding
     public var huffman: RenderPlanner.HuffmanOptimisation
     public var limits: RenderLimits
     /// Where a spill file may go (the storage's scratch folder, or TMPDIR).
@@ -34,7 +34,7 @@ public struct RenderRequest: Sendable {
     public var threads: Int
 
     public init(
-        operations: [ImageOperation], encoding: JPEGEncoding = JPEGEncoding(quality: 92),
+        operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: 92),
         huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(),
         spillDirectory: String,
         rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },
@@ -119,17 +119,15 @@ public enum Renderer {
         let size = plan.geometry.outputSize
         var warnings: [RenderWarning] = []
         let encoder = try wrap { try JPEGEncoder(sink: output) }
-        let encoding = JPEGEncoding(
-            quality: request.encoding.quality, fullChroma: request.encoding.fullChroma,
-            optimizeCoding: plan.optimizeCoding)
+        var encoding = request.encoding.jpeg
+        encoding.optimizeCoding = plan.optimizeCoding
         try wrap {
             let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths, rowsPerRead: plan.decodeRows)
             guard decoded == plan.geometry.storedSize else {
-                throw RenderError.jpeg(
-                    JPEGError(
-                        code: .misuse,
-                        message: "the decoder delivers \(decoded), "
-                            + "not the planned \(plan.geometry.storedSize)", path: input.objectName))
+                throw JPEGError(
+                    code: .misuse,
+                    message: "the decoder delivers \(decoded), not the planned \(plan.geometry.storedSize)",
+                    path: input.objectName)
             }
             try encoder.start(width: size.width, height: size.height, encoding: encoding)
         }
@@ -214,25 +212,21 @@ public enum Renderer {
 
     static func openDecoder(_ input: any ByteSource, request: RenderRequest) throws -> SourceDecoder {
         do {
-            return try wrap {
-                try SourceDecoder.open(
-                    input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
-                    maxScans: request.limits.maxScans)
-            }
+            return try SourceDecoder.open(
+                input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
+                maxScans: request.limits.maxScans)
         } catch let error as StreamError {
-            // Reading the first bytes to tell the format failed: as libjpeg would report it.
-            throw RenderError.jpeg(
-                JPEGError(
-                    code: .io, message: error.message, path: input.objectName,
-                    byteOffset: error.byteOffset, systemErrno: error.systemErrno, cause: error))
-        } catch let error as RenderError {
+            throw RenderError.codec(CodecError(sniffing: error, objectName: input.objectName))
+        } catch let error as HEIFError {
             // A file too big to hold in this budget is the budget's refusal, not damage.
-            if case .heif(let heif) = error, let fileBytes = heif.fileBytes {
+            if let fileBytes = error.fileBytes {
                 throw RenderError.budgetTooSmall(
                     needed: 2 * fileBytes, budget: request.limits.memoryBudget,
                     reason: "holding this \(ByteCount.format(fileBytes)) HEIF file in memory while libheif reads it")
             }
-            throw error
+            throw RenderError.codec(CodecError(error))
+        } catch let error as JPEGError {
+            throw RenderError.codec(CodecError(error))
         }
     }
 
@@ -251,8 +245,8 @@ func wrap<T>(_ body: () throws -> T) throws -> T {
     do {
         return try body()
     } catch let error as JPEGError {
-        throw RenderError.jpeg(error)
+        throw RenderError.codec(CodecError(error))
     } catch let error as HEIFError {
-        throw RenderError.heif(error)
+        throw RenderError.codec(CodecError(error))
     }
 }

@@ -5,14 +5,22 @@ import LibHeif
 /// What an input says about itself before any pixel is decoded, whatever its format: enough
 /// to plan a render and to record an asset. The format is told by content (a HEIF starts with
 /// an `ftyp` box naming a HEIF brand; anything else is read as JPEG), never by a file name.
-public enum SourceHeader: Sendable, Equatable {
-    case jpeg(JPEGHeader)
-    case heif(HEIFHeader)
+/// The codec's own header stays inside imaging: callers read these facts.
+public struct SourceHeader: Sendable, Equatable {
+    enum Codec: Sendable, Equatable {
+        case jpeg(JPEGHeader)
+        case heif(HEIFHeader)
+    }
+
+    let codec: Codec
+
+    static func jpeg(_ header: JPEGHeader) -> SourceHeader { SourceHeader(codec: .jpeg(header)) }
+    static func heif(_ header: HEIFHeader) -> SourceHeader { SourceHeader(codec: .heif(header)) }
 
     /// The size of the picture a render's orientation applies to: a JPEG's stored size, a
     /// HEIF's displayed size (after its `irot`, `imir` and `clap`).
     public var storedSize: PixelSize {
-        switch self {
+        switch codec {
         case .jpeg(let header): PixelSize(width: header.width, height: header.height)
         case .heif(let header): PixelSize(width: header.width, height: header.height)
         }
@@ -22,7 +30,7 @@ public enum SourceHeader: Sendable, Equatable {
     /// scaling, rounding up; a HEIF always decodes at full size, as coded), and how they become
     /// the picture.
     func placement(scaleEighths: Int) -> SourcePlacement {
-        switch self {
+        switch codec {
         case .jpeg: SourcePlacement(decodedSize: Self.scaled(storedSize, eighths: scaleEighths))
         case .heif(let header):
             SourcePlacement(
@@ -36,9 +44,20 @@ public enum SourceHeader: Sendable, Equatable {
 
     /// The EXIF block as a JPEG APP1 payload (`Exif\0\0` + TIFF), for either format.
     public var exifPayload: [UInt8]? {
-        switch self {
+        switch codec {
         case .jpeg(let header): header.exifPayload
         case .heif(let header): header.exifPayload
+        }
+    }
+
+    /// What the header says about metadata darkroom cannot read (an import records these).
+    public var metadataWarnings: [String] {
+        switch codec {
+        case .jpeg(let header):
+            header.exifPayload == nil && header.hasXMP
+                ? ["no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty"]
+                : []
+        case .heif(let header): header.warnings
         }
     }
 
@@ -47,13 +66,13 @@ public enum SourceHeader: Sendable, Equatable {
     /// Orientation phones also write is then information only (HEIF and MIAF say so) and is
     /// never applied a second time.
     public var carriesOwnOrientation: Bool {
-        if case .heif = self { return true }
+        if case .heif = codec { return true }
         return false
     }
 
     /// "JPEG", "HEIC", "AVIF" or "HEIF".
     public var formatName: String {
-        switch self {
+        switch codec {
         case .jpeg: "JPEG"
         case .heif(let header): header.fileType.kind.rawValue
         }
@@ -61,23 +80,30 @@ public enum SourceHeader: Sendable, Equatable {
 
     /// The extension a stored copy of the file gets.
     public var fileExtension: String {
-        switch self {
+        switch codec {
         case .jpeg: "jpg"
         case .heif(let header): header.fileType.fileExtension
         }
     }
 
     public var isProgressive: Bool {
-        if case .jpeg(let header) = self { return header.isProgressive }
+        if case .jpeg(let header) = codec { return header.isProgressive }
         return false
     }
 
     /// Reads the header of whatever image `source` holds, decoding no pixels (a HEIF is read
-    /// whole: libheif needs all of it). Throws `StreamError`, `JPEGError` or `HEIFError`.
-    public static func read(from source: any ByteSource, heifLimits: HEIFLimits = HEIFLimits()) throws -> SourceHeader {
-        switch try SourceDecoder.open(source, heifLimits: heifLimits).codec {
-        case .jpeg(let decoder): .jpeg(decoder.header)
-        case .heif(let decoder): .heif(decoder.header)
+    /// whole: libheif needs all of it). Throws `StreamError` or `CodecError`.
+    public static func read(from source: any ByteSource) throws -> SourceHeader {
+        try read(from: source, heifLimits: HEIFLimits())
+    }
+
+    static func read(from source: any ByteSource, heifLimits: HEIFLimits) throws -> SourceHeader {
+        do {
+            return try SourceDecoder.open(source, heifLimits: heifLimits).header
+        } catch let error as JPEGError {
+            throw CodecError(error)
+        } catch let error as HEIFError {
+            throw CodecError(error)
         }
     }
 }
@@ -120,8 +146,8 @@ final class SourceDecoder {
     private init(_ codec: Codec) {
         self.codec = codec
         switch codec {
-        case .jpeg(let decoder): header = .jpeg(decoder.header)
-        case .heif(let decoder): header = .heif(decoder.header)
+        case .jpeg(let decoder): header = SourceHeader(codec: .jpeg(decoder.header))
+        case .heif(let decoder): header = SourceHeader(codec: .heif(decoder.header))
         }
     }
 

@@ -5,8 +5,6 @@ import DarkroomImaging
 import DarkroomMetadata
 import DarkroomStorage
 import Foundation
-import JPEGTurbo
-import LibHeif
 import Logging
 
 /// What happened to one file given to `darkroom import`.
@@ -89,13 +87,17 @@ public struct Importer {
             return try SourceHeader.read(from: open())
         } catch let error as StreamError {
             throw ImportError(source: source, message: "cannot be read: \(error.message)")
-        } catch let error as JPEGError {
-            throw ImportError(
-                source: source,
-                message: error.message + (error.code == .corrupt ? " (not a readable JPEG, HEIC or AVIF)" : ""))
-        } catch let error as HEIFError {
-            throw ImportError(
-                source: source, message: error.message + (error.isDamagedData ? " (not a readable HEIF)" : ""))
+        } catch let error as CodecError {
+            throw ImportError(source: source, message: error.message + Self.unreadableNote(error))
+        }
+    }
+
+    /// Said after the codec's message when the bytes are no photo darkroom reads.
+    static func unreadableNote(_ error: CodecError) -> String {
+        switch (error.format, error.code) {
+        case (.jpeg, .corrupt): " (not a readable JPEG, HEIC or AVIF)"
+        case (.heif, _) where error.isDamagedData: " (not a readable HEIF)"
+        default: ""
         }
     }
 
@@ -104,15 +106,7 @@ public struct Importer {
         -> ImportOutcome
     {
         var metadata = MetadataReader.read(app1Payload: header.exifPayload)
-        switch header {
-        case .jpeg(let jpeg):
-            if jpeg.exifPayload == nil, jpeg.hasXMP {
-                metadata.warnings.append(
-                    "no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty")
-            }
-        case .heif(let heif):
-            metadata.warnings += heif.warnings
-        }
+        metadata.warnings += header.metadataWarnings
         for warning in metadata.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])
         }

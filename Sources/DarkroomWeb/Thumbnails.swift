@@ -3,7 +3,6 @@ import DarkroomImaging
 import DarkroomStorage
 import Dispatch
 import Foundation
-import JPEGTurbo
 
 /// Thumbnails for the before/after views, made on request by darkroom's own streaming renderer:
 /// a scaled decode (libjpeg's DCT scaling) read in strips under a memory budget, so a full-size
@@ -54,7 +53,7 @@ public final class Thumbnails: Sendable {
     /// Reads the header once to pick the scale, then renders from a fresh stream.
     func make(_ source: Source) throws -> [UInt8] {
         var request = RenderRequest(
-            operations: [], encoding: JPEGEncoding(quality: 82),
+            operations: [], encoding: OutputEncoding(quality: 82),
             limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
             keepICCProfile: true, threads: 1)
         request.streamBufferBytes = storage.bufferedBytesPerStream

@@ -2,16 +2,13 @@ import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomStorage
-import JPEGTurbo
-import LibHeif
 
 /// The failure code each module's own error codes are recorded under. Exhaustive switches, so
 /// a new error case does not compile until it has a code.
 extension FailureCode {
     init(_ error: RenderError) {
         switch error {
-        case .jpeg(let jpeg): self.init(jpeg.code)
-        case .heif(let heif): self.init(heif.code)
+        case .codec(let codec): self.init(codec)
         case .cropOutOfBounds: self = .cropOutOfBounds
         case .budgetTooSmall: self = .memoryBudgetExceeded
         case .imageTooLarge: self = .imageTooLarge
@@ -21,26 +18,22 @@ extension FailureCode {
         }
     }
 
-    init(_ code: JPEGError.Code) {
-        switch code {
-        case .io: self = .jpegIO
-        case .corrupt: self = .jpegCorrupt
-        case .damaged: self = .jpegDamaged
-        case .unsupported: self = .jpegUnsupported
-        case .misuse: self = .jpegMisuse
-        case .outOfMemory: self = .jpegOutOfMemory
-        }
-    }
-
-    init(_ code: HEIFError.Code) {
-        switch code {
-        case .io: self = .heifIO
-        case .corrupt: self = .heifCorrupt
-        case .damaged: self = .heifDamaged
-        case .unsupported: self = .heifUnsupported
-        case .tooLarge: self = .heifTooLarge
-        case .outOfMemory: self = .heifOutOfMemory
-        case .misuse: self = .heifMisuse
+    init(_ error: CodecError) {
+        switch (error.format, error.code) {
+        case (.jpeg, .io): self = .jpegIO
+        case (.jpeg, .corrupt): self = .jpegCorrupt
+        case (.jpeg, .damaged): self = .jpegDamaged
+        case (.jpeg, .unsupported): self = .jpegUnsupported
+        case (.jpeg, .tooLarge): self = .jpegTooLarge
+        case (.jpeg, .outOfMemory): self = .jpegOutOfMemory
+        case (.jpeg, .misuse): self = .jpegMisuse
+        case (.heif, .io): self = .heifIO
+        case (.heif, .corrupt): self = .heifCorrupt
+        case (.heif, .damaged): self = .heifDamaged
+        case (.heif, .unsupported): self = .heifUnsupported
+        case (.heif, .tooLarge): self = .heifTooLarge
+        case (.heif, .outOfMemory): self = .heifOutOfMemory
+        case (.heif, .misuse): self = .heifMisuse
         }
     }
 

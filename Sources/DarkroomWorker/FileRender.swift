@@ -3,7 +3,6 @@ import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomMetadata
 import Foundation
-import JPEGTurbo
 
 /// `darkroom render`: one file, no database. The same decoding of adjustment data, the
 /// same orientation handling and EXIF rewriting as a worker's job, through the same streams:

@@ -50,7 +50,8 @@ public struct JobFailure: Error, Sendable, Hashable, CustomStringConvertible {
 /// Every code a failed attempt is recorded with (`darkroom.jobs.errors[].code` and the prefix
 /// of `last_error`): the worker's, and each module's errors mapped at the worker's edge
 /// (`FailureCode+Errors.swift`). The raw values are what the database holds and operators
-/// query, so they never change; a new failure gets a new case.
+/// query, so they never change; a new failure gets a new case. One spelling: snake_case
+/// (migration 22 rewrote the three older camelCase ones).
 public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     // Written by the queue itself (`darkroom.rescue_expired_leases`).
     /// The worker stopped heartbeating (killed, out of memory, crashed); the job went back.
@@ -95,21 +96,24 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// A layer this job replayed was gone before the next layer read it back.
     case replayedLayerMissing = "replayed_layer_missing"
 
-    // Rendering (`RenderError.code` in DarkroomImaging; `jpeg_` + `JPEGError.Code`, `heif_` + `HEIFError.Code`).
+    // Rendering (`RenderError.code` in DarkroomImaging: a `CodecError` is its format + `_` +
+    // its code).
     case jpegIO = "jpeg_io"
     case jpegCorrupt = "jpeg_corrupt"
     case jpegDamaged = "jpeg_damaged"
     case jpegUnsupported = "jpeg_unsupported"
     case jpegMisuse = "jpeg_misuse"
-    case jpegOutOfMemory = "jpeg_outOfMemory"
-    // HEIF and AVIF inputs (`heif_` + `HEIFError.Code` in LibHeif).
+    case jpegOutOfMemory = "jpeg_out_of_memory"
+    /// No JPEG limit says this today; here so every codec error has its code.
+    case jpegTooLarge = "jpeg_too_large"
+    // HEIF and AVIF inputs.
     case heifIO = "heif_io"
     case heifCorrupt = "heif_corrupt"
     case heifDamaged = "heif_damaged"
     case heifUnsupported = "heif_unsupported"
     /// Wider or taller than darkroom reads (libheif's limit on the `ispe` box).
-    case heifTooLarge = "heif_tooLarge"
-    case heifOutOfMemory = "heif_outOfMemory"
+    case heifTooLarge = "heif_too_large"
+    case heifOutOfMemory = "heif_out_of_memory"
     case heifMisuse = "heif_misuse"
     case cropOutOfBounds = "crop_out_of_bounds"
     case memoryBudgetExceeded = "memory_budget_exceeded"

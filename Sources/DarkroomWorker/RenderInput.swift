@@ -2,7 +2,6 @@ import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetrics
 import DarkroomStorage
-import JPEGTurbo
 
 /// What a job's render reads, by identity: an error then names the object that is really at
 /// fault and the remedy that fits it (re-import an original, render a layer again).
@@ -67,17 +66,17 @@ enum RenderInput: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// A render whose input was bad or could not be read: what was read, and the error libjpeg,
-/// libheif or the storage reported, kept typed.
+/// A render whose input was bad or could not be read: what was read, and the codec's error
+/// (libjpeg's, libheif's, or the storage's under them), kept typed.
 struct RenderInputError: Error, Sendable, CustomStringConvertible {
     var input: RenderInput
-    var cause: InputDecodeError
+    var cause: CodecError
 
     /// The codes jobs always recorded (`jpeg_damaged`, `heif_corrupt`, ...); the message says which object.
-    var code: FailureCode { FailureCode(cause.renderError) }
+    var code: FailureCode { FailureCode(cause) }
 
     var isPermanent: Bool {
-        cause.isDamagedData ? input.damageIsPermanent : cause.renderError.isPermanent
+        cause.isDamagedData ? input.damageIsPermanent : cause.isPermanent
     }
 
     var description: String {
@@ -87,7 +86,7 @@ struct RenderInputError: Error, Sendable, CustomStringConvertible {
         if let offset = cause.byteOffset { text += " (at byte \(offset))" }
         if cause.isDamagedData {
             text += "; " + input.remedyForDamage
-        } else if cause.isUnsupported {
+        } else if cause.code == .unsupported {
             text += "; " + cause.conversionAdvice
         }
         return text

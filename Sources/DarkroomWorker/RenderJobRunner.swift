@@ -5,7 +5,6 @@ import DarkroomMetadata
 import DarkroomMetrics
 import DarkroomStorage
 import Foundation
-import JPEGTurbo
 import Logging
 
 /// Turns one claimed job into a rendered JPEG in the storage and the adjustment record that

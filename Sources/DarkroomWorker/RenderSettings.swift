@@ -1,5 +1,4 @@
 import DarkroomImaging
-import JPEGTurbo
 
 /// How a worker renders: output quality, and the memory a single job may use.
 public struct RenderSettings: Sendable {
@@ -27,6 +26,6 @@ public struct RenderSettings: Sendable {
     }
 
     /// 4:2:0 below quality 90, 4:4:4 from 90 up.
-    public var encoding: JPEGEncoding { JPEGEncoding(quality: quality) }
+    public var encoding: OutputEncoding { OutputEncoding(quality: quality) }
     public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudgetPerJob, maxPixels: maxPixels) }
 }

@@ -122,7 +122,7 @@ import Testing
         defer { folder.remove() }
         let bytes = try spoilt.apply(to: Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg")))
         let error = #expect(throws: RenderError.self) { _ = try render(bytes, name: "damaged.jpg", in: folder) }
-        guard case .jpeg(let jpeg)? = error else {
+        guard case .codec(let codec)? = error, let jpeg = codec.cause as? JPEGError else {
             Issue.record("expected a JPEG error, got \(String(describing: error))")
             return
         }
@@ -141,7 +141,7 @@ import Testing
             _ = try render(
                 cut, name: "cut.jpg", in: folder, operations: [.crop(PixelRect(x: 0, y: 0, width: 64, height: 48))])
         }
-        guard case .jpeg(let jpeg)? = error else {
+        guard case .codec(let codec)? = error, let jpeg = codec.cause as? JPEGError else {
             Issue.record("expected a JPEG error, got \(String(describing: error))")
             return
         }

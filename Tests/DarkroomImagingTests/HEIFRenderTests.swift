@@ -116,14 +116,14 @@ import Testing
             storedSize: PixelSize(width: 8064, height: 6048), orientation: .up, operations: [])
         #expect {
             _ = try RenderPlanner.plan(
-                source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+                source: .heif(big), geometry: geometry, encoding: OutputEncoding(quality: 92),
                 limits: RenderLimits(memoryBudget: 128 << 20))
         } throws: { error in
             guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
             return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image, coded whole")
         }
         let fits = try RenderPlanner.plan(
-            source: .heif(big), geometry: geometry, encoding: JPEGEncoding(quality: 92),
+            source: .heif(big), geometry: geometry, encoding: OutputEncoding(quality: 92),
             limits: RenderLimits(memoryBudget: 512 << 20))
         #expect(fits.memory.total <= 512 << 20 && fits.heifDecode?.pixelBytes == 8064 * 6048 * 6)
     }
@@ -155,8 +155,10 @@ import Testing
                 Self.request(), from: ChunkedSource(Array(whole.dropLast(8)), name: "cut.heic"),
                 to: output, orientation: .up)
         } throws: { error in
-            guard case .heif(let heif)? = error as? RenderError else { return false }
-            return heif.code == .damaged && heif.path == "cut.heic" && RenderError.heif(heif).code == "heif_damaged"
+            guard case .codec(let codec)? = error as? RenderError, let heif = codec.cause as? HEIFError else {
+                return false
+            }
+            return heif.code == .damaged && heif.path == "cut.heic" && (error as? RenderError)?.code == "heif_damaged"
         }
         #expect(output.committed == nil)
     }
@@ -170,7 +172,9 @@ import Testing
             _ = try Renderer.render(
                 Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
         } throws: { error in
-            guard case .heif(let heif)? = error as? RenderError else { return false }
+            guard case .codec(let codec)? = error as? RenderError, let heif = codec.cause as? HEIFError else {
+                return false
+            }
             return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")
         }
     }

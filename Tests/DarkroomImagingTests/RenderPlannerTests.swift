@@ -21,7 +21,7 @@ import Testing
             storedSize: PixelSize(width: width, height: height), orientation: orientation, operations: operations)
         return try RenderPlanner.plan(
             header: header(width, height, progressive: progressive), geometry: geometry,
-            encoding: JPEGEncoding(quality: 92), huffman: huffman,
+            encoding: OutputEncoding(quality: 92), huffman: huffman,
             limits: RenderLimits(memoryBudget: budget))
     }
 
@@ -66,7 +66,7 @@ import Testing
         #expect(throws: RenderError.imageTooLarge(pixels: 3_600_000_000, limit: RenderLimits.defaultMaxPixels)) {
             _ = try RenderPlanner.plan(
                 header: header(60000, 60000), geometry: geometry,
-                encoding: JPEGEncoding(quality: 92), limits: RenderLimits())
+                encoding: OutputEncoding(quality: 92), limits: RenderLimits())
         }
     }
 

@@ -20,7 +20,9 @@ import Testing
             _ = try Renderer.render(
                 request([.sepia(intensity: 1)], folder: folder), input: input, output: output, orientation: .up)
         } throws: { error in
-            guard case .jpeg(let jpeg)? = error as? RenderError else { return false }
+            guard case .codec(let codec)? = error as? RenderError, let jpeg = codec.cause as? JPEGError else {
+                return false
+            }
             return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)
         }
         #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")

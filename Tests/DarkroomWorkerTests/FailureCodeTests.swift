@@ -7,7 +7,8 @@ import Testing
 @Suite("Failure codes")
 struct FailureCodeTests {
     /// Every stored code, spelled out once more: the database and operators' queries hold these
-    /// strings, so changing one must be deliberate.
+    /// strings, so changing one must be deliberate (and needs a migration for the rows that
+    /// hold the old spelling, as 0022 was for the camelCase ones).
     @Test func failureCodesAreTheStoredStrings() {
         #expect(
             FailureCode.allCases.map(\.rawValue) == [
@@ -20,8 +21,9 @@ struct FailureCodeTests {
                 "storage_not_configured", "storage_unavailable", "path_outside_storage_root", "original_missing",
                 "storage_io",
                 "object_missing", "permission_denied", "storage_rejected", "replayed_layer_missing",
-                "jpeg_io", "jpeg_corrupt", "jpeg_damaged", "jpeg_unsupported", "jpeg_misuse", "jpeg_outOfMemory",
-                "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_tooLarge", "heif_outOfMemory",
+                "jpeg_io", "jpeg_corrupt", "jpeg_damaged", "jpeg_unsupported", "jpeg_misuse", "jpeg_out_of_memory",
+                "jpeg_too_large",
+                "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_too_large", "heif_out_of_memory",
                 "heif_misuse",
                 "crop_out_of_bounds", "memory_budget_exceeded", "image_too_large", "spill_failed", "output_failed",
                 "render_cancelled", "render_failed",
@@ -40,6 +42,6 @@ struct FailureCodeTests {
     /// What the queue records of a failure: its code's stored spelling, its message, its judgement.
     @Test func aFailureIsRecordedUnderItsStoredCode() {
         let failure = JobFailure.permanent(code: .heifTooLarge, message: "100000x100000", cause: nil)
-        #expect(failure.recorded == .permanent(code: "heif_tooLarge", message: "100000x100000"))
+        #expect(failure.recorded == .permanent(code: "heif_too_large", message: "100000x100000"))
     }
 }

@@ -171,7 +171,7 @@ import Testing
                     { ISOBMFFEdit.settingPrimaryItem($0, to: ISOBMFFEdit.itemID(ofType: "Exif", in: $0)!) }
                 ),
                 (
-                    "huge.heic", "heif_tooLarge", try small(3),
+                    "huge.heic", "heif_too_large", try small(3),
                     { ISOBMFFEdit.settingImageSize($0, width: 100_000, height: 100_000) }
                 ),
                 (

@@ -4,7 +4,6 @@ import DarkroomDatabase
 import DarkroomImaging
 import DarkroomStorage
 import Foundation
-import JPEGTurbo
 import Testing
 
 @testable import DarkroomWorker
@@ -78,8 +77,14 @@ struct WorkerDecisionTests {
     }
 
     @Test func everyRenderErrorIsRecordedUnderItsOwnCode() {
-        let jpegCodes: [JPEGError.Code] = [.io, .corrupt, .damaged, .unsupported, .misuse, .outOfMemory]
-        var errors: [RenderError] = jpegCodes.map { .jpeg(JPEGError(code: $0, message: "m", path: "p")) }
+        let underlying = StreamError(code: .io, object: "p", message: "m")
+        var errors: [RenderError] = CodecError.Format.allCases.flatMap { format in
+            CodecError.Code.allCases.map {
+                .codec(
+                    CodecError(
+                        code: $0, format: format, message: "m", objectName: "p", isPermanent: true, cause: underlying))
+            }
+        }
         errors += [
             .cropOutOfBounds(
                 operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1),

@@ -9,8 +9,7 @@ public func checkImageRefusal(_ error: any Error, inputSize: Int) {
     switch error {
     case let error as RenderError:
         switch error {
-        case .jpeg(let jpeg): checkImageRefusal(jpeg, inputSize: inputSize)
-        case .heif(let heif): checkImageRefusal(heif, inputSize: inputSize)
+        case .codec(let codec): checkImageRefusal(codec.cause, inputSize: inputSize)
         case .imageTooLarge, .budgetTooSmall: break
         default: require(false, "the planner refused with \(error)")
         }

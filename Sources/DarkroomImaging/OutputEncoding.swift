@@ -1,0 +1,19 @@
+import JPEGTurbo
+
+/// How a render's JPEG is encoded: what callers choose. Huffman optimisation is not here: the
+/// planner decides it from the budget (`RenderPlanner.HuffmanOptimisation`).
+public struct OutputEncoding: Sendable, Equatable {
+    /// 1–100.
+    public var quality: Int
+    /// 4:4:4 when true, 4:2:0 when false; nil leaves it to the encoder's default, which
+    /// follows quality (`JPEGEncoding` owns that rule).
+    public var fullChroma: Bool?
+
+    public init(quality: Int, fullChroma: Bool? = nil) {
+        self.quality = quality
+        self.fullChroma = fullChroma
+    }
+
+    /// The encoder's settings, chroma resolved.
+    var jpeg: JPEGEncoding { JPEGEncoding(quality: quality, fullChroma: fullChroma) }
+}
