@@ -33,6 +33,8 @@ let package = Package(
         // Already built for Hummingbird; the route tests take its in-memory channel from it
         // (Tests/DarkroomWebTests/RouterTesting.swift).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // Already built for Hummingbird; the route tests build requests with its types.
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // C boundaries: one per library.
@@ -146,6 +148,7 @@ let package = Package(
                 "DarkroomDatabase",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
         // `/metrics` and `/healthz` over HTTP (Hummingbird): the worker's own listener, and a route
@@ -156,13 +159,14 @@ let package = Package(
                 "DarkroomMetrics", "DarkroomDatabase",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         .target(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams",
+                "ByteStreams", "LibPQ",
                 "DarkroomMetrics",
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -190,6 +194,7 @@ let package = Package(
                 "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams",
                 "DarkroomMetrics", "DarkroomMetricsEndpoint",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -206,7 +211,8 @@ let package = Package(
             ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
-        .testTarget(name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(
+            name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "CJPEG", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
             name: "DarkroomImagingTests",
             dependencies: [
@@ -226,7 +232,9 @@ let package = Package(
                 "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams",
                 "LibCurl", "DarkroomTestSupport",
             ]),
-        .testTarget(name: "DarkroomAdjustmentsTests", dependencies: ["DarkroomAdjustments", "DarkroomTestSupport"]),
+        .testTarget(
+            name: "DarkroomAdjustmentsTests",
+            dependencies: ["DarkroomAdjustments", "DarkroomImaging", "DarkroomTestSupport"]),
         .testTarget(
             name: "DarkroomDatabaseTests",
             dependencies: [
@@ -247,6 +255,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .testTarget(
@@ -267,6 +276,7 @@ let package = Package(
                 "DarkroomImport",
                 "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
             ]),
     ]
 )
