@@ -3,8 +3,9 @@ import JPEGTurbo
 /// Something a render met that did not spoil its pixels. Workers record these on the job and
 /// on the adjustment it wrote; `code` is stable, for operators to query.
 public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
-    /// The input JPEG, `object`, is irregular in a harmless way (no EOI marker, bytes after it).
-    case input(JPEGWarning, object: String)
+    /// The input, `object`, is irregular in a harmless way (a JPEG without its EOI marker,
+    /// bytes after it), as its decoder told it.
+    case input(InputWarning, object: String)
     /// The original's EXIF could not be rewritten for the output, which carries none.
     case exifNotCopied(reason: String)
     /// The original's colours are described by nclx alone and no equivalent ICC profile could
@@ -55,4 +56,22 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     public var description: String {
         "\(code): " + (object.map { "\($0): " } ?? "") + message
     }
+}
+
+/// What a decoder met in an input without spoiling its pixels: a stable code (`jpeg.missing_eoi`,
+/// `icc.unreadable`, …), what it means, and where, told in imaging's terms, not the codec's.
+public struct InputWarning: Sendable, Hashable, CustomStringConvertible {
+    public var code: String
+    public var message: String
+    public var byteOffset: Int?
+    public var byteCount: Int?
+
+    init(_ warning: JPEGWarning) {
+        code = warning.code
+        message = warning.message
+        byteOffset = warning.byteOffset
+        byteCount = warning.byteCount
+    }
+
+    public var description: String { "\(code): \(message)" }
 }

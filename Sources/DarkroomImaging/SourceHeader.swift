@@ -202,7 +202,8 @@ final class SourceDecoder {
     var warnings: [RenderWarning] {
         switch codec {
         case .jpeg(let decoder):
-            decoder.warnings.map { .input($0, object: decoder.objectName) } + (conversionWarning.map { [$0] } ?? [])
+            decoder.warnings.map { .input(InputWarning($0), object: decoder.objectName) }
+                + (conversionWarning.map { [$0] } ?? [])
         case .heif: []
         }
     }

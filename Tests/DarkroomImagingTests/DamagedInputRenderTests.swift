@@ -1,9 +1,10 @@
 import ByteStreams
-import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
 import Testing
+
+@testable import DarkroomImaging
 
 /// A render of an input that only lacks its EOI marker, or carries bytes after it, is the
 /// render of the intact file plus a warning naming the input; a render of a cut or corrupt
@@ -39,14 +40,15 @@ import Testing
         let withoutEOI = try render(cut, name: "no-eoi.jpg", in: folder)
         #expect(
             withoutEOI.result.warnings == [
-                .input(.missingEOI(fileLength: cut.count), object: folder.file("no-eoi.jpg"))
+                .input(InputWarning(.missingEOI(fileLength: cut.count)), object: folder.file("no-eoi.jpg"))
             ])
         #expect(withoutEOI.output == reference.output, "the same pixels, so the same bytes")
 
         let trailer = try render(DamagedJPEGs.withTrailingBytes(intact, count: 100), name: "trailer.jpg", in: folder)
         #expect(
             trailer.result.warnings == [
-                .input(.trailingBytes(count: 100, eoiEnd: intact.count), object: folder.file("trailer.jpg"))
+                .input(
+                    InputWarning(.trailingBytes(count: 100, eoiEnd: intact.count)), object: folder.file("trailer.jpg"))
             ])
         #expect(trailer.output == reference.output)
         #expect(trailer.result.warnings.map(\.code) == ["jpeg.trailing_bytes"])
@@ -69,7 +71,7 @@ import Testing
         #expect(
             junkRender.result.warnings == [
                 .input(
-                    .extraneousBytes(count: 17, marker: 0xDB, markerOffset: dqt, runs: 1),
+                    InputWarning(.extraneousBytes(count: 17, marker: 0xDB, markerOffset: dqt, runs: 1)),
                     object: folder.file("junk.jpg"))
             ])
         #expect(
