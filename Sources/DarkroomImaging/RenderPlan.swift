@@ -312,7 +312,7 @@ public enum RenderPlanner {
     /// A CMYK or YCCK JPEG decodes `rowsPerRead` rows of 4 bytes a pixel into the conversion's own
     /// buffer, then converts them into the RGB strip; with an ICC profile, Little CMS's transform too.
     static func conversionBytes(_ source: SourceHeader, width: Int, rowsPerRead: Int) -> Int {
-        guard case .jpeg(let header) = source, let method = CMYKMethod(header) else { return 0 }
+        guard case .jpeg(let header) = source.codec, let method = CMYKMethod(header) else { return 0 }
         let rows = width * 4 * rowsPerRead
         if case .profile = method { return rows + CMYKToRGBTransform.approximateBytes }
         return rows

@@ -61,7 +61,7 @@ import Testing
     /// Renders `input` unchanged (quality 100, 4:4:4) and decodes the render.
     static func render(_ input: String, in folder: TemporaryFolder) throws -> (RenderResult, DecodedImage, [UInt8]?) {
         let output = folder.file("render.jpg")
-        let request = RenderRequest(operations: [], encoding: JPEGEncoding(quality: 100), spillDirectory: folder.path)
+        let request = RenderRequest(operations: [], encoding: OutputEncoding(quality: 100), spillDirectory: folder.path)
         let result = try Renderer.render(request, input: input, output: output, orientation: .up)
         let header = try JPEGDecoder(source: FileSource(path: output)).header
         return (result, try DecodedImage(path: output), header.iccProfile)
