@@ -26,14 +26,14 @@ struct ActionRoutes {
             }
         }
         router.post("/batches/:name/retry") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             return try await act(request, context, action: "retry-batch", target: "batch \(name)", fallback: "/batches")
             { connection in
                 "\(try JobQueue(connection, logger: dashboard.logger).retry(batch: name)) job(s) of batch \(name) queued again"
             }
         }
         router.post("/batches/:name/cancel") { request, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             return try await act(
                 request, context, action: "cancel-batch", target: "batch \(name)", fallback: "/batches"
             ) { connection in
@@ -78,9 +78,11 @@ struct ActionRoutes {
 
     /// The page the form was on (same site only), else `fallback`.
     static func back(_ request: Request, fallback: String) -> String {
-        guard let referer = request.headers[.referer], let url = URL(string: referer), url.path.hasPrefix("/") else {
-            return fallback
-        }
-        return SignInRoutes.safeNext(url.path + (url.query.map { "?" + $0 } ?? ""))
+        // Still percent-encoded: decoded, a batch page's %2F would become a '/' and its
+        // space an invalid Location.
+        guard let referer = request.headers[.referer], let url = URLComponents(string: referer),
+            url.percentEncodedPath.hasPrefix("/")
+        else { return fallback }
+        return SignInRoutes.safeNext(url.percentEncodedPath + (url.percentEncodedQuery.map { "?" + $0 } ?? ""))
     }
 }

@@ -57,7 +57,8 @@ public struct HTML: Sendable, Hashable, ExpressibleByStringInterpolation, Custom
     }
 }
 
-/// Percent-encodes a path segment or query value (RFC 3986 unreserved characters stay).
+/// Percent-encodes a path segment or query value (RFC 3986 unreserved characters stay; a '/'
+/// becomes %2F, so a name with one stays one path segment: `Parameters.decoded` reads it back).
 func urlComponent(_ text: String) -> String {
     var encoded = ""
     for byte in text.utf8 {

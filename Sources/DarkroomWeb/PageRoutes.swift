@@ -23,7 +23,7 @@ struct PageRoutes {
             }
         }
         router.get("/batches/:name") { _, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             return try await page(context) { session in
                 let (progress, codes) = try await dashboard.read { connection in
                     let queue = JobQueue(connection, logger: logger)
@@ -34,7 +34,7 @@ struct PageRoutes {
             }
         }
         router.get("/batches/:name/sample") { _, context in
-            let name = try context.parameters.require("name")
+            let name = try context.parameters.decoded("name")
             return try await page(context) { session in
                 let (progress, changes) = try await dashboard.read { connection in
                     (
@@ -136,5 +136,17 @@ extension Thumbnails {
             if (try? storage.exists(display)) == true { return Source(key: display, orientation: .up) }
         }
         return Source(key: try StorageKey(adjustment.renderedPath), orientation: .up)
+    }
+}
+
+extension Parameters {
+    /// The path parameter `name` as it was before `urlComponent` encoded it: the router matches
+    /// the raw path (so a %2F stays inside its segment) and hands segments over still encoded.
+    func decoded(_ name: String) throws -> String {
+        let raw = try require(name)
+        guard let text = raw.removingPercentEncoding else {
+            throw HTTPError(.badRequest, message: "The path's \(name) is not valid percent-encoded UTF-8.")
+        }
+        return text
     }
 }

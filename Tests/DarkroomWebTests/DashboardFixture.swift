@@ -128,6 +128,8 @@ struct Browser {
     var cookies: [String: String] = [:]
     /// Sent as Sec-Fetch-Site when set (a browser says where a request comes from).
     var fetchSite: String?
+    /// Sent as Referer when set: the page a form was on.
+    var referer: String?
 
     init(_ client: any TestClientProtocol) { self.client = client }
 
@@ -183,6 +185,7 @@ struct Browser {
         }
         if body != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
         if let fetchSite { headers[.init("Sec-Fetch-Site")!] = fetchSite }
+        if let referer { headers[.referer] = referer }
         let response = try await client.execute(
             uri: path, method: method, headers: headers,
             body: body.map { ByteBuffer(string: $0) })
