@@ -1,0 +1,190 @@
+import Foundation
+import Testing
+
+/// docs/architecture.md's table of every module's dependencies says what `Package.swift`
+/// declares and what each module's Swift files import, so the map cannot drift from the code.
+@Suite("Module graph")
+struct ModuleGraphTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The platform's own modules: no manifest declares them.
+    static let platform: Set<String> = [
+        "Foundation", "FoundationEssentials", "Dispatch", "Synchronization", "Darwin", "Glibc", "Musl",
+    ]
+
+    /// The `| module | uses |` table: each row's first backticked name, and the backticked
+    /// names of its second cell (other words there are commentary).
+    static func documented(_ markdown: String) throws -> [String: Set<String>] {
+        let lines = markdown.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let header = lines.firstIndex(where: { $0.hasPrefix("| module | uses |") }) else {
+            throw GraphError.problem("docs/architecture.md has no `| module | uses |` table")
+        }
+        var table: [String: Set<String>] = [:]
+        for line in lines[(header + 2)...] {
+            guard line.hasPrefix("|") else { break }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard cells.count >= 3, let module = backticked(cells[1]).first else {
+                throw GraphError.problem("a row of the module table names no module: \(line)")
+            }
+            guard table[module] == nil else { throw GraphError.problem("\(module) has two rows in the module table") }
+            table[module] = Set(backticked(cells[2]))
+        }
+        return table
+    }
+
+    static func backticked(_ text: String) -> [String] {
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+            .map { String($0.element) }
+    }
+
+    /// Every target of the manifest outside Tests/, with the names of its dependencies
+    /// (a product by its name: the module it brings). Read from the text: `swift package
+    /// dump-package` would wait for the lock of a build in progress.
+    static func declared(_ manifest: String) throws -> [String: Set<String>] {
+        // Comments out, so a word in one is not read as a name (a URL's "//" follows a colon).
+        let code = manifest.split(separator: "\n").map { line -> Substring in
+            guard let comment = line.range(of: "//"),
+                comment.lowerBound == line.startIndex || line[line.index(before: comment.lowerBound)] != ":"
+            else { return line }
+            return line[..<comment.lowerBound]
+        }.joined(separator: "\n")
+        var targets: [String: Set<String>] = [:]
+        let kinds = [".target(", ".executableTarget(", ".systemLibrary(", ".testTarget("]
+        var rest = code[...]
+        while let start = kinds.compactMap({ rest.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound }) {
+            let body = try balanced(rest[start.upperBound...], open: "(", close: ")")
+            rest = rest[body.endIndex...]
+            guard !code[start].hasPrefix(".testTarget"), !body.contains("path: \"Tests/") else { continue }
+            guard let name = firstString(after: "name:", in: body) else {
+                throw GraphError.problem("a target of Package.swift without a name: \(body.prefix(80))")
+            }
+            var uses: Set<String> = []
+            if let list = body.range(of: "dependencies:") {
+                var dependencies = try balanced(
+                    body[list.upperBound...].drop { $0 != "[" }.dropFirst(), open: "[", close: "]")
+                // `.product(name: "Logging", package: "swift-log")` is the module Logging.
+                while let product = dependencies.range(of: ".product(") {
+                    let call = try balanced(dependencies[product.upperBound...], open: "(", close: ")")
+                    if let productName = firstString(after: "name:", in: call) { uses.insert(productName) }
+                    dependencies = dependencies[..<product.lowerBound] + dependencies[call.endIndex...]
+                }
+                uses.formUnion(strings(in: dependencies))
+            }
+            targets[name] = uses
+        }
+        return targets
+    }
+
+    /// The text after an opening bracket up to its matching closing one (excluded).
+    static func balanced(_ text: Substring, open: Character, close: Character) throws -> Substring {
+        var depth = 1
+        var inString = false
+        for index in text.indices {
+            let character = text[index]
+            if character == "\"" { inString.toggle() }
+            guard !inString else { continue }
+            if character == open { depth += 1 }
+            if character == close {
+                depth -= 1
+                if depth == 0 { return text[..<index] }
+            }
+        }
+        throw GraphError.problem("Package.swift: no '\(close)' closes \(text.prefix(60))")
+    }
+
+    static func strings(in text: Substring) -> [String] {
+        text.split(separator: "\"", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }
+            .map { String($0.element) }
+    }
+
+    static func firstString(after label: String, in text: Substring) -> String? {
+        text.range(of: label).flatMap { strings(in: text[$0.upperBound...]).first }
+    }
+
+    /// Each module of Sources with Swift files: the modules they import, the platform's left out.
+    static func imported() throws -> [String: Set<String>] {
+        var modules: [String: Set<String>] = [:]
+        for (module, _, lines) in try SQLOwnershipTests.sourceFiles() {
+            let names = lines.compactMap { SQLOwnershipTests.importedModule(String($0)) }
+            modules[module, default: []].formUnion(names.filter { !platform.contains($0) })
+        }
+        return modules
+    }
+
+    /// "module: in A, not in B: x, y", one line per module that differs.
+    static func differences(
+        _ a: [String: Set<String>], _ aName: String, _ b: [String: Set<String>], _ bName: String
+    ) -> [String] {
+        Set(a.keys).union(b.keys).sorted().compactMap { module in
+            guard let left = a[module] else { return "\(module): in \(bName), missing from \(aName)" }
+            guard let right = b[module] else { return "\(module): in \(aName), missing from \(bName)" }
+            var problems: [String] = []
+            let onlyLeft = left.subtracting(right).sorted()
+            let onlyRight = right.subtracting(left).sorted()
+            if !onlyLeft.isEmpty { problems.append("in \(aName), not \(bName): \(onlyLeft.joined(separator: ", "))") }
+            if !onlyRight.isEmpty {
+                problems.append("in \(bName), not \(aName): \(onlyRight.joined(separator: ", "))")
+            }
+            return problems.isEmpty ? nil : "\(module): " + problems.joined(separator: "; ")
+        }
+    }
+
+    enum GraphError: Error, CustomStringConvertible {
+        case problem(String)
+        var description: String {
+            switch self {
+            case .problem(let text): text
+            }
+        }
+    }
+
+    static func read(_ path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func theArchitectureTableIsWhatPackageSwiftDeclares() throws {
+        let differences = Self.differences(
+            try Self.documented(try Self.read("docs/architecture.md")), "docs/architecture.md",
+            try Self.declared(try Self.read("Package.swift")), "Package.swift")
+        #expect(differences == [], "\n\(differences.joined(separator: "\n"))")
+    }
+
+    @Test func eachModuleImportsWhatPackageSwiftDeclares() throws {
+        // Only modules with Swift files: a C target's includes are not imports.
+        let imported = try Self.imported()
+        let declared = try Self.declared(try Self.read("Package.swift")).filter { imported[$0.key] != nil }
+        let differences = Self.differences(imported, "the imports", declared, "Package.swift")
+        #expect(differences == [], "\n\(differences.joined(separator: "\n"))")
+    }
+
+    /// The readers themselves: a row, a product and a comment each read as meant.
+    @Test func theReadersFindNamesNotWordsAroundThem() throws {
+        let table = try Self.documented(
+            """
+            | module | uses |
+            | --- | --- |
+            | `A` (C) | `B`, `C` (for headers) |
+            | `D` | libd (system library) |
+            """)
+        #expect(table == ["A": ["B", "C"], "D": []])
+        let manifest = try Self.declared(
+            """
+            .package(url: "https://example.com/x", from: "1.0.0"),
+            .target(name: "A", dependencies: [
+                "B", // "NotThis"
+                .product(name: "P", package: "p-package"),
+            ]),
+            .systemLibrary(name: "S", pkgConfig: "s"),
+            .target(name: "T", dependencies: ["A"], path: "Tests/T"),
+            .testTarget(name: "ATests", dependencies: ["A"]),
+            """)
+        #expect(manifest == ["A": ["B", "P"], "S": []])
+        #expect(
+            Self.differences(["A": ["B"], "C": []], "one", ["A": ["B", "D"]], "two") == [
+                "A: in two, not one: D", "C: in one, missing from two",
+            ])
+    }
+}
