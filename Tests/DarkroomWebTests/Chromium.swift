@@ -1,3 +1,4 @@
+import DarkroomTestSupport
 import Foundation
 
 #if canImport(Glibc)
@@ -153,12 +154,10 @@ final class Chromium {
     /// A guard against a hung page, not a timing check (the server under test runs in a process
     /// of its own, so the suites beside it only share the cores).
     func waitUntil(_ condition: String, seconds: Double = 60) throws {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if (try? evaluate("!!(\(condition))")) as? Bool == true { return }
-            usleep(100_000)
+        let held = eventually(timeout: .seconds(seconds), every: .milliseconds(100)) {
+            (try? evaluate("!!(\(condition))")) as? Bool == true
         }
-        throw Failure(description: "timed out after \(seconds)s waiting for \(condition)")
+        guard held else { throw Failure(description: "timed out after \(seconds)s waiting for \(condition)") }
     }
 
     /// The page as a PNG (written to `path`) and as JPEG bytes (for checks).

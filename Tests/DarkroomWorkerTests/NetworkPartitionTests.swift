@@ -50,7 +50,10 @@ import Testing
             func logA() -> String { "\nworker A's log:\n\(a.stderr.suffix(4000))" }
 
             // Mid-render: A's encoder has opened its temporary file. Cut at once.
-            try Self.poll("worker A started rendering job \(job)", timeout: .seconds(60), every: 0.01, logA) {
+            try waitUntil(
+                "worker A started rendering job \(job)", timeout: .seconds(60), every: .milliseconds(10),
+                diagnostics: logA
+            ) {
                 ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains {
                     $0.hasSuffix(".partial")
                 }
@@ -64,7 +67,7 @@ import Testing
                 "the render finished before the link went down; the photo is too small for this machine")
 
             // A finishes rendering while cut off; its completion is now stuck on the wire.
-            try Self.poll("worker A finished rendering while cut off", timeout: .seconds(120), logA) {
+            try waitUntil("worker A finished rendering while cut off", timeout: .seconds(120), diagnostics: logA) {
                 rendered.allSatisfy { FileManager.default.fileExists(atPath: $0) }
             }
             try f.waitUntil(
@@ -99,7 +102,7 @@ import Testing
 
             // The link comes back; A's stalled completion reaches the server and is refused.
             try network.setLink(up: true)
-            try Self.poll("worker A dealt with its late result", timeout: .seconds(120), logA) {
+            try waitUntil("worker A dealt with its late result", timeout: .seconds(120), diagnostics: logA) {
                 let log = a.stderr
                 return [
                     "result not recorded", "job succeeded", "could not record", "job failed", "job will be retried",
@@ -146,7 +149,7 @@ import Testing
 
             // A goes on working: the next job is claimed and completed by A, over the same link.
             let next = try f.enqueue(try f.importPhoto(width: 64, height: 48))
-            try Self.poll("worker A completed the next job", timeout: .seconds(60), logA) {
+            try waitUntil("worker A completed the next job", timeout: .seconds(60), diagnostics: logA) {
                 try f.value("SELECT state = 'succeeded' FROM darkroom.jobs WHERE id = $1", [.int(next)]).bool == true
             }
             // Any of A's slots (one per core) may take it; only A is running.
@@ -165,20 +168,6 @@ import Testing
                 a.stdout.contains("processed 2: 1 succeeded") && a.stdout.contains("1 lost their lease"), "\(a.stdout)")
             #expect(try f.value("SELECT count(*) FROM darkroom.workers").int == 0, "A and B removed their rows on exit")
         }
-    }
-
-    /// Polls `condition` until true; on timeout fails the test with `diagnostics()`.
-    static func poll(
-        _ what: String, timeout: Duration, every interval: TimeInterval = 0.05,
-        _ diagnostics: () -> String, until condition: () throws -> Bool
-    ) throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try condition() { return }
-            Thread.sleep(forTimeInterval: interval)
-        }
-        Issue.record("timed out waiting until \(what)\(diagnostics())")
-        throw QueueFaultTimeout(what: what)
     }
 
     /// Kills a worker the test did not stop on purpose (an earlier failure).

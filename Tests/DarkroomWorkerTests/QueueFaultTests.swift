@@ -17,7 +17,10 @@ import Testing
             "job \(job) is running on worker \(worker.pid)",
             "SELECT state = 'running' AND leased_by LIKE '%-' || $2 || '/%' FROM darkroom.jobs WHERE id = $1",
             [.int(job), .text(String(worker.pid))])
-        Thread.sleep(forTimeInterval: 0.5)  // well inside the render
+        // Mid-render, not merely claimed: the encoder has opened its temporary file.
+        try waitUntil("worker \(worker.pid) is writing job \(job)'s render", timeout: .seconds(60)) {
+            !((try? f.temporaryRenders()) ?? []).isEmpty
+        }
     }
 
     @Test func killNineMidRenderTheJobCompletesElsewhereWithOneResult() throws {
@@ -94,11 +97,11 @@ import Testing
             let worker = try WorkerProcess(f.command, ["worker", "--shutdown-grace", "300"] + Self.lease)
             try waitUntilRendering(f, job: job, worker: worker)
             worker.signal(SIGTERM)
-            let acknowledged = ContinuousClock.now + .seconds(10)
-            while !worker.stderr.contains("shutdown requested"), ContinuousClock.now < acknowledged {
-                Thread.sleep(forTimeInterval: 0.05)
+            try waitUntil(
+                "worker \(worker.pid) acknowledged SIGTERM", timeout: .seconds(10), diagnostics: { worker.stderr }
+            ) {
+                worker.stderr.contains("shutdown requested")
             }
-            try #require(worker.stderr.contains("shutdown requested"), "\(worker.stderr)")
             // Queued while the first job still renders: neither an idle slot nor the busy one takes it.
             let second = try f.enqueue(small)
             #expect(worker.wait(timeout: .seconds(320)) == 0, "\(worker.stderr)")

@@ -239,7 +239,14 @@ struct RecordingOrderStorage: ObjectStorage {
             // A worker killed mid-upload of an earlier attempt: parts up, never completed.
             let left = try bucket.beginPublishing(StorageLayout.display(assetID: asset, jobID: succeeded))
             try [UInt8](repeating: 7, count: S3Storage.minimumPartSize + 1).withUnsafeBytes { try left.write($0) }
-            Thread.sleep(forTimeInterval: 1.1)  // S3 times have whole seconds: be older than "now"
+            // S3 times have whole seconds: the cleanup takes only what the bucket lists as older than its "now".
+            try waitUntil("the bucket lists the files and the left upload as older than now", timeout: .seconds(10)) {
+                let listed = try bucket.list(under: StorageLayout.rendersFolder, modifiedBefore: Date()).map(\.name)
+                return listed.contains(StorageLayout.render(assetID: asset, jobID: failed).rawValue)
+                    && listed.contains {
+                        $0.hasPrefix(StorageLayout.display(assetID: asset, jobID: succeeded).rawValue + "#upload=")
+                    }
+            }
 
             let report = try jobs.runCleanup(minAgeMinutes: 0, files: StoredRenderFiles(storage: bucket))
             #expect(report.deletedFiles.count == 2, "\(report.deletedFiles)")

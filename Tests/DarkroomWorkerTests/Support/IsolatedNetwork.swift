@@ -113,13 +113,13 @@ final class IsolatedNetwork {
         process.standardError = FileHandle(forWritingAtPath: forwarderLog)
         try process.run()
         forwarder = process
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !Self.accepts(hostAddress, port) {
-            guard process.isRunning, ContinuousClock.now < deadline else {
-                let log = (try? String(contentsOfFile: forwarderLog, encoding: .utf8)) ?? ""
-                throw SetupError(description: "socat did not start listening on \(hostAddress):\(port): \(log)")
-            }
-            Thread.sleep(forTimeInterval: 0.02)
+        // Given up at once if socat exits (a port taken, say): its log says why.
+        let listening = eventually(timeout: .seconds(10), every: .milliseconds(20)) {
+            !process.isRunning || Self.accepts(hostAddress, port)
+        }
+        guard listening, process.isRunning else {
+            let log = (try? String(contentsOfFile: forwarderLog, encoding: .utf8)) ?? ""
+            throw SetupError(description: "socat did not start listening on \(hostAddress):\(port): \(log)")
         }
     }
 

@@ -54,9 +54,7 @@ final class WorkerProcess {
 
     /// The exit status, or nil if it is still running after `timeout`.
     func wait(timeout: Duration) -> Int32? {
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.05) }
-        guard !process.isRunning else { return nil }
+        guard eventually(timeout: timeout, { !process.isRunning }) else { return nil }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -123,16 +121,10 @@ struct QueueFaultFixture {
         }
     }
 
-    /// Polls until `sql` returns true, or fails the test after `timeout`.
+    /// Polls until `sql` returns true; after `timeout` throws `WaitTimeout`, which fails the test.
     func waitUntil(_ what: String, timeout: Duration = .seconds(60), _ sql: String, _ binds: [PostgresBind] = []) throws
     {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try value(sql, binds).bool == true { return }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        Issue.record("timed out waiting until \(what)")
-        throw QueueFaultTimeout(what: what)
+        try DarkroomTestSupport.waitUntil(what, timeout: timeout) { try value(sql, binds).bool == true }
     }
 
     /// Files under renders/ whose names are not temporary, relative to the storage root.
@@ -146,5 +138,3 @@ struct QueueFaultFixture {
         try FileManager.default.subpathsOfDirectory(atPath: storage + "/renders").filter { $0.hasSuffix(".partial") }
     }
 }
-
-struct QueueFaultTimeout: Error { var what: String }
