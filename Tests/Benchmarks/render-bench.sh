@@ -134,7 +134,9 @@ done
 
 # The HEIC's whole-image decode: peak RSS minus the fixed cost of the same binary rendering a
 # 16×16 HEIC (libheif and its codecs loaded) against what the planner priced (`--explain`).
-vips black tiny.v 16 16 --bands 3 && vips copy tiny.v tiny.heic && rm -f tiny.v
+# heif-enc, not vips: Debian 12's vips cannot write HEIC through libheif 1.19 (its writer gives a null message).
+vips black tiny.v 16 16 --bands 3 && vips copy tiny.v tiny.png && heif-enc -q 50 -o tiny.heic tiny.png >/dev/null \
+  && rm -f tiny.v tiny.png
 "$time_cmd" -f "%M" -o fixed.txt "$darkroom" render tiny.heic -o tiny-out.jpg >/dev/null
 rm -f tiny-out.jpg
 heic_fixed=$(cat fixed.txt)
