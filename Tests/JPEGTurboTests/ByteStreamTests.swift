@@ -14,18 +14,7 @@ import Testing
     }
 
     func decode(_ source: any ByteSource) throws -> Decoded {
-        let decoder = try JPEGDecoder(source: source)
-        let size = try decoder.start()
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
-        var row = 0
-        try pixels.withUnsafeMutableBytes { buffer in
-            // A few rows at a time, as a render reads them.
-            while row < size.height {
-                let strip = UnsafeMutableRawBufferPointer(rebasing: buffer[(row * size.width * 3)...])
-                row += try decoder.readRows(into: strip, rowStride: size.width * 3, rowCount: 16)
-            }
-        }
-        try decoder.finish()
+        let (pixels, decoder) = try decodeWhole(source)
         return Decoded(header: decoder.header, pixels: pixels)
     }
 

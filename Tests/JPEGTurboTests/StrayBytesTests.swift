@@ -16,17 +16,7 @@ import Testing
     }
 
     func decode(_ bytes: [UInt8]) throws -> Decoded {
-        let decoder = try JPEGDecoder(source: ChunkedSource(bytes, name: "originals/ab/cd.jpg", maxChunk: 5000))
-        let size = try decoder.start()
-        var pixels = [UInt8](repeating: 0, count: size.width * size.height * 3)
-        var row = 0
-        try pixels.withUnsafeMutableBytes { buffer in
-            while row < size.height {
-                let strip = UnsafeMutableRawBufferPointer(rebasing: buffer[(row * size.width * 3)...])
-                row += try decoder.readRows(into: strip, rowStride: size.width * 3, rowCount: 16)
-            }
-        }
-        try decoder.finish()
+        let (pixels, decoder) = try decodeWhole(ChunkedSource(bytes, name: "originals/ab/cd.jpg", maxChunk: 5000))
         return Decoded(pixels: pixels, warnings: decoder.warnings, iccProfile: decoder.header.iccProfile)
     }
 
