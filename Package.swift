@@ -14,7 +14,7 @@ let package = Package(
             targets: [
                 "ByteStreams", "JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging", "DarkroomMetadata", "LibExif",
                 "DarkroomAdjustments",
-                "DarkroomOperatorScripts", "S3Answers",
+                "DarkroomOperatorScripts", "S3Answers", "GainMaps",
             ]),
     ],
     dependencies: [
@@ -75,6 +75,9 @@ let package = Package(
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams"),
+        // HDR gain maps without pixels: the MPF index, the gain-map XMP (hdrgm, Apple's), ISO
+        // 21496-1 metadata, Apple's headroom, and the math that applies a map.
+        .target(name: "GainMaps"),
 
         // Thin Swift owners of the C handles.
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
@@ -207,6 +210,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 
+        .testTarget(name: "GainMapsTests", dependencies: ["GainMaps", "DarkroomTestSupport"]),
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
             name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "CJPEG", "ByteStreams", "DarkroomTestSupport"]),
