@@ -14,6 +14,11 @@ public enum AppleHeadroom {
     public struct MakerNoteTags: Sendable, Equatable {
         public var headroom: Double
         public var gain: Double
+
+        public init(headroom: Double, gain: Double) {
+            self.headroom = headroom
+            self.gain = gain
+        }
     }
 
     /// Stops (log2 of the headroom) from the two MakerNote values, by Apple's formula.
@@ -88,7 +93,8 @@ public enum AppleHeadroom {
                     throw GainMapError(.inconsistent, .appleMakerNote, "tag \(tag) has a zero denominator")
                 }
                 return entry.type == 5
-                    ? Double(first) / Double(second) : Double(Int32(bitPattern: first)) / Double(Int32(bitPattern: second))
+                    ? Double(first) / Double(second)
+                    : Double(Int32(bitPattern: first)) / Double(Int32(bitPattern: second))
             case 11: return Double(Float(bitPattern: first))
             default: throw GainMapError(.malformed, .appleMakerNote, "tag \(tag) has type \(entry.type), not a number")
             }

@@ -87,7 +87,8 @@ public struct GainMapJPEG: Sendable, Equatable {
             let tags = try AppleHeadroom.makerNoteTags(exifPayload: Array(bytes[block.payload]))
         else {
             throw GainMapError(
-                .inconsistent, .appleMakerNote, "an Apple gain map without its headroom (no XMP headroom, no tags 33/48)")
+                .inconsistent, .appleMakerNote,
+                "an Apple gain map without its headroom (no XMP headroom, no tags 33/48)")
         }
         return (.apple, try AppleHeadroom.metadata(stops: AppleHeadroom.stops(tags)))
     }

@@ -36,7 +36,8 @@ extension GainMapMetadata {
         let gain = logGain(sample: sample)
         var result = SIMD3<Double>()
         for channel in 0..<3 {
-            result[channel] = (base[channel] + baseOffset[channel]) * exp2(gain[channel] * weight)
+            result[channel] =
+                (base[channel] + baseOffset[channel]) * exp2(gain[channel] * weight)
                 - alternateOffset[channel]
         }
         return result

@@ -26,7 +26,8 @@ public struct GainMapMetadata: Sendable, Equatable {
 
     public init(
         gainMapMin: SIMD3<Double>, gainMapMax: SIMD3<Double>, gamma: SIMD3<Double> = .one,
-        baseOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64), alternateOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64),
+        baseOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64),
+        alternateOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64),
         baseHeadroom: Double, alternateHeadroom: Double, useBaseColourSpace: Bool = true
     ) {
         self.gainMapMin = gainMapMin

@@ -20,6 +20,11 @@ public enum GainMapXMP {
     public struct Adobe: Sendable, Equatable {
         public var version: String
         public var metadata: GainMapMetadata?
+
+        public init(version: String, metadata: GainMapMetadata?) {
+            self.version = version
+            self.metadata = metadata
+        }
     }
 
     /// What Apple's `HDRGainMap` packet says (the gain map image's own XMP).
@@ -28,6 +33,11 @@ public enum GainMapXMP {
         /// Linear (the ratio of peak to SDR white), when the packet has it; older files keep
         /// it only in the MakerNote.
         public var headroom: Double?
+
+        public init(version: Int, headroom: Double?) {
+            self.version = version
+            self.headroom = headroom
+        }
     }
 
     /// The `hdrgm` properties of `packet`, nil when it declares no `hdrgm` namespace.
@@ -37,7 +47,9 @@ public enum GainMapXMP {
         guard let version = scanner.values(prefix, "Version")?.first else {
             throw GainMapError(.malformed, .xmp, "hdrgm properties without hdrgm:Version")
         }
-        guard version == "1.0" else { throw GainMapError(.unsupported, .xmp, "hdrgm:Version \(version) (darkroom reads 1.0)") }
+        guard version == "1.0" else {
+            throw GainMapError(.unsupported, .xmp, "hdrgm:Version \(version) (darkroom reads 1.0)")
+        }
         guard scanner.values(prefix, "GainMapMax") != nil || scanner.values(prefix, "HDRCapacityMax") != nil else {
             return Adobe(version: version, metadata: nil)
         }
@@ -58,7 +70,9 @@ public enum GainMapXMP {
                 guard let fallback else { throw GainMapError(.malformed, .xmp, "no hdrgm:\(name)") }
                 return fallback
             }
-            guard texts.count == 1 else { throw GainMapError(.malformed, .xmp, "hdrgm:\(name) has \(texts.count) values") }
+            guard texts.count == 1 else {
+                throw GainMapError(.malformed, .xmp, "hdrgm:\(name) has \(texts.count) values")
+            }
             return try number(texts[0], name)
         }
         var baseIsHDR = false
@@ -101,7 +115,8 @@ public enum GainMapXMP {
             }
             let headroom = try number(headroomText, "HDRGainMapHeadroom")
             guard headroom > 1, headroom <= exp2(GainMapMetadata.maxStops) else {
-                throw GainMapError(.inconsistent, .xmp, "HDRGainMapHeadroom is \(headroom) (above 1: brighter than SDR)")
+                throw GainMapError(
+                    .inconsistent, .xmp, "HDRGainMapHeadroom is \(headroom) (above 1: brighter than SDR)")
             }
             return Apple(version: version, headroom: headroom)
         }

@@ -20,7 +20,9 @@ public enum ISOGainMapMetadata {
     /// Reads a JPEG APP2 payload that starts with the namespace.
     public static func decode(app2Payload payload: [UInt8]) throws(GainMapError) -> Payload {
         guard payload.starts(with: jpegNamespace) else {
-            throw GainMapError(.malformed, .iso21496, "the APP2 payload is not named \(String(decoding: jpegNamespace.dropLast(), as: UTF8.self))")
+            throw GainMapError(
+                .malformed, .iso21496,
+                "the APP2 payload is not named \(String(decoding: jpegNamespace.dropLast(), as: UTF8.self))")
         }
         return try decode(Array(payload.dropFirst(jpegNamespace.count)))
     }

@@ -23,7 +23,9 @@ public enum JPEGSegments {
         var segments: [JPEGSegment] = []
         var index = start + 2
         while segments.count < maxSegments {
-            guard index < bytes.count else { throw GainMapError(.cut, .jpeg, "the markers end before a scan", at: index) }
+            guard index < bytes.count else {
+                throw GainMapError(.cut, .jpeg, "the markers end before a scan", at: index)
+            }
             guard bytes[index] == 0xFF else {
                 throw GainMapError(.malformed, .jpeg, "byte \(bytes[index]) where a marker should begin", at: index)
             }

@@ -24,7 +24,8 @@ struct TIFFDirectory {
         var reader = ByteReader(bytes, structure: structure, bigEndian: bigEndian, offset: start)
         let count = Int(try reader.u16())
         guard count <= Self.maxEntries else {
-            throw GainMapError(.tooLarge, structure, "an IFD of \(count) entries (at most \(Self.maxEntries))", at: start)
+            throw GainMapError(
+                .tooLarge, structure, "an IFD of \(count) entries (at most \(Self.maxEntries))", at: start)
         }
         guard reader.remaining >= count * 12 + 4 else {
             throw GainMapError(.cut, structure, "an IFD of \(count) entries runs past the end", at: start)

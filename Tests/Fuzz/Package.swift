@@ -20,6 +20,10 @@ let parsers = [
     "fuzz-job-file",  // operator job files: OperatorScript header and :placeholders
     "fuzz-heif",  // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
     "fuzz-s3-xml",  // the object store's answers (errors, listings, upload ids): S3XML, S3Error
+    "fuzz-mpf",  // MPF index APP2 payloads and whole gain-map JPEGs: MPFIndex, GainMapJPEG
+    "fuzz-gainmap-xmp",  // gain-map XMP packets (hdrgm, Apple's HDRGainMap): GainMapXMP
+    "fuzz-iso-gainmap",  // ISO 21496-1 gain-map metadata and HEIF tmap items: ISOGainMapMetadata
+    "fuzz-apple-headroom",  // EXIF blocks → Apple MakerNote tags 33/48: AppleHeadroom
 ]
 
 let package = Package(

@@ -140,3 +140,71 @@ for index, text in enumerate(invalid):
 for name in sorted(os.listdir(os.path.join(ROOT, "Jobs"))):
     text = open(os.path.join(ROOT, "Jobs", name)).read()
     put("fuzz-job-file", name, re.sub(r"^-- job: .*$", "-- job: fuzz", text, count=1, flags=re.M).encode())
+
+# Gain maps: the MPF payloads, gain-map XMP packets and EXIF blocks of libavif's gain-map JPEGs,
+# hand-built ISO 21496-1 metadata, and a tiny gain-map JPEG (a cjpeg seed twice, the second with
+# hdrgm XMP, an MPF index in the first).
+def segments(jpeg, start=0):
+    """(marker, payload) of each segment before the first scan."""
+    found, i = [], start + 2
+    while i + 4 <= len(jpeg) and jpeg[i] == 0xFF and jpeg[i + 1] not in (0xDA, 0xD9):
+        length = int.from_bytes(jpeg[i + 2:i + 4], "big")
+        found.append((jpeg[i + 1], jpeg[i + 4:i + 2 + length]))
+        i += 2 + length
+    return found
+
+
+def mpf_images(jpeg):
+    """The MPF payload and the second image, by the payload's offsets (big- or little-endian)."""
+    for marker, payload in segments(jpeg):
+        if marker == 0xE2 and payload.startswith(b"MPF\0"):
+            header = jpeg.find(payload) + 4
+            order = "big" if payload[4:6] == b"MM" else "little"
+            entries = payload[4 + int.from_bytes(payload[4 + 8 + 2 + 24 + 8:4 + 8 + 2 + 24 + 12], order):]
+            size, offset = int.from_bytes(entries[20:24], order), int.from_bytes(entries[24:28], order)
+            start = header + offset if jpeg[header + offset:header + offset + 2] == b"\xff\xd8" else offset
+            return payload, jpeg[start:start + size]
+    return None, None
+
+
+XMP = b"http://ns.adobe.com/xap/1.0/\0"
+for name in ["seine_sdr_gainmap_srgb.jpg", "paris_exif_xmp_gainmap_littleendian.jpg",
+             "paris_exif_xmp_gainmap_bigendian.jpg", "apple_gainmap_new.jpg", "apple_gainmap_old.jpg"]:
+    jpeg = read("gainmaps/" + name)
+    stem = name[:-4]
+    payload, gain_map = mpf_images(jpeg)
+    put("fuzz-mpf", stem + ".mpf", payload)
+    for marker, data in segments(jpeg) + segments(gain_map):
+        if marker == 0xE1 and data.startswith(XMP) and len(data) < 8192:
+            put("fuzz-gainmap-xmp", f"{stem}-{len(data)}.xmp", data[len(XMP):])
+        if marker == 0xE1 and data.startswith(b"Exif\0\0"):
+            put("fuzz-apple-headroom", stem + ".exif", data)
+
+
+def be(value, signed=False):
+    return value.to_bytes(4, "big", signed=signed)
+
+
+iso_single = b"\0\0\0\0" + b"\x40" + be(0) + be(1) + be(5) + be(2) + be(0, True) + be(1) + be(5, True) + be(2) \
+    + be(1) + be(1) + be(1, True) + be(64) + be(1, True) + be(64)
+iso_common = b"\0\0\0\1" + b"\xc8" + be(4) + be(0) + be(10) \
+    + b"".join(be(-2, True) + be(10, True) + be(4) + be(0, True) + be(1, True) for _ in range(3)) + b"\xaa"
+put("fuzz-iso-gainmap", "single-channel", iso_single)
+put("fuzz-iso-gainmap", "common-denominator-3ch", iso_common)
+put("fuzz-iso-gainmap", "tmap-item", b"\0" + iso_single)
+put("fuzz-iso-gainmap", "version-only", b"\0\0\0\0")
+
+tiny = read("../Fuzz/corpus/fuzz-jpeg/baseline-420.jpg")
+packet = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+          b'<rdf:Description xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" hdrgm:Version="1.0" '
+          b'hdrgm:GainMapMax="2" hdrgm:HDRCapacityMax="2"/></rdf:RDF></x:xmpmeta>')
+app1 = b"\xff\xe1" + (2 + len(XMP) + len(packet)).to_bytes(2, "big") + XMP + packet
+gain_map = tiny[:2] + app1 + tiny[2:]
+mpf_length = 4 + 8 + 2 + 36 + 4 + 32
+primary_length = len(tiny) + 4 + mpf_length
+mpf = b"MPF\0MM\0\x2a" + be(8) + b"\0\x03" + b"\xb0\0\0\x07" + be(4) + b"0100" + b"\xb0\x01\0\x04" + be(1) + be(2) \
+    + b"\xb0\x02\0\x07" + be(32) + be(50) + be(0) \
+    + be(0x20030000) + be(primary_length) + be(0) + be(0) \
+    + be(0) + be(len(gain_map)) + be(primary_length - 10) + be(0)
+put("fuzz-mpf", "tiny-gainmap.jpg",
+    tiny[:2] + b"\xff\xe2" + (2 + mpf_length).to_bytes(2, "big") + mpf + tiny[2:] + gain_map)
