@@ -91,7 +91,7 @@ let package = Package(
         .target(
             name: "DarkroomImaging",
             dependencies: [
-                "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams",
+                "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams", "GainMaps",
             ]),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
@@ -217,7 +217,7 @@ let package = Package(
         .testTarget(
             name: "DarkroomImagingTests",
             dependencies: [
-                "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport",
+                "DarkroomImaging", "JPEGTurbo", "LibHeif", "ByteStreams", "DarkroomTestSupport", "GainMaps",
                 // The reference values of the CMYK conversions come from Little CMS itself.
                 "CLCMS",
             ]),

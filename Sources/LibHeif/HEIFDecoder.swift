@@ -50,6 +50,9 @@ public final class HEIFDecoder {
         header = try primary.readHeader(fileType: fileType, fileBytes: file.bytes.count)
     }
 
+    /// The primary image while nothing is decoded yet.
+    var primaryBeforeStart: PrimaryImage? { decoded == nil ? primary : nil }
+
     /// Coded rows, before the transformations.
     public var outputHeight: Int { header.codedHeight }
     public var isStarted: Bool { decoded != nil }
@@ -220,11 +223,11 @@ private final class FileBytes {
 }
 
 /// `heif_context`: keeps the file alive as long as libheif may read it.
-private final class Context {
+final class Context {
     let pointer: OpaquePointer
     private let file: FileBytes
 
-    init(file: FileBytes, limits: HEIFLimits, name: String) throws(HEIFError) {
+    fileprivate init(file: FileBytes, limits: HEIFLimits, name: String) throws(HEIFError) {
         guard let pointer = heif_context_alloc() else {
             throw HEIFError(code: .outOfMemory, message: "could not allocate a libheif context", path: name)
         }
@@ -244,10 +247,10 @@ private final class Context {
 }
 
 /// `heif_image_handle` of the primary image; keeps its context (and so the file) alive.
-private final class PrimaryImage {
+final class PrimaryImage {
     let pointer: OpaquePointer
-    private let context: Context
-    private let name: String
+    let context: Context
+    let name: String
     private lazy var options = DecodingOptions()
 
     init(context: Context, name: String) throws(HEIFError) {
@@ -294,6 +297,8 @@ private final class PrimaryImage {
             hasAlpha: heif_image_handle_has_alpha_channel(pointer) != 0, bitDepth: depth > 0 ? depth : 8,
             iccProfile: try iccProfile(), nclx: try nclx(), fileBytes: fileBytes)
         header.transforms = try transforms(codedWidth: coded.width, codedHeight: coded.height)
+        header.auxiliaryImages = try auxiliaryImages()
+        header.toneMapItem = try toneMapItem()
         // Reading every coded item now (libheif reads them only to decode) refuses a cut or
         // misdirected file at once, before it is imported or priced.
         if layout.num_columns * layout.num_rows > 1 {
@@ -430,7 +435,7 @@ private final class PrimaryImage {
     }
 
     /// Decodes an image coded whole to interleaved 8-bit RGB, as coded (no transformations).
-    func decodeWhole() throws(HEIFError) -> DecodedImage {
+    fileprivate func decodeWhole() throws(HEIFError) -> DecodedImage {
         let options = try options.pointer(name: name)
         return try decoded(name: name) { image in
             heif_decode_image(pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
@@ -438,7 +443,7 @@ private final class PrimaryImage {
     }
 
     /// Decodes the grid's tile at (`column`, `row`), as coded.
-    func decodeTile(column: Int, row: Int) throws(HEIFError) -> DecodedImage {
+    fileprivate func decodeTile(column: Int, row: Int) throws(HEIFError) -> DecodedImage {
         let options = try options.pointer(name: name)
         return try decoded(name: "\(name) (tile \(column),\(row))") { image in
             heif_image_handle_decode_image_tile(

@@ -27,6 +27,11 @@ public struct HEIFHeader: Sendable, Equatable {
     public var fileBytes: Int
     /// What could not be read without spoiling the image (an Exif item with no TIFF header).
     public var warnings: [String] = []
+    /// The primary image's auxiliary images other than alpha and depth (Apple's HDR gain map
+    /// among them).
+    public var auxiliaryImages: [HEIFAuxiliaryImage] = []
+    /// The data of the file's first `tmap` item (ISO 21496-1 gain-map metadata), as stored.
+    public var toneMapItem: [UInt8]?
 
     public init(
         fileType: HEIFFileType, width: Int, height: Int, codedWidth: Int, codedHeight: Int, hasAlpha: Bool,
