@@ -104,11 +104,9 @@ public enum ISOGainMapMetadata {
     }
 
     /// The metadata as version 0 writes it (each value its own fraction, one channel when the
-    /// channels agree); `validated` metadata always encodes.
+    /// channels agree); `validated` metadata always encodes. An HDR base is told by its headroom
+    /// above the alternate's, as it was read.
     public static func encode(_ metadata: GainMapMetadata) throws(GainMapError) -> [UInt8] {
-        guard !metadata.baseIsHDR else {
-            throw GainMapError(.unsupported, .iso21496, "darkroom writes maps whose base is standard range")
-        }
         var writer = ByteWriter()
         writer.u16(0)
         writer.u16(0)

@@ -10,7 +10,12 @@ import Testing
         alternateOffset: SIMD3(repeating: 0.015625), baseHeadroom: 0, alternateHeadroom: 1.3,
         useBaseColourSpace: false)
 
-    @Test(arguments: [single, triple])
+    /// An HDR base (its headroom above the alternate's), as fuzz-iso-gainmap found it must round-trip.
+    static let hdrBase = GainMapMetadata(
+        gainMapMin: .zero, gainMapMax: SIMD3(repeating: 2.5), baseHeadroom: 1, alternateHeadroom: 0.015625,
+        useBaseColourSpace: false)
+
+    @Test(arguments: [single, triple, hdrBase])
     func encodedMetadataReadsBack(metadata: GainMapMetadata) throws {
         let bytes = try ISOGainMapMetadata.encode(metadata)
         #expect(bytes.count == 5 + 16 + (metadata.isMultichannel ? 3 : 1) * 40)

@@ -1,0 +1,56 @@
+/// Joins a primary JPEG and its gain map's JPEG into one gain-map JPEG as Ultra HDR and Adobe's
+/// gain map 1.0 lay it out: the primary gets XMP naming the gain map (`hdrgm:Version` and the
+/// container directory), ISO 21496-1's version-only APP2 and the MPF index; the gain map's JPEG
+/// gets its metadata as `hdrgm` XMP and as ISO 21496-1 APP2, and follows the primary's EOI.
+/// Bytes only: both JPEGs are encoded already.
+public enum GainMapJPEGWriter {
+    public static func join(primary: [UInt8], gainMap: [UInt8], metadata: GainMapMetadata) throws(GainMapError)
+        -> [UInt8]
+    {
+        let metadata = try metadata.validated(.xmp)
+        try refuseXMP(in: try JPEGSegments.read(gainMap), of: gainMap)
+        let secondary =
+            [0xFF, 0xD8]
+            + segment(0xE1, GainMapXMP.app1Payload(try GainMapXMP.gainMapPacket(metadata)))
+            + segment(0xE2, ISOGainMapMetadata.jpegNamespace + (try ISOGainMapMetadata.encode(metadata)))
+            + gainMap[2...]
+
+        let primarySegments = try JPEGSegments.read(primary)
+        try refuseXMP(in: primarySegments, of: primary)
+        // JFIF's APP0 and Exif's APP1 must stay first; the new segments follow them.
+        let leading = primarySegments.prefix { $0.marker == 0xE0 || $0.marker == 0xE1 }
+        let insertAt = leading.last.map { $0.payload.upperBound } ?? 2
+        let inserted =
+            segment(0xE1, GainMapXMP.app1Payload(GainMapXMP.primaryPacket(gainMapLength: secondary.count)))
+            + segment(0xE2, ISOGainMapMetadata.jpegNamespace + [0, 0, 0, 0])
+        let mpfLength = 4 + MPFIndex.encodedLength(imageCount: 2)
+        let mpfHeaderOffset = insertAt + inserted.count + 4 + MPFIndex.signature.count
+        let primaryLength = primary.count + inserted.count + mpfLength
+        guard primaryLength + secondary.count <= Int(UInt32.max) else {
+            throw GainMapError(.tooLarge, .mpfIndex, "a file of more than 4 GiB")
+        }
+        let index = MPFIndex(images: [
+            MPFIndex.Image(attribute: MPFIndex.Image.baselinePrimary, size: UInt32(primaryLength), offset: 0),
+            MPFIndex.Image(
+                attribute: 0, size: UInt32(secondary.count), offset: UInt32(primaryLength - mpfHeaderOffset)),
+        ])
+        return Array(primary[..<insertAt]) + inserted + segment(0xE2, index.encoded()) + primary[insertAt...]
+            + secondary
+    }
+
+    /// A marker segment: the marker, its length, the payload (at most 65 533 bytes).
+    static func segment(_ marker: UInt8, _ payload: [UInt8]) -> [UInt8] {
+        precondition(payload.count <= 65_533, "a marker segment holds at most 65 533 bytes")
+        let length = payload.count + 2
+        return [0xFF, marker, UInt8(length >> 8), UInt8(length & 0xFF)] + payload
+    }
+
+    /// A JPEG that already has XMP or an MPF index would end with two: darkroom writes both.
+    private static func refuseXMP(in segments: [JPEGSegment], of bytes: [UInt8]) throws(GainMapError) {
+        for signature in [GainMapXMP.jpegSignature, MPFIndex.signature]
+        where segments.contains(where: { bytes[$0.payload].starts(with: signature) }) {
+            throw GainMapError(
+                .unsupported, .jpeg, "the JPEG already has \(signature == MPFIndex.signature ? "an MPF index" : "XMP")")
+        }
+    }
+}
