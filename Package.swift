@@ -13,7 +13,7 @@ let package = Package(
             name: "DarkroomParsers",
             targets: [
                 "ByteStreams", "JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging", "DarkroomMetadata", "LibExif",
-                "DarkroomAdjustments",
+                "DarkroomAdjustments", "Zlib",
                 "DarkroomOperatorScripts", "S3Answers",
             ]),
     ],
@@ -72,6 +72,12 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        // zlib: the raw DEFLATE of Apple Photos' adjustment data.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams"),
@@ -83,6 +89,7 @@ let package = Package(
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
         .target(name: "LittleCMS", dependencies: ["CLCMS"]),
+        .target(name: "Zlib", dependencies: ["CZlib"]),
 
         // Domain modules.
         .target(
@@ -112,7 +119,7 @@ let package = Package(
         .target(
             name: "DarkroomAdjustments",
             dependencies: [
-                "DarkroomImaging"
+                "DarkroomImaging", "Zlib",
             ]),
         // Everything that talks to PostgreSQL: the schema and every statement (its SQL lives in SQL/
         // as .sql files, embedded in the binary: no bundle to deploy), assets, adjustments, the job
@@ -207,6 +214,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 
+        .testTarget(name: "ZlibTests", dependencies: ["Zlib"]),
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
             name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "CJPEG", "ByteStreams", "DarkroomTestSupport"]),
@@ -231,7 +239,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DarkroomAdjustmentsTests",
-            dependencies: ["DarkroomAdjustments", "DarkroomImaging", "DarkroomTestSupport"]),
+            dependencies: ["DarkroomAdjustments", "DarkroomImaging", "DarkroomTestSupport", "Zlib"]),
         .testTarget(
             name: "DarkroomDatabaseTests",
             dependencies: [
