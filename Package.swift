@@ -279,7 +279,7 @@ let package = Package(
                 "DarkroomTestSupport", "DarkroomMetadata",
                 "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
                 "DarkroomImport",
-                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),

@@ -221,3 +221,24 @@ struct ApplePhotoTests {
         #expect(error?.code == .invalidParameter)
     }
 }
+
+/// PhotoKit's rules around Apple's edits: another editor cannot handle `com.apple.photo`, so its
+/// edit layers on the Apple render; a new Apple edit replaces the Apple layer.
+@Suite struct ApplePhotoRuleTests {
+    let registry = EditorRegistry.standard
+    let appleLayer = CurrentAdjustment(id: 7, formatIdentifier: "com.apple.photo", formatVersion: "1.4")
+
+    @Test func anotherEditorLayersOnTheAppleRender() {
+        #expect(registry.baseImage(forEditIn: "io.darkroom.pipeline", over: appleLayer) == .rendered(adjustmentID: 7))
+        #expect(registry.baseImage(forEditIn: "com.apple.photo", over: appleLayer) == .original)
+    }
+
+    @Test func readsEvery1xAndWritesNone() throws {
+        let editor = try registry.editor(for: "com.apple.photo", version: "1.11")
+        #expect(editor.canRead(SemanticVersion("1.9.1")!) && !editor.canRead(SemanticVersion("2.0")!))
+        let data = try Fixtures.bytes(of: Fixtures.root.appendingPathComponent("apple/wedding.AAE"))
+        let sidecar = try AppleSidecar.decode(data)
+        #expect(try editor.upgrade(sidecar.data, from: SemanticVersion("1.4")!) == sidecar.data)
+        #expect(throws: AdjustmentError.self) { try editor.encode([.sepia(intensity: 1)]) }
+    }
+}
