@@ -140,3 +140,14 @@ for index, text in enumerate(invalid):
 for name in sorted(os.listdir(os.path.join(ROOT, "Jobs"))):
     text = open(os.path.join(ROOT, "Jobs", name)).read()
     put("fuzz-job-file", name, re.sub(r"^-- job: .*$", "-- job: fuzz", text, count=1, flags=re.M).encode())
+
+# Apple Photos' sidecars (XML property lists) and the com.apple.photo data inside them.
+for name in sorted(os.listdir(os.path.join(FIX, "apple"))):
+    if not name.lower().endswith((".aae", ".plist")):
+        continue
+    data = read("apple/" + name)
+    seed = name.replace(" ", "_")
+    put("fuzz-xml-plist", seed, data)
+    value = plistlib.loads(data)
+    if value.get("adjustmentFormatIdentifier") == "com.apple.photo":
+        put("fuzz-aae", seed + ".deflate", value["adjustmentData"])
