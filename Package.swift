@@ -143,7 +143,8 @@ let package = Package(
         .target(
             name: "DarkroomImport",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "DarkroomAdjustments",
+                "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),

@@ -106,12 +106,14 @@ extension RenderJobRunner {
     }
 
     /// Whether a re-render keeps `layer`'s stored render instead of rendering it again: an
-    /// Apple layer whose adjustments darkroom cannot reproduce (its render is Apple's own, or
+    /// Apple layer whose render is Apple's own (imported with it: PhotoKit's output is the truth
+    /// darkroom only approximates), or whose adjustments darkroom cannot reproduce (its render is
     /// a geometry-only one it must not lose). Other failures still fail the job.
     func keepsStoredRender(of layer: Adjustment, input: RenderInput, isOriginal: Bool, job: ClaimedJob)
         throws(JobFailure) -> Bool
     {
         guard layer.formatIdentifier == ApplePhotoFormat.identifier else { return false }
+        if let key = try? StorageKey(layer.renderedPath), StorageLayout.renderOutput(key) == nil { return true }
         do {
             _ = try appleRender(data: layer.data, input: input, isOriginal: isOriginal, geometryOnly: false, job: job)
             return false

@@ -31,8 +31,8 @@ extension RenderJobRunner {
         var orientation = Orientation(exifValue: asset.orientation)
         for (index, old) in chain.enumerated() {
             let isTop = index == chain.count - 1
-            // An Apple layer darkroom cannot reproduce keeps the render it has (Apple's own, or
-            // a geometry-only one); the layers above are rendered on it.
+            // An Apple layer keeps the render it has when it is Apple's own or darkroom cannot
+            // reproduce it (a geometry-only one); the layers above are rendered on it.
             if try keepsStoredRender(of: old, input: input, isOriginal: index == 0, job: job) {
                 let kept = try renderInput(of: old, asset: asset)
                 layers.append(
@@ -44,7 +44,7 @@ extension RenderJobRunner {
                             RecordedWarning(
                                 code: Self.appleRenderKeptWarning,
                                 message:
-                                    "kept the stored render of adjustment \(old.id): darkroom cannot reproduce all of it",
+                                    "kept the stored render of adjustment \(old.id): Apple's own, or one darkroom cannot reproduce",
                                 object: old.renderedPath)
                         ]))
                 input = kept
