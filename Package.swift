@@ -182,7 +182,7 @@ let package = Package(
         .target(
             name: "DarkroomWeb",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomAdjustments", "ByteStreams",
                 "DarkroomMetricsEndpoint", "DarkroomWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),

@@ -17,6 +17,17 @@ public enum ApplePhotoFormat {
     /// Arrays and objects nest at most this deep (settings hold a level or three).
     public static let maxNesting = 32
 
+    /// What `darkroom history` and the dashboard say of an Apple layer: its adjustments by name,
+    /// disabled ones marked, and the orientation it is shown in (`Crop, Effect 3DDramaticCool,
+    /// orientation 6`); nil for data that does not decode.
+    public static func summary(of data: [UInt8]) -> String? {
+        guard let edit = try? decode(data) else { return nil }
+        var parts = edit.adjustments.map { $0.enabled ? $0.name : "\($0.name) (disabled)" }
+        if parts.isEmpty { parts = ["no adjustments"] }
+        if edit.orientation > 1 { parts.append("orientation \(edit.orientation)") }
+        return parts.joined(separator: ", ")
+    }
+
     /// The edit `data` describes. Bad data is an `AdjustmentError` naming the problem.
     public static func decode(_ data: [UInt8]) throws -> ApplePhotoEdit {
         guard data.count <= maxDataBytes else {

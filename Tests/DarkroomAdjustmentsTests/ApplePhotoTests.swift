@@ -47,6 +47,16 @@ struct ApplePhotoTests {
         #expect(notDeflate?.code == .malformedData)
     }
 
+    @Test func summariesNameTheAdjustments() throws {
+        #expect(
+            ApplePhotoFormat.summary(of: try Self.sidecar("6191423D-8DB8-4D4C-92BE-9BBBA308AAC4.plist").data)
+                == "Effect 3DDramaticCool")
+        #expect(
+            ApplePhotoFormat.summary(of: try Self.sidecar("2F7AF9F2-2930-4A8E-BCC7-D6DB52DAAB0D.plist").data)
+                == "no adjustments, orientation 2")
+        #expect(ApplePhotoFormat.summary(of: [1, 2, 3]) == nil)
+    }
+
     /// Every entry is kept as it stands in the JSON, whatever darkroom makes of it.
     @Test func keepsEachAdjustmentByteForByte() throws {
         let edit = try Self.edit("IMG_1994.AAE")

@@ -79,7 +79,8 @@ import Testing
                 "SELECT action FROM darkroom.asset_history WHERE asset_id = $1 ORDER BY id", [.int(assetID)]
             ).map { try $0[0].decode(String.self) }
             #expect(history == ["import"])
-            #expect(try command.run("history", "--asset", String(assetID)).stdout.contains("com.apple.photo"))
+            #expect(
+                try command.run("history", "--asset", String(assetID)).stdout.contains("com.apple.photo 1.4 (Crop)"))
 
             // Another editor cannot handle com.apple.photo: its edit layers on Apple's render.
             _ = try connection.query(
