@@ -13,7 +13,7 @@ let package = Package(
             name: "DarkroomParsers",
             targets: [
                 "ByteStreams", "JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging", "DarkroomMetadata", "LibExif",
-                "DarkroomAdjustments",
+                "DarkroomAdjustments", "Zlib",
                 "DarkroomOperatorScripts", "S3Answers", "GainMaps",
             ]),
     ],
@@ -72,6 +72,12 @@ let package = Package(
             pkgConfig: "lcms2",
             providers: [.apt(["liblcms2-dev"])]
         ),
+        // zlib: the raw DEFLATE of Apple Photos' adjustment data.
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams"),
@@ -86,6 +92,7 @@ let package = Package(
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
         .target(name: "LittleCMS", dependencies: ["CLCMS"]),
+        .target(name: "Zlib", dependencies: ["CZlib"]),
 
         // Domain modules.
         .target(
@@ -115,7 +122,7 @@ let package = Package(
         .target(
             name: "DarkroomAdjustments",
             dependencies: [
-                "DarkroomImaging"
+                "DarkroomImaging", "Zlib",
             ]),
         // Everything that talks to PostgreSQL: the schema and every statement (its SQL lives in SQL/
         // as .sql files, embedded in the binary: no bundle to deploy), assets, adjustments, the job
@@ -139,7 +146,8 @@ let package = Package(
         .target(
             name: "DarkroomImport",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "DarkroomAdjustments",
+                "ByteStreams",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -177,7 +185,7 @@ let package = Package(
         .target(
             name: "DarkroomWeb",
             dependencies: [
-                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "ByteStreams",
+                "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomAdjustments", "ByteStreams",
                 "DarkroomMetricsEndpoint", "DarkroomWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
@@ -211,6 +219,7 @@ let package = Package(
             ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "GainMapsTests", dependencies: ["GainMaps", "DarkroomTestSupport"]),
+        .testTarget(name: "ZlibTests", dependencies: ["Zlib"]),
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
             name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "CJPEG", "ByteStreams", "DarkroomTestSupport"]),
@@ -235,7 +244,7 @@ let package = Package(
             ]),
         .testTarget(
             name: "DarkroomAdjustmentsTests",
-            dependencies: ["DarkroomAdjustments", "DarkroomImaging", "DarkroomTestSupport"]),
+            dependencies: ["DarkroomAdjustments", "DarkroomImaging", "DarkroomTestSupport", "Zlib"]),
         .testTarget(
             name: "DarkroomDatabaseTests",
             dependencies: [
@@ -275,7 +284,7 @@ let package = Package(
                 "DarkroomTestSupport", "DarkroomMetadata",
                 "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
                 "DarkroomImport",
-                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),

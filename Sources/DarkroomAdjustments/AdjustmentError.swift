@@ -9,6 +9,9 @@ public struct AdjustmentError: Error, Sendable, Equatable, CustomStringConvertib
         case dataTooLarge = "adjustment_data_too_large"
         /// The format cannot express the operations it was asked to encode.
         case unrepresentable = "operations_not_representable"
+        /// Apple Photos adjustments whose math is not public (`Effect 3DDramaticCool`, `SmartTone`…):
+        /// rendering them would fake Apple's look, so the job fails unless geometry only is asked for.
+        case appleAdjustmentUnsupported = "apple_adjustment_unsupported"
     }
 
     public var code: Code

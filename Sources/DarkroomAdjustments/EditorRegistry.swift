@@ -75,7 +75,9 @@ public struct EditorRegistry: Sendable {
         self.editors = Dictionary(editors.map { ($0.formatIdentifier, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    public static let standard = EditorRegistry([PipelineEditor(), FiltsterEditor(), ChromaKeyEditor()])
+    public static let standard = EditorRegistry([
+        PipelineEditor(), FiltsterEditor(), ChromaKeyEditor(), ApplePhotoEditor(),
+    ])
 
     /// The editor for an adjustment, or an error saying why there is none.
     public func editor(for identifier: String, version text: String) throws -> any Editor {

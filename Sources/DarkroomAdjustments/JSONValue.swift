@@ -1,7 +1,7 @@
 import Foundation
 
 /// JSON as data, so every type mismatch can be reported in our own words.
-enum JSONValue: Decodable, Equatable {
+enum JSONValue: Decodable, Equatable, Sendable {
     case null
     case bool(Bool)
     case number(Double)

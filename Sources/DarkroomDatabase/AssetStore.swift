@@ -40,6 +40,30 @@ public struct AssetStore {
         return (try row["asset_id"].decode(Int64.self), try row["created"].decode(Bool.self))
     }
 
+    /// Records a layer that arrived with the original (`darkroom.record_imported_layer`): an
+    /// Apple Photos edit whose render, Apple's own, is already stored under `renderedPath`. Only
+    /// on an asset that shows no adjustment yet; returns the new adjustment's id.
+    public func recordImportedLayer(
+        assetID: Int64, formatIdentifier: String, formatVersion: String, data: [UInt8], renderedPath: String,
+        renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64
+    ) throws -> Int64 {
+        do {
+            return try connection.query(
+                """
+                SELECT darkroom.record_imported_layer($1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::int,
+                                                      $7::int, $8::bigint)
+                """,
+                [
+                    .int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data), .text(renderedPath),
+                    .int(Int64(renderedWidth)), .int(Int64(renderedHeight)), .int(renderedBytes),
+                ])[0][0].decode(Int64.self)
+        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "22023" {
+            throw QueueError.invalidAsset(
+                path: renderedPath, constraint: error.constraintName ?? "darkroom.record_imported_layer",
+                message: error.message)
+        }
+    }
+
     public func asset(id: Int64) throws -> Asset? {
         try connection.query("SELECT \(Asset.columns) FROM darkroom.asset_records WHERE id = $1", [.int(id)])
             .first.map(Asset.init(row:))

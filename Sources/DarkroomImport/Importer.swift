@@ -17,6 +17,8 @@ public struct ImportOutcome: Sendable {
     public var source: String
     public var storedPath: String
     public var warnings: [String]
+    /// What became of an Apple Photos edit beside the file (its `.AAE`, Apple's render), if any.
+    public var appleEdit: String? = nil
 }
 
 /// Brings originals into the storage and records one asset per distinct photo. Files are
@@ -25,15 +27,29 @@ public struct ImportOutcome: Sendable {
 public struct Importer {
     let storage: any ObjectStorage
     let assets: AssetStore
+    let queue: JobQueue
     let logger: Logger
 
     public init(storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger) {
         self.storage = storage
         assets = AssetStore(connection)
+        queue = JobQueue(connection, logger: logger)
         self.logger = logger
     }
 
+    /// Imports a photo and, as exported from Apple Photos, the edit beside it: its `.AAE`
+    /// recorded as a `com.apple.photo` adjustment with Apple's render, or queued for a render
+    /// (`Importer+Apple`).
     public func importFile(_ source: String) throws -> ImportOutcome {
+        var outcome = try importOriginal(source)
+        if outcome.status != .restored {
+            outcome.appleEdit = try importAppleEdit(
+                besides: URL(fileURLWithPath: source).standardizedFileURL.path, assetID: outcome.assetID)
+        }
+        return outcome
+    }
+
+    func importOriginal(_ source: String) throws -> ImportOutcome {
         let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {

@@ -6,6 +6,7 @@
 ///     renders/<asset>/<job>.jpg           one render per job
 ///     renders/<asset>/<job>.display.jpg   its display-size copy
 ///     renders/<asset>/<job>.layerN.jpg    lower layers of a chain a revert or re-render replayed
+///     renders/<asset>/imported-<sha>.heic a render imported with its original (Apple's), as it is
 ///     tmp/                                spill files of running renders (local scratch)
 public enum StorageLayout {
     public static let originalsFolder = "originals"
@@ -34,6 +35,12 @@ public enum StorageLayout {
     /// layer, the job's own render, gets a display copy.
     public static func layer(assetID: Int64, jobID: Int64, layer: Int) -> StorageKey {
         StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).layer\(layer).jpg")
+    }
+
+    /// A render that arrived with its original (Apple's own render of an Apple Photos edit),
+    /// stored as it is: named by its content, with the extension of its format.
+    public static func importedRender(assetID: Int64, sha256 digest: String, fileExtension: String) -> StorageKey {
+        StorageKey(trusted: "\(rendersFolder)/\(assetID)/imported-\(digest).\(fileExtension)")
     }
 
     /// What a render key names: which job wrote it, and as what.

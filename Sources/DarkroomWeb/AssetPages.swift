@@ -1,3 +1,4 @@
+import DarkroomAdjustments
 import DarkroomDatabase
 import Foundation
 
@@ -24,6 +25,12 @@ enum AssetPages {
         "/assets/\(assetID)/adjustments/\(adjustmentID).jpg"
     }
 
+    /// An Apple Photos layer's adjustments by name (" (Crop, SmartTone)"); empty for other formats.
+    static func appleSummary(_ layer: Adjustment) -> String {
+        guard layer.formatIdentifier == ApplePhotoFormat.identifier else { return "" }
+        return " (\(ApplePhotoFormat.summary(of: layer.data) ?? "unreadable data"))"
+    }
+
     /// A figure with a thumbnail; nil adjustment means the original.
     static func figure(assetID: Int64, adjustmentID: Int64?, caption: HTML) -> HTML {
         let source = adjustmentID.map { adjustmentURL(assetID, $0) } ?? originalURL(assetID)
@@ -43,7 +50,7 @@ enum AssetPages {
         let layers: [HTML] = data.chain.enumerated().map { index, layer in
             """
             <div class="pair">\(figure(assetID: asset.id, adjustmentID: nil, caption: "before: the original"))\
-            \(figure(assetID: asset.id, adjustmentID: layer.id, caption: "after layer \(index + 1): adjustment \(layer.id), \(layer.formatIdentifier) \(layer.formatVersion)\(layer.baseAdjustmentID.map { " on \($0)" } ?? " on the original")\(layer.rerenderOf.map { ", re-render of \($0)" } ?? "")"))</div>
+            \(figure(assetID: asset.id, adjustmentID: layer.id, caption: "after layer \(index + 1): adjustment \(layer.id), \(layer.formatIdentifier) \(layer.formatVersion)\(Self.appleSummary(layer))\(layer.baseAdjustmentID.map { " on \($0)" } ?? " on the original")\(layer.rerenderOf.map { ", re-render of \($0)" } ?? "")"))</div>
             """
         }
         let history: [HTML] = data.history.map { entry in

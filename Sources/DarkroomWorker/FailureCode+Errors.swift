@@ -46,6 +46,7 @@ extension FailureCode {
         case .unsupportedVersion: self = .unsupportedFormatVersion
         case .dataTooLarge: self = .adjustmentDataTooLarge
         case .unrepresentable: self = .operationsNotRepresentable
+        case .appleAdjustmentUnsupported: self = .appleAdjustmentUnsupported
         }
     }
 

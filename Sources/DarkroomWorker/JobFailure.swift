@@ -75,6 +75,8 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case unsupportedFormatVersion = "unsupported_format_version"
     case adjustmentDataTooLarge = "adjustment_data_too_large"
     case operationsNotRepresentable = "operations_not_representable"
+    /// Apple Photos adjustments darkroom cannot reproduce, without geometry-only allowed.
+    case appleAdjustmentUnsupported = "apple_adjustment_unsupported"
     /// An editor threw something other than an `AdjustmentError`.
     case adjustmentData = "adjustment_data"
     /// A layer the edit or the replayed chain needs is not in the asset's history.

@@ -31,6 +31,47 @@ extension RenderJobRunner {
         var orientation = Orientation(exifValue: asset.orientation)
         for (index, old) in chain.enumerated() {
             let isTop = index == chain.count - 1
+            // An Apple layer keeps the render it has when it is Apple's own or darkroom cannot
+            // reproduce it (a geometry-only one); the layers above are rendered on it.
+            if try keepsStoredRender(of: old, input: input, isOriginal: index == 0, job: job) {
+                let kept = try renderInput(of: old, asset: asset)
+                layers.append(
+                    NewAdjustment(
+                        formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data,
+                        baseAdjustmentID: nil, renderedPath: old.renderedPath, renderedWidth: old.renderedWidth,
+                        renderedHeight: old.renderedHeight, renderedBytes: old.renderedBytes, rerenderOf: old.id,
+                        warnings: [
+                            RecordedWarning(
+                                code: Self.appleRenderKeptWarning,
+                                message:
+                                    "kept the stored render of adjustment \(old.id): Apple's own, or one darkroom cannot reproduce",
+                                object: old.renderedPath)
+                        ]))
+                input = kept
+                orientation = .up
+                continue
+            }
+            if old.formatIdentifier == ApplePhotoFormat.identifier {
+                let output =
+                    isTop
+                    ? StorageLayout.render(assetID: asset.id, jobID: job.id)
+                    : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
+                let apple = try appleRender(
+                    data: old.data, input: input, isOriginal: index == 0, geometryOnly: false, job: job)
+                let result = try render(
+                    apple.operations, from: input, orientation: apple.orientation, to: output,
+                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
+                    asset: asset, job: job, logger: logger, isCancelled: isCancelled)
+                layers.append(
+                    NewAdjustment(
+                        formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data,
+                        baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
+                        renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
+                        rerenderOf: old.id, warnings: result.warnings.map(RecordedWarning.init)))
+                input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
+                orientation = .up
+                continue
+            }
             let upgraded: EncodedAdjustment
             do {
                 upgraded = try registry.upgrade(

@@ -90,6 +90,10 @@ public struct RenderJobRunner: Sendable {
         _ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, chain: [Adjustment],
         logger: Logger, isCancelled: @escaping @Sendable () -> Bool
     ) throws(JobFailure) -> NewAdjustment {
+        if identifier == ApplePhotoFormat.identifier {
+            return try appleEdit(
+                job, version: version, data: data, asset: asset, chain: chain, logger: logger, isCancelled: isCancelled)
+        }
         let operations = try decode(identifier: identifier, version: version, data: data, job: job)
         let current = chain.last
         let base = registry.baseImage(

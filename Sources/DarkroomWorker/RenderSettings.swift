@@ -12,6 +12,10 @@ public struct RenderSettings: Sendable {
     public var threads: Int
     /// Longest side of the display-size copy each job writes.
     public var displayLongestSide = 2048
+    /// Render Apple Photos edits' geometry even when they hold adjustments darkroom cannot
+    /// reproduce, recording a warning that names them (else such a job fails with
+    /// `apple_adjustment_unsupported`).
+    public var appleGeometryOnly = false
 
     public init(
         quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,

@@ -31,6 +31,9 @@ public struct WorkerOptions: Sendable {
     /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are released.
     public var shutdownGrace: Duration
     public var retryPolicy: RetryPolicy
+    /// Apple Photos edits with adjustments darkroom cannot reproduce: their geometry only, with
+    /// a warning naming what was left out (`worker --apple-geometry-only`), instead of failing.
+    public var appleGeometryOnly = false
     /// The editors this worker runs.
     public var registry: EditorRegistry
     /// The formats this worker claims (normally `registry.claimableFormats`); nil claims every job.
@@ -79,9 +82,11 @@ public struct WorkerOptions: Sendable {
 
     /// How every job renders; the worker sets `threads` per job when it starts.
     public var renderSettings: RenderSettings {
-        RenderSettings(
+        var settings = RenderSettings(
             quality: quality,
             memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
+        settings.appleGeometryOnly = appleGeometryOnly
+        return settings
     }
 
     /// One slot per core (at most 64), so a worker started without flags keeps every core busy.

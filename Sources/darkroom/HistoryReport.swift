@@ -1,3 +1,4 @@
+import DarkroomAdjustments
 import DarkroomDatabase
 import Foundation
 
@@ -44,6 +45,9 @@ struct HistoryReport {
 
     private func describe(_ adjustment: Adjustment) -> String {
         var text = "adjustment \(adjustment.id): \(adjustment.formatIdentifier) \(adjustment.formatVersion)"
+        if adjustment.formatIdentifier == ApplePhotoFormat.identifier {
+            text += " (\(ApplePhotoFormat.summary(of: adjustment.data) ?? "unreadable data"))"
+        }
         text += adjustment.baseAdjustmentID.map { " on \($0)" } ?? " on the original"
         if let source = adjustment.rerenderOf { text += ", re-render of \(source)" }
         if let job = adjustment.jobID { text += ", job \(job)" }

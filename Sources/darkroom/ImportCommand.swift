@@ -9,12 +9,13 @@ extension Darkroom {
         static let configuration = CommandConfiguration(
             abstract: "Copy originals under the storage root and record one asset per photo.",
             discussion:
-                "Prints one line per file: the asset id, whether it is new, and where it is stored. Re-importing a photo prints its existing id."
+                "Prints one line per file: the asset id, whether it is new, where it is stored, the file, and what became of an Apple Photos edit beside it (its .AAE recorded with Apple's IMG_E render, or queued for a render). Re-importing a photo prints its existing id. A folder imports its photos, less Apple's renders of them."
         )
 
         @OptionGroup var global: GlobalOptions
 
-        @Argument(help: "Photos to import: JPEG, HEIC/HEIF or AVIF (told by their content, not their names).")
+        @Argument(
+            help: "Photos or folders to import: JPEG, HEIC/HEIF or AVIF (told by their content, not their names).")
         var paths: [String]
 
         func run() throws {
@@ -25,7 +26,7 @@ extension Darkroom {
                 let storage = try Environment.storage(global, create: true)
                 let importer = Importer(storage: storage, connection: connection, logger: logger)
                 var failures = 0
-                for path in paths {
+                for path in try paths.flatMap(expand) {
                     do {
                         // An object already in the storage (s3://bucket/prefix/KEY) is registered where it is.
                         let outcome =
@@ -34,7 +35,9 @@ extension Darkroom {
                             } else {
                                 try importer.importFile(path)
                             }
-                        print("asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(path)")
+                        print(
+                            "asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(path)"
+                                + (outcome.appleEdit.map { "\t\($0)" } ?? ""))
                     } catch let error as ImportError {
                         failures += 1
                         FileHandle.standardError.write(Data("darkroom: import refused: \(error)\n".utf8))
@@ -42,6 +45,16 @@ extension Darkroom {
                 }
                 if failures > 0 { throw CommandFailure.exit(1) }
             }
+        }
+
+        /// A folder's originals (Apple's naming tells its renders and sidecars apart), else `path`.
+        func expand(_ path: String) throws -> [String] {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
+                return [path]
+            }
+            let names = try FileManager.default.contentsOfDirectory(atPath: path)
+            return AppleExportFiles.originals(among: names).map { (path as NSString).appendingPathComponent($0) }
         }
 
         /// The key of `path` when it names an object of the storage by its URL (an object store's

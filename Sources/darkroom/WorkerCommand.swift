@@ -18,6 +18,12 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
 
         @Flag(help: "Exit when no runnable job is left.") var drain = false
+        @Flag(
+            name: .customLong("apple-geometry-only"),
+            help:
+                "Render Apple Photos edits' crop, straighten and orientation even when they hold adjustments darkroom cannot reproduce (SmartTone, Effect…), recording a warning that names them; without it such jobs fail (apple_adjustment_unsupported)."
+        )
+        var appleGeometryOnly = false
         @Option(
             help:
                 "Jobs rendered at once (default: one per core). A job that starts while cores are idle gets a second thread for its JPEG encoder."
@@ -91,6 +97,7 @@ extension Darkroom {
                     lease: .milliseconds(Int(lease * 1000)), pollInterval: .milliseconds(Int(pollInterval * 1000)),
                     maxDuration: maxDuration.flatMap(DurationText.parse),
                     shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
+                options?.appleGeometryOnly = appleGeometryOnly
             }
             guard let options else { return }
             let logger = global.makeLogger()

@@ -225,10 +225,11 @@ func refusal(code expected: AdjustmentError.Code? = nil, _ body: () throws -> Vo
 @Suite struct EditorRegistryTests {
     let registry = EditorRegistry.standard
 
-    @Test func standardRegistryKnowsAllThreeFormats() throws {
+    @Test func standardRegistryKnowsAllFourFormats() throws {
         #expect(
             registry.editors.keys.sorted() == [
-                "com.shinobicontrols.chromakey", "com.shinobicontrols.filster", "io.darkroom.pipeline",
+                "com.apple.photo", "com.shinobicontrols.chromakey", "com.shinobicontrols.filster",
+                "io.darkroom.pipeline",
             ])
         let filtster = FiltsterSettings(vignetteIntensity: 2, vignetteRadius: 1, sepiaIntensity: 0.5).archive()
         #expect(

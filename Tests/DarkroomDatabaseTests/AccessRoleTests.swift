@@ -139,6 +139,7 @@ struct AccessRoleTests {
                 try executable(by: worker, on: connection) == [
                     "claim_jobs", "leases_have_expired", "rescue_expired_leases", "heartbeat", "worker_stopped",
                     "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
+                    "record_imported_layer",
                     "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
                 ])
             for role in [viewer, operatorRole, worker] {

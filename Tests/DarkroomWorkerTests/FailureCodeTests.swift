@@ -16,6 +16,7 @@ struct FailureCodeTests {
                 "database_unavailable", "asset_not_found", "asset_changed", "internal",
                 "malformed_adjustment_data", "unknown_operation", "invalid_parameter", "unknown_format",
                 "unsupported_format_version", "adjustment_data_too_large", "operations_not_representable",
+                "apple_adjustment_unsupported",
                 "adjustment_data",
                 "base_adjustment_missing", "base_render_missing",
                 "storage_not_configured", "storage_unavailable", "path_outside_storage_root", "original_missing",

@@ -12,6 +12,8 @@ let parsers = [
     "fuzz-exif-read",  // EXIF APP1 payload → location, date, orientation: DarkroomMetadata over libexif
     "fuzz-exif-rewrite",  // EXIF rewrite for a render, read back: OutputExif
     "fuzz-plist",  // binary property lists: BinaryPropertyList
+    "fuzz-xml-plist",  // XML property lists (.AAE sidecars): XMLPropertyList
+    "fuzz-aae",  // com.apple.photo data (raw DEFLATE of JSON): ApplePhotoFormat, ApplePhotoPlan
     "fuzz-keyed-archive",  // NSKeyedArchiver archives as data: KeyedArchive
     "fuzz-pipeline",  // io.darkroom.pipeline JSON: PipelineFormat
     "fuzz-filtster",  // com.shinobicontrols.filster archives: FiltsterSettings

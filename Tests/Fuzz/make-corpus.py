@@ -208,3 +208,14 @@ mpf = b"MPF\0MM\0\x2a" + be(8) + b"\0\x03" + b"\xb0\0\0\x07" + be(4) + b"0100" +
     + be(0) + be(len(gain_map)) + be(primary_length - 10) + be(0)
 put("fuzz-mpf", "tiny-gainmap.jpg",
     tiny[:2] + b"\xff\xe2" + (2 + mpf_length).to_bytes(2, "big") + mpf + tiny[2:] + gain_map)
+
+# Apple Photos' sidecars (XML property lists) and the com.apple.photo data inside them.
+for name in sorted(os.listdir(os.path.join(FIX, "apple"))):
+    if not name.lower().endswith((".aae", ".plist")):
+        continue
+    data = read("apple/" + name)
+    seed = name.replace(" ", "_")
+    put("fuzz-xml-plist", seed, data)
+    value = plistlib.loads(data)
+    if value.get("adjustmentFormatIdentifier") == "com.apple.photo":
+        put("fuzz-aae", seed + ".deflate", value["adjustmentData"])

@@ -56,6 +56,7 @@ DECLARE
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
+        'darkroom.record_imported_layer(bigint, text, text, bytea, text, int, int, bigint)',
         -- These run with the worker's own rights over the two tables below.
         'darkroom.asset_chain(bigint)',
         'darkroom.current_chains(bigint[])', 'darkroom.rerender_scope(text, text, bigint[])',
