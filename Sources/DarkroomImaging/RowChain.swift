@@ -61,15 +61,23 @@ final class ColorRows: LinearRowSource {
 
 /// Builds the chain for a plan's stages on top of the decoded rows.
 enum RowChain {
-    static func build(plan: RenderPlan, source: OrientedRowSource) -> any LinearRowSource {
+    static func build(
+        plan: RenderPlan, source: OrientedRowSource, spillDirectory: String,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) -> any LinearRowSource {
         var chain: any LinearRowSource = DecodedRows(
             source: source, region: plan.geometry.readRect, stripHeight: plan.stripHeight)
+        var resamplings = plan.resampling.makeIterator()
         for stage in plan.geometry.stages {
             switch stage {
             case .color(let steps, _):
                 chain = ColorRows(upstream: chain, steps: steps)
             case .neighbourhood(let operation, let canvas, _, let output):
                 chain = GaussianRows(upstream: chain, operation: operation, canvas: canvas, output: output)
+            case .resample(let step, _, let output):
+                chain = ResampledRows(
+                    upstream: chain, step: step, output: output, plan: resamplings.next()!,
+                    spillDirectory: spillDirectory, isCancelled: isCancelled)
             }
         }
         return chain
