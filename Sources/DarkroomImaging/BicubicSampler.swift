@@ -55,6 +55,12 @@ struct BicubicSampler {
         let lowY = max(0, window.rows.lowerBound)
         let highY = min(imageHeight - 1, window.rows.upperBound)
         var target = out
+        // Neighbouring samples mostly share their rows: look the four up again only when they change.
+        var rowsOf = Int.min
+        var line0 = window.row(lowY)
+        var line1 = line0
+        var line2 = line0
+        var line3 = line0
         for x in columns {
             let sx = map.x(x, y)
             let sy = map.y(x, y)
@@ -75,19 +81,28 @@ struct BicubicSampler {
             let wy = Self.weights(Float(sy - fy))
             let ix = Int(fx)
             let iy = Int(fy)
+            if iy != rowsOf {
+                rowsOf = iy
+                line0 = window.row(min(max(iy - 1, lowY), highY))
+                line1 = window.row(min(max(iy, lowY), highY))
+                line2 = window.row(min(max(iy + 1, lowY), highY))
+                line3 = window.row(min(max(iy + 2, lowY), highY))
+            }
             let c0 = min(max(ix - 1, lowX), highX) * 3
             let c1 = min(max(ix, lowX), highX) * 3
             let c2 = min(max(ix + 1, lowX), highX) * 3
             let c3 = min(max(ix + 2, lowX), highX) * 3
-            var sum = SIMD3<Float>(repeating: 0)
-            for tap in 0..<4 {
-                let line = window.row(min(max(iy - 1 + tap, lowY), highY))
-                var across = SIMD3(line[c0], line[c0 + 1], line[c0 + 2]) * wx[0]
-                across += SIMD3(line[c1], line[c1 + 1], line[c1 + 2]) * wx[1]
-                across += SIMD3(line[c2], line[c2 + 1], line[c2 + 2]) * wx[2]
-                across += SIMD3(line[c3], line[c3 + 1], line[c3 + 2]) * wx[3]
-                sum += across * wy[tap]
+            @inline(__always) func across(_ line: UnsafePointer<Float>) -> SIMD3<Float> {
+                var sum = SIMD3(line[c0], line[c0 + 1], line[c0 + 2]) * wx[0]
+                sum += SIMD3(line[c1], line[c1 + 1], line[c1 + 2]) * wx[1]
+                sum += SIMD3(line[c2], line[c2 + 1], line[c2 + 2]) * wx[2]
+                sum += SIMD3(line[c3], line[c3 + 1], line[c3 + 2]) * wx[3]
+                return sum
             }
+            var sum = across(line0) * wy[0]
+            sum += across(line1) * wy[1]
+            sum += across(line2) * wy[2]
+            sum += across(line3) * wy[3]
             if let fill, alpha < 1 { sum = sum * alpha + fill * (1 - alpha) }
             target[0] = sum.x
             target[1] = sum.y

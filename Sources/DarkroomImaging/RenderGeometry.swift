@@ -18,10 +18,15 @@ public struct RenderGeometry: Sendable, Hashable {
     /// Color operations placed on the output; the whole list when there is no blur or rotation.
     public var steps: [PlacedOperation]
     /// The render as stages: runs of color operations, each on the region it applies to,
-    /// separated by neighbourhood operations.
+    /// separated by neighbourhood operations and resamplings.
     public var stages: [RenderStage]
+    /// Every operation's name, in order (crops, turns and orientations included).
+    public var operationNames: [String]
 
     public var outputSize: PixelSize { outputRect.size }
+    public var hasBlurs: Bool {
+        stages.contains { if case .neighbourhood = $0 { true } else { false } }
+    }
     /// Blurs or resamplings: the render then pulls rows through the row chain.
     public var hasNeighbourhoodOperations: Bool {
         stages.contains { if case .color = $0 { false } else { true } }
@@ -42,6 +47,7 @@ public struct RenderGeometry: Sendable, Hashable {
         storedSize: PixelSize, orientation: Orientation, window: PixelRect? = nil, operations: [ImageOperation]
     ) throws {
         self.storedSize = storedSize
+        operationNames = operations.map(\.name)
         var orientation = orientation
         var orientedSize = orientation.orientedSize(of: storedSize)
         let whole = PixelRect(size: orientedSize)

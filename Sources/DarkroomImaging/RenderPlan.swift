@@ -92,7 +92,7 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         }
         lines.append(
             "output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
-        if g.hasNeighbourhoodOperations {
+        if g.hasBlurs {
             lines.append(
                 "halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))"
             )
@@ -109,7 +109,7 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         } else {
             lines.append("spill      none (rows stream in decode order)")
         }
-        lines.append("operations \(g.steps.isEmpty ? "none" : g.steps.map(\.operation.name).joined(separator: ", "))")
+        lines.append("operations \(g.operationNames.isEmpty ? "none" : g.operationNames.joined(separator: ", "))")
         lines.append(
             "huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")"
         )
