@@ -50,7 +50,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .invalidRotation(let index, let degrees, let window, let canvas):
             return "operation \(index) (rotate): \(degrees)° with window \(window) of the \(canvas) image "
                 + "is not a turn darkroom can render; give a finite angle within ±\(Int(RenderGeometry.maxDegrees))° "
-                + "and a window of 1 to \(RenderGeometry.maxSide) pixels a side"
+                + "and a window of 1 to \(RenderGeometry.maxSide) pixels a side, its corner within "
+                + "\(RenderGeometry.maxSide) pixels of the image's"
         case .budgetTooSmall(let needed, let budget, let reason):
             return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
                 + "raise --memory-budget to at least \(ByteCount.format(needed))"

@@ -88,7 +88,8 @@ public struct RenderGeometry: Sendable, Hashable {
                 // The angle first: a window is worked out from it.
                 let turns = rotation.degrees.isFinite && abs(rotation.degrees) <= Self.maxDegrees
                 let rect = turns ? rotation.windowRect(on: canvas.size) : PixelRect(x: 0, y: 0, width: 0, height: 0)
-                guard turns, rect.width > 0, rect.height > 0, rect.width <= Self.maxSide, rect.height <= Self.maxSide
+                guard turns, rect.width > 0, rect.height > 0, rect.width <= Self.maxSide, rect.height <= Self.maxSide,
+                    abs(rect.x) <= Self.maxSide, abs(rect.y) <= Self.maxSide
                 else {
                     throw RenderError.invalidRotation(
                         operationIndex: index, degrees: rotation.degrees, window: rect, canvas: canvas.size)
@@ -158,7 +159,7 @@ public struct RenderGeometry: Sendable, Hashable {
 
     /// Turns of more than this many degrees (ten turns) are not an edit.
     public static let maxDegrees: Double = 3600
-    /// The longest side a rotation's window may have.
+    /// The longest side a rotation's window may have, and the farthest its corner may lie.
     public static let maxSide = 1 << 18
 }
 

@@ -13,6 +13,10 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
 
     /// Spill tiles: 12 KiB each, small enough that a block's footprint wastes little of them.
     static let tileSide = 64
+    /// A band makes this many output rows at a time, in blocks this wide: the input rows one
+    /// block reads (a few dozen rows of 128 pixels) stay in the cache while it is made.
+    static let bandStripRows = 16
+    static let bandBlockColumns = 128
 
     public var description: String {
         switch mode {
@@ -32,9 +36,10 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
         // Both ways pull an upstream row in floats and quantise it.
         let rowBytes = input.width * (12 + 3)
         if step.streamsRows {
-            let slant = abs(step.map.c) * Double(max(output.width - 1, 0))
+            let strip = min(bandStripRows, output.height)
+            let slant = abs(step.map.c) * Double(max(output.width - 1, 0)) + abs(step.map.d) * Double(strip - 1)
             let rows = min(Int(slant.rounded(.up)) + 8, input.height)
-            let bytes = rows * input.width * 12 + rowBytes
+            let bytes = rows * input.width * 12 + strip * output.width * 12 + rowBytes + BicubicSampler.padding * 4
             if bytes <= available { return ResamplePlan(mode: .band(rows: rows), bytes: bytes) }
         }
         let tile = tileSide

@@ -1,8 +1,9 @@
 /// A rotation or orientation as a row stage. Its input is quantised to 8-bit sRGB as it
 /// arrives (as the encoder would), so both ways of holding it give the same samples:
 ///
-/// - band: output row y reads a slanted band of input rows, which slides down the image as y
-///   grows; a ring of the band's height holds them (turns under 90°, no flip of the rows);
+/// - band: a strip of output rows reads a slanted band of input rows, which slides down the
+///   image; a ring of the band's height holds them (turns under 90°, no flip of the rows), and
+///   the strip is made in narrow blocks, whose few input rows stay in the cache;
 /// - tiles: the whole input goes to a spill of 8-bit tiles first; each output strip is then
 ///   made block by block, each block reading just the tiles under its footprint.
 final class ResampledRows: LinearRowSource {
@@ -16,7 +17,8 @@ final class ResampledRows: LinearRowSource {
     private let isCancelled: @Sendable () -> Bool
     private let pulled: UnsafeMutableBufferPointer<Float>  // one upstream row
     private let codes: UnsafeMutableBufferPointer<UInt8>  // it, in 8-bit sRGB
-    private var buffer: UnsafeMutableBufferPointer<Float>  // the ring, or a strip of output
+    private var buffer: UnsafeMutableBufferPointer<Float>  // a strip of output
+    private var ring: UnsafeMutableBufferPointer<Float> = .init(start: nil, count: 0)
     private var block: UnsafeMutableBufferPointer<Float> = .init(start: nil, count: 0)
     private var nextInputY: Int
     private var nextOutputY: Int
@@ -46,11 +48,12 @@ final class ResampledRows: LinearRowSource {
         codes = .allocate(capacity: input.width * 3)
         switch plan.mode {
         case .band(let rows):
-            buffer = .allocate(capacity: rows * input.width * 3)
+            ring = .allocate(capacity: rows * input.width * 3 + BicubicSampler.padding)
+            buffer = .allocate(capacity: ResamplePlan.bandStripRows * output.width * 3)
         case .tiles(_, let blockSize, _, _):
             buffer = .allocate(capacity: blockSize * output.width * 3)
             let footprint = ResamplePlan.footprintSide(step.map, block: blockSize)
-            block = .allocate(capacity: footprint.width * footprint.height * 3)
+            block = .allocate(capacity: footprint.width * footprint.height * 3 + BicubicSampler.padding)
         }
         nextInputY = input.y
         nextOutputY = output.y
@@ -61,45 +64,62 @@ final class ResampledRows: LinearRowSource {
         pulled.deallocate()
         codes.deallocate()
         buffer.deallocate()
+        ring.deallocate()
         block.deallocate()
     }
 
     func nextRow(into row: UnsafeMutablePointer<Float>) throws {
-        switch mode {
-        case .band(let slots): try bandRow(into: row, slots: slots)
-        case .tiles(let tile, let blockSize, let kind, let bytes):
-            if spill == nil { try fillSpill(tile: tile, kind: kind, bytes: bytes) }
-            if nextOutputY == stripTop + stripRows { try makeStrip(tile: tile, blockSize: blockSize) }
-            let width = region.width * 3
-            row.update(from: buffer.baseAddress! + (nextOutputY - stripTop) * width, count: width)
+        if nextOutputY == stripTop + stripRows {
+            switch mode {
+            case .band(let slots): try makeBandStrip(slots: slots)
+            case .tiles(let tile, let blockSize, let kind, let bytes):
+                if spill == nil { try fillSpill(tile: tile, kind: kind, bytes: bytes) }
+                try makeStrip(tile: tile, blockSize: blockSize)
+            }
         }
+        let width = region.width * 3
+        row.update(from: buffer.baseAddress! + (nextOutputY - stripTop) * width, count: width)
         nextOutputY += 1
     }
 
-    /// Pulls the next input row, quantised: 8-bit sRGB codes in `codes`.
+    /// Pulls the next input row, quantised: 8-bit sRGB codes in `codes`. Straight from the
+    /// decoder when nothing comes before (the same codes: sRGB → linear → sRGB gives them back).
     private func pullCodes() throws {
-        try upstream.nextRow(into: pulled.baseAddress!)
-        SRGB.encode(pulled.baseAddress!, into: codes.baseAddress!, count: input.width * 3)
+        if let decoded = upstream as? DecodedRows {
+            try decoded.nextCodes(into: codes.baseAddress!)
+        } else {
+            try upstream.nextRow(into: pulled.baseAddress!)
+            SRGB.encode(pulled.baseAddress!, into: codes.baseAddress!, count: input.width * 3)
+        }
         nextInputY += 1
     }
 
     // MARK: Band
 
-    private func bandRow(into row: UnsafeMutablePointer<Float>, slots: Int) throws {
-        let y = nextOutputY
-        let needed = inputRows(PixelRect(x: region.x, y: y, width: region.width, height: 1))
+    /// The next strip of output rows from the ring, once it holds every input row they read.
+    private func makeBandStrip(slots: Int) throws {
+        stripTop = nextOutputY
+        stripRows = min(ResamplePlan.bandStripRows, region.maxY - stripTop)
+        let needed = inputRows(PixelRect(x: region.x, y: stripTop, width: region.width, height: stripRows))
         while nextInputY <= needed.upperBound + canvas.y {
             let slot = (nextInputY - input.y) % slots
             try pullCodes()
-            SRGB.decode(codes.baseAddress!, into: buffer.baseAddress! + slot * input.width * 3, count: input.width * 3)
+            SRGB.decode(codes.baseAddress!, into: ring.baseAddress! + slot * input.width * 3, count: input.width * 3)
         }
         let bottom = nextInputY - 1 - canvas.y
         let window = SampleWindow(
-            pixels: UnsafePointer(buffer.baseAddress!), x: input.x - canvas.x, stride: input.width * 3,
+            pixels: UnsafePointer(ring.baseAddress!), x: input.x - canvas.x, stride: input.width * 3,
             baseRow: input.y - canvas.y, slots: slots,
             columns: (input.x - canvas.x)...(input.maxX - 1 - canvas.x),
             rows: max(input.y - canvas.y, bottom - slots + 1)...bottom)
-        sampler.sample(row: y, columns: region.x..<region.maxX, from: window, into: row)
+        for blockX in stride(from: region.x, to: region.maxX, by: ResamplePlan.bandBlockColumns) {
+            let columns = blockX..<min(blockX + ResamplePlan.bandBlockColumns, region.maxX)
+            for y in 0..<stripRows {
+                sampler.sample(
+                    row: stripTop + y, columns: columns, from: window,
+                    into: buffer.baseAddress! + (y * region.width + blockX - region.x) * 3)
+            }
+        }
     }
 
     /// Input rows (relative to the canvas) whose taps the output `rect` reads, within the input.

@@ -34,6 +34,19 @@ final class DecodedRows: LinearRowSource {
             strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, into: row, count: rowBytes)
         nextInStrip += 1
     }
+
+    /// The next row as decoded, 8-bit sRGB (what `nextRow` gives, before it goes to linear light).
+    func nextCodes(into codes: UnsafeMutablePointer<UInt8>) throws {
+        if nextInStrip == stripRows {
+            stripRows = try wrap { try source.nextStrip(into: strip) }
+            nextInStrip = 0
+            precondition(stripRows > 0, "asked for more rows than the region has")
+        }
+        let rowBytes = region.width * 3
+        codes.update(
+            from: strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, count: rowBytes)
+        nextInStrip += 1
+    }
 }
 
 /// Color operations applied in place to each row from upstream.

@@ -62,8 +62,8 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.jpg")))
     }
 
-    /// A band holds the rows one output row slants across; a turn past 90° reads rows
-    /// bottom-up and so always tiles.
+    /// A band holds the rows a strip of 16 output rows slants across; a turn past 90° reads
+    /// rows bottom-up and so always tiles.
     @Test func theBandIsTheSlantOfAnOutputRow() throws {
         let size = PixelSize(width: 6000, height: 4000)
         for (degrees, band) in [(2.0, true), (-4, true), (95, false), (180, false)] {
@@ -76,7 +76,9 @@ import Testing
                 source: .jpeg(Self.header(size)), geometry: geometry, encoding: OutputEncoding(quality: 90),
                 limits: RenderLimits(memoryBudget: 64 << 20))
             if band {
-                let slant = Int((abs(sin(degrees * .pi / 180)) * Double(stage.output.width - 1)).rounded(.up))
+                let theta = degrees * .pi / 180
+                let slant = Int(
+                    (abs(sin(theta)) * Double(stage.output.width - 1) + cos(theta) * 15).rounded(.up))
                 #expect(plan.resampling[0].mode == .band(rows: slant + 8))
                 #expect(plan.resampling[0].bytes >= (slant + 8) * stage.input.width * 12)
             } else {
@@ -119,6 +121,7 @@ import Testing
         for rotation in [
             Rotation(degrees: .nan, window: .largestUpright), Rotation(degrees: 1e9, window: .wholeCanvas),
             Rotation(degrees: 5, window: .rect(PixelRect(x: 0, y: 0, width: 0, height: 10))),
+            Rotation(degrees: 5, window: .rect(PixelRect(x: Int.max / 2, y: 0, width: 10, height: 10))),
         ] {
             #expect {
                 _ = try RenderGeometry(storedSize: size, orientation: .up, operations: [.rotate(rotation)])
