@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips, and for a
-# 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, all
-# measured in this run on this machine. Prints the tables; docs/benchmarks.md holds the current ones.
+# 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, and a 2°
+# straighten against a plain crop of the same size, all measured in this run on this machine.
+# Prints the tables; docs/benchmarks.md holds the current ones.
 #   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
 set -euo pipefail
 darkroom=$1
