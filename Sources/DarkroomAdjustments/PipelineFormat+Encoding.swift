@@ -7,7 +7,7 @@ extension PipelineFormat {
     /// data this format reads back to exactly `operations`; parameters outside the
     /// documented ranges are refused with the decoder's message.
     public static func encode(_ operations: [ImageOperation]) throws -> [UInt8] {
-        let body = operations.map(json).joined(separator: ",")
+        let body = try operations.map(json).joined(separator: ",")
         let data = Array(#"{"operations":["#.utf8) + Array(body.utf8) + Array("]}".utf8)
         let decoded = try decode(data)
         guard decoded == operations else {
@@ -18,8 +18,9 @@ extension PipelineFormat {
         return data
     }
 
-    static func json(_ operation: ImageOperation) -> String {
+    static func json(_ operation: ImageOperation) throws -> String {
         let fields: [(String, String)]
+        var name = operation.name
         switch operation {
         case .exposure(let ev):
             fields = [("ev", number(ev))]
@@ -29,6 +30,27 @@ extension PipelineFormat {
             fields = [("intensity", number(intensity)), ("radius", number(radius))]
         case .crop(let rect):
             fields = [("x", "\(rect.x)"), ("y", "\(rect.y)"), ("width", "\(rect.width)"), ("height", "\(rect.height)")]
+        case .rotate(let rotation):
+            switch (rotation.window, rotation.fill) {
+            case (.largestUpright, nil):
+                fields = [("degrees", "\(rotation.degrees)"), ("mode", "\"crop\"")]
+            case (.wholeCanvas, let fill?):
+                fields = [("degrees", "\(rotation.degrees)"), ("mode", "\"expand\""), ("fill", color(fill))]
+            default:
+                throw unrepresentable("a rotation keeping a given window, or expanding without a fill")
+            }
+        case .orient(let orientation):
+            switch orientation {
+            case .up, .left, .down, .right:
+                name = "rotate"
+                let degrees = [Orientation.up: 0, .left: 90, .down: 180, .right: -90][orientation]!
+                fields = [("degrees", "\(degrees)")]
+            case .upMirrored, .downMirrored:
+                name = "flip"
+                fields = [("axis", orientation == .upMirrored ? "\"horizontal\"" : "\"vertical\"")]
+            case .leftMirrored, .rightMirrored:
+                throw unrepresentable("orientation \(orientation.rawValue) (a flip and a quarter turn in one)")
+            }
         case .colorControls(let saturation, let brightness, let contrast):
             fields = [
                 ("saturation", number(saturation)), ("brightness", number(brightness)), ("contrast", number(contrast)),
@@ -51,7 +73,12 @@ extension PipelineFormat {
         case .unsharpMask(let sigma, let intensity):
             fields = [("radius", number(sigma)), ("intensity", number(intensity))]
         }
-        return "{\"op\":\"\(operation.name)\"" + fields.map { ",\"\($0)\":\($1)" }.joined() + "}"
+        return "{\"op\":\"\(name)\"" + fields.map { ",\"\($0)\":\($1)" }.joined() + "}"
+    }
+
+    static func unrepresentable(_ what: String) -> AdjustmentError {
+        AdjustmentError(
+            .unrepresentable, "\(identifier) has no operation for \(what); write it as separate operations")
     }
 
     static func color(_ color: RGBColor) -> String {

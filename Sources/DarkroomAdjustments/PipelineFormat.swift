@@ -83,6 +83,11 @@ public enum PipelineFormat {
                     y: try parameters.integer("y", default: 0, in: 0...65_535),
                     width: try parameters.integer("width", in: 1...65_535),
                     height: try parameters.integer("height", in: 1...65_535)))
+        case "rotate":
+            operation = try rotation(&parameters)
+        case "flip":
+            operation = .orient(
+                try parameters.choice("axis", of: FlipAxis.self) == .horizontal ? .upMirrored : .downMirrored)
         case "colorControls":
             operation = .colorControls(
                 saturation: try parameters.number("saturation", default: 1, in: 0...4),
@@ -115,9 +120,48 @@ public enum PipelineFormat {
     }
 
     public static let knownOperations = [
-        "chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "gaussianBlur",
-        "photoEffect", "posterize", "sepia", "unsharpMask", "vignette",
+        "chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "flip", "gaussianBlur",
+        "photoEffect", "posterize", "rotate", "sepia", "unsharpMask", "vignette",
     ]
+
+    /// Angles beyond a full turn either way are refused: no editor writes them, and they hide
+    /// mistakes (radians for degrees, a stray exponent).
+    public static let maxDegrees: Double = 360
+
+    /// `rotate`: whole quarter turns are exact orientations (the same in both modes); any other
+    /// angle resamples, cropped to the largest upright rectangle or expanded onto `fill`.
+    static func rotation(_ parameters: inout Parameters) throws -> ImageOperation {
+        let degrees = try parameters.double("degrees", in: -maxDegrees...maxDegrees)
+        let mode = try parameters.choice("mode", of: RotateMode.self, default: .crop)
+        let fill = try parameters.color("fill", default: .black, in: 0...1)
+        if mode == .crop, parameters.fields["fill"] != nil {
+            throw AdjustmentError(
+                .invalidParameter,
+                "operation \(parameters.index) (rotate): \"fill\" is only used with \"mode\":\"expand\"")
+        }
+        let quarter = degrees / 90
+        if quarter.rounded() == quarter {
+            let turns = ((Int(quarter) % 4) + 4) % 4
+            return .orient([Orientation.up, .left, .down, .right][turns])
+        }
+        return .rotate(
+            Rotation(
+                degrees: degrees, window: mode == .crop ? .largestUpright : .wholeCanvas,
+                fill: mode == .crop ? nil : fill))
+    }
+}
+
+/// `rotate`'s `mode`.
+enum RotateMode: String, CaseIterable {
+    /// The largest upright rectangle inside the turned image.
+    case crop
+    /// The whole turned image on a canvas of `fill`.
+    case expand
+}
+
+/// `flip`'s `axis`: `horizontal` mirrors left and right, `vertical` top and bottom.
+enum FlipAxis: String, CaseIterable {
+    case horizontal, vertical
 }
 
 /// Reads one operation's parameters and remembers which were used, so a misspelt
@@ -152,6 +196,26 @@ struct Parameters {
                 "must be between \(format(range.lowerBound)) and \(format(range.upperBound)), got \(format(single))")
         }
         return single
+    }
+
+    /// A number kept in double precision (an angle, which the encoder writes back exactly).
+    mutating func double(_ name: String, in range: ClosedRange<Double>) throws -> Double {
+        used.insert(name)
+        guard let value = fields[name] else {
+            throw invalid(
+                name, "is required (a number between \(range.lowerBound.forMessage) and \(range.upperBound.forMessage))"
+            )
+        }
+        guard case .number(let number) = value, number.isFinite else {
+            throw invalid(name, "must be a number, got \(value.kind)")
+        }
+        guard range.contains(number) else {
+            throw invalid(
+                name,
+                "must be between \(range.lowerBound.forMessage) and \(range.upperBound.forMessage), got \(number.forMessage)"
+            )
+        }
+        return number
     }
 
     mutating func integer(_ name: String, default fallback: Int? = nil, in range: ClosedRange<Int>) throws -> Int {
@@ -193,12 +257,16 @@ struct Parameters {
     }
 
     /// A string naming one case of `choices`.
-    mutating func choice<Choice: RawRepresentable & CaseIterable>(_ name: String, of choices: Choice.Type) throws
-        -> Choice
+    mutating func choice<Choice: RawRepresentable & CaseIterable>(
+        _ name: String, of choices: Choice.Type, default fallback: Choice? = nil
+    ) throws -> Choice
     where Choice.RawValue == String {
         used.insert(name)
         let known = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
-        guard let value = fields[name] else { throw invalid(name, "is required (one of \(known))") }
+        guard let value = fields[name] else {
+            guard let fallback else { throw invalid(name, "is required (one of \(known))") }
+            return fallback
+        }
         guard case .string(let text) = value else {
             throw invalid(name, "must be a string (one of \(known)), got \(value.kind)")
         }

@@ -28,7 +28,7 @@ public enum ColorKernels {
             vignette(
                 intensity: intensity, radius: radius, canvas: step.canvas,
                 offsetX: step.offsetX, offsetY: step.offsetY + strip.firstRow, strip)
-        case .crop, .gaussianBlur, .unsharpMask:
+        case .crop, .rotate, .orient, .gaussianBlur, .unsharpMask:
             break  // geometry and neighbourhoods: run by their own pipeline stages
         case .colorControls(let saturation, let brightness, let contrast):
             colorControls(saturation: saturation, brightness: brightness, contrast: contrast, strip)

@@ -1,5 +1,6 @@
 /// One step of a render, already validated. Color operations work on linear-light RGB;
-/// positions are those of the oriented image as it stands at that step.
+/// positions are those of the oriented image as it stands at that step. `rotate` and `orient`
+/// turn that image: what follows them sees the turned picture as the whole image.
 public enum ImageOperation: Sendable, Hashable {
     /// out = c · 2^ev
     case exposure(ev: Float)
@@ -9,6 +10,11 @@ public enum ImageOperation: Sendable, Hashable {
     case vignette(intensity: Float, radius: Float)
     /// Keeps `rect` of the image as it stands at this step.
     case crop(PixelRect)
+    /// Turns the image as it stands by any angle about its centre, then keeps a window (see `Rotation`).
+    case rotate(Rotation)
+    /// Applies an EXIF orientation (a quarter turn, a flip or both) to the image as it stands, as
+    /// a viewer shows a stored image with that orientation; exact, whole pixels.
+    case orient(Orientation)
     /// Y = Rec. 709 luma; c = mix(Y, c, saturation); c += brightness; c = (c − ½)·contrast + ½
     case colorControls(saturation: Float, brightness: Float, contrast: Float)
     /// out = M·c + offset
@@ -30,6 +36,8 @@ public enum ImageOperation: Sendable, Hashable {
         case .sepia: "sepia"
         case .vignette: "vignette"
         case .crop: "crop"
+        case .rotate: "rotate"
+        case .orient: "orient"
         case .colorControls: "colorControls"
         case .colorMatrix: "colorMatrix"
         case .posterize: "posterize"
@@ -40,7 +48,16 @@ public enum ImageOperation: Sendable, Hashable {
         }
     }
 
-    /// Rows and columns of neighbours each output pixel reads (0 for per-pixel operations).
+    /// Whether the operation moves pixels to other places (and so starts a new coordinate frame).
+    public var isGeometric: Bool {
+        switch self {
+        case .rotate, .orient: true
+        default: false
+        }
+    }
+
+    /// Rows and columns of neighbours each output pixel reads (0 for per-pixel operations;
+    /// geometric operations are planned on their own).
     public var halo: Int {
         switch self {
         case .gaussianBlur(let sigma), .unsharpMask(let sigma, _): GaussianKernel.radius(sigma: sigma)

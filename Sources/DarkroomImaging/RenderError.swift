@@ -7,6 +7,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// stream that failed under a codec.
     case codec(CodecError)
     case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
+    /// A rotation whose angle is not a finite number of sensible size, or whose window is empty or huge.
+    case invalidRotation(operationIndex: Int, degrees: Double, window: PixelRect, canvas: PixelSize)
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
     case spill(path: String, message: String)
@@ -19,7 +21,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isPermanent: Bool {
         switch self {
         case .codec(let error): error.isPermanent
-        case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
+        case .cropOutOfBounds, .invalidRotation, .budgetTooSmall, .imageTooLarge: true
         case .output(let error): error.code == .rejected
         case .spill, .cancelled: false
         }
@@ -29,6 +31,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .codec(let error): "\(error.format.rawValue)_\(error.code.rawValue)"
         case .cropOutOfBounds: "crop_out_of_bounds"
+        case .invalidRotation: "invalid_rotation"
         case .budgetTooSmall: "memory_budget_exceeded"
         case .imageTooLarge: "image_too_large"
         case .spill: "spill_failed"
@@ -44,6 +47,11 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cropOutOfBounds(let index, let crop, let canvas):
             return "operation \(index) (crop): rectangle \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) "
                 + "does not fit the \(canvas) image it applies to; keep x+width ≤ \(canvas.width) and y+height ≤ \(canvas.height)"
+        case .invalidRotation(let index, let degrees, let window, let canvas):
+            return "operation \(index) (rotate): \(degrees)° with window \(window) of the \(canvas) image "
+                + "is not a turn darkroom can render; give a finite angle within ±\(Int(RenderGeometry.maxDegrees))° "
+                + "and a window of 1 to \(RenderGeometry.maxSide) pixels a side, its corner within "
+                + "\(RenderGeometry.maxSide) pixels of the image's"
         case .budgetTooSmall(let needed, let budget, let reason):
             return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
                 + "raise --memory-budget to at least \(ByteCount.format(needed))"

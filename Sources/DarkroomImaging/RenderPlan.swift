@@ -43,7 +43,11 @@ public struct MemoryEstimate: Sendable, Equatable {
     public var streams = 0
     /// A CMYK or YCCK JPEG's conversion to RGB: its CMYK rows and Little CMS's transform.
     public var conversion = 0
-    public var total: Int { decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion }
+    /// Rotations' and orientations' bands, blocks and in-memory spills.
+    public var resampling = 0
+    public var total: Int {
+        decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion + resampling
+    }
 }
 
 /// Everything decided before the first pixel is decoded. A pure value: the same
@@ -69,6 +73,8 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     public var inputFormat: String = "JPEG"
     /// How a HEIF or AVIF is decoded (whole, or a row of tiles at a time), priced in `memory.decoder`.
     public var heifDecode: HEIFDecode?
+    /// How each rotation or orientation of the operations holds its input, in order.
+    public var resampling: [ResamplePlan] = []
 
     public var description: String {
         var lines: [String] = []
@@ -86,10 +92,13 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         }
         lines.append(
             "output     \(g.outputSize) (region \(g.outputRect) of the upright image, from stored \(g.storedRect))")
-        if g.hasNeighbourhoodOperations {
+        if g.hasBlurs {
             lines.append(
                 "halo       reads \(g.readRect) of the upright image; blur rings \(ByteCount.format(RenderPlanner.neighbourhoodBytes(g)))"
             )
+        }
+        for (resample, stage) in zip(resampling, g.resampleSteps) {
+            lines.append("resample   \(stage.input) → \(stage.output) of \(stage.step.size): \(resample)")
         }
         lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
         if let displaySize {
@@ -100,7 +109,7 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
         } else {
             lines.append("spill      none (rows stream in decode order)")
         }
-        lines.append("operations \(g.steps.isEmpty ? "none" : g.steps.map(\.operation.name).joined(separator: ", "))")
+        lines.append("operations \(g.operationNames.isEmpty ? "none" : g.operationNames.joined(separator: ", "))")
         lines.append(
             "huffman    \(optimizeCoding ? "optimised (two passes, whole-image coefficients)" : "standard tables (one pass)")"
         )
@@ -108,7 +117,8 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
             "memory     decoder \(ByteCount.format(memory.decoder)), encoder \(ByteCount.format(memory.encoder)), "
                 + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
                 + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))"
-                + (memory.conversion > 0 ? ", CMYK → RGB \(ByteCount.format(memory.conversion))" : ""))
+                + (memory.conversion > 0 ? ", CMYK → RGB \(ByteCount.format(memory.conversion))" : "")
+                + (memory.resampling > 0 ? ", resampling \(ByteCount.format(memory.resampling))" : ""))
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -209,6 +219,10 @@ public enum RenderPlanner {
         guard stored.area <= limits.maxPixels else {
             throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
         }
+        // A rotation's window may be larger than the image it turns.
+        if let large = geometry.resampleSteps.map(\.step.size.area).first(where: { $0 > limits.maxPixels }) {
+            throw RenderError.imageTooLarge(pixels: large, limit: limits.maxPixels)
+        }
         let decoder = decoderBytes(source)
         if source.isProgressive, decoder > limits.memoryBudget {
             throw RenderError.budgetTooSmall(
@@ -281,6 +295,7 @@ public enum RenderPlanner {
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
             plan.memory.conversion = conversionBytes(source, width: stored.width, rowsPerRead: plan.decodeRows)
+            priceResampling(&plan, height: height)
             return plan
         }
         // Flips keep whole rows together; quarter turns cut rows into square tiles so an
@@ -306,7 +321,19 @@ public enum RenderPlanner {
         } else {
             plan.spill = .file
         }
+        priceResampling(&plan, height: height)
         return plan
+    }
+
+    /// Each rotation's band when it fits what is left of the budget, else its tiles.
+    static func priceResampling(_ plan: inout RenderPlan, height: Int) {
+        for stage in plan.geometry.resampleSteps {
+            let resample = ResamplePlan.plan(
+                step: stage.step, input: stage.input, output: stage.output, height: height,
+                available: plan.budget - plan.memory.total, spillRoom: plan.budget / 2 - plan.memory.total)
+            plan.resampling.append(resample)
+            plan.memory.resampling += resample.bytes
+        }
     }
 
     /// A CMYK or YCCK JPEG decodes `rowsPerRead` rows of 4 bytes a pixel into the conversion's own

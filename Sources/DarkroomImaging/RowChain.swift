@@ -34,6 +34,19 @@ final class DecodedRows: LinearRowSource {
             strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, into: row, count: rowBytes)
         nextInStrip += 1
     }
+
+    /// The next row as decoded, 8-bit sRGB (what `nextRow` gives, before it goes to linear light).
+    func nextCodes(into codes: UnsafeMutablePointer<UInt8>) throws {
+        if nextInStrip == stripRows {
+            stripRows = try wrap { try source.nextStrip(into: strip) }
+            nextInStrip = 0
+            precondition(stripRows > 0, "asked for more rows than the region has")
+        }
+        let rowBytes = region.width * 3
+        codes.update(
+            from: strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, count: rowBytes)
+        nextInStrip += 1
+    }
 }
 
 /// Color operations applied in place to each row from upstream.
@@ -61,15 +74,23 @@ final class ColorRows: LinearRowSource {
 
 /// Builds the chain for a plan's stages on top of the decoded rows.
 enum RowChain {
-    static func build(plan: RenderPlan, source: OrientedRowSource) -> any LinearRowSource {
+    static func build(
+        plan: RenderPlan, source: OrientedRowSource, spillDirectory: String,
+        isCancelled: @escaping @Sendable () -> Bool
+    ) -> any LinearRowSource {
         var chain: any LinearRowSource = DecodedRows(
             source: source, region: plan.geometry.readRect, stripHeight: plan.stripHeight)
+        var resamplings = plan.resampling.makeIterator()
         for stage in plan.geometry.stages {
             switch stage {
             case .color(let steps, _):
                 chain = ColorRows(upstream: chain, steps: steps)
             case .neighbourhood(let operation, let canvas, _, let output):
                 chain = GaussianRows(upstream: chain, operation: operation, canvas: canvas, output: output)
+            case .resample(let step, _, let output):
+                chain = ResampledRows(
+                    upstream: chain, step: step, output: output, plan: resamplings.next()!,
+                    spillDirectory: spillDirectory, isCancelled: isCancelled)
             }
         }
         return chain

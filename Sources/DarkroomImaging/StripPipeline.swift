@@ -102,7 +102,8 @@ extension StripPipeline {
                 return rows
             }
         }
-        let chain = RowChain.build(plan: plan, source: source)
+        let chain = RowChain.build(
+            plan: plan, source: source, spillDirectory: spillDirectory, isCancelled: isCancelled)
         let row = UnsafeMutableBufferPointer<Float>.allocate(capacity: output.width * 3)
         let rowKeeper = RowBuffer(row)
         var produced = 0

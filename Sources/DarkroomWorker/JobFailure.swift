@@ -118,6 +118,7 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case heifOutOfMemory = "heif_out_of_memory"
     case heifMisuse = "heif_misuse"
     case cropOutOfBounds = "crop_out_of_bounds"
+    case invalidRotation = "invalid_rotation"
     case memoryBudgetExceeded = "memory_budget_exceeded"
     case imageTooLarge = "image_too_large"
     case spillFailed = "spill_failed"

@@ -125,7 +125,7 @@ extension RenderJobRunner {
                 : .transient(code: failure.code, message: failure.description, cause: failure)
         }
         switch error {
-        case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds:
+        case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds, .invalidRotation:
             return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
         default:
             return error.isPermanent

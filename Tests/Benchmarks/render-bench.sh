@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips, and for a
-# 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, all
-# measured in this run on this machine. Prints the tables; docs/benchmarks.md holds the current ones.
+# 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, and a 2°
+# straighten against a plain crop of the same size, all measured in this run on this machine.
+# Prints the tables; docs/benchmarks.md holds the current ones.
 #   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
 set -euo pipefail
 darkroom=$1
@@ -131,6 +132,25 @@ for budget in 32 64 256; do
     printf '%-34s %8d MB %8d MB %10d MB %8s\n' "--memory-budget ${budget}MiB, orientation $o" $((rss / 1024)) $((fixed / 1024)) $((used / 1024)) "$ok"
   done
 done
+
+# ---- straighten: a 2° turn against a plain crop of the same size ---------------------
+# One core at 64 MiB. The turn keeps the largest upright rectangle: it reads a band of input
+# rows (the slant of one output row) and interpolates 16 taps a pixel, where the crop copies.
+straighten='{"operations":[{"op":"rotate","degrees":2}]}'
+turned=$("$darkroom" render photo24.jpg --explain --data "$straighten" --memory-budget 64MiB | awk '/^output/ {print $2}')
+out_w=${turned%×*}
+out_h=${turned#*×}
+crop="{\"operations\":[{\"op\":\"crop\",\"x\":$(((6000 - out_w) / 2)),\"y\":$(((4000 - out_h) / 2)),\"width\":$out_w,\"height\":$out_h}]}"
+measure "straighten1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data "$straighten" --quality 92 --memory-budget 64MiB --threads 1
+measure "crop1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data "$crop" --quality 92 --memory-budget 64MiB --threads 1
+used=$((rss_straighten1_photo24 - fixed))
+ok=yes; [ $((used * 1024)) -le $((64 * 1024 * 1024)) ] || { ok=NO; verdict=1; }
+printf '\n%-34s %9s %9s %10s %12s %8s\n' "straighten 2° (6000×4000 → $turned)" "wall s" "cpu s" "peak RSS" "peak−fixed" "within"
+printf '%-34s %9s %9s %8d MB %10d MB %8s\n' "rotate 2°, crop mode, 1 core" "$wall_straighten1_photo24" "$cpu_straighten1_photo24" \
+  $((rss_straighten1_photo24 / 1024)) $((used / 1024)) "$ok"
+printf '%-34s %9s %9s %8d MB\n' "crop to $turned, 1 core" "$wall_crop1_photo24" "$cpu_crop1_photo24" $((rss_crop1_photo24 / 1024))
+printf 'straighten against crop (CPU seconds): %s\n' \
+  "$(python3 -c "print(f'{$cpu_straighten1_photo24 / $cpu_crop1_photo24:.2f}x')")"
 
 # The HEIC's whole-image decode: peak RSS minus the fixed cost of the same binary rendering a
 # 16×16 HEIC (libheif and its codecs loaded) against what the planner priced (`--explain`).

@@ -26,7 +26,8 @@ struct FailureCodeTests {
                 "jpeg_too_large",
                 "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_too_large", "heif_out_of_memory",
                 "heif_misuse",
-                "crop_out_of_bounds", "memory_budget_exceeded", "image_too_large", "spill_failed", "output_failed",
+                "crop_out_of_bounds", "invalid_rotation", "memory_budget_exceeded", "image_too_large", "spill_failed",
+                "output_failed",
                 "render_cancelled", "render_failed",
             ])
     }

@@ -123,6 +123,8 @@ pipelines = {
                     '{"op":"chromaKey","key":[0,1,0],"threshold":0.7,"background":[0,0,0]}]}',
     "blurs.json": '{"operations":[{"op":"gaussianBlur","radius":10},{"op":"unsharpMask","radius":2.5,"intensity":0.5}]}',
     "empty.json": '{"operations":[]}',
+    "geometry.json": '{"operations":[{"op":"rotate","degrees":-2.5},{"op":"rotate","degrees":30,"mode":"expand",'
+                     '"fill":[1,1,1]},{"op":"rotate","degrees":90},{"op":"flip","axis":"horizontal"}]}',
 }
 for name, text in pipelines.items():
     put("fuzz-pipeline", name, text.encode())
