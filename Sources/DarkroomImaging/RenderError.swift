@@ -7,6 +7,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// stream that failed under a codec.
     case codec(CodecError)
     case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
+    /// A filter operation reached the renderer without the LUT its name and version stand for.
+    case filterNotLoaded(operationIndex: Int, filter: String)
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
     case spill(path: String, message: String)
@@ -19,7 +21,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isPermanent: Bool {
         switch self {
         case .codec(let error): error.isPermanent
-        case .cropOutOfBounds, .budgetTooSmall, .imageTooLarge: true
+        case .cropOutOfBounds, .filterNotLoaded, .budgetTooSmall, .imageTooLarge: true
         case .output(let error): error.code == .rejected
         case .spill, .cancelled: false
         }
@@ -29,6 +31,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .codec(let error): "\(error.format.rawValue)_\(error.code.rawValue)"
         case .cropOutOfBounds: "crop_out_of_bounds"
+        case .filterNotLoaded: "filter_not_loaded"
         case .budgetTooSmall: "memory_budget_exceeded"
         case .imageTooLarge: "image_too_large"
         case .spill: "spill_failed"
@@ -44,6 +47,9 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .cropOutOfBounds(let index, let crop, let canvas):
             return "operation \(index) (crop): rectangle \(crop.width)×\(crop.height) at (\(crop.x), \(crop.y)) "
                 + "does not fit the \(canvas) image it applies to; keep x+width ≤ \(canvas.width) and y+height ≤ \(canvas.height)"
+        case .filterNotLoaded(let index, let filter):
+            return "operation \(index) (filter \(filter)): its LUT was not loaded; "
+                + "a render of a filter needs the table its name and version stand for"
         case .budgetTooSmall(let needed, let budget, let reason):
             return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
                 + "raise --memory-budget to at least \(ByteCount.format(needed))"

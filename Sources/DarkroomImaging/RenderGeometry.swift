@@ -28,7 +28,7 @@ public struct RenderGeometry: Sendable, Hashable {
     /// Composes the crops of `operations` and places every color operation. `window` is the
     /// picture within the oriented image when the source cuts one out of its rows (a HEIF's
     /// `clap`): operations see only it, as if it were the whole image.
-    /// Throws when a crop leaves the image it is applied to.
+    /// Throws when a crop leaves the image it is applied to, or a filter has no table.
     public init(
         storedSize: PixelSize, orientation: Orientation, window: PixelRect? = nil, operations: [ImageOperation]
     ) throws {
@@ -51,6 +51,9 @@ public struct RenderGeometry: Sendable, Hashable {
                 }
                 canvas = PixelRect(x: canvas.x + rect.x, y: canvas.y + rect.y, width: rect.width, height: rect.height)
             } else {
+                if case .filter(let step) = operation, step.table == nil {
+                    throw RenderError.filterNotLoaded(operationIndex: index, filter: step.label)
+                }
                 placed.append((operation, canvas))
             }
         }

@@ -10,6 +10,7 @@ extension FailureCode {
         switch error {
         case .codec(let codec): self.init(codec)
         case .cropOutOfBounds: self = .cropOutOfBounds
+        case .filterNotLoaded: self = .filterNotLoaded
         case .budgetTooSmall: self = .memoryBudgetExceeded
         case .imageTooLarge: self = .imageTooLarge
         case .spill: self = .spillFailed

@@ -20,6 +20,7 @@ let parsers = [
     "fuzz-job-file",  // operator job files: OperatorScript header and :placeholders
     "fuzz-heif",  // HEIF/AVIF header, admission and whole-image decode: LibHeif over libheif
     "fuzz-s3-xml",  // the object store's answers (errors, listings, upload ids): S3XML, S3Error
+    "fuzz-cube",  // .cube LUT files (filters): CubeFile, and the filter kernel on what it reads
 ]
 
 let package = Package(
