@@ -53,7 +53,7 @@ extension PipelineFormat {
         case .filter(let step):
             fields =
                 [("name", string(step.name))] + (step.version.map { [("version", string($0))] } ?? [])
-                + [("intensity", number(step.intensity))]
+                + [("intensity", number(step.intensity))] + (step.sha256.map { [("sha256", string($0))] } ?? [])
         }
         return "{\"op\":\"\(operation.name)\"" + fields.map { ",\"\($0)\":\($1)" }.joined() + "}"
     }

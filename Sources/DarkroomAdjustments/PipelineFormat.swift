@@ -112,7 +112,8 @@ public enum PipelineFormat {
                 FilterStep(
                     name: try parameters.filterName("name"),
                     version: try parameters.version("version"),
-                    intensity: try parameters.number("intensity", default: 1, in: 0...1)))
+                    intensity: try parameters.number("intensity", default: 1, in: 0...1),
+                    sha256: try parameters.sha256("sha256")))
         default:
             throw AdjustmentError(
                 .unknownOperation,
@@ -197,6 +198,18 @@ struct Parameters {
             throw invalid(name, "must be a semantic version such as \"1.0.0\", got \(value.kind)")
         }
         return version.text
+    }
+
+    /// An optional SHA-256 in lowercase hex (`enqueue_edit` writes the LUT's).
+    mutating func sha256(_ name: String) throws -> String? {
+        used.insert(name)
+        guard let value = fields[name] else { return nil }
+        guard case .string(let text) = value, text.utf8.count == 64,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            throw invalid(name, "must be 64 lowercase hexadecimal digits (a SHA-256), got \(value.kind)")
+        }
+        return text
     }
 
     /// Three numbers, `[r, g, b]`, each in `range`.

@@ -91,23 +91,31 @@ public struct FilterStep: Sendable, Hashable {
     /// nil only in data not yet queued: `enqueue_edit` stores the newest version in its place.
     public var version: String?
     public var intensity: Float
+    /// The SHA-256 of the version's LUT, lowercase hex, as `enqueue_edit` wrote it beside the
+    /// version: where the worker finds the bytes, and what it checks them against.
+    public var sha256: String?
     public var table: ColorLookupTable?
 
-    public init(name: String, version: String?, intensity: Float = 1, table: ColorLookupTable? = nil) {
+    public init(
+        name: String, version: String?, intensity: Float = 1, sha256: String? = nil, table: ColorLookupTable? = nil
+    ) {
         self.name = name
         self.version = version
         self.intensity = intensity
+        self.sha256 = sha256
         self.table = table
     }
 
     public static func == (left: FilterStep, right: FilterStep) -> Bool {
         left.name == right.name && left.version == right.version && left.intensity == right.intensity
+            && left.sha256 == right.sha256
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(name)
         hasher.combine(version)
         hasher.combine(intensity)
+        hasher.combine(sha256)
     }
 
     /// `name@version`, as messages and records spell a filter.

@@ -18,7 +18,7 @@ struct Darkroom: AsyncParsableCommand {
             """,
         subcommands: [
             Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
-            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self,
+            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self, Filter.self,
         ])
 }
 

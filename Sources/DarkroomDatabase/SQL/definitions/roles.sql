@@ -43,6 +43,7 @@ DECLARE
         'darkroom.enqueue_edits(bigint[], text, text, jsonb, int, text)',
         'darkroom.enqueue_revert(bigint, boolean, int, text)',
         'darkroom.enqueue_rerender(text, text, int, text)',
+        'darkroom.add_filter(text, text, text, bigint)',
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
