@@ -129,7 +129,8 @@ public struct RenderJobRunner: Sendable {
             formatIdentifier: identifier, formatVersion: version, data: data,
             baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
             renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
-            warnings: result.warnings.map(RecordedWarning.init))
+            warnings: result.warnings.map(RecordedWarning.init),
+            renderedWith: RenderProvenance(operations: operations, settings: settings, display: true).json)
     }
 
     func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure)

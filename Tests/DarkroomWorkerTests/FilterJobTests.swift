@@ -70,6 +70,24 @@ import Testing
             ).map { try $0["state"].decode(String.self) }
             #expect(states == ["succeeded", "succeeded"])
 
+            // Each record says what made it: darkroom's version, the math, the filter and its LUT, the output.
+            let recorded = try connection.query(
+                """
+                SELECT a.rendered_with::text AS json FROM darkroom.jobs AS j
+                  JOIN darkroom.adjustments AS a ON a.id = j.adjustment_id WHERE j.id = $1
+                """, [.int(named)])[0]["json"].decode(String.self)
+            let provenance = try #require(
+                try JSONSerialization.jsonObject(with: Data(recorded.utf8)) as? [String: Any])
+            let version = try command.run("--version")
+            #expect(version.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == provenance["darkroom"] as? String)
+            #expect(provenance["math"] as? [String: Int] == ["filter": RenderMath.versions["filter"]!])
+            let filters = try #require(provenance["filters"] as? [[String: String]])
+            #expect(filters == [["name": "dusk", "version": "1.0.0", "sha256": digest]])
+            let output = try #require(provenance["output"] as? [String: Any])
+            let quality = try #require(output["quality"] as? Int)
+            #expect(output["chroma"] as? String == (quality >= 90 ? "4:4:4" : "4:2:0"))
+            #expect(output["colour_profile"] as? String == "source" && output["display_longest_side"] as? Int == 2048)
+
             // The asset shows 1.0.0 now; the list says so.
             let list = try command.run("filter", "list")
             let rows = list.stdout.split(separator: "\n").map {

@@ -40,5 +40,6 @@ public struct Migration: Sendable, Hashable {
         Migration(21, "dashboard_keys", PackageResources._021_dashboard_keys_sql),
         Migration(22, "failure_code_spelling", PackageResources._022_failure_code_spelling_sql),
         Migration(24, "filters", PackageResources._024_filters_sql),
+        Migration(25, "render_provenance", PackageResources._025_render_provenance_sql),
     ]
 }

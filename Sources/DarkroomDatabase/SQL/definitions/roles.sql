@@ -52,7 +52,7 @@ DECLARE
         'darkroom.rescue_expired_leases()',
         'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean)',
         'darkroom.worker_stopped(text)',
-        'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb)',
+        'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb, jsonb)',
         'darkroom.fail_job(bigint, uuid, text, double precision, text, text)',
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',
