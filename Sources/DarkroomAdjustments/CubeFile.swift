@@ -73,7 +73,8 @@ public enum CubeFile {
         guard points == needed else {
             throw CubeError(
                 .shortTable,
-                "the table has \(points) points; \(kind == .cube ? "LUT_3D_SIZE" : "LUT_1D_SIZE") \(size) needs \(needed)"
+                "the table has \(points) points; \(kind == .cube ? "LUT_3D_SIZE" : "LUT_1D_SIZE") \(size) "
+                    + "needs \(needed)"
             )
         }
         let domainMin = header.domainMin ?? .black

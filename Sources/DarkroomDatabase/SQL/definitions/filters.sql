@@ -6,7 +6,8 @@ CREATE OR REPLACE FUNCTION darkroom.refuse_filter_update() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     RAISE EXCEPTION 'filter % version % is never changed', OLD.name, OLD.version
-        USING ERRCODE = 'restrict_violation', HINT = 'add the new LUT as a new version: darkroom filter add NAME VERSION FILE';
+        USING ERRCODE = 'restrict_violation',
+        HINT = 'add the new LUT as a new version: darkroom filter add NAME VERSION FILE';
 END $$;
 
 DROP TRIGGER IF EXISTS filters_never_change ON darkroom.filters;
@@ -73,7 +74,8 @@ BEGIN
     EXCEPTION WHEN OTHERS THEN
         RETURN resolve_filters.data;
     END;
-    IF jsonb_typeof(document) IS DISTINCT FROM 'object' OR jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
+    IF jsonb_typeof(document) IS DISTINCT FROM 'object'
+       OR jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
         RETURN resolve_filters.data;
     END IF;
     FOR operation IN SELECT e.value FROM jsonb_array_elements(document -> 'operations') AS e LOOP
