@@ -177,6 +177,8 @@ let package = Package(
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
                 "ByteStreams", "DarkroomMetrics",
+                // SHA-256 of a filter's LUT, checked against the hash recorded when it was added.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

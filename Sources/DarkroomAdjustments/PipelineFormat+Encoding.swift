@@ -72,6 +72,10 @@ extension PipelineFormat {
             fields = [("radius", number(sigma))]
         case .unsharpMask(let sigma, let intensity):
             fields = [("radius", number(sigma)), ("intensity", number(intensity))]
+        case .filter(let step):
+            fields =
+                [("name", string(step.name))] + (step.version.map { [("version", string($0))] } ?? [])
+                + [("intensity", number(step.intensity))] + (step.sha256.map { [("sha256", string($0))] } ?? [])
         }
         return "{\"op\":\"\(name)\"" + fields.map { ",\"\($0)\":\($1)" }.joined() + "}"
     }
@@ -79,6 +83,22 @@ extension PipelineFormat {
     static func unrepresentable(_ what: String) -> AdjustmentError {
         AdjustmentError(
             .unrepresentable, "\(identifier) has no operation for \(what); write it as separate operations")
+    }
+
+    /// A JSON string: quotes, backslashes and control characters escaped.
+    static func string(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
     }
 
     static func color(_ color: RGBColor) -> String {

@@ -13,6 +13,8 @@ public enum PipelineFormat {
     /// Arrays and objects nest at most this deep (an edit needs five: the document, its list,
     /// an operation, a matrix and its rows), checked before the JSON parser sees the bytes.
     public static let maxNesting = 8
+    /// A filter's name is at most this many UTF-8 bytes.
+    public static let maxFilterNameBytes = 64
 
     public static func decode(_ data: [UInt8]) throws -> [ImageOperation] {
         guard data.count <= maxDataBytes else {
@@ -110,6 +112,13 @@ public enum PipelineFormat {
                     key: try parameters.color("key", default: .green, in: 0...1),
                     threshold: try parameters.number("threshold", default: 0.7, in: 0...2),
                     background: try parameters.color("background", default: .black, in: 0...1)))
+        case "filter":
+            operation = .filter(
+                FilterStep(
+                    name: try parameters.filterName("name"),
+                    version: try parameters.version("version"),
+                    intensity: try parameters.number("intensity", default: 1, in: 0...1),
+                    sha256: try parameters.sha256("sha256")))
         default:
             throw AdjustmentError(
                 .unknownOperation,
@@ -120,7 +129,7 @@ public enum PipelineFormat {
     }
 
     public static let knownOperations = [
-        "chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "flip", "gaussianBlur",
+        "chromaKey", "colorControls", "colorMatrix", "crop", "exposure", "filter", "flip", "gaussianBlur",
         "photoEffect", "posterize", "rotate", "sepia", "unsharpMask", "vignette",
     ]
 
@@ -231,6 +240,40 @@ struct Parameters {
             throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(number.forMessage)")
         }
         return Int(number)
+    }
+
+    /// A filter's name: which names may be stored is `darkroom.filters`' rule; here only a
+    /// bound, so the name fits a message and a storage key.
+    mutating func filterName(_ name: String) throws -> String {
+        used.insert(name)
+        guard let value = fields[name] else { throw invalid(name, "is required (the name a filter was added under)") }
+        guard case .string(let text) = value, (1...PipelineFormat.maxFilterNameBytes).contains(text.utf8.count) else {
+            throw invalid(
+                name, "must be a string of 1 to \(PipelineFormat.maxFilterNameBytes) bytes, got \(value.kind)")
+        }
+        return text
+    }
+
+    /// An optional semantic version (`darkroom.enqueue_edit` fills in a missing one).
+    mutating func version(_ name: String) throws -> String? {
+        used.insert(name)
+        guard let value = fields[name] else { return nil }
+        guard case .string(let text) = value, let version = SemanticVersion(text) else {
+            throw invalid(name, "must be a semantic version such as \"1.0.0\", got \(value.kind)")
+        }
+        return version.text
+    }
+
+    /// An optional SHA-256 in lowercase hex (`enqueue_edit` writes the LUT's).
+    mutating func sha256(_ name: String) throws -> String? {
+        used.insert(name)
+        guard let value = fields[name] else { return nil }
+        guard case .string(let text) = value, text.utf8.count == 64,
+            text.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) })
+        else {
+            throw invalid(name, "must be 64 lowercase hexadecimal digits (a SHA-256), got \(value.kind)")
+        }
+        return text
     }
 
     /// Three numbers, `[r, g, b]`, each in `range`.

@@ -16,12 +16,15 @@ public struct NewAdjustment: Sendable, Hashable {
     public var rerenderOf: Int64?
     /// What its render met without spoiling the pixels (kept in `adjustments.warnings`).
     public var warnings: [RecordedWarning]
+    /// What made the render, a JSON object (`adjustments.rendered_with`; the worker's `RenderProvenance`).
+    public var renderedWith: String?
 
     public init(
         formatIdentifier: String, formatVersion: String, data: [UInt8], baseAdjustmentID: Int64? = nil,
         renderedPath: String, renderedWidth: Int, renderedHeight: Int, renderedBytes: Int64, rerenderOf: Int64? = nil,
-        warnings: [RecordedWarning] = []
+        warnings: [RecordedWarning] = [], renderedWith: String? = nil
     ) {
+        self.renderedWith = renderedWith
         self.formatIdentifier = formatIdentifier
         self.formatVersion = formatVersion
         self.data = data

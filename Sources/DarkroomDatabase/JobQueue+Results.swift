@@ -38,7 +38,7 @@ extension JobQueue {
             SELECT status, loss, current_adjustment_id
               FROM darkroom.complete_job($1::bigint, $2::uuid, $3::boolean, $4::bigint, $5::text, $6::text, $7::bigint,
                                          $8::text[], $9::text[], $10::bytea[], $11::text[], $12::int[], $13::int[],
-                                         $14::bigint[], $15::bigint[], $16::jsonb)
+                                         $14::bigint[], $15::bigint[], $16::jsonb, $17::jsonb)
             """,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .bool(result.expectedCurrent != nil),
@@ -51,6 +51,7 @@ extension JobQueue {
                 .int32Array(layers.map { Int32(clamping: $0.renderedHeight) }),
                 .int64Array(layers.map(\.renderedBytes)), .int64Array(layers.map(\.rerenderOf)),
                 .text(RecordedWarning.json(perLayer: layers.map(\.warnings))),
+                .text("[" + layers.map { $0.renderedWith ?? "null" }.joined(separator: ",") + "]"),
             ])[0]
         let current = try row["current_adjustment_id"].decode(Int64?.self)
         switch try ReportStatus(row, job: job) {

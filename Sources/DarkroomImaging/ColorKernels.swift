@@ -40,6 +40,8 @@ public enum ColorKernels {
             photoEffect(effect, intensity: intensity, strip)
         case .chromaKey(let parameters):
             chromaKey(parameters, strip)
+        case .filter(let step):
+            filter(step, strip)
         }
     }
 

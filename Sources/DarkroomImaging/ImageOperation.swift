@@ -29,6 +29,9 @@ public enum ImageOperation: Sendable, Hashable {
     case gaussianBlur(sigma: Float)
     /// out = c + intensity · (c − gaussianBlur(c, sigma))
     case unsharpMask(sigma: Float, intensity: Float)
+    /// A stored `.cube` LUT on the sRGB-encoded values, mixed with the input by intensity
+    /// (`ColorKernels+LUT.swift`).
+    case filter(FilterStep)
 
     public var name: String {
         switch self {
@@ -45,6 +48,7 @@ public enum ImageOperation: Sendable, Hashable {
         case .chromaKey: "chromaKey"
         case .gaussianBlur: "gaussianBlur"
         case .unsharpMask: "unsharpMask"
+        case .filter: "filter"
         }
     }
 

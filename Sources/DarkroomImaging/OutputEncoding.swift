@@ -14,6 +14,9 @@ public struct OutputEncoding: Sendable, Equatable {
         self.fullChroma = fullChroma
     }
 
+    /// The chroma subsampling the encoder uses, as records spell it: "4:4:4" or "4:2:0".
+    public var chromaSubsampling: String { jpeg.fullChroma ? "4:4:4" : "4:2:0" }
+
     /// The encoder's settings, chroma resolved.
     var jpeg: JPEGEncoding { JPEGEncoding(quality: quality, fullChroma: fullChroma) }
 }

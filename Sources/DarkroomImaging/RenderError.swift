@@ -9,6 +9,8 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     case cropOutOfBounds(operationIndex: Int, crop: PixelRect, canvas: PixelSize)
     /// A rotation whose angle is not a finite number of sensible size, or whose window is empty or huge.
     case invalidRotation(operationIndex: Int, degrees: Double, window: PixelRect, canvas: PixelSize)
+    /// A filter operation reached the renderer without the LUT its name and version stand for.
+    case filterNotLoaded(operationIndex: Int, filter: String)
     case budgetTooSmall(needed: Int, budget: Int, reason: String)
     case imageTooLarge(pixels: Int, limit: Int)
     case spill(path: String, message: String)
@@ -21,7 +23,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isPermanent: Bool {
         switch self {
         case .codec(let error): error.isPermanent
-        case .cropOutOfBounds, .invalidRotation, .budgetTooSmall, .imageTooLarge: true
+        case .cropOutOfBounds, .invalidRotation, .filterNotLoaded, .budgetTooSmall, .imageTooLarge: true
         case .output(let error): error.code == .rejected
         case .spill, .cancelled: false
         }
@@ -32,6 +34,7 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
         case .codec(let error): "\(error.format.rawValue)_\(error.code.rawValue)"
         case .cropOutOfBounds: "crop_out_of_bounds"
         case .invalidRotation: "invalid_rotation"
+        case .filterNotLoaded: "filter_not_loaded"
         case .budgetTooSmall: "memory_budget_exceeded"
         case .imageTooLarge: "image_too_large"
         case .spill: "spill_failed"
@@ -52,6 +55,9 @@ public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "is not a turn darkroom can render; give a finite angle within ±\(Int(RenderGeometry.maxDegrees))° "
                 + "and a window of 1 to \(RenderGeometry.maxSide) pixels a side, its corner within "
                 + "\(RenderGeometry.maxSide) pixels of the image's"
+        case .filterNotLoaded(let index, let filter):
+            return "operation \(index) (filter \(filter)): its LUT was not loaded; "
+                + "a render of a filter needs the table its name and version stand for"
         case .budgetTooSmall(let needed, let budget, let reason):
             return "\(reason) needs \(ByteCount.format(needed)) but the memory budget is \(ByteCount.format(budget)); "
                 + "raise --memory-budget to at least \(ByteCount.format(needed))"

@@ -42,7 +42,8 @@ public struct RenderGeometry: Sendable, Hashable {
     /// `clap`): operations see only it, as if it were the whole image. Orientations before any
     /// other operation join the source's; a rotation or later orientation starts a new frame:
     /// the operations after it see its output as the whole image.
-    /// Throws when a crop leaves the image it is applied to or a rotation is not a number.
+    /// Throws when a crop leaves the image it is applied to, a rotation is not a number, or a filter
+    /// has no table.
     public init(
         storedSize: PixelSize, orientation: Orientation, window: PixelRect? = nil, operations: [ImageOperation]
     ) throws {
@@ -101,6 +102,9 @@ public struct RenderGeometry: Sendable, Hashable {
                             fill: rotation.fill)))
                 canvas = PixelRect(size: rect.size)
             default:
+                if case .filter(let step) = operation, step.table == nil {
+                    throw RenderError.filterNotLoaded(operationIndex: index, filter: step.label)
+                }
                 items.append(.color(operation, canvas))
             }
         }

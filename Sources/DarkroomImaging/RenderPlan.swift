@@ -281,7 +281,7 @@ public enum RenderPlanner {
         var memory = MemoryEstimate()
         memory.decoder = decoder
         memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.jpeg.fullChroma) + displayBytes
-        memory.tables = SRGBEncoder.bytes + 256 * 4
+        memory.tables = SRGBEncoder.bytes + 256 * 4 + lookupTableBytes(geometry)
         memory.streams = streams
         // Decoded rows are full stored width: libjpeg decodes whole rows.
         let decodeStrip = stored.width * 3 * height
@@ -334,6 +334,21 @@ public enum RenderPlanner {
             plan.resampling.append(resample)
             plan.memory.resampling += resample.bytes
         }
+    }
+
+    /// The filters' LUTs (each table once, however many steps use it) and the transfer
+    /// curves their kernel reads.
+    static func lookupTableBytes(_ geometry: RenderGeometry) -> Int {
+        var seen: [ObjectIdentifier] = []
+        var total = 0
+        for step in geometry.steps {
+            guard case .filter(let filter) = step.operation, let table = filter.table else { continue }
+            if total == 0 { total = TransferCurves.bytes }
+            guard !seen.contains(ObjectIdentifier(table)) else { continue }
+            seen.append(ObjectIdentifier(table))
+            total += table.byteCount
+        }
+        return total
     }
 
     /// A CMYK or YCCK JPEG decodes `rowsPerRead` rows of 4 bytes a pixel into the conversion's own

@@ -7,18 +7,26 @@
 ///     renders/<asset>/<job>.display.jpg   its display-size copy
 ///     renders/<asset>/<job>.layerN.jpg    lower layers of a chain a revert or re-render replayed
 ///     renders/<asset>/imported-<sha>.heic a render imported with its original (Apple's), as it is
+///     filters/ab/ab12…ef.cube             filter LUTs, named by SHA-256 (never modified)
 ///     tmp/                                spill files of running renders (local scratch)
 public enum StorageLayout {
     public static let originalsFolder = "originals"
     public static let rendersFolder = "renders"
     public static let scratchFolder = "tmp"
+    public static let filtersFolder = "filters"
     /// The top-level folders a storage holds.
-    public static let folders = [originalsFolder, rendersFolder, scratchFolder]
+    public static let folders = [originalsFolder, rendersFolder, filtersFolder, scratchFolder]
 
     /// Content-addressed: the same photo always has the same key, whatever its file name. The
     /// extension says the format the importer found in the content ("jpg", "heic", "avif", "heif").
     public static func original(sha256 digest: String, fileExtension: String = "jpg") -> StorageKey {
         StorageKey(trusted: "\(originalsFolder)/\(digest.prefix(2))/\(digest).\(fileExtension)")
+    }
+
+    /// A filter version's `.cube` LUT, content-addressed like an original: two versions with
+    /// the same bytes share one object, and a key always names the same bytes.
+    public static func filter(sha256 digest: String) -> StorageKey {
+        StorageKey(trusted: "\(filtersFolder)/\(digest.prefix(2))/\(digest).cube")
     }
 
     /// One render per job, so retries of a job replace their own output and never another job's.

@@ -11,6 +11,7 @@ extension FailureCode {
         case .codec(let codec): self.init(codec)
         case .cropOutOfBounds: self = .cropOutOfBounds
         case .invalidRotation: self = .invalidRotation
+        case .filterNotLoaded: self = .filterNotLoaded
         case .budgetTooSmall: self = .memoryBudgetExceeded
         case .imageTooLarge: self = .imageTooLarge
         case .spill: self = .spillFailed

@@ -98,6 +98,16 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// A layer this job replayed was gone before the next layer read it back.
     case replayedLayerMissing = "replayed_layer_missing"
 
+    // Filters: the `.cube` LUTs a filter operation names (`CubeError.Code` in DarkroomAdjustments).
+    /// The filter's LUT object is not in the storage, or the filter version is not in `darkroom.filters`.
+    case filterMissing = "filter_missing"
+    /// The LUT's bytes no longer have the SHA-256 recorded when the version was added.
+    case filterHashMismatch = "filter_hash_mismatch"
+    /// The stored LUT is not a `.cube` file darkroom reads.
+    case filterUnreadable = "filter_unreadable"
+    /// A filter operation reached the renderer without its LUT (a bug in the worker).
+    case filterNotLoaded = "filter_not_loaded"
+
     // Rendering (`RenderError.code` in DarkroomImaging: a `CodecError` is its format + `_` +
     // its code).
     case jpegIO = "jpeg_io"

@@ -102,7 +102,8 @@ extension RenderJobRunner {
                     baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
                     renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
                     rerenderOf: old.id,
-                    warnings: result.warnings.map(RecordedWarning.init)))
+                    warnings: result.warnings.map(RecordedWarning.init),
+                    renderedWith: RenderProvenance(operations: operations, settings: settings, display: isTop).json))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
             orientation = .up  // renders are upright already
         }

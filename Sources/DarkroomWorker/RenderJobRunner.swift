@@ -16,15 +16,18 @@ public struct RenderJobRunner: Sendable {
     public let settings: RenderSettings
     /// Where each render's bytes and memory are recorded.
     public let metrics: WorkerMetrics
+    /// The filters' LUTs, shared by the worker's slots.
+    public let filters: FilterTables
 
     public init(
         storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings,
-        metrics: WorkerMetrics = WorkerMetrics()
+        metrics: WorkerMetrics = WorkerMetrics(), filters: FilterTables = FilterTables()
     ) {
         self.storage = storage
         self.registry = registry
         self.settings = settings
         self.metrics = metrics
+        self.filters = filters
     }
 
     /// Runs `job` against `asset`, which shows the layers `chain` (bottom first, as
@@ -130,18 +133,21 @@ public struct RenderJobRunner: Sendable {
             formatIdentifier: identifier, formatVersion: version, data: data,
             baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
             renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
-            warnings: result.warnings.map(RecordedWarning.init))
+            warnings: result.warnings.map(RecordedWarning.init),
+            renderedWith: RenderProvenance(operations: operations, settings: settings, display: true).json)
     }
 
     func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure)
         -> [ImageOperation]
     {
+        let operations: [ImageOperation]
         do {
-            return try registry.operations(identifier: identifier, version: version, data: data)
+            operations = try registry.operations(identifier: identifier, version: version, data: data)
         } catch let error as AdjustmentError {
             throw .permanent(code: FailureCode(error.code), message: "job \(job.id): \(error.message)", cause: error)
         } catch {
             throw .permanent(code: .adjustmentData, message: "job \(job.id): \(error)", cause: error)
         }
+        return try filters.load(operations, from: storage, job: job)
     }
 }

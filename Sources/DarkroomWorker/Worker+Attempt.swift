@@ -110,7 +110,8 @@ extension Worker {
         var settings = options.renderSettings
         settings.threads = running.threads
         let runner = RenderJobRunner(
-            storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics)
+            storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics,
+            filters: filters)
         do {
             return .rendered(
                 try runner.run(

@@ -18,6 +18,8 @@ public final class Worker: Sendable {
     public let options: WorkerOptions
     let logger: Logger
     let state: WorkerState
+    /// The filters' LUTs, read once and shared by the slots.
+    let filters = FilterTables()
 
     public init(options: WorkerOptions, logger: Logger) {
         self.options = options

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DarkroomMetrics
 import DarkroomObjectStore
+import DarkroomWorker
 import Foundation
 import Logging
 import Metrics
@@ -16,9 +17,10 @@ struct Darkroom: AsyncParsableCommand {
             Exit codes: 0 success, 1 usage or input error, 2 cannot work at all (database or \
             storage unavailable), 3 some jobs failed (worker --drain).
             """,
+        version: DarkroomRelease.version,
         subcommands: [
             Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
-            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self,
+            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self, Filter.self,
         ])
 }
 

@@ -22,6 +22,7 @@ struct FailureCodeTests {
                 "storage_not_configured", "storage_unavailable", "path_outside_storage_root", "original_missing",
                 "storage_io",
                 "object_missing", "permission_denied", "storage_rejected", "replayed_layer_missing",
+                "filter_missing", "filter_hash_mismatch", "filter_unreadable", "filter_not_loaded",
                 "jpeg_io", "jpeg_corrupt", "jpeg_damaged", "jpeg_unsupported", "jpeg_misuse", "jpeg_out_of_memory",
                 "jpeg_too_large",
                 "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_too_large", "heif_out_of_memory",

@@ -26,6 +26,7 @@ let parsers = [
     "fuzz-gainmap-xmp",  // gain-map XMP packets (hdrgm, Apple's HDRGainMap): GainMapXMP
     "fuzz-iso-gainmap",  // ISO 21496-1 gain-map metadata and HEIF tmap items: ISOGainMapMetadata
     "fuzz-apple-headroom",  // EXIF blocks → Apple MakerNote tags 33/48: AppleHeadroom
+    "fuzz-cube",  // .cube LUT files (filters): CubeFile, and the filter kernel on what it reads
 ]
 
 let package = Package(

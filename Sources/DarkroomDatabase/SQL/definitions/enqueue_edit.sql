@@ -11,6 +11,7 @@ LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     problem text;
     new_job_id bigint;
+    resolved bytea;
 BEGIN
     IF enqueue_edit.asset_id IS NULL THEN
         RAISE EXCEPTION 'asset_id must not be NULL' USING ERRCODE = 'null_value_not_allowed',
@@ -54,10 +55,16 @@ BEGIN
             USING ERRCODE = 'program_limit_exceeded',
             HINT = 'adjustment data describes edits, not pixels; keep large inputs in files and reference them';
     END IF;
+    -- A filter must exist; a missing version is the newest now, stored in the job's data.
+    IF enqueue_edit.format_identifier = 'io.darkroom.pipeline' THEN
+        resolved := darkroom.resolve_filters(enqueue_edit.data);
+    ELSE
+        resolved := enqueue_edit.data;
+    END IF;
 
     INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version, data, priority, batch)
     VALUES (enqueue_edit.asset_id, 'edit', enqueue_edit.format_identifier, enqueue_edit.format_version,
-            enqueue_edit.data, enqueue_edit.priority, enqueue_edit.batch)
+            resolved, enqueue_edit.priority, enqueue_edit.batch)
     RETURNING id INTO new_job_id;
     PERFORM darkroom.record_action('enqueue_edit', jsonb_build_object(
         'asset_id', enqueue_edit.asset_id, 'format_identifier', enqueue_edit.format_identifier,

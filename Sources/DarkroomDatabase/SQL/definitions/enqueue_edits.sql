@@ -13,6 +13,7 @@ DECLARE
     problem text;
     missing bigint[];
     queued bigint;
+    resolved bytea;
 BEGIN
     IF asset_ids IS NULL OR format_identifier IS NULL OR format_version IS NULL OR data IS NULL OR priority IS NULL THEN
         RAISE EXCEPTION 'asset_ids, format_identifier, format_version, data and priority must not be NULL'
@@ -42,10 +43,13 @@ BEGIN
             array_to_string(missing[1:10], ', ') || CASE WHEN cardinality(missing) > 10 THEN ', …' ELSE '' END
             USING ERRCODE = 'foreign_key_violation', HINT = 'nothing was queued; existing ids are in darkroom.assets';
     END IF;
+    -- As enqueue_edit: filters checked, a missing version the newest now (once for all).
+    resolved := CASE WHEN enqueue_edits.format_identifier = 'io.darkroom.pipeline'
+                     THEN darkroom.resolve_filters(enqueue_edits.data) ELSE enqueue_edits.data END;
     RETURN QUERY
     INSERT INTO darkroom.jobs AS j (asset_id, kind, format_identifier, format_version, data, priority, batch)
     SELECT requested.id, 'edit', enqueue_edits.format_identifier, enqueue_edits.format_version,
-           enqueue_edits.data, enqueue_edits.priority, enqueue_edits.batch
+           resolved, enqueue_edits.priority, enqueue_edits.batch
       FROM unnest(asset_ids) WITH ORDINALITY AS requested(id, n)
      ORDER BY requested.n
     RETURNING j.asset_id, j.id;

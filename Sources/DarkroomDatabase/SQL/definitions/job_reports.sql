@@ -30,7 +30,7 @@ CREATE OR REPLACE FUNCTION darkroom.complete_job(
     change text, outcome text, first_base bigint,
     layer_formats text[], layer_versions text[], layer_data bytea[], layer_paths text[],
     layer_widths int[], layer_heights int[], layer_bytes bigint[], layer_rerender_of bigint[],
-    layer_warnings jsonb DEFAULT NULL
+    layer_warnings jsonb DEFAULT NULL, layer_rendered_with jsonb DEFAULT NULL
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, adjustment_id bigint)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -94,10 +94,11 @@ BEGIN
     FOR layer IN 1 .. layer_count - 1 LOOP
         INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
                                                base_adjustment_id, rendered_path, rendered_width, rendered_height,
-                                               rendered_bytes, rerender_of, warnings)
+                                               rendered_bytes, rerender_of, warnings, rendered_with)
         VALUES (job.asset_id, NULL, layer_formats[layer], layer_versions[layer],
                 layer_data[layer], base, layer_paths[layer], layer_widths[layer], layer_heights[layer],
-                layer_bytes[layer], layer_rerender_of[layer], coalesce(layer_warnings -> (layer - 1), '[]'))
+                layer_bytes[layer], layer_rerender_of[layer], coalesce(layer_warnings -> (layer - 1), '[]'),
+                nullif(layer_rendered_with -> (layer - 1), 'null'))
         RETURNING a.id INTO base;
     END LOOP;
     FOR layer IN 1 .. layer_count LOOP
@@ -108,10 +109,11 @@ BEGIN
     WITH top AS (
         INSERT INTO darkroom.adjustments AS a (asset_id, job_id, format_identifier, format_version, data,
                                                base_adjustment_id, rendered_path, rendered_width, rendered_height,
-                                               rendered_bytes, rerender_of, warnings)
+                                               rendered_bytes, rerender_of, warnings, rendered_with)
         SELECT job.asset_id, job.id, layer_formats[layer_count], layer_versions[layer_count],
                layer_data[layer_count], base, layer_paths[layer_count], layer_widths[layer_count], layer_heights[layer_count],
-               layer_bytes[layer_count], layer_rerender_of[layer_count], coalesce(layer_warnings -> (layer_count - 1), '[]')
+               layer_bytes[layer_count], layer_rerender_of[layer_count], coalesce(layer_warnings -> (layer_count - 1), '[]'),
+               nullif(layer_rendered_with -> (layer_count - 1), 'null')
          WHERE layer_count > 0
         RETURNING a.id
     ), written AS (

@@ -43,6 +43,7 @@ DECLARE
         'darkroom.enqueue_edits(bigint[], text, text, jsonb, int, text)',
         'darkroom.enqueue_revert(bigint, boolean, int, text)',
         'darkroom.enqueue_rerender(text, text, int, text)',
+        'darkroom.add_filter(text, text, text, bigint)',
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
@@ -51,7 +52,7 @@ DECLARE
         'darkroom.rescue_expired_leases()',
         'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean)',
         'darkroom.worker_stopped(text)',
-        'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb)',
+        'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb, jsonb)',
         'darkroom.fail_job(bigint, uuid, text, double precision, text, text)',
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',

@@ -1,0 +1,91 @@
+import Foundation
+import LibPQ
+
+/// The filter versions in `darkroom.filters`: adding one (`darkroom.add_filter`, after its LUT
+/// is in the storage) and listing them with how many assets show each (`darkroom.filter_versions`).
+public struct FilterCatalog {
+    let connection: PostgresConnection
+
+    public init(_ connection: PostgresConnection) {
+        self.connection = connection
+    }
+
+    /// Records `version` of `name`, whose LUT of `size` bytes is stored under `sha256`.
+    /// Returns when it was added.
+    public func add(name: String, version: String, sha256: String, size: Int) throws(FilterCatalogError) -> Date {
+        do {
+            return try connection.query(
+                "SELECT darkroom.add_filter($1::text, $2::text, $3::text, $4::bigint) AS added_at",
+                [.text(name), .text(version), .text(sha256.lowercased()), .int(Int64(size))]
+            )[0]["added_at"].decode(Date.self)
+        } catch let error as PostgresError where error.kind == .queryFailed {
+            let code: FilterCatalogError.Code =
+                switch error.sqlState {
+                case "23505": .versionExists
+                case "22023", "22004", "23514": .invalid
+                default: .database
+                }
+            throw FilterCatalogError(
+                code, "filter \(name) \(version): \(error.message)", hint: error.hint, cause: error)
+        } catch {
+            throw FilterCatalogError(.database, "filter \(name) \(version): \(error)", cause: error)
+        }
+    }
+
+    /// Every version, by name, newest first.
+    public func versions() throws -> [FilterVersion] {
+        try connection.query(
+            "SELECT name, version, sha256, size, added_by, added_at, assets, newest FROM darkroom.filter_versions"
+        ).map(FilterVersion.init(row:))
+    }
+}
+
+/// One row of `darkroom.filter_versions`.
+public struct FilterVersion: Sendable, Equatable {
+    public var name: String
+    public var version: String
+    public var sha256: String
+    public var size: Int64
+    public var addedBy: String
+    public var addedAt: Date
+    /// Assets whose current chain has a layer using this version.
+    public var assets: Int64
+    /// The version an edit that names no version gets.
+    public var isNewest: Bool
+
+    init(row: PostgresRow) throws {
+        name = try row["name"].decode(String.self)
+        version = try row["version"].decode(String.self)
+        sha256 = try row["sha256"].decode(String.self)
+        size = try row["size"].decode(Int64.self)
+        addedBy = try row["added_by"].decode(String.self)
+        addedAt = try row["added_at"].decode(Date.self)
+        assets = try row["assets"].decode(Int64.self)
+        isNewest = try row["newest"].decode(Bool.self)
+    }
+}
+
+/// A filter version the database refused to record.
+public struct FilterCatalogError: Error, Sendable, CustomStringConvertible {
+    public enum Code: String, Sendable {
+        /// The name already has this version (versions are never changed).
+        case versionExists = "filter_version_exists"
+        /// The name, version, hash or size broke a rule of `darkroom.filters`.
+        case invalid = "filter_invalid"
+        case database = "database_unavailable"
+    }
+
+    public var code: Code
+    public var message: String
+    public var hint: String?
+    public var cause: (any Error)?
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, cause: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.cause = cause
+    }
+
+    public var description: String { hint.map { "\(message) (\($0))" } ?? message }
+}

@@ -1,0 +1,59 @@
+import DarkroomImaging
+
+/// darkroom's own version: what `darkroom --version` prints and every adjustment record keeps.
+public enum DarkroomRelease {
+    public static let version = "0.24.0"
+}
+
+/// What made a render, kept with its adjustment record (`adjustments.rendered_with`): darkroom's
+/// version, the math version of each operation used (`RenderMath`), the filter versions and
+/// their LUTs' hashes, and the output settings. `darkroom rerender --stale` compares the math
+/// and output settings with the worker's own.
+public struct RenderProvenance: Sendable, Equatable {
+    public var darkroom: String
+    public var math: [String: Int]
+    public var filters: [FilterStep]
+    public var quality: Int
+    public var chroma: String
+    public var colourProfile: String
+    public var displayLongestSide: Int?
+
+    public init(operations: [ImageOperation], settings: RenderSettings, display: Bool) {
+        darkroom = DarkroomRelease.version
+        math = RenderMath.versions(of: operations)
+        filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
+        quality = settings.encoding.quality
+        chroma = settings.encoding.chromaSubsampling
+        // OutputColorProfile's rule: the original's ICC profile, one built from its nclx, or sRGB.
+        colourProfile = "source"
+        displayLongestSide = display ? settings.displayLongestSide : nil
+    }
+
+    /// The record as JSON, keys in a fixed order.
+    public var json: String {
+        let mathJSON = math.keys.sorted().map { "\"\($0)\":\(math[$0]!)" }.joined(separator: ",")
+        let filterJSON = filters.map { step in
+            "{\"name\":\(Self.quoted(step.name)),\"version\":\(step.version.map(Self.quoted) ?? "null"),"
+                + "\"sha256\":\(step.sha256.map(Self.quoted) ?? "null")}"
+        }.joined(separator: ",")
+        return "{\"darkroom\":\(Self.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
+            + "\"output\":{\"quality\":\(quality),\"chroma\":\(Self.quoted(chroma)),"
+            + "\"colour_profile\":\(Self.quoted(colourProfile)),"
+            + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")}}"
+    }
+
+    static func quoted(_ text: String) -> String {
+        var escaped = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": escaped += "\\\""
+            case "\\": escaped += "\\\\"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped + "\""
+    }
+}
