@@ -75,10 +75,12 @@ let package = Package(
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams"),
+        // Durations as numbers, and the one backoff with jitter (job retries, reconnects, S3).
+        .target(name: "Timing"),
 
         // Thin Swift owners of the C handles.
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
-        .target(name: "LibPQ", dependencies: ["CPostgres"]),
+        .target(name: "LibPQ", dependencies: ["CPostgres", "Timing"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
@@ -100,7 +102,7 @@ let package = Package(
         .target(
             name: "DarkroomObjectStore",
             dependencies: [
-                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers",
+                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers", "Timing",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
@@ -121,7 +123,7 @@ let package = Package(
         .target(
             name: "DarkroomDatabase",
             dependencies: [
-                "LibPQ",
+                "LibPQ", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], resources: [.embedInCode("SQL")]),
         // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs),
@@ -145,7 +147,7 @@ let package = Package(
         .target(
             name: "DarkroomMetrics",
             dependencies: [
-                "DarkroomDatabase",
+                "DarkroomDatabase", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -165,7 +167,7 @@ let package = Package(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams", "DarkroomMetrics",
+                "ByteStreams", "DarkroomMetrics", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -175,7 +177,7 @@ let package = Package(
             name: "DarkroomWeb",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "ByteStreams",
-                "DarkroomMetricsEndpoint", "DarkroomWorker",
+                "DarkroomMetricsEndpoint", "DarkroomWorker", "Timing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -189,7 +191,7 @@ let package = Package(
                 "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts",
                 "DarkroomImaging",
                 "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams",
-                "DarkroomMetrics", "DarkroomMetricsEndpoint",
+                "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -203,9 +205,11 @@ let package = Package(
             name: "DarkroomTestSupport",
             dependencies: [
                 "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
-                "LibHeif", "LibCurl",
+                "LibHeif", "LibCurl", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
+
+        .testTarget(name: "TimingTests", dependencies: ["Timing"]),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
@@ -227,7 +231,7 @@ let package = Package(
             name: "DarkroomObjectStoreTests",
             dependencies: [
                 "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams",
-                "LibCurl", "DarkroomTestSupport",
+                "LibCurl", "DarkroomTestSupport", "Timing",
             ]),
         .testTarget(
             name: "DarkroomAdjustmentsTests",
@@ -271,7 +275,7 @@ let package = Package(
                 "DarkroomTestSupport", "DarkroomMetadata",
                 "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
                 "DarkroomImport",
-                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import Logging
+import Timing
 
 /// The edit-job queue in `darkroom.jobs`.
 ///
@@ -64,7 +65,7 @@ public struct JobQueue {
         let rows = try connection.query(
             "SELECT \(ClaimedJob.columns) FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb)",
             [
-                .text(workerID), .int(Int64(limit)), .double(lease.inSeconds),
+                .text(workerID), .int(Int64(limit)), .double(lease.seconds),
                 .optional(formats.map(ClaimableFormat.json), PostgresBind.text),
             ])
         let jobs = try rows.map(ClaimedJob.init(row:))
@@ -120,7 +121,7 @@ public struct JobQueue {
               FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
             """,
             [
-                .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
+                .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.seconds),
                 .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping),
             ])
         var checks: [Int64: LeaseCheck] = [:]

@@ -3,6 +3,7 @@ import DarkroomDatabase
 import DarkroomMetrics
 import DarkroomStorage
 import Foundation
+import Timing
 
 public struct WorkerOptions: Sendable {
     public var databaseURL: String
@@ -30,7 +31,10 @@ public struct WorkerOptions: Sendable {
     public var maxDuration: Duration?
     /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are released.
     public var shutdownGrace: Duration
-    public var retryPolicy: RetryPolicy
+    /// The wait before a failed job's next attempt (the database decides whether there is one).
+    public var retryBackoff: Backoff
+    /// The chance behind every backoff's jitter.
+    public var randomUnit: RandomUnit
     /// The editors this worker runs.
     public var registry: EditorRegistry
     /// The formats this worker claims (normally `registry.claimableFormats`); nil claims every job.
@@ -51,7 +55,7 @@ public struct WorkerOptions: Sendable {
         memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60),
         heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
-        retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
+        retryBackoff: Backoff = .jobRetry, randomUnit: RandomUnit = .system, registry: EditorRegistry = .standard,
         formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats,
         workerName: String = WorkerOptions.defaultWorkerName(),
         cores: Int = ProcessInfo.processInfo.activeProcessorCount, metrics: WorkerMetrics = WorkerMetrics()
@@ -69,7 +73,8 @@ public struct WorkerOptions: Sendable {
         self.pollInterval = pollInterval
         self.maxDuration = maxDuration
         self.shutdownGrace = shutdownGrace
-        self.retryPolicy = retryPolicy
+        self.retryBackoff = retryBackoff
+        self.randomUnit = randomUnit
         self.registry = registry
         self.formats = formats
         self.workerName = workerName

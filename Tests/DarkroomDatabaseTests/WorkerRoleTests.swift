@@ -89,7 +89,7 @@ struct WorkerRoleTests {
             #expect(next.id == second)
             #expect(
                 try queue.fail(
-                    next, .transient(code: "storage_io", message: "the disk hiccupped"), outcome: .retry(after: .zero))
+                    next, .transient(code: "storage_io", message: "the disk hiccupped"), retryDelay: .zero)
                     == .queued)
             let retried = try #require(
                 try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
@@ -154,7 +154,7 @@ struct WorkerRoleTests {
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 0, 60, '{}', '{}')") == "22023")
             #expect(
                 sqlState(
-                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, 'failed', 0, 'no spaces allowed', 'm')",
+                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, true, 0, 'no spaces allowed', 'm')",
                     [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
             #expect(
                 sqlState(

@@ -2,6 +2,7 @@ import DarkroomStorage
 import Foundation
 import S3Answers
 import Testing
+import Timing
 
 @testable import DarkroomObjectStore
 
@@ -118,13 +119,21 @@ import Testing
     }
 
     @Test func retriesBackOffWithinBounds() {
-        let policy = S3RetryPolicy(attempts: 6, firstDelay: .milliseconds(100), maxDelay: .milliseconds(500))
+        let backoff = Backoff(first: .milliseconds(100), limit: .milliseconds(500), jitter: 0.5)
+        let longest = S3RetryPolicy(attempts: 6, backoff: backoff, randomUnit: .fixed(0))
         #expect(
-            (1...6).map(policy.delay(before:)) == [
+            (1...6).map(longest.delay(before:)) == [
                 .milliseconds(100), .milliseconds(200), .milliseconds(400),
                 .milliseconds(500), .milliseconds(500), .milliseconds(500),
             ])
+        let shortest = S3RetryPolicy(attempts: 6, backoff: backoff, randomUnit: .fixed(1))
+        #expect(
+            (1...6).map(shortest.delay(before:)) == [
+                .milliseconds(50), .milliseconds(100), .milliseconds(200),
+                .milliseconds(250), .milliseconds(250), .milliseconds(250),
+            ], "jitter takes up to half off")
         #expect(S3RetryPolicy(attempts: 0).attempts == 1)
+        #expect(S3RetryPolicy().backoff == .objectStorage && Backoff.objectStorage.jitter > 0)
     }
 
     @Test func everyRequestCarriesItsPayloadHashAndTheSessionToken() throws {

@@ -1,6 +1,7 @@
 import DarkroomObjectStore
 import DarkroomStorage
 import Foundation
+import Timing
 
 /// The private S3 server `make s3-start` runs (SeaweedFS, authentication on), as the tests
 /// reach it: DARKROOM_TEST_S3_ENDPOINT, _ACCESS_KEY and _SECRET_KEY, which `make test` sets.
@@ -34,7 +35,9 @@ public enum TestObjectStore {
     /// replaces the server's (a proxy in front of it); `secret` the right one (to be refused).
     public static func storage(
         prefix: String = "test-" + UUID().uuidString.lowercased(), endpoint: String? = nil,
-        secret: String? = nil, retry: S3RetryPolicy = S3RetryPolicy(attempts: 3, firstDelay: .milliseconds(50)),
+        secret: String? = nil,
+        retry: S3RetryPolicy = S3RetryPolicy(
+            attempts: 3, backoff: Backoff(first: .milliseconds(50), limit: .seconds(5), jitter: 0.5)),
         partSize: Int = S3Storage.minimumPartSize
     ) throws -> S3Storage {
         let server = try server()

@@ -39,5 +39,6 @@ public struct Migration: Sendable, Hashable {
         Migration(20, "one_count_table", PackageResources._020_one_count_table_sql),
         Migration(21, "dashboard_keys", PackageResources._021_dashboard_keys_sql),
         Migration(22, "failure_code_spelling", PackageResources._022_failure_code_spelling_sql),
+        Migration(23, "fail_job_decides", PackageResources._023_fail_job_decides_sql),
     ]
 }

@@ -52,7 +52,7 @@ DECLARE
         'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean)',
         'darkroom.worker_stopped(text)',
         'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb)',
-        'darkroom.fail_job(bigint, uuid, text, double precision, text, text)',
+        'darkroom.fail_job(bigint, uuid, boolean, double precision, text, text)',
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
