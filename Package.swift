@@ -205,7 +205,7 @@ let package = Package(
             name: "DarkroomTestSupport",
             dependencies: [
                 "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
-                "LibHeif", "LibCurl", "Timing",
+                "LibHeif", "CHeif", "LibCurl", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 

@@ -44,12 +44,18 @@ public struct JobQueue {
             return try body()
         } catch let error as PostgresError where error.kind == .queryFailed {
             switch error.sqlState {
-            case "23503": throw assetID.map(QueueError.assetNotFound) ?? error
-            case "22004", "22023", "54000", "P0002":
+            case .foreignKeyViolation?: throw assetID.map(QueueError.assetNotFound) ?? error
+            case .nullValueNotAllowed?, .invalidParameterValue?, .programLimitExceeded?, .noDataFound?:
                 throw QueueError.invalidJob(message: error.message, hint: error.hint)
             default: throw error
             }
         }
+    }
+
+    /// What is wrong with leases of `lease` (`darkroom.lease_problem`, which claims and heartbeats
+    /// refuse with), or nil when the database accepts them.
+    public func leaseProblem(_ lease: Duration) throws -> String? {
+        try connection.query(.leaseProblem, [.double(lease.seconds)])[0]["problem"].decode(String?.self)
     }
 
     /// Leases up to `limit` due jobs to `workerID`, highest priority first, then oldest `run_at`

@@ -14,6 +14,10 @@ public struct OutputEncoding: Sendable, Equatable {
         self.fullChroma = fullChroma
     }
 
+    /// The quality renders are written at unless told otherwise: the one home of the default
+    /// (the worker, `darkroom render` and the thumbnails take it from here).
+    public static let defaultQuality = 92
+
     /// The encoder's settings, chroma resolved.
     var jpeg: JPEGEncoding { JPEGEncoding(quality: quality, fullChroma: fullChroma) }
 }

@@ -101,7 +101,8 @@ struct PageRoutes {
         } catch let error as DatabaseError {
             // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
             dashboard.logger.error(
-                "a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
+                "a page's query failed",
+                metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState?.rawValue ?? "")"])
             return Page.refusal(.internalServerError, "PostgreSQL refused this page's query: \(error.message)")
         }
     }

@@ -11,10 +11,10 @@ public struct RenderSettings: Sendable {
     /// sets it for each job as it starts (`SlotResources.renderThreads`).
     public var threads: Int
     /// Longest side of the display-size copy each job writes.
-    public var displayLongestSide = 2048
+    public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
 
     public init(
-        quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
+        quality: Int = OutputEncoding.defaultQuality, huffman: RenderPlanner.HuffmanOptimisation = .off,
         memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
         threads: Int = 1
     ) {

@@ -1,5 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomMetrics
 import DarkroomStorage
 import Foundation
@@ -52,7 +53,7 @@ public struct WorkerOptions: Sendable {
         databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage,
         concurrency: Int = WorkerOptions.defaultConcurrency,
         drain: Bool = false,
-        memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60),
+        memoryBudget: Int = 256 << 20, quality: Int = OutputEncoding.defaultQuality, lease: Duration = .seconds(60),
         heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
         retryBackoff: Backoff = .jobRetry, randomUnit: RandomUnit = .system, registry: EditorRegistry = .standard,

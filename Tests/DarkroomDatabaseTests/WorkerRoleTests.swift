@@ -106,7 +106,7 @@ struct WorkerRoleTests {
     @Test func aWorkerCannotQueueEditOrReadTheQueue() throws {
         try withWorker { owner, _, worker in
             let asset = try registerAsset(1, on: owner)
-            func refusal(_ sql: String) -> String? {
+            func refusal(_ sql: String) -> SQLState? {
                 do {
                     _ = try worker.query(sql)
                     return nil
@@ -139,7 +139,7 @@ struct WorkerRoleTests {
             _ = try JobQueue(operatorSession, logger: .quiet).enqueueSample(assetID: asset)
             let queue = JobQueue(worker, logger: .quiet)
             let job = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60)).first)
-            func sqlState(_ sql: String, _ binds: [PostgresBind] = []) -> String? {
+            func sqlState(_ sql: String, _ binds: [PostgresBind] = []) -> SQLState? {
                 do {
                     _ = try worker.query(sql, binds)
                     return nil
