@@ -177,7 +177,7 @@ let package = Package(
             name: "DarkroomWeb",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "ByteStreams",
-                "DarkroomMetricsEndpoint", "DarkroomWorker", "Timing",
+                "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),

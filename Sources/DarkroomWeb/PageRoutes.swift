@@ -50,11 +50,14 @@ struct PageRoutes {
             let filter = FailuresPage.Filter(
                 code: request.uri.queryParameters.get("code"), batch: request.uri.queryParameters.get("batch"))
             return try await page(context) { session in
-                let failures = try await dashboard.read { connection in
-                    try JobQueue(connection, logger: logger).failures(
-                        code: filter.code, batch: filter.batch, limit: FailuresPage.limit)
+                let (failures, codes) = try await dashboard.read { connection in
+                    let queue = JobQueue(connection, logger: logger)
+                    return (
+                        try queue.failures(code: filter.code, batch: filter.batch, limit: FailuresPage.limit),
+                        try queue.failureCodes()
+                    )
                 }
-                return FailuresPage.render(failures, filter: filter, session: session)
+                return FailuresPage.render(failures, codes: codes, filter: filter, session: session)
             }
         }
         router.get("/assets/:id") { _, context in
