@@ -210,6 +210,17 @@ let package = Package(
             ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(name: "LibCurlTests", dependencies: ["LibCurl", "DarkroomTestSupport"]),
+        .testTarget(name: "LibExifTests", dependencies: ["LibExif", "DarkroomTestSupport"]),
+        .testTarget(name: "S3AnswersTests", dependencies: ["S3Answers", "ByteStreams"]),
+        .testTarget(
+            name: "DarkroomStorageTests", dependencies: ["DarkroomStorage", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(
+            name: "DarkroomImportTests",
+            dependencies: [
+                "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
 
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
@@ -244,7 +255,8 @@ let package = Package(
         .testTarget(
             name: "DarkroomOperatorScriptsTests",
             dependencies: [
-                "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
+                "DarkroomOperatorScripts", "DarkroomDatabase", "DarkroomStorage", "ByteStreams", "LibPQ",
+                "DarkroomTestSupport",
             ]),
         .testTarget(
             name: "DarkroomWebTests",
