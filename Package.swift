@@ -212,7 +212,7 @@ let package = Package(
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(name: "LibCurlTests", dependencies: ["LibCurl", "DarkroomTestSupport"]),
         .testTarget(name: "LibExifTests", dependencies: ["LibExif", "DarkroomTestSupport"]),
-        .testTarget(name: "S3AnswersTests", dependencies: ["S3Answers", "ByteStreams"]),
+        .testTarget(name: "S3AnswersTests", dependencies: ["S3Answers", "ByteStreams", "LibCurl"]),
         .testTarget(
             name: "DarkroomStorageTests", dependencies: ["DarkroomStorage", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(

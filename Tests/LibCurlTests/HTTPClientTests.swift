@@ -19,7 +19,7 @@ import Testing
         let error = #expect(throws: CurlError.self) {
             _ = try HTTPClient().perform(HTTPRequest(method: "GET", url: url))
         }
-        #expect(error?.kind == .unreachable && error?.isTransient == true, "\(String(describing: error))")
+        #expect(error?.code == .unreachable && error?.isTransient == true, "\(String(describing: error))")
         #expect(error?.url == url && error?.description.contains(url) == true)
     }
 
@@ -27,7 +27,7 @@ import Testing
         let error = #expect(throws: CurlError.self) {
             _ = try HTTPClient().perform(HTTPRequest(method: "GET", url: "nosuchscheme://host/x"))
         }
-        #expect(error?.kind == .failed && error?.isTransient == false, "\(String(describing: error))")
+        #expect(error?.code == .failed && error?.isTransient == false, "\(String(describing: error))")
     }
 
     @Test func signedRequestsAreAcceptedAndAWrongSecretIsRefused() throws {

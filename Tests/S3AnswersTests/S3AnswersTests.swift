@@ -1,4 +1,5 @@
 import ByteStreams
+import LibCurl
 import S3Answers
 import Testing
 
@@ -13,21 +14,33 @@ import Testing
                 bucket: "b", key: "k", operation: "GET")
         }
         let signature = error(403, "SignatureDoesNotMatch")
-        #expect(signature.kind == .rejected && !signature.isTransient && signature.s3Code == "SignatureDoesNotMatch")
+        #expect(signature.code == .rejected && !signature.isTransient && signature.s3Code == "SignatureDoesNotMatch")
         #expect(
             signature.description.contains("s3://b/k") && signature.message.contains("AWS_SECRET_ACCESS_KEY")
                 && signature.message.contains("m & n"))
         #expect(signature.streamError(object: "k").code == .rejected)
         #expect(error(404, "NoSuchKey").streamError(object: "k").code == .notFound)
-        #expect(error(503, "SlowDown").kind == .throttled && error(503, "SlowDown").isTransient)
+        #expect(error(503, "SlowDown").code == .throttled && error(503, "SlowDown").isTransient)
         #expect(
             error(500, "InternalError").isTransient
                 && error(500, "InternalError").streamError(object: "k").code == .unavailable)
-        #expect(error(400, "RequestTimeout").kind == .throttled)
-        #expect(error(412, "PreconditionFailed").kind == .preconditionFailed)
+        #expect(error(400, "RequestTimeout").code == .throttled)
+        #expect(error(412, "PreconditionFailed").code == .preconditionFailed)
         #expect(
-            S3Error.answer(502, body: Array("not xml at all <".utf8), bucket: "b", key: "k", operation: "GET").kind
+            S3Error.answer(502, body: Array("not xml at all <".utf8), bucket: "b", key: "k", operation: "GET").code
                 == .serverError)
+    }
+
+    @Test func aTransferFailureKeepsLibcurlsErrorAsItsCause() {
+        let refused = CurlError(
+            code: .unreachable, curlCode: 7, message: "Couldn't connect to server", url: "http://s3")
+        let error = S3Error.transfer(refused, bucket: "b", key: "k", operation: "GET")
+        #expect(error.code == .unreachable && error.isTransient && error.cause?.code == .unreachable)
+        #expect(error.cause?.curlCode == 7 && error.streamError(object: "k").code == .unavailable)
+        #expect(error.description.contains("Couldn't connect to server") && error.message.contains("server is up"))
+        let refusedURL = CurlError(code: .failed, curlCode: 3, message: "URL using bad/illegal format", url: "x")
+        let bad = S3Error.transfer(refusedURL, bucket: "b", key: "k", operation: "GET")
+        #expect(bad.code == .unexpected && !bad.isTransient && bad.cause?.code == .failed)
     }
 
     @Test func listingsAreReadByElementWithEntitiesDecoded() {
@@ -67,7 +80,7 @@ import Testing
             let document = S3XML(Array(text.utf8))
             _ = document.value(of: "Key")
             #expect(
-                S3Error.answer(503, body: Array(text.utf8), bucket: "b", key: "k", operation: "GET").kind
+                S3Error.answer(503, body: Array(text.utf8), bucket: "b", key: "k", operation: "GET").code
                     == .serverError)
         }
         #expect(S3XML(Array("<Key><Key>x</Key>".utf8)).value(of: "Key") == "<Key>x")
