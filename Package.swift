@@ -218,7 +218,8 @@ let package = Package(
         .testTarget(
             name: "DarkroomImportTests",
             dependencies: [
-                "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ",
+                "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomTestSupport",
+                "LibPQ",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

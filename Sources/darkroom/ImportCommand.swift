@@ -52,7 +52,8 @@ extension Darkroom {
             do {
                 return try S3Location(parsing: location).key(ofObjectURL: path)
             } catch {
-                throw ImportError(source: path, message: "\(error)")
+                throw ImportError(
+                    .refusedKey, source: path, message: "names no key darkroom allows: \(error.message)", cause: error)
             }
         }
     }

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import DarkroomTestSupport
 import Foundation
@@ -95,6 +96,11 @@ import Testing
             #expect { try importer.importFile(text) } throws: {
                 ($0 as? ImportError)?.message.contains("Not a JPEG file") == true
             }
+            // Why, as a code, with the codec's error kept typed underneath.
+            let refused = try #require(throws: ImportError.self) { try importer.importFile(text) }
+            #expect(refused.code == .notAPhoto && refused.cause is CodecError, "\(refused)")
+            let missing = try #require(throws: ImportError.self) { try importer.importFile(text + ".missing") }
+            #expect(missing.code == .fileNotFound && missing.cause == nil)
             #expect(entries(storage.path + "/originals") == afterFirst)
 
             // Inside the root: registered where it is, nothing copied; a missing stored copy of
