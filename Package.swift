@@ -84,10 +84,12 @@ let package = Package(
         // HDR gain maps without pixels: the MPF index, the gain-map XMP (hdrgm, Apple's), ISO
         // 21496-1 metadata, Apple's headroom, and the math that applies a map.
         .target(name: "GainMaps"),
+        // Durations as numbers, and the one backoff with jitter (job retries, reconnects, S3).
+        .target(name: "Timing"),
 
         // Thin Swift owners of the C handles.
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
-        .target(name: "LibPQ", dependencies: ["CPostgres"]),
+        .target(name: "LibPQ", dependencies: ["CPostgres", "Timing"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
         .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
@@ -110,7 +112,7 @@ let package = Package(
         .target(
             name: "DarkroomObjectStore",
             dependencies: [
-                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers",
+                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers", "Timing",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
@@ -131,7 +133,7 @@ let package = Package(
         .target(
             name: "DarkroomDatabase",
             dependencies: [
-                "LibPQ",
+                "LibPQ", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], resources: [.embedInCode("SQL")]),
         // Runs the operator's SQL files in Jobs/ (not to be confused with queued render jobs),
@@ -156,7 +158,7 @@ let package = Package(
         .target(
             name: "DarkroomMetrics",
             dependencies: [
-                "DarkroomDatabase",
+                "DarkroomDatabase", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -176,7 +178,7 @@ let package = Package(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams", "DarkroomMetrics",
+                "ByteStreams", "DarkroomMetrics", "Timing",
                 // SHA-256 of a filter's LUT, checked against the hash recorded when it was added.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -188,7 +190,7 @@ let package = Package(
             name: "DarkroomWeb",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomAdjustments", "ByteStreams",
-                "DarkroomMetricsEndpoint", "DarkroomWorker",
+                "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -202,7 +204,7 @@ let package = Package(
                 "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts",
                 "DarkroomImaging",
                 "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams",
-                "DarkroomMetrics", "DarkroomMetricsEndpoint",
+                "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),
@@ -216,12 +218,26 @@ let package = Package(
             name: "DarkroomTestSupport",
             dependencies: [
                 "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
-                "LibHeif", "LibCurl",
+                "LibHeif", "CHeif", "LibCurl", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 
         .testTarget(name: "GainMapsTests", dependencies: ["GainMaps", "DarkroomTestSupport"]),
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"]),
+        .testTarget(name: "TimingTests", dependencies: ["Timing"]),
+        .testTarget(name: "LibCurlTests", dependencies: ["LibCurl", "DarkroomTestSupport"]),
+        .testTarget(name: "LibExifTests", dependencies: ["LibExif", "DarkroomTestSupport"]),
+        .testTarget(name: "S3AnswersTests", dependencies: ["S3Answers", "ByteStreams", "LibCurl"]),
+        .testTarget(
+            name: "DarkroomStorageTests", dependencies: ["DarkroomStorage", "ByteStreams", "DarkroomTestSupport"]),
+        .testTarget(
+            name: "DarkroomImportTests",
+            dependencies: [
+                "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomTestSupport",
+                "LibPQ",
+                .product(name: "Logging", package: "swift-log"),
+            ]),
+
         .testTarget(name: "LibHeifTests", dependencies: ["LibHeif", "ByteStreams", "DarkroomTestSupport"]),
         .testTarget(
             name: "JPEGTurboTests", dependencies: ["JPEGTurbo", "CJPEG", "ByteStreams", "DarkroomTestSupport"]),
@@ -242,7 +258,7 @@ let package = Package(
             name: "DarkroomObjectStoreTests",
             dependencies: [
                 "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams",
-                "LibCurl", "DarkroomTestSupport",
+                "LibCurl", "DarkroomTestSupport", "Timing",
             ]),
         .testTarget(
             name: "DarkroomAdjustmentsTests",
@@ -255,7 +271,8 @@ let package = Package(
         .testTarget(
             name: "DarkroomOperatorScriptsTests",
             dependencies: [
-                "DarkroomOperatorScripts", "DarkroomDatabase", "LibPQ", "DarkroomTestSupport",
+                "DarkroomOperatorScripts", "DarkroomDatabase", "DarkroomStorage", "ByteStreams", "LibPQ",
+                "DarkroomTestSupport",
             ]),
         .testTarget(
             name: "DarkroomWebTests",
@@ -286,7 +303,7 @@ let package = Package(
                 "DarkroomTestSupport", "DarkroomMetadata",
                 "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
                 "DarkroomImport",
-                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ]),

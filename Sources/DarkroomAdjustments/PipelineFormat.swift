@@ -234,7 +234,8 @@ struct Parameters {
             return fallback
         }
         guard case .number(let number) = value, number.isFinite, number.rounded() == number else {
-            throw invalid(name, "must be a whole number, got \(value.kind == "a number" ? "a fraction" : value.kind)")
+            let got = if case .number = value { "a fraction" } else { value.kind }
+            throw invalid(name, "must be a whole number, got \(got)")
         }
         guard number >= Double(range.lowerBound), number <= Double(range.upperBound) else {
             throw invalid(name, "must be between \(range.lowerBound) and \(range.upperBound), got \(number.forMessage)")

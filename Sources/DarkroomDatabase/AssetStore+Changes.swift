@@ -36,7 +36,8 @@ extension AssetStore {
     public func recentJobs(of assetID: Int64, limit: Int) throws -> [JobSummary] {
         try connection.query(
             """
-            SELECT id, kind, state, batch, format_identifier, format_version, created_at, finished_at
+            SELECT id, kind, state, batch, format_identifier, format_version, created_at, finished_at, can_cancel,
+                   can_retry
               FROM darkroom.asset_jobs WHERE asset_id = $1 ORDER BY id DESC LIMIT $2
             """, [.int(assetID), .int(Int64(max(limit, 0)))]
         ).map { row in
@@ -46,7 +47,8 @@ extension AssetStore {
                 formatIdentifier: try row["format_identifier"].decode(String?.self),
                 formatVersion: try row["format_version"].decode(String?.self),
                 createdAt: try row["created_at"].decode(Date.self),
-                finishedAt: try row["finished_at"].decode(Date?.self))
+                finishedAt: try row["finished_at"].decode(Date?.self),
+                canCancel: try row["can_cancel"].decode(Bool.self), canRetry: try row["can_retry"].decode(Bool.self))
         }
     }
 }
@@ -73,4 +75,8 @@ public struct JobSummary: Sendable, Hashable {
     public var formatVersion: String?
     public var createdAt: Date
     public var finishedAt: Date?
+    /// Whether `cancel_job` would cancel it now (`darkroom.job_can_be_cancelled` decides).
+    public var canCancel: Bool
+    /// Whether `retry_job` would queue it again now (`darkroom.job_can_be_retried` decides).
+    public var canRetry: Bool
 }

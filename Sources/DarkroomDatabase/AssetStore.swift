@@ -32,7 +32,9 @@ public struct AssetStore {
                     .optional(asset.creationDate, PostgresBind.timestamp),
                     warnings.isEmpty ? .null : .text(warnings),
                 ])[0]
-        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "22023" {
+        } catch let error as PostgresError
+            where error.sqlState == .checkViolation || error.sqlState == .invalidParameterValue
+        {
             throw QueueError.invalidAsset(
                 path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset",
                 message: error.message)

@@ -5,7 +5,7 @@ public struct AttemptFailure: Sendable, Hashable, CustomStringConvertible {
     /// Kept in `darkroom.jobs.errors[].code` and as the prefix of `last_error`; snake_case.
     public var code: String
     public var message: String
-    /// As the failing side judged it: the retry policy fails a permanent failure at once.
+    /// As the failing side judged it: `darkroom.attempt_fails_job` fails a permanent failure at once.
     public var isPermanent: Bool
 
     public init(code: String, message: String, isPermanent: Bool) {

@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// Where a batch stands. Pure value: the CLI draws it as a bar on a terminal and as a log
 /// line elsewhere.
@@ -66,7 +67,7 @@ public struct BatchProgress: Sendable, Hashable {
 
     /// "3h 02m", "15m 05s", "42s".
     public static func format(_ duration: Duration) -> String {
-        let total = max(0, Int(duration.components.seconds))
+        let total = max(0, Int(duration.seconds))
         let (hours, minutes, seconds) = (total / 3600, total / 60 % 60, total % 60)
         if hours > 0 { return String(format: "%dh %02dm", hours, minutes) }
         if minutes > 0 { return String(format: "%dm %02ds", minutes, seconds) }

@@ -56,6 +56,18 @@ extension JobQueue {
     }
 }
 
+extension JobQueue {
+    /// Every failed job by the code of its last attempt (`darkroom.failure_codes`), most
+    /// frequent first: the codes stored, not the ones this build knows.
+    public func failureCodes() throws -> [FailureCodeCount] {
+        try connection.query("SELECT code, jobs, last_failed_at FROM darkroom.failure_codes").map { row in
+            FailureCodeCount(
+                code: try row["code"].decode(String?.self), jobs: try row["jobs"].decode(Int.self),
+                lastFailedAt: try row["last_failed_at"].decode(Date?.self))
+        }
+    }
+}
+
 /// A row of `darkroom.failures` with its attempts.
 public struct FailedJobDetail: Sendable, Hashable {
     public var jobID: Int64
@@ -71,7 +83,7 @@ public struct FailedJobDetail: Sendable, Hashable {
     public var errors: [JobAttemptError]
 }
 
-/// How many of a batch's failed jobs ended with one code.
+/// How many failed jobs (of a batch, or of all) ended with one code.
 public struct FailureCodeCount: Sendable, Hashable {
     /// `nil` for failures without a recorded attempt.
     public var code: String?

@@ -1,5 +1,6 @@
 import Foundation
 import LibPQ
+import Timing
 
 /// The reads `darkroom status` and the queue's gauges share, and the time limit a scrape puts
 /// on each of them.
@@ -26,8 +27,7 @@ extension JobQueue {
     /// `timeout` (`SET LOCAL statement_timeout`: the limit ends with the transaction, whatever
     /// happens in it).
     public func withStatementTimeout<T>(_ timeout: Duration, _ body: () throws -> T) throws -> T {
-        let milliseconds = max(
-            Int(timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000), 1)
+        let milliseconds = max(timeout.wholeMillisecondsRoundedUp, 1)
         return try connection.withTransaction {
             _ = try connection.query(.statementTimeout, [.text(String(milliseconds))])
             return try body()

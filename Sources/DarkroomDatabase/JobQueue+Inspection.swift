@@ -83,7 +83,7 @@ extension JobQueue {
         do {
             return try connection.query("SELECT \(function)($1::bigint) AS changed", [.int(jobID)])[0]["changed"]
                 .decode(Bool.self)
-        } catch let error as PostgresError where error.sqlState == "P0002" {
+        } catch let error as PostgresError where error.sqlState == .noDataFound {
             throw QueueError.jobNotFound(jobID)
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import Logging
+import Timing
 
 /// Reporting back on a claimed job: each report is one call to a server-side function
 /// (`SQL/definitions/job_reports.sql`) that locks the job and checks the lease first, so a
@@ -70,42 +71,27 @@ extension JobQueue {
         }
     }
 
-    /// Records a failed attempt (`darkroom.fail_job`). Permanent failures and the last attempt
-    /// fail the job; other failures put it back in the queue after `retryPolicy`'s backoff.
-    /// Returns the new state.
-    public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, retryPolicy: RetryPolicy) throws -> JobState {
-        try fail(
-            job, failure,
-            outcome: retryPolicy.outcome(
-                of: failure, attempts: job.attempts, maxAttempts: job.maxAttempts, randomUnit: Double.random(in: 0...1))
-        )
-    }
-
-    /// Records a failed attempt with what the caller decided from the claimed job's attempts
-    /// (which nothing changes while the lease holds): `.fail` fails the job, `.retry` queues it
-    /// again after that delay. Returns the new state.
-    public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, outcome: FailureOutcome) throws -> JobState {
-        let next: JobState
-        let delay: Duration
-        switch outcome {
-        case .retry(let after): (next, delay) = (.queued, after)
-        case .fail: (next, delay) = (.failed, .zero)
-        }
+    /// Records a failed attempt (`darkroom.fail_job`). The database decides what follows
+    /// (`attempt_fails_job`): a permanent failure or the last attempt fails the job; otherwise
+    /// it is queued again, claimable after `retryDelay`. Returns the new state.
+    public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, retryDelay: Duration) throws -> JobState {
         let row = try connection.query(
             """
-            SELECT status, loss FROM darkroom.fail_job($1::bigint, $2::uuid, $3::text, $4::double precision, $5::text, $6::text)
+            SELECT status, loss, new_state
+              FROM darkroom.fail_job($1::bigint, $2::uuid, $3::boolean, $4::double precision, $5::text, $6::text)
             """,
             [
-                .int(job.id), .text(job.leaseToken.uuidString), .text(next.rawValue), .double(delay.inSeconds),
-                .text(failure.code), .text(failure.message),
+                .int(job.id), .text(job.leaseToken.uuidString), .bool(failure.isPermanent),
+                .double(max(retryDelay, .zero).seconds), .text(failure.code), .text(failure.message),
             ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
+        let next = try row["new_state"].decode(JobState.self)
         logger.info(
             "job attempt failed",
             metadata: [
                 "job_id": "\(job.id)", "attempt": "\(job.attempts)", "code": "\(failure.code)",
                 "permanent": "\(failure.isPermanent)", "next_state": "\(next.rawValue)",
-                "retry_in_seconds": "\(next == .queued ? delay.inSeconds : 0)",
+                "retry_in_seconds": "\(next == .queued ? retryDelay.seconds : 0)",
             ])
         return next
     }
@@ -120,7 +106,7 @@ extension JobQueue {
             """,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .optional(reason, PostgresBind.text),
-                .double(delay.inSeconds),
+                .double(delay.seconds),
             ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
         logger.debug("released job", metadata: ["job_id": "\(job.id)"])

@@ -1,6 +1,7 @@
 import Foundation
 import LibPQ
 import Logging
+import Timing
 
 /// The edit-job queue in `darkroom.jobs`.
 ///
@@ -43,12 +44,18 @@ public struct JobQueue {
             return try body()
         } catch let error as PostgresError where error.kind == .queryFailed {
             switch error.sqlState {
-            case "23503": throw assetID.map(QueueError.assetNotFound) ?? error
-            case "22004", "22023", "54000", "P0002":
+            case .foreignKeyViolation?: throw assetID.map(QueueError.assetNotFound) ?? error
+            case .nullValueNotAllowed?, .invalidParameterValue?, .programLimitExceeded?, .noDataFound?:
                 throw QueueError.invalidJob(message: error.message, hint: error.hint)
             default: throw error
             }
         }
+    }
+
+    /// What is wrong with leases of `lease` (`darkroom.lease_problem`, which claims and heartbeats
+    /// refuse with), or nil when the database accepts them.
+    public func leaseProblem(_ lease: Duration) throws -> String? {
+        try connection.query(.leaseProblem, [.double(lease.seconds)])[0]["problem"].decode(String?.self)
     }
 
     /// Leases up to `limit` due jobs to `workerID`, highest priority first, then oldest `run_at`
@@ -64,7 +71,7 @@ public struct JobQueue {
         let rows = try connection.query(
             "SELECT \(ClaimedJob.columns) FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb)",
             [
-                .text(workerID), .int(Int64(limit)), .double(lease.inSeconds),
+                .text(workerID), .int(Int64(limit)), .double(lease.seconds),
                 .optional(formats.map(ClaimableFormat.json), PostgresBind.text),
             ])
         let jobs = try rows.map(ClaimedJob.init(row:))
@@ -120,7 +127,7 @@ public struct JobQueue {
               FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
             """,
             [
-                .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.inSeconds),
+                .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.seconds),
                 .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping),
             ])
         var checks: [Int64: LeaseCheck] = [:]

@@ -18,7 +18,8 @@ public struct RenderRequest: Sendable {
     public var keepICCProfile: Bool
     /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), written when
     /// `render` is given a display upload: the same render, scaled.
-    public var displayLongestSide: Int = 2048
+    public static let defaultDisplayLongestSide = 2048
+    public var displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide
     /// Memory each stream's backend holds beyond the codec's own buffers (a read-ahead, an
     /// upload part), counted in the budget. Local files hold none.
     public var streamBufferBytes: Int = 0
@@ -34,7 +35,7 @@ public struct RenderRequest: Sendable {
     public var threads: Int
 
     public init(
-        operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: 92),
+        operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: OutputEncoding.defaultQuality),
         huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(),
         spillDirectory: String,
         rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },

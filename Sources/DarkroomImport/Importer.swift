@@ -53,10 +53,10 @@ public struct Importer {
         let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            throw ImportError(source: source, message: "no such file")
+            throw ImportError(.fileNotFound, source: source, message: "no such file; check the path")
         }
         guard !isDirectory.boolValue else {
-            throw ImportError(source: source, message: "is a folder; pass the photos inside it")
+            throw ImportError(.isFolder, source: source, message: "is a folder; pass the photos inside it")
         }
         let (digest, fileSize) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
@@ -102,9 +102,10 @@ public struct Importer {
         do {
             return try SourceHeader.read(from: open())
         } catch let error as StreamError {
-            throw ImportError(source: source, message: "cannot be read: \(error.message)")
+            throw ImportError(.unreadable, source: source, message: "cannot be read: \(error.message)", cause: error)
         } catch let error as CodecError {
-            throw ImportError(source: source, message: error.message + Self.unreadableNote(error))
+            throw ImportError(
+                .notAPhoto, source: source, message: error.message + Self.unreadableNote(error), cause: error)
         }
     }
 
@@ -164,7 +165,9 @@ public struct Importer {
             let file = try FileSource(path: absolute, name: source)
             try storage.publish(key) { upload in try copyStream(from: file, to: upload) }
         } catch let error as StreamError {
-            throw ImportError(source: source, message: "cannot copy into the storage (\(storage.location)): \(error)")
+            throw ImportError(
+                .storageFailed, source: source,
+                message: "cannot copy into the storage (\(storage.location)): \(error.message)", cause: error)
         }
     }
 
@@ -173,7 +176,8 @@ public struct Importer {
             return try storage.exists(key)
         } catch {
             throw ImportError(
-                source: source, message: "cannot look up \(key) in the storage (\(storage.location)): \(error)")
+                .storageFailed, source: source, message: "cannot look up \(key) in the storage (\(storage.location))",
+                cause: error)
         }
     }
 
@@ -192,7 +196,7 @@ public struct Importer {
                 count += Int64(got)
             }
         } catch {
-            throw ImportError(source: source, message: "cannot be read from the storage: \(error)")
+            throw ImportError(.unreadable, source: source, message: "cannot be read from the storage", cause: error)
         }
         return (FileDigest.hex(hasher.finalize()), count)
     }
@@ -207,20 +211,46 @@ public struct Importer {
         } catch {
             switch error {
             case .unreadable(_, let code):
-                throw ImportError(source: source, message: "cannot be read: \(String(cString: strerror(code)))")
+                throw ImportError(
+                    .unreadable, source: source, message: "cannot be read: \(String(cString: strerror(code)))",
+                    cause: error)
             }
         }
     }
 }
 
+/// A photo that could not be imported: which file or object, why (a stable code), what to do,
+/// and the error underneath (the storage's, the codec's, the file system's), kept typed.
 public struct ImportError: Error, Sendable, CustomStringConvertible {
-    public var source: String
-    public var message: String
-
-    public init(source: String, message: String) {
-        self.source = source
-        self.message = message
+    public enum Code: String, Sendable, Hashable {
+        case fileNotFound = "import_file_not_found"
+        case isFolder = "import_is_folder"
+        /// The file or object could not be read.
+        case unreadable = "import_unreadable"
+        /// The bytes are no photo darkroom reads (neither a readable JPEG nor HEIF).
+        case notAPhoto = "import_not_a_photo"
+        /// The storage refused to store or look up the original.
+        case storageFailed = "import_storage_failed"
+        /// The path names an object of the storage under a key darkroom does not allow.
+        case refusedKey = "import_refused_key"
     }
 
-    public var description: String { "\(source): \(message)" }
+    public var code: Code
+    /// The file, or the object's URL.
+    public var source: String
+    public var message: String
+    public var cause: (any Error & Sendable)?
+
+    public init(_ code: Code, source: String, message: String, cause: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.source = source
+        self.message = message
+        self.cause = cause
+    }
+
+    /// The cause is said when the message does not already say it.
+    public var description: String {
+        guard let cause, case let text = "\(cause)", !message.contains(text) else { return "\(source): \(message)" }
+        return "\(source): \(message) (\(text))"
+    }
 }

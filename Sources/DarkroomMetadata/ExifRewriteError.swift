@@ -1,39 +1,31 @@
 /// Why `OutputExif.rewrite` refused a payload. Whatever the code, the caller's remedy is the
 /// same: write the rendered JPEG without EXIF and log this error.
 public struct ExifRewriteError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable, matchable reason; a struct so new reasons do not break callers' `switch`es.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case notExifPayload, payloadTooLarge, invalidDimensions, invalidTIFFHeader
-            case outOfBounds, emptyDirectory, malformedEntry, overlappingStructures
-            case misplacedPointer, tooManyDirectories
-        }
-
-        private let base: Base
-
+    /// A stable reason, spelled in snake_case wherever it is recorded.
+    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
         /// The bytes do not start with `Exif\0\0`.
-        public static let notExifPayload = Code(base: .notExifPayload)
+        case notExifPayload = "not_exif_payload"
         /// More bytes than one APP1 segment can carry.
-        public static let payloadTooLarge = Code(base: .payloadTooLarge)
+        case payloadTooLarge = "payload_too_large"
         /// The new pixel size is not positive or does not fit a TIFF LONG.
-        public static let invalidDimensions = Code(base: .invalidDimensions)
+        case invalidDimensions = "invalid_dimensions"
         /// Neither "II" nor "MM" with the magic number 42.
-        public static let invalidTIFFHeader = Code(base: .invalidTIFFHeader)
+        case invalidTIFFHeader = "invalid_t_i_f_f_header"
         /// An offset or count points past the end of the payload.
-        public static let outOfBounds = Code(base: .outOfBounds)
+        case outOfBounds = "out_of_bounds"
         /// A directory with zero entries, which TIFF forbids.
-        public static let emptyDirectory = Code(base: .emptyDirectory)
+        case emptyDirectory = "empty_directory"
         /// An entry that must be a single LONG offset is something else.
-        public static let malformedEntry = Code(base: .malformedEntry)
+        case malformedEntry = "malformed_entry"
         /// Two structures share bytes: an IFD loop, or a thumbnail overlapping tag data.
-        public static let overlappingStructures = Code(base: .overlappingStructures)
+        case overlappingStructures = "overlapping_structures"
         /// A pointer to another directory where EXIF puts none (in IFD1, or a second Exif IFD):
         /// the rewrite could not keep what libexif reads through it.
-        public static let misplacedPointer = Code(base: .misplacedPointer)
+        case misplacedPointer = "misplaced_pointer"
         /// More linked directories than `ExifLayout.maxDirectories`.
-        public static let tooManyDirectories = Code(base: .tooManyDirectories)
+        case tooManyDirectories = "too_many_directories"
 
-        public var description: String { base.rawValue }
+        public var description: String { rawValue }
     }
 
     public var code: Code

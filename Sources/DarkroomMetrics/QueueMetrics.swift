@@ -2,6 +2,7 @@ import DarkroomDatabase
 import Foundation
 import Logging
 import Prometheus
+import Timing
 
 /// The queue as gauges, read at each scrape from the views `darkroom status` and the dashboard
 /// read: one query per view, each in its own transaction under `viewTimeout`, so a scrape takes
@@ -53,7 +54,7 @@ public struct QueueMetrics: Sendable {
             Dictionary(uniqueKeysWithValues: try queue.jobCounts().map { ($0.key.rawValue, $0.value) })
         }
         metrics.oldestQueuedAge = reader.read("oldest_queued", into: &metrics.failures) { queue in
-            try queue.oldestQueued().map { seconds($0.age) } ?? 0
+            try queue.oldestQueued().map(\.age.seconds) ?? 0
         }
         metrics.batches = reader.read("batch_summary", into: &metrics.failures) { queue in
             try queue.activeBatches().map { batch in
@@ -67,7 +68,7 @@ public struct QueueMetrics: Sendable {
         }
         metrics.workers = reader.read("worker_status", into: &metrics.failures) { queue in
             try queue.workers().map { worker in
-                KnownWorker(name: worker.name, isAlive: worker.isAlive, secondsSinceHeartbeat: seconds(worker.silence))
+                KnownWorker(name: worker.name, isAlive: worker.isAlive, secondsSinceHeartbeat: worker.silence.seconds)
             }
         }
         metrics.waitingForEditor = reader.read("waiting_for_editor", into: &metrics.failures) { queue in
@@ -78,10 +79,6 @@ public struct QueueMetrics: Sendable {
             }
         }
         return metrics
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
     }
 
     /// No view could be read: the database is unreachable.

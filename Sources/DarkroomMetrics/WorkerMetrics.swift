@@ -1,5 +1,6 @@
 import CoreMetrics
 import Synchronization
+import Timing
 
 /// What a worker records, through swift-metrics, under the names of `DarkroomMetric`. The
 /// worker calls these where the events happen; it decides nothing from them.
@@ -89,12 +90,5 @@ public final class WorkerMetrics: Sendable {
     public func jobsInHand(_ count: Int, slots: Int) {
         gauge(DarkroomMetric.jobsInHand).record(count)
         gauge(DarkroomMetric.slots).record(slots)
-    }
-}
-
-extension Duration {
-    var nanoseconds: Int64 {
-        let (seconds, attoseconds) = components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -2,25 +2,25 @@ import Crypto
 import Foundation
 import LibCurl
 import S3Answers
+import Timing
 
 /// How often and how patiently a transient failure (5xx, throttling, a dropped or refused
-/// connection) is tried again before it is reported: bounded, with doubling delays.
-public struct S3RetryPolicy: Sendable, Equatable {
+/// connection) is tried again before it is reported: bounded, with the shared `Backoff`.
+public struct S3RetryPolicy: Sendable {
     public var attempts: Int
-    public var firstDelay: Duration
-    public var maxDelay: Duration
+    public var backoff: Backoff
+    /// The chance behind the backoff's jitter.
+    public var randomUnit: RandomUnit
 
-    public init(attempts: Int = 5, firstDelay: Duration = .milliseconds(200), maxDelay: Duration = .seconds(5)) {
+    public init(attempts: Int = 5, backoff: Backoff = .objectStorage, randomUnit: RandomUnit = .system) {
         self.attempts = max(1, attempts)
-        self.firstDelay = firstDelay
-        self.maxDelay = maxDelay
+        self.backoff = backoff
+        self.randomUnit = randomUnit
     }
 
     /// The wait before try `attempt` (counting from 1 for the first retry).
     public func delay(before attempt: Int) -> Duration {
-        var delay = firstDelay
-        for _ in 1..<max(1, attempt) where delay < maxDelay { delay *= 2 }
-        return min(delay, maxDelay)
+        backoff.delay(afterFailures: attempt, randomUnit: randomUnit.next())
     }
 
     func sleep(before attempt: Int) {
@@ -33,6 +33,11 @@ public struct S3RetryPolicy: Sendable, Equatable {
             remaining = left
         }
     }
+}
+
+extension Backoff {
+    /// A request to the object storage: 0.2 s doubling to 5 s, up to half of it taken off.
+    public static let objectStorage = Backoff(first: .milliseconds(200), limit: .seconds(5), jitter: 0.5)
 }
 
 /// Signed requests to one bucket: every request carries `x-amz-content-sha256` (libcurl's

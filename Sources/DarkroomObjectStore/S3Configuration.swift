@@ -26,29 +26,7 @@ public struct S3Configuration: Sendable, Equatable {
         url: String, endpoint: String?, region: String?, accessKeyID: String?, secretAccessKey: String?,
         sessionToken: String? = nil, addressing: Addressing? = nil
     ) throws(StorageError) {
-        guard url.hasPrefix("s3://") else {
-            throw StorageError(
-                code: .notConfigured, message: "an object storage is named s3://BUCKET/PREFIX", path: url)
-        }
-        let rest = url.dropFirst(5)
-        let bucket = String(rest.prefix { $0 != "/" })
-        guard Self.isValidBucket(bucket) else {
-            throw StorageError(
-                code: .notConfigured,
-                message: "\"\(bucket)\" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
-                path: url)
-        }
-        var prefix = String(rest.dropFirst(bucket.count))
-        while prefix.hasPrefix("/") { prefix.removeFirst() }
-        while prefix.hasSuffix("/") { prefix.removeLast() }
-        if !prefix.isEmpty {
-            do throws(StorageError) {
-                _ = try StorageKey(prefix)
-            } catch {
-                throw StorageError(
-                    code: .outsideRoot, message: "the prefix \"\(prefix)\" is refused: \(error.message)", path: url)
-            }
-        }
+        let parsed = try S3Location(parsing: url)
         let region = region.flatMap { $0.isEmpty ? nil : $0 } ?? "us-east-1"
         let endpoint = endpoint.flatMap { $0.isEmpty ? nil : $0 }
         var resolvedEndpoint = endpoint ?? "https://s3.\(region).amazonaws.com"
@@ -69,8 +47,8 @@ public struct S3Configuration: Sendable, Equatable {
                     "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --aws-access-key-id and --aws-secret-access-key)",
                 path: url)
         }
-        self.bucket = bucket
-        self.prefix = prefix
+        self.bucket = parsed.bucket
+        self.prefix = parsed.prefix
         self.endpoint = resolvedEndpoint
         self.region = region
         self.accessKeyID = accessKeyID
@@ -80,7 +58,7 @@ public struct S3Configuration: Sendable, Equatable {
     }
 
     /// "s3://bucket/prefix", for messages.
-    public var location: String { prefix.isEmpty ? "s3://\(bucket)" : "s3://\(bucket)/\(prefix)" }
+    public var location: String { S3Location(bucket: bucket, prefix: prefix).description }
 
     /// The bucket's key of one of darkroom's keys: the prefix, then the key.
     func objectKey(_ key: StorageKey) -> String { objectKey(key.rawValue) }
@@ -131,15 +109,5 @@ public struct S3Configuration: Sendable, Equatable {
             }
         }
         return encoded
-    }
-
-    static func isValidBucket(_ name: String) -> Bool {
-        (3...63).contains(name.count)
-            && name.utf8.allSatisfy {
-                ($0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z"))
-                    || ($0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9")) || $0 == UInt8(ascii: ".")
-                    || $0 == UInt8(ascii: "-")
-            }
-            && name.first != "." && name.first != "-" && name.last != "." && name.last != "-"
     }
 }

@@ -44,7 +44,7 @@ final class S3ObjectReader: ByteSource {
                 if got == 0, let length, offset < length {
                     // The server closed early without an error libcurl noticed: resume as after a reset.
                     throw CurlError(
-                        kind: .interrupted, code: Self.partialFile,
+                        code: .interrupted, curlCode: Self.partialFile,
                         message: "the body ended at byte \(offset) of \(length)",
                         url: objectKey)
                 }
@@ -80,7 +80,7 @@ final class S3ObjectReader: ByteSource {
                     .0
             }
             resumes += 1
-        } catch  where error.kind == .preconditionFailed {
+        } catch  where error.code == .preconditionFailed {
             var replaced = error
             replaced.message = "the object was replaced while it was being read; read it again from the start"
             throw replaced.streamError(object: objectName, at: offset)

@@ -46,14 +46,6 @@ public struct S3Storage: ObjectStorage {
             operation: "ListObjectsV2 (checking access)")
     }
 
-    /// Creates the bucket when it is not there (a private test or demo server); an existing
-    /// one of these credentials is fine.
-    public func createBucketIfMissing() throws(S3Error) {
-        let response = try client.send("HEAD", objectKey: "", accepting: [404], operation: "HEAD bucket")
-        guard response.status == 404 else { return }
-        _ = try client.send("PUT", objectKey: "", accepting: [409], operation: "CreateBucket")
-    }
-
     public func openForReading(_ key: StorageKey) throws(StreamError) -> any ByteSource {
         do {
             return try S3ObjectReader(

@@ -100,7 +100,7 @@ final class S3Upload: ObjectUpload {
             body: UnsafeRawBufferPointer(rebasing: part[..<filled]), operation: "upload part \(number)")
         guard let etag = response.headers["etag"] else {
             throw S3Error(
-                kind: .unexpected, bucket: client.configuration.bucket, key: objectKey,
+                code: .unexpected, bucket: client.configuration.bucket, key: objectKey,
                 operation: "upload part \(number)",
                 httpStatus: response.status, s3Code: nil, message: "the answer has no ETag")
         }
@@ -114,7 +114,7 @@ final class S3Upload: ObjectUpload {
             headers: ["Content-Type: application/octet-stream"], operation: "CreateMultipartUpload")
         guard let id = S3XML(response.body).value(of: "UploadId"), !id.isEmpty else {
             throw S3Error(
-                kind: .unexpected, bucket: client.configuration.bucket, key: objectKey,
+                code: .unexpected, bucket: client.configuration.bucket, key: objectKey,
                 operation: "CreateMultipartUpload",
                 httpStatus: response.status, s3Code: nil, message: "the answer has no UploadId")
         }

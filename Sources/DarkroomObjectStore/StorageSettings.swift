@@ -45,7 +45,7 @@ public struct StorageSettings: Sendable, Equatable {
             scratch: pick(scratch, "DARKROOM_SCRATCH") ?? pick(nil, "TMPDIR") ?? "/tmp")
     }
 
-    public var isObjectStorage: Bool { storage?.hasPrefix("s3://") ?? false }
+    public var isObjectStorage: Bool { storage.map(S3Location.names) ?? false }
 
     /// The object store's configuration, checked (nil for a local root).
     public func s3Configuration() throws(StorageError) -> S3Configuration? {

@@ -28,15 +28,21 @@ public struct OperatorScript: Sendable, Hashable {
         case untilZero = "until-zero"
     }
 
+    /// What `-- files:` names.
+    public enum Files: String, Sendable, Hashable {
+        /// The runner lists render files and binds them to `:paths`, with the job that wrote
+        /// each (`:job_ids`, from the storage layout) and whether it is an unfinished upload
+        /// (`:temporary`); each returned `path` is deleted (see `Jobs/clean-orphaned-renders.sql`).
+        case renders
+    }
+
     public var name: String
     public var summary: String
     public var schedule: String
     public var parameters: [Parameter]
     public var repeats: Repeat
-    /// `renders`: the runner lists render files and binds them to `:paths`, with the job that
-    /// wrote each (`:job_ids`, from the storage layout) and whether it is an unfinished upload
-    /// (`:temporary`); each returned `path` is deleted (see `Jobs/clean-orphaned-renders.sql`).
-    public var files: String?
+    /// The files the runner hands the statement (`-- files:`), nil for none.
+    public var files: Files?
     /// The statement with `:name` placeholders.
     public var sql: String
 
@@ -113,8 +119,12 @@ public struct OperatorScript: Sendable, Hashable {
             throw OperatorScriptError(
                 job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
         }
-        if let files = fields["files"], files != "renders" {
-            throw OperatorScriptError(job: name, message: "`files:` must be `renders`, not `\(files)`")
+        var files: Files?
+        if let written = fields["files"] {
+            guard let known = Files(rawValue: written) else {
+                throw OperatorScriptError(job: name, message: "`files:` must be `renders`, not `\(written)`")
+            }
+            files = known
         }
         let sql = body.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else {
@@ -127,7 +137,7 @@ public struct OperatorScript: Sendable, Hashable {
                 job: name,
                 message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
         }
-        if fields["files"] == "renders",
+        if files == .renders,
             !["paths", "job_ids", "temporary", "min_age_minutes"].allSatisfy(declared.contains)
         {
             throw OperatorScriptError(
@@ -140,7 +150,7 @@ public struct OperatorScript: Sendable, Hashable {
         self.schedule = schedule
         self.parameters = parameters
         self.repeats = repeats
-        self.files = fields["files"]
+        self.files = files
         self.sql = sql
     }
 

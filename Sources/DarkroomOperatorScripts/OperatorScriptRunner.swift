@@ -87,7 +87,7 @@ public struct OperatorScriptRunner {
     ) throws -> OperatorScriptReport {
         var report = OperatorScriptReport(
             runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
-        if job.files == "renders" {
+        if job.files == .renders {
             guard let files else {
                 throw OperatorScriptError(
                     job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")

@@ -58,10 +58,10 @@ enum AssetPages {
         }
         let jobs: [HTML] = data.jobs.map { job in
             let cancel: HTML =
-                session.role == .operator && (job.state == .queued || job.state == .running)
+                session.role == .operator && job.canCancel
                 ? Page.actionButton("Cancel", action: "/jobs/\(job.id)/cancel", session: session) : ""
             let retry: HTML =
-                session.role == .operator && (job.state == .failed || job.state == .cancelled)
+                session.role == .operator && job.canRetry
                 ? Page.actionButton("Retry", action: "/jobs/\(job.id)/retry", session: session) : ""
             return
                 "<tr id=\"job-\(job.id)\"><td>job \(job.id)</td><td>\(job.kind)</td><td class=\"state-\(job.state.rawValue)\">\(job.state.rawValue)</td><td>\(job.formatIdentifier ?? "") \(job.formatVersion ?? "")</td><td>\(job.batch ?? "—")</td><td>\(Page.timestamp(job.createdAt))</td><td>\(cancel)\(retry)</td></tr>"

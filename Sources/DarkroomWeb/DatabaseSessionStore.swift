@@ -4,6 +4,7 @@ import Foundation
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import Timing
 
 /// serve's sessions in PostgreSQL (`darkroom.dashboard_sessions`, through `DashboardSessions`),
 /// so a restart signs nobody out and any replica serves any browser.
@@ -65,7 +66,7 @@ public struct DatabaseSessionStore: PersistDriver {
     {
         let hash = Self.tokenHash(key)
         let json = String(decoding: try JSONEncoder().encode(value), as: UTF8.self)
-        let seconds = expires.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        let seconds = expires.map(\.seconds)
         return try await pool.withConnection { connection in
             try DashboardSessions(connection).save(tokenHash: hash, json: json, seconds: seconds, onlyNew: onlyNew)
         }

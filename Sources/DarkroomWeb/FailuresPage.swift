@@ -1,5 +1,4 @@
 import DarkroomDatabase
-import DarkroomWorker
 import Foundation
 
 /// `/failures?code=…&batch=…`: the newest failures (`darkroom.failures`) with every attempt's
@@ -24,8 +23,13 @@ enum FailuresPage {
             "<p class=\"actions\">\(Page.actionButton("Retry every failed job of \(batch)", action: "/batches/\(urlComponent(batch))/retry", session: session))</p>"
     }
 
-    static func render(_ failures: [FailedJobDetail], filter: Filter, session: WebSession) -> HTML {
-        let codes: [HTML] = FailureCode.allCases.map { "<option value=\"\($0.rawValue)\">" }
+    /// `codes`: the codes failed jobs have stored, offered as the filter's suggestions.
+    static func render(
+        _ failures: [FailedJobDetail], codes stored: [FailureCodeCount], filter: Filter, session: WebSession
+    )
+        -> HTML
+    {
+        let codes: [HTML] = stored.compactMap(\.code).map { "<option value=\"\($0)\">" }
         let rows: [HTML] = failures.map { failure in
             let attempts: [HTML] = failure.errors.map { error in
                 "<li><span class=\"code\">\(error.code)</span> attempt \(error.attempt) at \(Page.timestamp(error.at))\(error.worker.map { " on \($0)" } ?? ""): \(error.message)</li>"

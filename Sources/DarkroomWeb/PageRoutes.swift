@@ -50,11 +50,14 @@ struct PageRoutes {
             let filter = FailuresPage.Filter(
                 code: request.uri.queryParameters.get("code"), batch: request.uri.queryParameters.get("batch"))
             return try await page(context) { session in
-                let failures = try await dashboard.read { connection in
-                    try JobQueue(connection, logger: logger).failures(
-                        code: filter.code, batch: filter.batch, limit: FailuresPage.limit)
+                let (failures, codes) = try await dashboard.read { connection in
+                    let queue = JobQueue(connection, logger: logger)
+                    return (
+                        try queue.failures(code: filter.code, batch: filter.batch, limit: FailuresPage.limit),
+                        try queue.failureCodes()
+                    )
                 }
-                return FailuresPage.render(failures, filter: filter, session: session)
+                return FailuresPage.render(failures, codes: codes, filter: filter, session: session)
             }
         }
         router.get("/assets/:id") { _, context in
@@ -101,7 +104,8 @@ struct PageRoutes {
         } catch let error as DatabaseError {
             // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
             dashboard.logger.error(
-                "a page's query failed", metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
+                "a page's query failed",
+                metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState?.rawValue ?? "")"])
             return Page.refusal(.internalServerError, "PostgreSQL refused this page's query: \(error.message)")
         }
     }

@@ -20,7 +20,7 @@ public struct FileRender {
     public var spillDirectory: String
     /// Also write a display-size copy here, longest side `displayLongestSide`.
     public var displayOutputPath: String?
-    public var displayLongestSide = 2048
+    public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
     public var registry: EditorRegistry = .standard
 
     public init(

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import Timing
 
 /// One claimed job, from its claim to its one outcome, as a state machine without I/O.
 ///
@@ -6,6 +7,8 @@ import DarkroomDatabase
 /// committed, was refused or broke, time passed) and do what it answers (render, write,
 /// reconnect, finish). Every decision the worker makes about a job is here, so each is a unit
 /// test: time comes in with every event (`now`), chance through `Configuration.randomUnit`.
+/// Whether a failure is retried is the database's to decide (`darkroom.attempt_fails_job`);
+/// the attempt only picks the wait before a retry.
 ///
 ///     new ─claimed─▶ rendering ─rendered─────────────▶ writing(complete) ─completed───────▶ finished
 ///                      │  ├─renderFailed───────────────▶ writing(fail) ──────failureRecorded─▶ finished
@@ -21,9 +24,10 @@ struct JobAttempt: Sendable {
     struct Configuration: Sendable {
         /// How long a claim or heartbeat keeps the job ours.
         var lease: Duration
-        var retryPolicy: RetryPolicy
-        /// A number in 0...1 for each decision that needs chance: retry jitter, reconnect backoff.
-        var randomUnit: @Sendable () -> Double = { Double.random(in: 0...1) }
+        /// The wait before the next attempt, should the database retry a failed one.
+        var retryBackoff: Backoff
+        /// The chance behind each wait's jitter: retries, reconnects.
+        var randomUnit: RandomUnit = .system
     }
 
     enum Event: Sendable {
@@ -40,7 +44,8 @@ struct JobAttempt: Sendable {
         case shutdownRequested(releaseAt: ContinuousClock.Instant)
         /// `complete` committed; the asset's current adjustment afterwards.
         case completed(currentAdjustmentID: Int64?)
-        case failureRecorded
+        /// `fail` committed: the job's new state, `queued` (retried) or `failed`.
+        case failureRecorded(JobState)
         case released
         /// The write was refused because the lease is gone; nothing was written.
         case writeRefused(LeaseLoss)
@@ -63,8 +68,8 @@ struct JobAttempt: Sendable {
         /// The render in progress is wasted: its `isCancelled` now answers true.
         case stopRendering(StopReason)
         case complete(JobResult)
-        /// Record the failure with the retry decision already made.
-        case fail(JobFailure, FailureOutcome)
+        /// Record the failure, with the wait before a retry should the database retry it.
+        case fail(JobFailure, retryAfter: Duration)
         case release(ReleaseReason, delay: Duration)
         /// After a broken `complete`: ask whether it committed under this lease.
         case checkCommitted
@@ -82,13 +87,13 @@ struct JobAttempt: Sendable {
     /// A report of the job's outcome, written in one transaction.
     enum Write: Sendable, Equatable {
         case complete(JobResult)
-        case fail(JobFailure, FailureOutcome)
+        case fail(JobFailure, retryAfter: Duration)
         case release(ReleaseReason, delay: Duration)
 
         var action: Action {
             switch self {
             case .complete(let result): .complete(result)
-            case .fail(let failure, let outcome): .fail(failure, outcome)
+            case .fail(let failure, let delay): .fail(failure, retryAfter: delay)
             case .release(let reason, let delay): .release(reason, delay: delay)
             }
         }
@@ -113,7 +118,7 @@ struct JobAttempt: Sendable {
     private(set) var leaseDeadline: ContinuousClock.Instant?
     /// When a job still rendering is released, once the worker is shutting down.
     private(set) var releaseAt: ContinuousClock.Instant?
-    private var reconnect = Backoff()
+    private var reconnect = BackoffWaits(.reconnect)
 
     init(job: ClaimedJob, configuration: Configuration) {
         self.job = job
@@ -157,16 +162,16 @@ struct JobAttempt: Sendable {
             return startWrite(.complete(result))
         case (.rendering, .renderFailed(let failure)):
             if let loss { return finish(.discarded(loss)) }
-            return startWrite(.fail(failure, decide(failure)))
+            return startWrite(.fail(failure, retryAfter: retryDelay()))
 
         case (.writing(.complete(let result), _), .completed(let current)):
             return finish(.succeeded(result, .recorded(currentAdjustmentID: current)))
         case (.writing(.complete, _), .assetChanged(let error)):
             reconnect.reset()
             let failure = JobFailure.transient(code: .assetChanged, message: error.description, cause: error)
-            return startWrite(.fail(failure, decide(failure)))
-        case (.writing(.fail(let failure, let decided), _), .failureRecorded):
-            return finish(outcome(of: failure, decided))
+            return startWrite(.fail(failure, retryAfter: retryDelay()))
+        case (.writing(.fail(let failure, let delay), _), .failureRecorded(let next)):
+            return finish(next == .failed ? .failed(failure) : .retried(failure, after: delay))
         case (.writing(.release(let reason, _), _), .released):
             return finish(.released(reason))
         case (.writing(let write, let retried), .writeRefused(let lost)):
@@ -198,26 +203,19 @@ struct JobAttempt: Sendable {
 
     // MARK: Decisions
 
-    private func decide(_ failure: JobFailure) -> FailureOutcome {
-        configuration.retryPolicy.outcome(
-            of: failure.recorded, attempts: job.attempts, maxAttempts: job.maxAttempts,
-            randomUnit: configuration.randomUnit())
+    /// The wait before a retry, after this job's attempts so far.
+    private func retryDelay() -> Duration {
+        configuration.retryBackoff.delay(afterFailures: job.attempts, randomUnit: configuration.randomUnit.next())
     }
 
-    private func outcome(of failure: JobFailure, _ decided: FailureOutcome) -> JobOutcome {
-        switch decided {
-        case .fail: .failed(failure)
-        case .retry(let after): .retried(failure, after: after)
-        }
-    }
-
-    /// A write retried after a break and refused: when the job is where the write would have
-    /// put it, the first try committed (or a rescue did the same), so the write is done. A
-    /// completion never gets here undecided: `checkCommitted` asks by its lease token.
+    /// A write retried after a break and refused: when the job is where a failure report puts
+    /// it (failed, or queued again), the first try committed (or a rescue did the same), so the
+    /// write is done. A completion never gets here undecided: `checkCommitted` asks by its
+    /// lease token.
     private func outcome(ofRetried write: Write, refusedWith lost: LeaseLoss) -> JobOutcome {
         switch (write, lost) {
-        case (.fail(let failure, .fail), .finished(.failed)): .failed(failure)
-        case (.fail(let failure, .retry(let after)), .requeued): .retried(failure, after: after)
+        case (.fail(let failure, _), .finished(.failed)): .failed(failure)
+        case (.fail(let failure, let delay), .requeued): .retried(failure, after: delay)
         default: .discarded(lost)
         }
     }
@@ -255,7 +253,7 @@ struct JobAttempt: Sendable {
     private mutating func retryLater(_ write: Write, now: ContinuousClock.Instant) -> [Action] {
         if let releaseAt, now >= releaseAt { return finish(.abandoned(.databaseAwayAtShutdown)) }
         state = .waitingToRetry(write)
-        return [.reconnect(after: reconnect.next(randomUnit: configuration.randomUnit()))]
+        return [.reconnect(after: reconnect.next(randomUnit: configuration.randomUnit.next()))]
     }
 
     private mutating func finish(_ outcome: JobOutcome) -> [Action] {

@@ -1,6 +1,7 @@
 import DarkroomDatabase
 import Foundation
 import Logging
+import Timing
 
 /// One thread's database connection, re-opened with backoff after it breaks, so a PostgreSQL
 /// restart pauses the worker instead of ending it. Not thread-safe: one per thread.
@@ -11,10 +12,12 @@ final class Reconnecting {
     /// Slots stop waiting for the database when the worker stops; the heartbeat does not.
     private let untilStopped: Bool
     private var connection: DatabaseConnection?
-    private var backoff = Backoff()
+    private var backoff = BackoffWaits(.reconnect)
+    private let randomUnit: RandomUnit
 
-    init(url: String, state: WorkerState, logger: Logger, untilStopped: Bool = true) {
+    init(url: String, state: WorkerState, logger: Logger, randomUnit: RandomUnit, untilStopped: Bool = true) {
         self.url = url
+        self.randomUnit = randomUnit
         self.state = state
         self.logger = logger
         self.untilStopped = untilStopped
@@ -47,7 +50,7 @@ final class Reconnecting {
         } catch {
             if isBroken(by: error) {
                 drop()
-                let delay = backoff.next(randomUnit: Double.random(in: 0...1))
+                let delay = backoff.next(randomUnit: randomUnit.next())
                 logger.warning(
                     "database unavailable; reconnecting",
                     metadata: [

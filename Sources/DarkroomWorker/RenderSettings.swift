@@ -11,14 +11,14 @@ public struct RenderSettings: Sendable {
     /// sets it for each job as it starts (`SlotResources.renderThreads`).
     public var threads: Int
     /// Longest side of the display-size copy each job writes.
-    public var displayLongestSide = 2048
+    public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
     /// Render Apple Photos edits' geometry even when they hold adjustments darkroom cannot
     /// reproduce, recording a warning that names them (else such a job fails with
     /// `apple_adjustment_unsupported`).
     public var appleGeometryOnly = false
 
     public init(
-        quality: Int = 92, huffman: RenderPlanner.HuffmanOptimisation = .off,
+        quality: Int = OutputEncoding.defaultQuality, huffman: RenderPlanner.HuffmanOptimisation = .off,
         memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
         threads: Int = 1
     ) {

@@ -1,6 +1,7 @@
 import DarkroomDatabase
 import Foundation
 import Logging
+import Timing
 
 /// The I/O a job's attempt asks for: rendering, writes, waits and the final count. Whichever
 /// thread fed the event does what it answers, on its own connection, and feeds back the result.
@@ -40,11 +41,10 @@ extension Worker {
                 write(on: connection, logger: logger) { queue in
                     .completed(currentAdjustmentID: try queue.complete(job, with: result))
                 })
-        case .fail(let failure, let outcome):
+        case .fail(let failure, let delay):
             return running.handle(
                 write(on: connection, logger: logger) { queue in
-                    _ = try queue.fail(job, failure.recorded, outcome: outcome)
-                    return .failureRecorded
+                    .failureRecorded(try queue.fail(job, failure.recorded, retryDelay: delay))
                 })
         case .release(let reason, let delay):
             return running.handle(

@@ -2,6 +2,7 @@ import DarkroomAdjustments
 import DarkroomDatabase
 import Foundation
 import Logging
+import Timing
 
 /// Runs jobs from the queue: `concurrency` slots, each a thread with its own connection; one
 /// heartbeat thread (own connection) that extends the leases of every job in hand and notices
@@ -69,7 +70,8 @@ public final class Worker: Sendable {
     /// slots still unwinding a stopped render are not waited for.
     private func waitForSlots(_ slots: DispatchGroup) {
         var releaseAt: ContinuousClock.Instant?
-        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger, untilStopped: false)
+        let connection = Reconnecting(
+            url: options.databaseURL, state: state, logger: logger, randomUnit: options.randomUnit, untilStopped: false)
         while slots.wait(timeout: .now() + 0.2) == .timedOut {
             guard state.isStopping else { continue }
             let deadline = releaseAt ?? ContinuousClock.now + options.shutdownGrace
@@ -102,8 +104,10 @@ public final class Worker: Sendable {
         let name = "\(options.workerName)/\(slot)"
         var logger = self.logger
         logger[metadataKey: "worker"] = "\(name)"
-        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger)
-        let attempt = JobAttempt.Configuration(lease: options.lease, retryPolicy: options.retryPolicy)
+        let connection = Reconnecting(
+            url: options.databaseURL, state: state, logger: logger, randomUnit: options.randomUnit)
+        let attempt = JobAttempt.Configuration(
+            lease: options.lease, retryBackoff: options.retryBackoff, randomUnit: options.randomUnit)
         while !state.isStopping {
             if let limit = options.maxDuration, ContinuousClock.now - started >= limit {
                 logger.info("max duration reached; no more jobs will be claimed")
@@ -147,7 +151,8 @@ public final class Worker: Sendable {
     private func heartbeatLoop() {
         var logger = self.logger
         logger[metadataKey: "worker"] = "\(options.workerName)"
-        let connection = Reconnecting(url: options.databaseURL, state: state, logger: logger, untilStopped: false)
+        let connection = Reconnecting(
+            url: options.databaseURL, state: state, logger: logger, randomUnit: options.randomUnit, untilStopped: false)
         let identity = options.identity
         while true {
             let stopping = state.isStopping
@@ -181,7 +186,7 @@ public final class Worker: Sendable {
     /// Holds its own connection for LISTEN: direct to PostgreSQL, never through PgBouncer.
     private func listen() {
         var connection: DatabaseConnection?
-        var reconnect = Backoff()
+        var reconnect = BackoffWaits(.reconnect)
         while !state.isStopping {
             do {
                 let live: DatabaseConnection
@@ -199,7 +204,7 @@ public final class Worker: Sendable {
                 reconnect.reset()
             } catch {
                 connection = nil
-                state.pause(reconnect.next(randomUnit: Double.random(in: 0...1)))
+                state.pause(reconnect.next(randomUnit: options.randomUnit.next()))
             }
         }
     }

@@ -1,8 +1,10 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomMetrics
 import DarkroomStorage
 import Foundation
+import Timing
 
 public struct WorkerOptions: Sendable {
     public var databaseURL: String
@@ -30,7 +32,10 @@ public struct WorkerOptions: Sendable {
     public var maxDuration: Duration?
     /// On SIGTERM/SIGINT: how long running jobs may take to finish before they are released.
     public var shutdownGrace: Duration
-    public var retryPolicy: RetryPolicy
+    /// The wait before a failed job's next attempt (the database decides whether there is one).
+    public var retryBackoff: Backoff
+    /// The chance behind every backoff's jitter.
+    public var randomUnit: RandomUnit
     /// Apple Photos edits with adjustments darkroom cannot reproduce: their geometry only, with
     /// a warning naming what was left out (`worker --apple-geometry-only`), instead of failing.
     public var appleGeometryOnly = false
@@ -51,10 +56,10 @@ public struct WorkerOptions: Sendable {
         databaseURL: String, listenURL: String? = nil, storage: any ObjectStorage,
         concurrency: Int = WorkerOptions.defaultConcurrency,
         drain: Bool = false,
-        memoryBudget: Int = 256 << 20, quality: Int = 92, lease: Duration = .seconds(60),
+        memoryBudget: Int = 256 << 20, quality: Int = OutputEncoding.defaultQuality, lease: Duration = .seconds(60),
         heartbeatInterval: Duration? = nil,
         pollInterval: Duration = .seconds(5), maxDuration: Duration? = nil, shutdownGrace: Duration = .seconds(30),
-        retryPolicy: RetryPolicy = .standard, registry: EditorRegistry = .standard,
+        retryBackoff: Backoff = .jobRetry, randomUnit: RandomUnit = .system, registry: EditorRegistry = .standard,
         formats: [ClaimableFormat]? = EditorRegistry.standard.claimableFormats,
         workerName: String = WorkerOptions.defaultWorkerName(),
         cores: Int = ProcessInfo.processInfo.activeProcessorCount, metrics: WorkerMetrics = WorkerMetrics()
@@ -72,7 +77,8 @@ public struct WorkerOptions: Sendable {
         self.pollInterval = pollInterval
         self.maxDuration = maxDuration
         self.shutdownGrace = shutdownGrace
-        self.retryPolicy = retryPolicy
+        self.retryBackoff = retryBackoff
+        self.randomUnit = randomUnit
         self.registry = registry
         self.formats = formats
         self.workerName = workerName

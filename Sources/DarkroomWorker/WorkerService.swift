@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Timing
 
 /// The worker as a swift-service-lifecycle `Service`. On graceful shutdown (SIGTERM or SIGINT
 /// when run in a `ServiceGroup`) the worker stops claiming, gives running jobs the grace

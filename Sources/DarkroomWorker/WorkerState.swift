@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import Foundation
+import Timing
 
 /// What the worker's threads share: the tally, the stop flag, the wake-up signal and the jobs
 /// in hand. Everything is read and written under `condition`.
@@ -105,11 +106,5 @@ final class WorkerState: @unchecked Sendable {
         while !(returnEarlyOnStop && stopping) {
             if !condition.wait(until: deadline) { break }
         }
-    }
-}
-
-extension Duration {
-    var seconds: Double {
-        Double(components.seconds) + Double(components.attoseconds) / 1e18
     }
 }

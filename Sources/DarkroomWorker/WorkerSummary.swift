@@ -1,4 +1,5 @@
 import Foundation
+import Timing
 
 /// What a worker did, and the exit code a scheduler should see.
 public struct WorkerSummary: Sendable, CustomStringConvertible {

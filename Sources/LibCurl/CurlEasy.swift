@@ -100,7 +100,7 @@ final class CurlEasy {
     /// What a failed transfer means for whoever retries.
     static func error(_ code: CURLcode, url: String) -> CurlError {
         let message = String(cString: curl_easy_strerror(code))
-        let kind: CurlError.Kind =
+        let kind: CurlError.Code =
             switch code {
             case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY: .unreachable
             case CURLE_OPERATION_TIMEDOUT, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_PARTIAL_FILE, CURLE_GOT_NOTHING,
@@ -108,7 +108,7 @@ final class CurlEasy {
                 .interrupted
             default: .failed
             }
-        return CurlError(kind: kind, code: Int32(code.rawValue), message: message, url: url)
+        return CurlError(code: kind, curlCode: Int32(code.rawValue), message: message, url: url)
     }
 }
 

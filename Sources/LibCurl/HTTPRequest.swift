@@ -57,30 +57,42 @@ public struct HTTPResponse: Sendable {
 
 /// A transfer that failed below HTTP (no answer, a reset, a timeout), with libcurl's code and
 /// message, and whether trying again can help.
+/// A transfer that failed below HTTP: which URL, what libcurl said, and whether trying again
+/// can help. Code decides on `code`, never on `message`.
 public struct CurlError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable {
+    public enum Code: String, Sendable, Hashable {
         /// Could not connect or resolve: the server is down or unreachable.
-        case unreachable
+        case unreachable = "http_unreachable"
         /// The connection broke or stalled part way (reset, timeout, a short body).
-        case interrupted
+        case interrupted = "http_interrupted"
         /// Anything else libcurl refused (a bad URL, an option it lacks): trying again will not help.
-        case failed
+        case failed = "http_failed"
     }
 
-    public var kind: Kind
-    /// libcurl's `CURLcode`.
-    public var code: Int32
+    public var code: Code
+    /// libcurl's `CURLcode`: the underlying cause, as libcurl numbers it.
+    public var curlCode: Int32
+    /// libcurl's words for it (`curl_easy_strerror`), or what darkroom found wrong.
     public var message: String
     public var url: String
 
-    public init(kind: Kind, code: Int32, message: String, url: String) {
-        self.kind = kind
+    public init(code: Code, curlCode: Int32, message: String, url: String) {
         self.code = code
+        self.curlCode = curlCode
         self.message = message
         self.url = url
     }
 
-    public var isTransient: Bool { kind != .failed }
+    public var isTransient: Bool { code != .failed }
 
-    public var description: String { "\(url): \(message) (libcurl error \(code))" }
+    /// What to do about it, for people.
+    public var advice: String {
+        switch code {
+        case .unreachable: "check that the server is up and its address (endpoint) is right"
+        case .interrupted: "the connection broke; trying again usually works"
+        case .failed: "libcurl refused the request itself; check the URL and libcurl's build"
+        }
+    }
+
+    public var description: String { "\(url): \(message) (libcurl error \(curlCode)); \(advice)" }
 }

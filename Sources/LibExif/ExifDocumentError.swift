@@ -1,24 +1,17 @@
 /// Why an APP1 payload could not be turned into an `ExifDocument`.
 public struct ExifDocumentError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A stable, matchable reason. A struct rather than an enum so reasons can be added
-    /// without breaking exhaustive `switch`es in callers.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
-        private enum Base: String, Sendable, Hashable {
-            case notExifPayload, payloadTooLarge, outOfMemory, noReadableEntries
-        }
-
-        private let base: Base
-
+    /// A stable reason, spelled in snake_case wherever it is recorded.
+    public enum Code: String, Sendable, Hashable, CustomStringConvertible {
         /// The bytes do not start with `Exif\0\0`.
-        public static let notExifPayload = Code(base: .notExifPayload)
+        case notExifPayload = "not_exif_payload"
         /// More bytes than one APP1 segment can carry.
-        public static let payloadTooLarge = Code(base: .payloadTooLarge)
+        case payloadTooLarge = "payload_too_large"
         /// libexif could not allocate its structures.
-        public static let outOfMemory = Code(base: .outOfMemory)
+        case outOfMemory = "out_of_memory"
         /// libexif parsed the block but kept no entry in any IFD: the block is corrupt or empty.
-        public static let noReadableEntries = Code(base: .noReadableEntries)
+        case noReadableEntries = "no_readable_entries"
 
-        public var description: String { base.rawValue }
+        public var description: String { rawValue }
     }
 
     public var code: Code

@@ -159,7 +159,8 @@ public enum HEIFLibrary {
 /// and never undone: a process that reads one HEIF usually reads more.
 private let libheifStarted: Void = { _ = heif_init(nil) }()
 
-func startLibheif() { libheifStarted }
+/// `package`: the test support's `HEIFEncoder` starts it too.
+package func startLibheif() { libheifStarted }
 
 // MARK: The owners
 

@@ -49,7 +49,7 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// From a `heif_error` that is not Ok; `message` is copied here, before libheif reuses it.
-    init(_ error: heif_error, path: String) {
+    package init(_ error: heif_error, path: String) {
         // Some of libheif's messages end in a newline.
         let message = String(
             (error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
@@ -106,6 +106,6 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Throws the error a libheif call returned, if it is not Ok.
 @inline(__always)
-func check(_ error: heif_error, path: String) throws(HEIFError) {
+package func check(_ error: heif_error, path: String) throws(HEIFError) {
     if error.code != heif_error_Ok { throw HEIFError(error, path: path) }
 }

@@ -1,4 +1,5 @@
 internal import CPostgres
+import Timing
 
 #if canImport(Glibc)
     import Glibc
@@ -78,8 +79,6 @@ extension PostgresConnection {
     }
 
     private static func milliseconds(roundingUp duration: Duration) -> Int32 {
-        let (seconds, attoseconds) = duration.components
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return Int32(clamping: max(millis, 0))
+        Int32(clamping: duration.wholeMillisecondsRoundedUp)
     }
 }

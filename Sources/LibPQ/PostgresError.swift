@@ -16,8 +16,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     public var kind: Kind
-    /// The five-character SQLSTATE, e.g. "23505" (unique violation) or "P0001" (RAISE EXCEPTION).
-    public var sqlState: String?
+    /// The server's SQLSTATE, e.g. `.uniqueViolation` ("23505") or `.raiseException` ("P0001").
+    public var sqlState: SQLState?
     /// "ERROR", "FATAL", ... (never localized).
     public var severity: String?
     public var message: String
@@ -30,7 +30,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var query: String?
 
     public init(
-        kind: Kind, sqlState: String? = nil, severity: String? = nil, message: String,
+        kind: Kind, sqlState: SQLState? = nil, severity: String? = nil, message: String,
         detail: String? = nil, hint: String? = nil, serverContext: String? = nil,
         constraintName: String? = nil, query: String? = nil
     ) {
@@ -46,11 +46,12 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     }
 
     /// True when retrying on a fresh connection may succeed: the connection broke, the server is
-    /// shutting down or starting up (SQLSTATE 57P01-57P03), or any SQLSTATE of class 08.
+    /// shutting down or starting up, or any connection exception (class 08).
     public var isConnectionFailure: Bool {
         if kind == .connectionFailed || kind == .connectionLost { return true }
         guard let sqlState else { return false }
-        return sqlState.hasPrefix("08") || ["57P01", "57P02", "57P03"].contains(sqlState)
+        return sqlState.errorClass == SQLState.connectionException.errorClass
+            || [.adminShutdown, .crashShutdown, .cannotConnectNow].contains(sqlState)
     }
 
     public var description: String {
@@ -71,7 +72,7 @@ extension PostgresError {
         }
         self.init(
             kind: kind,
-            sqlState: field("C"),
+            sqlState: field("C").map(SQLState.init(rawValue:)),
             severity: field("V"),
             message: field("M") ?? fallbackMessage,
             detail: field("D"),
@@ -86,7 +87,7 @@ extension PostgresError {
 /// A NOTICE, WARNING or similar message the server sent alongside a command's result.
 public struct PostgresNotice: Sendable, CustomStringConvertible {
     public var severity: String
-    public var sqlState: String?
+    public var sqlState: SQLState?
     public var message: String
     public var detail: String?
     public var hint: String?

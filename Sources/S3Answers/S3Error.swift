@@ -3,29 +3,30 @@ import LibCurl
 
 /// A request the object store refused or could not answer: which bucket and key, what the
 /// server said (its HTTP status and S3 error code) or what broke below HTTP, and whether
-/// trying again can help. Code decides on `kind`, never on `message`.
+/// trying again can help. Code decides on `code`, never on `message`; a failure below HTTP
+/// keeps libcurl's error as its `cause`.
 public struct S3Error: Error, Sendable, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+    public enum Code: String, Sendable, Hashable {
         /// 404: no such key (or upload, or bucket).
-        case notFound
+        case notFound = "s3_not_found"
         /// 403: wrong credentials, a bad signature, a clock too far off, or no permission.
         /// Trying again with the same settings cannot help.
-        case rejected
+        case rejected = "s3_rejected"
         /// 412: the object is not the one the request was conditioned on (replaced, or a
         /// create-only write found it there).
-        case preconditionFailed
+        case preconditionFailed = "s3_precondition_failed"
         /// 429, 503 SlowDown and the like: the server asks to slow down.
-        case throttled
+        case throttled = "s3_throttled"
         /// 5xx: the server failed; the next try may not.
-        case serverError
+        case serverError = "s3_server_error"
         /// No connection, or it broke or stalled part way.
-        case unreachable
-        case interrupted
+        case unreachable = "s3_unreachable"
+        case interrupted = "s3_interrupted"
         /// Any other answer darkroom did not expect (a 400, an unreadable body).
-        case unexpected
+        case unexpected = "s3_unexpected"
     }
 
-    public var kind: Kind
+    public var code: Code
     public var bucket: String
     /// The bucket's key (prefix included); "" for the bucket itself.
     public var key: String
@@ -34,17 +35,21 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     public var httpStatus: Int?
     /// The `<Code>` of S3's error document ("SignatureDoesNotMatch", "AccessDenied", "SlowDown").
     public var s3Code: String?
+    /// What went wrong and what to do about it.
     public var message: String
+    /// The transfer's own error, when the request failed below HTTP.
+    public var cause: CurlError?
 
     package init(
-        kind: Kind, bucket: String, key: String, operation: String, httpStatus: Int?, s3Code: String?, message: String
+        code: Code, bucket: String, key: String, operation: String, httpStatus: Int?, s3Code: String?, message: String,
+        cause: CurlError? = nil
     ) {
-        (self.kind, self.bucket, self.key, self.operation) = (kind, bucket, key, operation)
-        (self.httpStatus, self.s3Code, self.message) = (httpStatus, s3Code, message)
+        (self.code, self.bucket, self.key, self.operation) = (code, bucket, key, operation)
+        (self.httpStatus, self.s3Code, self.message, self.cause) = (httpStatus, s3Code, message, cause)
     }
 
     public var isTransient: Bool {
-        switch kind {
+        switch code {
         case .throttled, .serverError, .unreachable, .interrupted: true
         case .notFound, .rejected, .preconditionFailed, .unexpected: false
         }
@@ -55,6 +60,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
         if let httpStatus { text += "HTTP \(httpStatus) " }
         if let s3Code { text += "\(s3Code) " }
         text += message
+        if let cause { text += " (\(cause))" }
         return text
     }
 
@@ -63,7 +69,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
         let document = S3XML(body)
         let code = document.value(of: "Code")
         let serverMessage = document.value(of: "Message")
-        let kind: Kind =
+        let kind: Code =
             switch status {
             case 404: .notFound
             case 403: .rejected
@@ -90,20 +96,20 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
             default: "an unexpected answer"
             }
         return S3Error(
-            kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: status, s3Code: code,
+            code: kind, bucket: bucket, key: key, operation: operation, httpStatus: status, s3Code: code,
             message: serverMessage.map { "\(advice) (\($0))" } ?? advice)
     }
 
     package static func transfer(_ error: CurlError, bucket: String, key: String, operation: String) -> S3Error {
-        let kind: Kind =
-            switch error.kind {
+        let code: Code =
+            switch error.code {
             case .unreachable: .unreachable
             case .interrupted: .interrupted
             case .failed: .unexpected
             }
         return S3Error(
-            kind: kind, bucket: bucket, key: key, operation: operation, httpStatus: nil, s3Code: nil,
-            message: "\(error.message) (libcurl error \(error.code))")
+            code: code, bucket: bucket, key: key, operation: operation, httpStatus: nil, s3Code: nil,
+            message: "the request did not get an answer: \(error.advice)", cause: error)
     }
 
     /// What the codecs and the worker see, named by darkroom's key: a missing object is
@@ -111,7 +117,7 @@ public struct S3Error: Error, Sendable, CustomStringConvertible {
     /// server that stays down `.unavailable` (retried later); the rest `.io`.
     package func streamError(object: String, at offset: Int? = nil) -> StreamError {
         let code: StreamError.Code =
-            switch kind {
+            switch self.code {
             case .notFound: .notFound
             case .rejected: .rejected
             case .throttled, .serverError, .unreachable: .unavailable

@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import Foundation
+import Timing
 
 /// What `darkroom status` prints after the counts: the last hour, the workers and what each
 /// renders, and the jobs that wait for a newer editor.
@@ -24,7 +25,7 @@ struct FleetReport {
                     + worker.rendering.map { "job \($0.jobID) (asset \($0.assetID))" }.joined(separator: ", ")
             lines.append(
                 "  \(worker.name) on \(worker.host) pid \(worker.pid): \(state), last heartbeat "
-                    + "\(Int(worker.silence.components.seconds))s ago, \(jobs)")
+                    + "\(Int(worker.silence.seconds))s ago, \(jobs)")
         }
         if !waiting.isEmpty {
             lines.append("waiting for a newer editor:")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import DarkroomImport
+import DarkroomObjectStore
 import DarkroomStorage
 import DarkroomWorker
 import Foundation
@@ -60,11 +61,12 @@ extension Darkroom {
         /// The key of `path` when it names an object of the storage by its URL (an object store's
         /// `s3://…`; local files inside a storage root are recognised by the storage itself).
         func storedKey(_ path: String, in location: String) throws -> StorageKey? {
-            guard location.hasPrefix("s3://"), path.hasPrefix(location + "/") else { return nil }
+            guard S3Location.names(location) else { return nil }
             do {
-                return try StorageKey(String(path.dropFirst(location.count + 1)))
+                return try S3Location(parsing: location).key(ofObjectURL: path)
             } catch {
-                throw ImportError(source: path, message: "\(error)")
+                throw ImportError(
+                    .refusedKey, source: path, message: "names no key darkroom allows: \(error.message)", cause: error)
             }
         }
     }

@@ -50,7 +50,7 @@ extension Darkroom {
                     // Unusable names are bad input; a role that cannot be created means the
                     // migrating role lacks CREATEROLE, which only an administrator can fix.
                     let message = QueueError.grantsFailed(underlying: underlying).description
-                    throw underlying.sqlState == "22023"
+                    throw underlying.sqlState == .invalidParameterValue
                         ? CommandFailure.invalidInput(message) : CommandFailure.cannotWork(message)
                 }
                 print(

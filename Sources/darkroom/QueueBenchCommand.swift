@@ -2,6 +2,7 @@ import ArgumentParser
 import DarkroomDatabase
 import DarkroomStorage
 import Foundation
+import Timing
 
 extension Darkroom {
     /// For Tests/Benchmarks/queue-bench.sh: the queue's own claim and complete, without renders.
@@ -73,10 +74,6 @@ extension Darkroom {
             }
         }
     }
-}
-
-extension Duration {
-    var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
 }
 
 extension Array {

@@ -23,7 +23,7 @@ extension Darkroom {
             help: "Read the adjustment data from this file (binary formats such as NSKeyedArchiver archives).")
         var dataFile: String?
         @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
-        @Option(help: "JPEG quality, 1–100.") var quality: Int = 92
+        @Option(help: "JPEG quality, 1–100.") var quality: Int = OutputEncoding.defaultQuality
         @Option(
             help: "EXIF orientation 1–8 to apply instead of a JPEG's own (to a HEIF: on top of its upright decode).")
         var orientation: Int?
@@ -35,7 +35,7 @@ extension Darkroom {
             RenderLimits.defaultMaxPixels
         @Option(help: "Also write a display-size copy (longest side --display-size) here.") var display: String?
         @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int =
-            2048
+            RenderRequest.defaultDisplayLongestSide
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 

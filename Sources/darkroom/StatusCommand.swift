@@ -1,6 +1,7 @@
 import ArgumentParser
 import DarkroomDatabase
 import Foundation
+import Timing
 
 extension Darkroom {
     struct Status: ParsableCommand {
@@ -52,7 +53,7 @@ extension Darkroom {
             }
             if let oldest = status.oldestQueued {
                 print(
-                    "oldest queued: job \(oldest.jobID), runnable since \(oldest.runAt.formatted(.iso8601)) (\(Int(oldest.age.components.seconds))s ago)"
+                    "oldest queued: job \(oldest.jobID), runnable since \(oldest.runAt.formatted(.iso8601)) (\(Int(oldest.age.seconds))s ago)"
                 )
             } else {
                 print("oldest queued: none")

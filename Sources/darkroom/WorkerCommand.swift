@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetricsEndpoint
 import DarkroomWorker
@@ -35,7 +36,8 @@ extension Darkroom {
                 "Memory for all running renders together, e.g. 256MiB; each of the --concurrency jobs gets an equal share."
         )
         var memoryBudget: String = "256MiB"
-        @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = 92
+        @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = OutputEncoding
+            .defaultQuality
         @Option(name: .customLong("max-duration"), help: "Stop claiming after this many seconds (or 30m, 6h).")
         var maxDuration: String?
         @Option(name: .customLong("poll-interval"), help: "Seconds between polls when no NOTIFY arrives.")
@@ -72,7 +74,6 @@ extension Darkroom {
                 throw ValidationError("--max-duration: cannot read \"\(maxDuration)\"; write e.g. 3600, 30m or 6h")
             }
             guard pollInterval > 0 else { throw ValidationError("--poll-interval must be positive") }
-            guard (3...86400).contains(lease) else { throw ValidationError("--lease must be 3…86400 seconds") }
             guard (0...3600).contains(shutdownGrace) else {
                 throw ValidationError("--shutdown-grace must be 0…3600 seconds")
             }
@@ -87,6 +88,9 @@ extension Darkroom {
                 let databaseURL = try global.resolvedDatabaseURL()
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
+                if let problem = try JobQueue(connection, logger: global.makeLogger()).leaseProblem(.seconds(lease)) {
+                    throw CommandFailure.invalidInput("--lease: \(problem)")
+                }
                 let listenURL =
                     listenDatabaseURL
                     ?? ProcessInfo.processInfo.environment["DARKROOM_LISTEN_URL"].flatMap { $0.isEmpty ? nil : $0 }
@@ -94,9 +98,8 @@ extension Darkroom {
                     databaseURL: databaseURL, listenURL: listenURL, storage: try Environment.storage(global),
                     concurrency: concurrency, drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!,
                     quality: quality,
-                    lease: .milliseconds(Int(lease * 1000)), pollInterval: .milliseconds(Int(pollInterval * 1000)),
-                    maxDuration: maxDuration.flatMap(DurationText.parse),
-                    shutdownGrace: .milliseconds(Int(shutdownGrace * 1000)))
+                    lease: .seconds(lease), pollInterval: .seconds(pollInterval),
+                    maxDuration: maxDuration.flatMap(DurationText.parse), shutdownGrace: .seconds(shutdownGrace))
                 options?.appleGeometryOnly = appleGeometryOnly
             }
             guard let options else { return }

@@ -117,9 +117,11 @@ struct AccessRoleTests {
                 "forget_expired_sessions",
                 "dashboard_key",
             ]
+            // What the asset_jobs view computes its can_cancel and can_retry with.
+            let jobActions: Set<String> = ["job_can_be_cancelled", "job_can_be_retried"]
             #expect(
                 try executable(by: viewer, on: connection)
-                    == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve))
+                    == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve).union(jobActions))
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)
             #expect(
@@ -128,7 +130,7 @@ struct AccessRoleTests {
                         "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert",
                         "enqueue_rerender", "add_filter",
                         "cancel_job", "cancel_batch", "retry_job", "retry_batch",
-                    ]).union(serve))
+                    ]).union(serve).union(jobActions))
 
             #expect(
                 try usable(by: worker, on: connection) == [
@@ -137,7 +139,8 @@ struct AccessRoleTests {
                 ])
             #expect(
                 try executable(by: worker, on: connection) == [
-                    "claim_jobs", "leases_have_expired", "rescue_expired_leases", "heartbeat", "worker_stopped",
+                    "claim_jobs", "lease_problem", "leases_have_expired", "rescue_expired_leases", "heartbeat",
+                    "worker_stopped",
                     "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
                     "record_imported_layer",
                     "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
@@ -169,12 +172,12 @@ struct AccessRoleTests {
     }
 
     @Test(arguments: [
-        (AccessRoles(viewer: "pg_darkroom"), "22023"),
-        (AccessRoles(viewer: ""), "22023"),
-        (AccessRoles(viewer: String(repeating: "v", count: 64)), "22023"),
-        (AccessRoles(viewer: "darkroom"), "22023"),  // the test server's superuser, which migrates
+        (AccessRoles(viewer: "pg_darkroom"), SQLState.invalidParameterValue),
+        (AccessRoles(viewer: ""), .invalidParameterValue),
+        (AccessRoles(viewer: String(repeating: "v", count: 64)), .invalidParameterValue),
+        (AccessRoles(viewer: "darkroom"), .invalidParameterValue),  // the test server's superuser, which migrates
     ])
-    func unusableRoleNamesAreRefusedAndNothingIsApplied(roles: AccessRoles, sqlState: String) throws {
+    func unusableRoleNamesAreRefusedAndNothingIsApplied(roles: AccessRoles, sqlState: SQLState) throws {
         try TestDatabase.withFreshDatabase { url in
             let connection = try PostgresConnection(url)
             let error = #expect(throws: QueueError.self) {

@@ -132,7 +132,7 @@ struct BatchAndHousekeepingTests {
             let queue = JobQueue(connection, logger: .quiet)
             let jobs = try queue.claim(workerID: "w", limit: 3, lease: .seconds(60))
             _ = try queue.complete(jobs[0], with: sampleAdjustment(for: jobs[0]))
-            _ = try queue.fail(jobs[1], .permanent(code: "jpeg_corrupt", message: "bad"), retryPolicy: .standard)
+            _ = try queue.fail(jobs[1], .permanent(code: "jpeg_corrupt", message: "bad"), retryDelay: .zero)
             let summary = try connection.query("SELECT * FROM darkroom.batch_summary WHERE batch = 'b1'")[0]
             #expect(summary["total"].int == 4 && summary["succeeded"].int == 1 && summary["failed"].int == 1)
             #expect(summary["running"].int == 1 && summary["queued"].int == 1)

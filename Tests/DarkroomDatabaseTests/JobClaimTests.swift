@@ -42,6 +42,22 @@ struct JobClaimTests {
         }
     }
 
+    @Test func leaseBoundsLiveInSQLAndClaimsAndHeartbeatsRefuseWhatItRefuses() throws {
+        try withQueueDatabase { _, connection in
+            let queue = JobQueue(connection, logger: .quiet)
+            #expect(try queue.leaseProblem(.seconds(3)) == nil && queue.leaseProblem(.seconds(86400)) == nil)
+            let short = try #require(try queue.leaseProblem(.milliseconds(2500)))
+            #expect(short.contains("3 to 86400 seconds"), "\(short)")
+            #expect(try queue.leaseProblem(.seconds(86401)) != nil)
+            _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
+            let refused = #expect(throws: PostgresError.self) {
+                _ = try queue.claim(workerID: "w", limit: 1, lease: .milliseconds(2500))
+            }
+            #expect(refused?.message.contains(short) == true, "\(String(describing: refused))")
+            #expect(try queue.claim(workerID: "w", limit: 1, lease: .seconds(3)).count == 1)
+        }
+    }
+
     @Test func aJobLockedByAnotherClaimIsSkippedNotWaitedFor() throws {
         try withQueueDatabase { url, connection in
             let queue = JobQueue(connection, logger: .quiet)

@@ -47,9 +47,9 @@ struct JobCountsTests {
             let claimed = try queue.claim(workerID: "w1", limit: 3, lease: .seconds(60))
             #expect(try kept(connection) == actual(connection))
             _ = try queue.complete(claimed[0], with: sampleAdjustment(for: claimed[0]))
-            _ = try queue.fail(claimed[1], .permanent(code: "jpeg_corrupt", message: "damaged"), outcome: .fail)
+            _ = try queue.fail(claimed[1], .permanent(code: "jpeg_corrupt", message: "damaged"), retryDelay: .zero)
             _ = try queue.fail(
-                claimed[2], .transient(code: "storage_io", message: "busy"), outcome: .retry(after: .zero))
+                claimed[2], .transient(code: "storage_io", message: "busy"), retryDelay: .zero)
             #expect(try kept(connection) == actual(connection))
 
             #expect(try queue.cancel(batch: "spring") == 4)

@@ -6,8 +6,6 @@ import Testing
 
 @Suite("Completing and failing jobs")
 struct JobResultTests {
-    let noJitter = RetryPolicy(baseDelay: .seconds(30), maxDelay: .seconds(600), jitter: 0)
-
     @Test func completeWritesOneAdjustmentAndMovesTheCurrentOne() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
@@ -66,7 +64,7 @@ struct JobResultTests {
             forged.leaseToken = UUID()
             for attempt in [
                 { _ = try queue.complete(forged, with: sampleAdjustment(for: forged)) },
-                { _ = try queue.fail(forged, .permanent(code: "internal", message: "y"), retryPolicy: .standard) },
+                { _ = try queue.fail(forged, .permanent(code: "internal", message: "y"), retryDelay: .zero) },
             ] {
                 let error = #expect(throws: QueueError.self) { try attempt() }
                 #expect(error?.code == "lease_lost")
@@ -105,7 +103,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(
                 try queue.fail(
-                    job, .transient(code: "storage_io", message: "no space left on device"), retryPolicy: noJitter)
+                    job, .transient(code: "storage_io", message: "no space left on device"), retryDelay: .seconds(30))
                     == .queued)
 
             let requeued = try #require(try queue.job(id: id))
@@ -134,7 +132,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(
                 try queue.fail(
-                    job, .permanent(code: "jpeg_damaged", message: "premature end of data"), retryPolicy: noJitter)
+                    job, .permanent(code: "jpeg_damaged", message: "premature end of data"), retryDelay: .seconds(30))
                     == .failed)
 
             let failed = try #require(try queue.job(id: id))
@@ -146,6 +144,33 @@ struct JobResultTests {
         }
     }
 
+    @Test func oneSQLFunctionDecidesWhetherAFailedAttemptFailsTheJob() throws {
+        try withQueueDatabase { _, connection in
+            for (permanent, attempts, maxAttempts, fails) in [
+                (false, 1, 3, false), (false, 2, 3, false), (false, 3, 3, true), (false, 4, 3, true),
+                (true, 1, 3, true), (true, 1, 1, true),
+            ] {
+                let decided = try scalar(
+                    connection, "SELECT darkroom.attempt_fails_job($1, $2::int, $3::int)",
+                    [.bool(permanent), .int(Int64(attempts)), .int(Int64(maxAttempts))]
+                ).decode(Bool.self)
+                #expect(decided == fails, "permanent \(permanent), attempt \(attempts) of \(maxAttempts)")
+            }
+            // fail_job and the lease rescue both ask it, and nothing else decides.
+            for function in ["fail_job", "rescue_expired_leases"] {
+                let body = try scalar(
+                    connection,
+                    """
+                    SELECT string_agg(prosrc, '') FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                     WHERE n.nspname = 'darkroom' AND p.proname = $1
+                    """, [.text(function)]
+                ).decode(String.self)
+                #expect(body.contains("darkroom.attempt_fails_job("), "\(function)")
+                #expect(!body.contains("max_attempts THEN"), "\(function) decides nothing itself")
+            }
+        }
+    }
+
     @Test func runningOutOfAttemptsFailsTheJobAndKeepsEveryError() throws {
         try withQueueDatabase { _, connection in
             let queue = JobQueue(connection, logger: .quiet)
@@ -154,11 +179,11 @@ struct JobResultTests {
             let failure = AttemptFailure.transient(code: "spill_failed", message: "no space left for the spill file")
 
             let first = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            #expect(try queue.fail(first, failure, retryPolicy: noJitter) == .queued)
+            #expect(try queue.fail(first, failure, retryDelay: .seconds(30)) == .queued)
             _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() WHERE id = $1", [.int(id)])
             let second = try #require(try queue.claim(workerID: "w2", limit: 1, lease: .seconds(60)).first)
             #expect(second.attempts == 2 && second.isLastAttempt)
-            #expect(try queue.fail(second, failure, retryPolicy: noJitter) == .failed)
+            #expect(try queue.fail(second, failure, retryDelay: .seconds(30)) == .failed)
 
             let job = try #require(try queue.job(id: id))
             #expect(job.state == .failed)
@@ -180,7 +205,7 @@ struct JobResultTests {
                 _ = try queue.complete(succeeded, with: sampleAdjustment(for: succeeded))
                 _ = try queue.enqueueSample(assetID: try registerAsset(104, on: connection), priority: 3)
                 let failed = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(failed, .permanent(code: "jpeg_corrupt", message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(failed, .permanent(code: "jpeg_corrupt", message: "bad"), retryDelay: .zero)
                 let cancelled = try queue.enqueueSample(assetID: try registerAsset(105, on: connection), priority: -1)
                 _ = try queue.cancel(jobID: cancelled)
                 return [
@@ -189,13 +214,24 @@ struct JobResultTests {
                 ]
             }
 
+            // What the operator API does from each state, and what asset_jobs offers beforehand.
+            let cancellable: Set<JobState> = [.queued, .running]
+            let retryable: Set<JobState> = [.failed, .cancelled]
+            func offered(_ id: Int64) throws -> JobSummary? {
+                let assetID = try scalar(connection, "SELECT asset_id FROM darkroom.jobs WHERE id = $1", [.int(id)])
+                    .decode(Int64.self)
+                return try AssetStore(connection).recentJobs(of: assetID, limit: 50).first { $0.id == id }
+            }
             for (state, id) in try jobs() {
                 #expect(try queue.job(id: id)?.state == state)
-                #expect(try queue.cancel(jobID: id) == state.canTransition(to: .cancelled), "cancel from \(state)")
+                let summary = try #require(try offered(id))
+                #expect(summary.canCancel == cancellable.contains(state), "Cancel offered in \(state)")
+                #expect(summary.canRetry == retryable.contains(state), "Retry offered in \(state)")
+                #expect(try queue.cancel(jobID: id) == cancellable.contains(state), "cancel from \(state)")
             }
             for (state, id) in try jobs() {
                 let retried = try queue.retry(jobID: id)
-                #expect(retried == (state.isFinished && state.canTransition(to: .queued)), "retry from \(state)")
+                #expect(retried == retryable.contains(state), "retry from \(state)")
                 if retried {
                     let job = try #require(try queue.job(id: id))
                     #expect(job.state == .queued && job.attempts == 0 && job.finishedAt == nil)
@@ -222,7 +258,7 @@ struct JobResultTests {
             let failures = try (0..<3).map { _ in
                 _ = try queue.enqueueSample(assetID: asset, priority: 20)
                 let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
-                _ = try queue.fail(job, .permanent(code: "jpeg_corrupt", message: "bad"), retryPolicy: .standard)
+                _ = try queue.fail(job, .permanent(code: "jpeg_corrupt", message: "bad"), retryDelay: .zero)
                 return job.id
             }
 

@@ -170,7 +170,7 @@ struct LeaseAndFleetTests {
                 #expect(job.crashes == 1, "round \(round)")
                 _ = try queue.fail(
                     job, .transient(code: "storage_unavailable", message: "share not mounted"),
-                    retryPolicy: RetryPolicy(baseDelay: .milliseconds(1), maxDelay: .milliseconds(1), jitter: 0))
+                    retryDelay: .milliseconds(1))
                 _ = try connection.query(
                     "UPDATE darkroom.jobs SET run_at = now(), attempts = 0 WHERE id = $1", [.int(id)])
             }

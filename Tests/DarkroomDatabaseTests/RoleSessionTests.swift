@@ -45,7 +45,7 @@ struct RoleSessionTests {
             try body()
             return nil
         } catch let error as PostgresError {
-            return error.sqlState
+            return error.sqlState?.rawValue
         } catch {
             return "\(error)"
         }

@@ -89,7 +89,7 @@ struct WorkerRoleTests {
             #expect(next.id == second)
             #expect(
                 try queue.fail(
-                    next, .transient(code: "storage_io", message: "the disk hiccupped"), outcome: .retry(after: .zero))
+                    next, .transient(code: "storage_io", message: "the disk hiccupped"), retryDelay: .zero)
                     == .queued)
             let retried = try #require(
                 try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
@@ -106,7 +106,7 @@ struct WorkerRoleTests {
     @Test func aWorkerCannotQueueEditOrReadTheQueue() throws {
         try withWorker { owner, _, worker in
             let asset = try registerAsset(1, on: owner)
-            func refusal(_ sql: String) -> String? {
+            func refusal(_ sql: String) -> SQLState? {
                 do {
                     _ = try worker.query(sql)
                     return nil
@@ -139,7 +139,7 @@ struct WorkerRoleTests {
             _ = try JobQueue(operatorSession, logger: .quiet).enqueueSample(assetID: asset)
             let queue = JobQueue(worker, logger: .quiet)
             let job = try #require(try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60)).first)
-            func sqlState(_ sql: String, _ binds: [PostgresBind] = []) -> String? {
+            func sqlState(_ sql: String, _ binds: [PostgresBind] = []) -> SQLState? {
                 do {
                     _ = try worker.query(sql, binds)
                     return nil
@@ -154,7 +154,7 @@ struct WorkerRoleTests {
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 0, 60, '{}', '{}')") == "22023")
             #expect(
                 sqlState(
-                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, 'failed', 0, 'no spaces allowed', 'm')",
+                    "SELECT * FROM darkroom.fail_job($1, $2::uuid, true, 0, 'no spaces allowed', 'm')",
                     [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")
             #expect(
                 sqlState(

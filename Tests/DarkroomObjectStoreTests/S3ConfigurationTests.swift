@@ -2,6 +2,7 @@ import DarkroomStorage
 import Foundation
 import S3Answers
 import Testing
+import Timing
 
 @testable import DarkroomObjectStore
 
@@ -91,40 +92,22 @@ import Testing
         #expect(throws: StorageError.self) { _ = try StorageSettings().open() }
     }
 
-    @Test func s3ErrorDocumentsAreClassified() {
-        func error(_ status: Int, _ code: String) -> S3Error {
-            S3Error.answer(
-                status,
-                body: Array(
-                    "<?xml version=\"1.0\"?><Error><Code>\(code)</Code><Message>m &amp; n</Message></Error>".utf8),
-                bucket: "b", key: "k", operation: "GET")
-        }
-        let signature = error(403, "SignatureDoesNotMatch")
-        #expect(signature.kind == .rejected && !signature.isTransient && signature.s3Code == "SignatureDoesNotMatch")
-        #expect(
-            signature.description.contains("s3://b/k") && signature.message.contains("AWS_SECRET_ACCESS_KEY")
-                && signature.message.contains("m & n"))
-        #expect(signature.streamError(object: "k").code == .rejected)
-        #expect(error(404, "NoSuchKey").streamError(object: "k").code == .notFound)
-        #expect(error(503, "SlowDown").kind == .throttled && error(503, "SlowDown").isTransient)
-        #expect(
-            error(500, "InternalError").isTransient
-                && error(500, "InternalError").streamError(object: "k").code == .unavailable)
-        #expect(error(400, "RequestTimeout").kind == .throttled)
-        #expect(error(412, "PreconditionFailed").kind == .preconditionFailed)
-        #expect(
-            S3Error.answer(502, body: Array("not xml at all <".utf8), bucket: "b", key: "k", operation: "GET").kind
-                == .serverError)
-    }
-
     @Test func retriesBackOffWithinBounds() {
-        let policy = S3RetryPolicy(attempts: 6, firstDelay: .milliseconds(100), maxDelay: .milliseconds(500))
+        let backoff = Backoff(first: .milliseconds(100), limit: .milliseconds(500), jitter: 0.5)
+        let longest = S3RetryPolicy(attempts: 6, backoff: backoff, randomUnit: .fixed(0))
         #expect(
-            (1...6).map(policy.delay(before:)) == [
+            (1...6).map(longest.delay(before:)) == [
                 .milliseconds(100), .milliseconds(200), .milliseconds(400),
                 .milliseconds(500), .milliseconds(500), .milliseconds(500),
             ])
+        let shortest = S3RetryPolicy(attempts: 6, backoff: backoff, randomUnit: .fixed(1))
+        #expect(
+            (1...6).map(shortest.delay(before:)) == [
+                .milliseconds(50), .milliseconds(100), .milliseconds(200),
+                .milliseconds(250), .milliseconds(250), .milliseconds(250),
+            ], "jitter takes up to half off")
         #expect(S3RetryPolicy(attempts: 0).attempts == 1)
+        #expect(S3RetryPolicy().backoff == .objectStorage && Backoff.objectStorage.jitter > 0)
     }
 
     @Test func everyRequestCarriesItsPayloadHashAndTheSessionToken() throws {
@@ -150,54 +133,11 @@ import Testing
         #expect(S3Storage.split("renders/1/2.jpg#upload=abc#upload=def") == ("renders/1/2.jpg#upload=abc", "def"))
         #expect(S3Storage.split("renders/1/2.jpg") == ("renders/1/2.jpg", nil))
     }
-}
 
-/// The server's XML is input from outside: whatever it is, reading it returns strings or nil.
-@Suite struct S3XMLTests {
-    @Test func listingsAreReadByElementWithEntitiesDecoded() {
-        let page = S3XML(
-            Array(
-                """
-                <?xml version="1.0"?><ListBucketResult><IsTruncated>true</IsTruncated>\
-                <Contents><Key>p/renders/1/2.jpg</Key><LastModified>2026-11-23T12:00:00.000Z</LastModified></Contents>\
-                <Contents><Key>p/a&amp;b &lt;c&gt; &quot;d&quot;</Key></Contents>\
-                <NextContinuationToken>t=</NextContinuationToken></ListBucketResult>
-                """.utf8))
-        let entries = page.elements(named: "Contents")
-        #expect(entries.count == 2 && entries[0].value(of: "Key") == "p/renders/1/2.jpg")
-        #expect(entries[1].value(of: "Key") == "p/a&b <c> \"d\"" && entries[1].value(of: "LastModified") == nil)
-        #expect(page.value(of: "IsTruncated") == "true" && page.value(of: "NextContinuationToken") == "t=")
+    @Test func listingDatesAreReadWithAndWithoutFractions() {
         #expect(
             S3Storage.parseDate("2026-11-23T12:00:00.000Z") != nil && S3Storage.parseDate("2026-11-23T12:00:00Z") != nil
         )
         #expect(S3Storage.parseDate("yesterday") == nil)
-        #expect(S3XML.escape("\"a\"&<b>") == "&quot;a&quot;&amp;&lt;b&gt;")
-    }
-
-    @Test func hostileDocumentsGiveNothingOrStrings() {
-        var state: UInt64 = 42
-        let alphabet = Array("<>/&;KeyCode ContentsError\u{0}\u{FF}amp".utf8)
-        for length in [0, 1, 7, 64, 4096] {
-            for _ in 0..<50 {
-                let bytes: [UInt8] = (0..<length).map { _ in
-                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                    return alphabet[Int(state >> 33) % alphabet.count]
-                }
-                let document = S3XML(bytes)
-                _ = document.value(of: "Key")
-                _ = document.elements(named: "Contents").map { $0.value(of: "Code") }
-                _ = S3Error.answer(500, body: bytes, bucket: "b", key: "k", operation: "GET")
-            }
-        }
-        for text in [
-            "<Key>", "</Key><Key>", "<Key><Key>x</Key>", "<Code>SlowDown", "&amp", "<Error><Code></Code></Error>",
-        ] {
-            let document = S3XML(Array(text.utf8))
-            _ = document.value(of: "Key")
-            #expect(
-                S3Error.answer(503, body: Array(text.utf8), bucket: "b", key: "k", operation: "GET").kind
-                    == .serverError)
-        }
-        #expect(S3XML(Array("<Key><Key>x</Key>".utf8)).value(of: "Key") == "<Key>x")
     }
 }

@@ -1,6 +1,8 @@
 import DarkroomObjectStore
 import DarkroomStorage
 import Foundation
+import LibCurl
+import Timing
 
 /// The private S3 server `make s3-start` runs (SeaweedFS, authentication on), as the tests
 /// reach it: DARKROOM_TEST_S3_ENDPOINT, _ACCESS_KEY and _SECRET_KEY, which `make test` sets.
@@ -34,7 +36,9 @@ public enum TestObjectStore {
     /// replaces the server's (a proxy in front of it); `secret` the right one (to be refused).
     public static func storage(
         prefix: String = "test-" + UUID().uuidString.lowercased(), endpoint: String? = nil,
-        secret: String? = nil, retry: S3RetryPolicy = S3RetryPolicy(attempts: 3, firstDelay: .milliseconds(50)),
+        secret: String? = nil,
+        retry: S3RetryPolicy = S3RetryPolicy(
+            attempts: 3, backoff: Backoff(first: .milliseconds(50), limit: .seconds(5), jitter: 0.5)),
         partSize: Int = S3Storage.minimumPartSize
     ) throws -> S3Storage {
         let server = try server()
@@ -43,7 +47,27 @@ public enum TestObjectStore {
             accessKeyID: server.accessKeyID, secretAccessKey: secret ?? server.secretAccessKey)
         let storage = S3Storage(
             configuration, scratchDirectory: NSTemporaryDirectory(), partSize: partSize, retry: retry)
-        if secret == nil { try storage.createBucketIfMissing() }
+        if secret == nil { try createBucketIfMissing(on: endpoint ?? server.endpoint, server) }
         return storage
+    }
+
+    /// Creates the test bucket when the server does not have it yet (darkroom itself never
+    /// creates buckets); one these credentials already own is fine. Path-style, as darkroom
+    /// addresses a server given by its endpoint.
+    static func createBucketIfMissing(on endpoint: String, _ server: Server) throws {
+        let signing = AWSSigning(
+            region: "us-east-1", accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey)
+        let emptyPayload = "x-amz-content-sha256: e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        let http = HTTPClient(maxIdleConnections: 1)
+        func send(_ method: String) throws -> HTTPResponse {
+            try http.perform(
+                HTTPRequest(method: method, url: endpoint + "/" + bucket, headers: [emptyPayload], signing: signing))
+        }
+        guard try send("HEAD").status == 404 else { return }
+        let created = try send("PUT")
+        guard created.isSuccess || created.status == 409 else {
+            throw TestDatabase.SetupError(
+                description: "could not create the test bucket \(bucket): HTTP \(created.status)")
+        }
     }
 }

@@ -21,7 +21,7 @@ import Testing
                 data: Array(#"{"operations":[{"op":"sepia"}]}"#.utf8), batch: name)
             let claimed = try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60))
             try #require(claimed.count == 1)
-            _ = try queue.fail(claimed[0], .permanent(code: "jpeg_corrupt", message: "damaged"), outcome: .fail)
+            _ = try queue.fail(claimed[0], .permanent(code: "jpeg_corrupt", message: "damaged"), retryDelay: .zero)
             let queued = try queue.enqueue(
                 assetID: fixture.assetID, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
                 data: Array(#"{"operations":[{"op":"vignette"}]}"#.utf8), batch: name)

@@ -80,7 +80,7 @@ struct DashboardFixture {
             let claimed = try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60))
             _ = try queue.fail(
                 claimed[0], .permanent(code: "jpeg_corrupt", message: "the original is damaged at byte 4096"),
-                outcome: .fail)
+                retryDelay: .zero)
             let queued = try queue.enqueue(
                 assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
                 data: Array(#"{"operations":[{"op":"vignette"}]}"#.utf8), batch: "spring")

@@ -120,6 +120,9 @@ import Testing
                 let failures = try await browser.get("/failures?code=jpeg_corrupt&batch=spring")
                 #expect(failures.body.contains("id=\"job-\(fixture.failedJobID)\""))
                 #expect(failures.body.contains("the original is damaged at byte 4096"))
+                // The filter suggests the codes failed jobs stored, not every code a worker knows.
+                #expect(failures.body.contains("<option value=\"jpeg_corrupt\">"))
+                #expect(!failures.body.contains("<option value=\"original_missing\">"))
                 let none = try await browser.get("/failures?code=original_missing")
                 #expect(!none.body.contains("id=\"job-\(fixture.failedJobID)\""))
                 #expect(none.body.contains("No failures match this filter."))

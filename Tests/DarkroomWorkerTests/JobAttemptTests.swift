@@ -2,6 +2,7 @@ import DarkroomDatabase
 import Foundation
 import LibPQ
 import Testing
+import Timing
 
 @testable import DarkroomWorker
 
@@ -9,7 +10,7 @@ import Testing
 struct AttemptDriver {
     static let lease = Duration.seconds(60)
     /// Jitter 0.5, so the chance the driver fixes shows in the delays.
-    static let policy = RetryPolicy(baseDelay: .seconds(10), maxDelay: .seconds(600), jitter: 0.5)
+    static let backoff = Backoff(first: .seconds(10), limit: .seconds(600), jitter: 0.5)
 
     var attempt: JobAttempt
     let start = ContinuousClock.now
@@ -18,7 +19,8 @@ struct AttemptDriver {
     init(attempts: Int = 1, maxAttempts: Int = 5, randomUnit: Double = 0.5) {
         let job = ClaimedJob(id: 7, assetID: 3, work: .revert, attempts: attempts, maxAttempts: maxAttempts)
         attempt = JobAttempt(
-            job: job, configuration: .init(lease: Self.lease, retryPolicy: Self.policy, randomUnit: { randomUnit }))
+            job: job,
+            configuration: .init(lease: Self.lease, retryBackoff: Self.backoff, randomUnit: .fixed(randomUnit)))
         now = start
     }
 
@@ -74,37 +76,38 @@ struct JobAttemptRenderTests {
         #expect(driver.attempt.isFinished)
     }
 
-    @Test func aTransientFailureIsRecordedWithTheRetryDecidedHere() {
+    @Test func aTransientFailureIsRecordedWithTheWaitBeforeARetry() {
         var driver = AttemptDriver.rendering(attempts: 2, randomUnit: 0.5)
         // Second attempt: 10 s doubled, less half the 50% jitter.
-        let retry = FailureOutcome.retry(after: .seconds(15))
-        #expect(driver.send(.renderFailed(transient)) == [.fail(transient, retry)])
-        #expect(driver.send(.failureRecorded) == [.finish(.retried(transient, after: .seconds(15)))])
+        #expect(driver.send(.renderFailed(transient)) == [.fail(transient, retryAfter: .seconds(15))])
+        #expect(driver.send(.failureRecorded(.queued)) == [.finish(.retried(transient, after: .seconds(15)))])
     }
 
     @Test func theRetryDelayUsesTheInjectedChance() {
         var low = AttemptDriver.rendering(randomUnit: 0)
         var high = AttemptDriver.rendering(randomUnit: 1)
-        #expect(low.send(.renderFailed(transient)) == [.fail(transient, .retry(after: .seconds(10)))])
-        #expect(high.send(.renderFailed(transient)) == [.fail(transient, .retry(after: .seconds(5)))])
+        #expect(low.send(.renderFailed(transient)) == [.fail(transient, retryAfter: .seconds(10))])
+        #expect(high.send(.renderFailed(transient)) == [.fail(transient, retryAfter: .seconds(5))])
     }
 
-    @Test func aPermanentFailureFailsTheJob() {
+    @Test func aFailureTheDatabaseFailsForGoodFailsTheJob() {
         var driver = AttemptDriver.rendering()
         let corrupt = JobFailure.permanent(code: .jpegCorrupt, message: "Not a JPEG file")
-        #expect(driver.send(.renderFailed(corrupt)) == [.fail(corrupt, .fail)])
-        #expect(driver.send(.failureRecorded) == [.finish(.failed(corrupt))])
+        #expect(driver.send(.renderFailed(corrupt)) == [.fail(corrupt, retryAfter: .seconds(7.5))])
+        #expect(corrupt.recorded.isPermanent, "the database fails a permanent failure at once")
+        #expect(driver.send(.failureRecorded(.failed)) == [.finish(.failed(corrupt))])
     }
 
-    @Test func aTransientFailureOnTheLastAttemptFailsTheJob() {
+    @Test func aTransientFailureOnTheLastAttemptFailsTheJobWhenTheDatabaseSaysSo() {
         var driver = AttemptDriver.rendering(attempts: 5, maxAttempts: 5)
-        #expect(driver.send(.renderFailed(transient)) == [.fail(transient, .fail)])
-        #expect(driver.send(.failureRecorded) == [.finish(.failed(transient))])
+        // Fifth attempt: 10 s doubled four times, less a quarter.
+        #expect(driver.send(.renderFailed(transient)) == [.fail(transient, retryAfter: .seconds(120))])
+        #expect(driver.send(.failureRecorded(.failed)) == [.finish(.failed(transient))])
     }
 
     @Test func writeResultsThatDoNotMatchTheWriteAreIgnored() {
         var driver = AttemptDriver.completing()
-        #expect(driver.send(.failureRecorded).isEmpty)
+        #expect(driver.send(.failureRecorded(.queued)).isEmpty)
         #expect(driver.send(.released).isEmpty)
         #expect(driver.send(.completionNotCommitted).isEmpty)
         #expect(driver.attempt.state == .writing(.complete(result), retried: false))
@@ -197,12 +200,12 @@ struct JobAttemptLeaseTests {
         let changed = QueueError.assetChanged(assetID: 3, expected: 12, found: 13)
         let actions = driver.send(.assetChanged(changed))
         let failure = JobFailure.transient(code: .assetChanged, message: changed.description)
-        #expect(actions == [.fail(failure, .retry(after: .seconds(7.5)))])
+        #expect(actions == [.fail(failure, retryAfter: .seconds(7.5))])
         guard case .fail(let recorded, _)? = actions.first, case .assetChanged? = recorded.cause as? QueueError else {
             Issue.record("the failure keeps the queue's error as its cause: \(actions)")
             return
         }
-        #expect(driver.send(.failureRecorded) == [.finish(.retried(failure, after: .seconds(7.5)))])
+        #expect(driver.send(.failureRecorded(.queued)) == [.finish(.retried(failure, after: .seconds(7.5)))])
     }
 
     @Test func aWriteThatFailsForAnotherReasonIsAbandoned() {
@@ -270,8 +273,7 @@ struct JobAttemptReconnectTests {
         var driver = AttemptDriver.rendering()
         _ = driver.send(.renderFailed(transient))
         _ = driver.send(.connectionBroke(broken))
-        let retry = FailureOutcome.retry(after: .seconds(7.5))
-        #expect(driver.send(.readyToRetry) == [.fail(transient, retry)])
+        #expect(driver.send(.readyToRetry) == [.fail(transient, retryAfter: .seconds(7.5))])
         // The first try had committed: the job is queued again, as the failure wanted.
         #expect(driver.send(.writeRefused(.requeued)) == [.finish(.retried(transient, after: .seconds(7.5)))])
     }
@@ -382,7 +384,8 @@ struct JobAttemptInvariantTests {
     static let events: [JobAttempt.Event] = [
         .claimed, .rendered(result), .renderFailed(transient),
         .heartbeat(LeaseCheck(jobID: 7, loss: nil)), .heartbeat(LeaseCheck(jobID: 7, loss: .cancelled)), .tick,
-        .completed(currentAdjustmentID: 1), .failureRecorded, .released, .writeRefused(.takenOver),
+        .completed(currentAdjustmentID: 1), .failureRecorded(.queued), .failureRecorded(.failed), .released,
+        .writeRefused(.takenOver),
         .writeRefused(.requeued),
         .assetChanged(.assetChanged(assetID: 3, expected: 12, found: nil)), .connectionBroke(broken), .readyToRetry,
         .completionCommitted(adjustmentID: 2), .completionNotCommitted, .writeFailed(broken),

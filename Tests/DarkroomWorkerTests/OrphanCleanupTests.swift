@@ -58,7 +58,7 @@ import Testing
         let failed = try queue.enqueue(
             assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
         _ = try queue.fail(
-            try claimNext(), JobFailure.permanent(code: .jpegDamaged, message: "test").recorded, retryPolicy: .standard)
+            try claimNext(), JobFailure.permanent(code: .jpegDamaged, message: "test").recorded, retryDelay: .zero)
         let queued = try queue.enqueue(
             assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: data)
         return Jobs(

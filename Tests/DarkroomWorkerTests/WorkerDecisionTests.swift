@@ -5,6 +5,7 @@ import DarkroomImaging
 import DarkroomStorage
 import Foundation
 import Testing
+import Timing
 
 @testable import DarkroomWorker
 
@@ -67,13 +68,13 @@ struct WorkerDecisionTests {
         #expect(SlotResources.advise(other, memoryBudget: 256 << 20, slots: 2) == other)
     }
 
-    @Test func backoffDoublesToItsCapWithinItsJitter() {
-        var backoff = Backoff()
-        let lowest = (0..<10).map { _ in backoff.next(randomUnit: 0).seconds }
+    @Test func reconnectBackoffDoublesToItsCapWithinItsJitter() {
+        var backoff = BackoffWaits(.reconnect)
+        let lowest = (0..<10).map { _ in backoff.next(randomUnit: 1).seconds }
         #expect(lowest == [0.25, 0.5, 1, 2, 4, 8, 15, 15, 15, 15])
         backoff.reset()
-        #expect(backoff.next(randomUnit: 1) == .milliseconds(500))
-        #expect(backoff.next(randomUnit: 7) == .seconds(1), "chance outside 0...1 is clamped")
+        #expect(backoff.next(randomUnit: 0) == .milliseconds(500))
+        #expect(backoff.next(randomUnit: -7) == .seconds(1), "chance outside 0...1 is clamped")
     }
 
     @Test func everyRenderErrorIsRecordedUnderItsOwnCode() {

@@ -39,6 +39,7 @@ public struct Migration: Sendable, Hashable {
         Migration(20, "one_count_table", PackageResources._020_one_count_table_sql),
         Migration(21, "dashboard_keys", PackageResources._021_dashboard_keys_sql),
         Migration(22, "failure_code_spelling", PackageResources._022_failure_code_spelling_sql),
+        Migration(23, "fail_job_decides", PackageResources._023_fail_job_decides_sql),
         Migration(24, "filters", PackageResources._024_filters_sql),
         Migration(25, "render_provenance", PackageResources._025_render_provenance_sql),
         Migration(26, "imported_layers", PackageResources._026_imported_layers_sql),

@@ -1,6 +1,7 @@
 -- The darkroom schema as the release before SQL moved into .sql files left it: 'darkroom migrate'
 -- of migrations 1-9 on an empty database, dumped with pg_dump 15 (schema, then the rows of
--- schema_migrations and settings). SchemaUpgradeTests migrates it and compares it with a fresh install.
+-- schema_migrations and settings). Tests/DarkroomDatabaseTests/SchemaDefinitionTests.swift
+-- (anUpgradedDatabaseEqualsAFreshOne) migrates it and compares it with a fresh install.
 --
 -- PostgreSQL database dump
 --

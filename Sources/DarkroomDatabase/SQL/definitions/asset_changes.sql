@@ -5,8 +5,10 @@ CREATE OR REPLACE VIEW darkroom.asset_changes AS
 SELECT h.id, h.asset_id, h.job_id, h.action, h.adjustment_id, h.previous_adjustment_id, h.at
   FROM darkroom.asset_history AS h;
 
+-- can_cancel and can_retry: whether cancel_job and retry_job would act on the job now.
 CREATE OR REPLACE VIEW darkroom.asset_jobs AS
-SELECT j.id, j.asset_id, j.kind, j.state, j.batch, j.format_identifier, j.format_version, j.created_at, j.finished_at
+SELECT j.id, j.asset_id, j.kind, j.state, j.batch, j.format_identifier, j.format_version, j.created_at, j.finished_at,
+       darkroom.job_can_be_cancelled(j.state) AS can_cancel, darkroom.job_can_be_retried(j.state) AS can_retry
   FROM darkroom.jobs AS j;
 
 -- One row per succeeded job of a batch: what the asset showed before (NULL: the original) and after.

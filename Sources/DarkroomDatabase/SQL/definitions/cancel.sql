@@ -1,5 +1,12 @@
 -- Cancelling a job or a whole batch. A running job notices at its next heartbeat.
 
+-- Which jobs a cancel reaches: queued or running ones. The one place this is decided; the
+-- asset_jobs view shows it per job (the dashboard offers Cancel from there).
+CREATE OR REPLACE FUNCTION darkroom.job_can_be_cancelled(state text) RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT state IN ('queued', 'running')
+$$;
+
 -- Queued or running jobs become cancelled and return true. Clearing the lease means a worker
 -- still rendering a cancelled job fails its lease check when it reports back, so it writes
 -- nothing. A job that already finished is left alone: NOTICE and false.
@@ -18,8 +25,8 @@ BEGIN
             HINT = 'existing ids are in darkroom.jobs';
     END IF;
     PERFORM darkroom.record_action('cancel_job', jsonb_build_object('job_id', cancel_job.job_id),
-        jsonb_build_object('cancelled', current_state IN ('queued', 'running'), 'state_before', current_state));
-    IF current_state NOT IN ('queued', 'running') THEN
+        jsonb_build_object('cancelled', darkroom.job_can_be_cancelled(current_state), 'state_before', current_state));
+    IF NOT darkroom.job_can_be_cancelled(current_state) THEN
         RAISE NOTICE 'job % is already %; nothing to cancel', cancel_job.job_id, current_state;
         RETURN false;
     END IF;
@@ -42,7 +49,7 @@ BEGIN
     END IF;
     UPDATE darkroom.jobs AS j
        SET state = 'cancelled', finished_at = now(), lease_token = NULL, lease_expires_at = NULL
-     WHERE j.batch = cancel_batch.batch AND j.state IN ('queued', 'running');
+     WHERE j.batch = cancel_batch.batch AND darkroom.job_can_be_cancelled(j.state);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed = 0 AND NOT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.batch = cancel_batch.batch) THEN
         RAISE EXCEPTION 'there is no batch %', quote_literal(cancel_batch.batch) USING ERRCODE = 'no_data_found',

@@ -1,5 +1,14 @@
 -- Which worker may claim what, and in which order: decided here and nowhere else.
 
+-- How long a lease may be, the one place: at least 3 seconds (the heartbeat comes every third
+-- of it, so at least once a second) and at most a day. NULL when fine, else what is wrong;
+-- claim_jobs and heartbeat refuse with it, and `darkroom worker --lease` asks it first.
+CREATE OR REPLACE FUNCTION darkroom.lease_problem(lease_seconds double precision) RETURNS text
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT CASE WHEN lease_seconds IS NULL OR NOT lease_seconds BETWEEN 3 AND 86400
+                THEN format('a lease must be 3 to 86400 seconds, got %s', coalesce(lease_seconds::text, 'none')) END
+$$;
+
 -- Leases up to max_jobs due jobs to worker_name: highest priority first, then oldest run_at,
 -- skipping rows other claims hold (never waiting for them). One scan of jobs_claim_order,
 -- stopping after max_jobs rows. Expired leases are rescued first.
@@ -27,8 +36,8 @@ BEGIN
     IF max_jobs IS NULL OR max_jobs NOT BETWEEN 1 AND 1000 THEN
         RAISE EXCEPTION 'max_jobs must be between 1 and 1000, got %', max_jobs USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF lease_seconds IS NULL OR NOT lease_seconds BETWEEN 1 AND 86400 THEN
-        RAISE EXCEPTION 'lease_seconds must be between 1 and 86400, got %', lease_seconds USING ERRCODE = 'invalid_parameter_value';
+    IF darkroom.lease_problem(lease_seconds) IS NOT NULL THEN
+        RAISE EXCEPTION '%', darkroom.lease_problem(lease_seconds) USING ERRCODE = 'invalid_parameter_value';
     END IF;
     IF problem IS NOT NULL THEN
         RAISE EXCEPTION '%', problem USING ERRCODE = 'invalid_parameter_value';

@@ -24,8 +24,8 @@ BEGIN
     IF cardinality(job_ids) IS DISTINCT FROM cardinality(lease_tokens) THEN
         RAISE EXCEPTION 'job_ids and lease_tokens must have the same length' USING ERRCODE = 'invalid_parameter_value';
     END IF;
-    IF lease_seconds IS NULL OR NOT lease_seconds BETWEEN 1 AND 86400 THEN
-        RAISE EXCEPTION 'lease_seconds must be between 1 and 86400, got %', lease_seconds USING ERRCODE = 'invalid_parameter_value';
+    IF darkroom.lease_problem(lease_seconds) IS NOT NULL THEN
+        RAISE EXCEPTION '%', darkroom.lease_problem(lease_seconds) USING ERRCODE = 'invalid_parameter_value';
     END IF;
     INSERT INTO darkroom.workers AS w (name, host, pid, lease_seconds, formats, running, stopping)
     VALUES (worker_name, host, pid, lease_seconds, coalesce(formats, '[]'), coalesce(cardinality(job_ids), 0), stopping)

@@ -141,28 +141,38 @@ BEGIN
     RETURN NEXT;
 END $$;
 
--- Records a failed attempt: next_state 'queued' retries after retry_delay_seconds, 'failed'
--- fails for good. The worker's retry policy decides which (it knows the attempt count the
--- claim gave it, which nothing else changes while the lease holds).
+-- Whether a failed attempt fails the job for good: a permanent failure (or a crash loop), or
+-- the last attempt it was allowed. Otherwise it goes back to the queue. The one place this is
+-- decided: fail_job and rescue_expired_leases ask it.
+CREATE OR REPLACE FUNCTION darkroom.attempt_fails_job(permanent boolean, attempts int, max_attempts int)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT permanent OR attempts >= max_attempts
+$$;
+
+-- Records a failed attempt. attempt_fails_job decides whether the job fails for good or is
+-- queued again after retry_delay_seconds (the worker's backoff); new_state says which.
 CREATE OR REPLACE FUNCTION darkroom.fail_job(
-    job_id bigint, lease_token uuid, next_state text, retry_delay_seconds double precision, code text, message text
-) RETURNS TABLE (status text, loss text)
+    job_id bigint, lease_token uuid, permanent boolean, retry_delay_seconds double precision, code text, message text
+) RETURNS TABLE (status text, loss text, new_state text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     job darkroom.jobs;
 BEGIN
-    IF next_state IS NULL OR next_state NOT IN ('queued', 'failed') OR code IS NULL OR code !~ '^[A-Za-z][A-Za-z0-9_]{0,63}$' OR message IS NULL
+    IF permanent IS NULL OR code IS NULL OR code !~ '^[A-Za-z][A-Za-z0-9_]{0,63}$' OR message IS NULL
        OR retry_delay_seconds IS NULL OR retry_delay_seconds < 0 THEN
-        RAISE EXCEPTION 'fail_job needs next_state queued or failed, a code (a letter, then up to 63 letters, digits or _), a message and a delay >= 0'
+        RAISE EXCEPTION 'fail_job needs permanent true or false, a code (a letter, then up to 63 letters, digits or _), a message and a delay >= 0'
             USING ERRCODE = 'invalid_parameter_value';
     END IF;
     SELECT * INTO job FROM darkroom.jobs AS j WHERE j.id = fail_job.job_id FOR UPDATE;
     loss := darkroom.lease_loss(job, fail_job.lease_token);
     IF loss IS NULL THEN
+        new_state := CASE WHEN darkroom.attempt_fails_job(permanent, job.attempts, job.max_attempts)
+                          THEN 'failed' ELSE 'queued' END;
         UPDATE darkroom.jobs AS j
-           SET state = next_state,
-               run_at = CASE WHEN next_state = 'queued' THEN now() + make_interval(secs => retry_delay_seconds) ELSE j.run_at END,
-               finished_at = CASE WHEN next_state = 'failed' THEN now() END,
+           SET state = new_state,
+               run_at = CASE WHEN new_state = 'queued' THEN now() + make_interval(secs => retry_delay_seconds) ELSE j.run_at END,
+               finished_at = CASE WHEN new_state = 'failed' THEN now() END,
                last_error = code || ': ' || message,
                errors = j.errors || jsonb_build_array(jsonb_build_object(
                    'attempt', j.attempts, 'at', now(), 'code', code, 'message', message, 'worker', j.leased_by)),

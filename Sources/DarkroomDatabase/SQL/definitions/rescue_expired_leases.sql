@@ -10,8 +10,9 @@ BEGIN
     RETURN EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.state = 'running' AND j.lease_expires_at < now());
 END $$;
 
--- Running jobs whose lease ran out go back to the queue, or fail: on their last attempt, or
--- when their worker died crash_limit times in a row (a crash loop: the job kills workers).
+-- Running jobs whose lease ran out go back to the queue, or fail (attempt_fails_job): on their
+-- last attempt, or when their worker died crash_limit times in a row (a crash loop: the job
+-- kills workers, so it counts as a permanent failure).
 -- Returns what it did. Every claim runs it first.
 CREATE OR REPLACE FUNCTION darkroom.rescue_expired_leases()
 RETURNS TABLE (job_id bigint, new_state text, worker text, crashes int)
@@ -27,12 +28,12 @@ BEGIN
     RETURN QUERY
     WITH expired AS MATERIALIZED (
         SELECT j.id, j.leased_by, j.crashes + 1 AS crashes,
-               j.crashes + 1 >= crash_limit AS crash_loop, j.attempts >= j.max_attempts AS out_of_attempts
+               j.crashes + 1 >= crash_limit AS crash_loop, j.attempts, j.max_attempts
           FROM darkroom.jobs AS j
          WHERE j.state = 'running' AND j.lease_expires_at < now()
            FOR UPDATE SKIP LOCKED
     ), reasons AS (
-        SELECT e.*,
+        SELECT e.*, darkroom.attempt_fails_job(e.crash_loop, e.attempts, e.max_attempts) AS fails,
                CASE WHEN e.crash_loop THEN 'crash_loop' ELSE 'lease_expired' END AS code,
                CASE WHEN e.crash_loop THEN
                    format('crash loop: the worker running this job stopped heartbeating %s times in a row '
@@ -43,8 +44,8 @@ BEGIN
           FROM expired AS e
     )
     UPDATE darkroom.jobs AS j
-       SET state = CASE WHEN r.crash_loop OR r.out_of_attempts THEN 'failed' ELSE 'queued' END,
-           finished_at = CASE WHEN r.crash_loop OR r.out_of_attempts THEN now() END,
+       SET state = CASE WHEN r.fails THEN 'failed' ELSE 'queued' END,
+           finished_at = CASE WHEN r.fails THEN now() END,
            crashes = r.crashes,
            last_error = r.reason,
            errors = j.errors || jsonb_build_array(jsonb_build_object(

@@ -1,5 +1,13 @@
 -- Failed (or cancelled) jobs back to the queue with fresh attempts; error history is kept.
 
+-- Which jobs a retry reaches: failed ones, and cancelled ones unless a batch's retry leaves
+-- them out. The one place this is decided; the asset_jobs view shows it per job.
+CREATE OR REPLACE FUNCTION darkroom.job_can_be_retried(state text, include_cancelled boolean DEFAULT true)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT state = 'failed' OR (include_cancelled AND state = 'cancelled')
+$$;
+
 -- retry_job also resets the crash count, so a parked crash loop gets its full chances.
 CREATE OR REPLACE FUNCTION darkroom.retry_job(job_id bigint) RETURNS boolean
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -16,8 +24,8 @@ BEGIN
             HINT = 'existing ids are in darkroom.jobs';
     END IF;
     PERFORM darkroom.record_action('retry_job', jsonb_build_object('job_id', retry_job.job_id),
-        jsonb_build_object('retried', current_state IN ('failed', 'cancelled'), 'state_before', current_state));
-    IF current_state NOT IN ('failed', 'cancelled') THEN
+        jsonb_build_object('retried', darkroom.job_can_be_retried(current_state), 'state_before', current_state));
+    IF NOT darkroom.job_can_be_retried(current_state) THEN
         RAISE NOTICE 'job % is %; only failed or cancelled jobs can be retried', retry_job.job_id, current_state;
         RETURN false;
     END IF;
@@ -45,7 +53,7 @@ BEGIN
     UPDATE darkroom.jobs AS j
        SET state = 'queued', attempts = 0, crashes = 0, run_at = now(), started_at = NULL, finished_at = NULL
      WHERE j.batch = retry_batch.batch
-       AND (j.state = 'failed' OR (include_cancelled AND j.state = 'cancelled'));
+       AND darkroom.job_can_be_retried(j.state, include_cancelled);
     GET DIAGNOSTICS changed = ROW_COUNT;
     IF changed > 0 THEN PERFORM pg_notify('darkroom_jobs', ''); END IF;
     PERFORM darkroom.record_action('retry_batch', jsonb_build_object('batch', retry_batch.batch, 'include_cancelled', include_cancelled),

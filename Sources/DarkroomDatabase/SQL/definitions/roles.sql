@@ -31,6 +31,8 @@ DECLARE
     viewer_functions text[] := ARRAY[
         'darkroom.waiting_for_editor_rows()',  -- the waiting_for_editor view reads through it
         'darkroom.asset_chain(bigint)',
+        -- the asset_jobs view's can_cancel and can_retry
+        'darkroom.job_can_be_cancelled(text)', 'darkroom.job_can_be_retried(text, boolean)',
         -- serve's sessions, sign-in throttle and keys (dashboard_sessions.sql), whatever its login.
         'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
         'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
@@ -47,13 +49,13 @@ DECLARE
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
-        'darkroom.claim_jobs(text, int, double precision, jsonb)',
+        'darkroom.claim_jobs(text, int, double precision, jsonb)', 'darkroom.lease_problem(double precision)',
         'darkroom.leases_have_expired()',
         'darkroom.rescue_expired_leases()',
         'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean)',
         'darkroom.worker_stopped(text)',
         'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb, jsonb)',
-        'darkroom.fail_job(bigint, uuid, text, double precision, text, text)',
+        'darkroom.fail_job(bigint, uuid, boolean, double precision, text, text)',
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',

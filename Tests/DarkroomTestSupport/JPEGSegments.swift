@@ -1,12 +1,10 @@
-import DarkroomTestSupport
 import Foundation
-import Testing
 
 /// A test-only JPEG marker scanner standing in for the real decoder: SOI, then
 /// `FF xx` + length segments until SOS or EOI.
-enum JPEGSegments {
+public enum JPEGSegments {
     /// The payload of every segment before the image data, with its marker byte.
-    static func segments(of jpeg: [UInt8]) -> [(marker: UInt8, payload: [UInt8])] {
+    public static func segments(of jpeg: [UInt8]) -> [(marker: UInt8, payload: [UInt8])] {
         guard jpeg.count >= 2, jpeg[0] == 0xFF, jpeg[1] == 0xD8 else { return [] }
         var segments: [(marker: UInt8, payload: [UInt8])] = []
         var index = 2
@@ -32,21 +30,24 @@ enum JPEGSegments {
     }
 
     /// What the decoder hands over: the first APP1 payload that starts with `Exif\0\0`.
-    static func exifPayload(of jpeg: [UInt8]) -> [UInt8]? {
+    public static func exifPayload(of jpeg: [UInt8]) -> [UInt8]? {
         segments(of: jpeg).first { $0.marker == 0xE1 && $0.payload.starts(with: exifHeader) }?.payload
     }
 
-    static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
+    public static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
 }
 
 /// The EXIF APP1 payload of a bundled sample, e.g. `exifPayload("gps/DSCN0010.jpg")`.
-func exifPayload(_ fixture: String) throws -> [UInt8] {
+public func exifPayload(_ fixture: String) throws -> [UInt8] {
     let jpeg = try Fixtures.bytes(of: Fixtures.exifSample(fixture))
-    return try #require(JPEGSegments.exifPayload(of: jpeg), "\(fixture) has no EXIF APP1 segment")
+    guard let payload = JPEGSegments.exifPayload(of: jpeg) else {
+        throw TestDatabase.SetupError(description: "\(fixture) has no EXIF APP1 segment")
+    }
+    return payload
 }
 
 /// Every `.jpg` under a fixture folder, as paths relative to `exif-samples`.
-func fixtureFiles(in folder: String) throws -> [String] {
+public func fixtureFiles(in folder: String) throws -> [String] {
     let directory = Fixtures.exifSample(folder)
     return try FileManager.default.contentsOfDirectory(atPath: directory.path)
         .filter { $0.lowercased().hasSuffix(".jpg") }

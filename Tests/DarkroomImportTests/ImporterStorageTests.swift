@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import DarkroomTestSupport
 import Foundation
@@ -95,6 +96,11 @@ import Testing
             #expect { try importer.importFile(text) } throws: {
                 ($0 as? ImportError)?.message.contains("Not a JPEG file") == true
             }
+            // Why, as a code, with the codec's error kept typed underneath.
+            let refused = try #require(throws: ImportError.self) { try importer.importFile(text) }
+            #expect(refused.code == .notAPhoto && refused.cause is CodecError, "\(refused)")
+            let missing = try #require(throws: ImportError.self) { try importer.importFile(text + ".missing") }
+            #expect(missing.code == .fileNotFound && missing.cause == nil)
             #expect(entries(storage.path + "/originals") == afterFirst)
 
             // Inside the root: registered where it is, nothing copied; a missing stored copy of
@@ -112,40 +118,5 @@ import Testing
             #expect(try Data(contentsOf: URL(fileURLWithPath: stored)) == sourceBytes)
             #expect(entries(storage.path + "/originals") == afterFirst)
         }
-    }
-}
-
-@Suite struct StorageRootTests {
-    /// The same vectors darkroom.stored_path_problem passes (SchemaDefinitionTests).
-    @Test func storedPathsFollowTheSharedVectors() throws {
-        let vectors = try StoredPathVectors.load()
-        #expect(vectors.valid.count >= 5 && vectors.refused.count >= 10)
-        for path in vectors.valid {
-            do { try StorageRoot.checkRelative(path) } catch {
-                Issue.record("\(path) is a valid stored path: \(error)")
-            }
-        }
-        for path in vectors.refused + ["a\u{0}b"] {
-            #expect(throws: StorageError.self, "\(path)") { try StorageRoot.checkRelative(path) }
-        }
-    }
-
-    @Test func symlinksOutOfTheRootAreRefused() throws {
-        let base = NSTemporaryDirectory() + "darkroom-root-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: base) }
-        let root = try StorageRoot.create(base)
-        try FileManager.default.createSymbolicLink(atPath: base + "/originals/escape", withDestinationPath: "/etc")
-        #expect {
-            _ = try root.resolve("originals/escape/passwd")
-        } throws: { ($0 as? StorageError)?.code == .outsideRoot }
-        #expect(try root.resolve("originals/ab/photo.jpg") == root.path + "/originals/ab/photo.jpg")
-        #expect(root.relativePath(of: base + "/originals/ab/photo.jpg") == "originals/ab/photo.jpg")
-        #expect(root.relativePath(of: "/etc/passwd") == nil)
-    }
-
-    @Test func missingRootIsReported() {
-        #expect {
-            _ = try StorageRoot("/nonexistent/darkroom-storage")
-        } throws: { ($0 as? StorageError)?.code == .unavailable }
     }
 }

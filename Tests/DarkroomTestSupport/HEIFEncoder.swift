@@ -1,7 +1,9 @@
 import CHeif
+import LibHeif
 
-/// How to write a HEIF: darkroom never writes one for users (renders are JPEG, as PhotoKit's
-/// are); tests and benchmarks make their inputs with it, with what phones put in theirs.
+/// How to write a HEIF: darkroom never writes one (renders are JPEG, as PhotoKit's are), so
+/// this lives with the tests, which make their inputs with it, with what phones put in theirs.
+/// It owns its libheif handles as LibHeif's decoder owns its own.
 public struct HEIFEncoding: Sendable {
     public enum Codec: Sendable { case hevc, av1 }
 
