@@ -32,17 +32,11 @@ public struct ApplePhotoGeometry: Sendable, Equatable {
         straightenAngle != 0 || window != PixelRect(size: pictureSize)
     }
 
-    /// The render steps on the oriented picture, with the stages darkroom has: a crop. A turn
-    /// needs the rotation stage (`ImageOperation` has none yet), which the caller is told by
-    /// `.unrepresentable` naming the angle.
-    public func operations() throws -> [ImageOperation] {
+    /// The render steps on the oriented picture: a crop when nothing turns (whole pixels, no
+    /// resampling), else one rotation about the picture's centre that keeps the window.
+    public func operations() -> [ImageOperation] {
         let (angle, window) = oriented
-        guard angle == 0 else {
-            throw AdjustmentError(
-                .unrepresentable,
-                "\(ApplePhotoFormat.identifier): a straighten of \(angle) rad needs the rotation stage, which this build lacks"
-            )
-        }
+        guard angle == 0 else { return [.rotate(Rotation(radians: angle, window: .rect(window)))] }
         return window == PixelRect(size: orientation.orientedSize(of: pictureSize)) ? [] : [.crop(window)]
     }
 }

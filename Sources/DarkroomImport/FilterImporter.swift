@@ -35,7 +35,8 @@ public struct FilterImporter {
             table = try CubeFile.parse(bytes)
         } catch {
             throw ImportError(
-                source: file, message: "is not a .cube LUT darkroom renders: \(error) [\(error.code.rawValue)]")
+                .notALookupTable, source: file,
+                message: "is not a .cube LUT darkroom renders: \(error) [\(error.code.rawValue)]", cause: error)
         }
         let digest = Self.sha256(bytes)
         let key = StorageLayout.filter(sha256: digest)
@@ -44,7 +45,8 @@ public struct FilterImporter {
                 try storage.publish(key) { upload in try bytes.withUnsafeBytes { try upload.write($0) } }
             }
         } catch {
-            throw ImportError(source: file, message: "cannot be stored (\(storage.location)): \(error)")
+            throw ImportError(
+                .storageFailed, source: file, message: "cannot be stored (\(storage.location)): \(error)", cause: error)
         }
         _ = try catalog.add(name: name, version: version, sha256: digest, size: bytes.count)
         return Added(
@@ -57,14 +59,15 @@ public struct FilterImporter {
         do {
             size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         } catch {
-            throw ImportError(source: path, message: "cannot be read: \(error.localizedDescription)")
+            throw ImportError(
+                .unreadable, source: path, message: "cannot be read: \(error.localizedDescription)", cause: error)
         }
         guard size <= CubeFile.maxBytes else {
             throw ImportError(
-                source: path, message: "is \(size) bytes; a .cube LUT darkroom reads is at most \(CubeFile.maxBytes)")
+                .notALookupTable, source: path, message: "is \(size) bytes; a .cube LUT darkroom reads is at most \(CubeFile.maxBytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ImportError(source: path, message: "cannot be read")
+            throw ImportError(.unreadable, source: path, message: "cannot be read")
         }
         return [UInt8](data)
     }

@@ -67,7 +67,7 @@ extension Importer {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         guard let size, size <= AppleSidecar.maxBytes else {
             throw ImportError(
-                source: path, message: "is \(size.map(String.init) ?? "an unreadable number of") bytes, not a sidecar")
+                .badSidecar, source: path, message: "is \(size.map(String.init) ?? "an unreadable number of") bytes, not a sidecar")
         }
         do {
             let sidecar = try AppleSidecar.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
@@ -80,9 +80,9 @@ extension Importer {
             }
             return sidecar
         } catch let error as AdjustmentError {
-            throw ImportError(source: path, message: "\(error.code.rawValue): \(error.message)")
+            throw ImportError(.badSidecar, source: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
         } catch {
-            throw ImportError(source: path, message: "cannot be read: \(error)")
+            throw ImportError(.unreadable, source: path, message: "cannot be read: \(error)", cause: error)
         }
     }
 }

@@ -233,6 +233,10 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
         case storageFailed = "import_storage_failed"
         /// The path names an object of the storage under a key darkroom does not allow.
         case refusedKey = "import_refused_key"
+        /// A `.cube` file darkroom does not read as a filter's LUT.
+        case notALookupTable = "import_not_a_lut"
+        /// An Apple Photos `.AAE` sidecar darkroom cannot read.
+        case badSidecar = "import_bad_sidecar"
     }
 
     public var code: Code

@@ -40,7 +40,7 @@ extension RenderJobRunner {
                 [RecordedWarning(code: Self.geometryOnlyWarning, message: $0, object: input.key.rawValue)]
             }
             return AppleRender(
-                operations: try plan.geometry.operations(), orientation: plan.geometry.orientation,
+                operations: plan.geometry.operations(), orientation: plan.geometry.orientation,
                 warnings: warnings ?? [])
         } catch let error as AdjustmentError {
             throw .permanent(code: FailureCode(error.code), message: "job \(job.id): \(error.message)", cause: error)

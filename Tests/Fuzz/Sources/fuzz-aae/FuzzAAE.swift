@@ -38,9 +38,8 @@ public func fuzzAAE(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             require(
                 plan.unsupported.count + plan.ignored.count <= edit.adjustments.count,
                 "more names than adjustments")
-            if let operations = try? geometry.operations() {
-                require(operations.count <= 1, "\(operations)")
-            }
+            let operations = geometry.operations()
+            require(operations.count <= 1, "\(operations)")
         }
     }
 }
