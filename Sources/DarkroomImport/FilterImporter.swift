@@ -64,7 +64,8 @@ public struct FilterImporter {
         }
         guard size <= CubeFile.maxBytes else {
             throw ImportError(
-                .notALookupTable, source: path, message: "is \(size) bytes; a .cube LUT darkroom reads is at most \(CubeFile.maxBytes)")
+                .notALookupTable, source: path,
+                message: "is \(size) bytes; a .cube LUT darkroom reads is at most \(CubeFile.maxBytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ImportError(.unreadable, source: path, message: "cannot be read")

@@ -67,7 +67,8 @@ extension Importer {
         let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
         guard let size, size <= AppleSidecar.maxBytes else {
             throw ImportError(
-                .badSidecar, source: path, message: "is \(size.map(String.init) ?? "an unreadable number of") bytes, not a sidecar")
+                .badSidecar, source: path,
+                message: "is \(size.map(String.init) ?? "an unreadable number of") bytes, not a sidecar")
         }
         do {
             let sidecar = try AppleSidecar.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
@@ -80,7 +81,8 @@ extension Importer {
             }
             return sidecar
         } catch let error as AdjustmentError {
-            throw ImportError(.badSidecar, source: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
+            throw ImportError(
+                .badSidecar, source: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
         } catch {
             throw ImportError(.unreadable, source: path, message: "cannot be read: \(error)", cause: error)
         }
