@@ -32,11 +32,43 @@ public struct FilterCatalog {
         }
     }
 
+    /// A filter upgrade's dry run: each version of `name` below `belowVersion` that assets show
+    /// now, oldest first, with how many. SQL owns the rule (`darkroom.filter_rerender_scope`).
+    public func upgradeCounts(name: String, belowVersion: String) throws(FilterCatalogError) -> [FilterUpgradeCount] {
+        do {
+            return try connection.query(
+                "SELECT version, assets FROM darkroom.filter_rerender_counts($1::text, $2::text)",
+                [.text(name), .text(belowVersion)]
+            ).map {
+                FilterUpgradeCount(
+                    version: try $0["version"].decode(String.self), assets: try $0["assets"].decode(Int64.self))
+            }
+        } catch let error as PostgresError where error.kind == .queryFailed {
+            let code: FilterCatalogError.Code = error.sqlState == "22023" ? .invalid : .database
+            throw FilterCatalogError(
+                code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
+        } catch {
+            throw FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
+        }
+    }
+
     /// Every version, by name, newest first.
     public func versions() throws -> [FilterVersion] {
         try connection.query(
             "SELECT name, version, sha256, size, added_by, added_at, assets, newest FROM darkroom.filter_versions"
         ).map(FilterVersion.init(row:))
+    }
+}
+
+/// One old version a filter upgrade would reach (`darkroom.filter_rerender_counts`).
+public struct FilterUpgradeCount: Sendable, Equatable {
+    public var version: String
+    /// Assets whose current chain has a layer using `version`.
+    public var assets: Int64
+
+    public init(version: String, assets: Int64) {
+        self.version = version
+        self.assets = assets
     }
 }
 

@@ -37,15 +37,20 @@ extension Darkroom {
                 INSERT ... SELECT, skipping assets with the same re-render already queued. Workers replay each chain \
                 from the original and write every layer at its editor's current version; with --below-version, only \
                 workers that write at least that version take the jobs, so a rolling upgrade is safe. Follow it with \
-                `darkroom status --batch NAME --follow`.
+                `darkroom status --batch NAME --follow`. After a filter upgrade, --filter NAME --below-version V \
+                --dry-run prints how many assets show each older version in any layer of their current chain \
+                (SELECT * FROM darkroom.filter_rerender_counts(name, below_version)) and queues nothing.
                 """)
         @OptionGroup var global: GlobalOptions
         @Option(
             name: .customLong("format-identifier"), help: "The upgraded editor's format, e.g. io.darkroom.pipeline.")
-        var formatIdentifier: String
+        var formatIdentifier: String?
+        @Option(help: "The upgraded filter's name (with --below-version and --dry-run).") var filter: String?
         @Option(
             name: .customLong("below-version"), help: "Only chains with a layer older than this version, e.g. 1.1.0.")
         var belowVersion: String?
+        @Flag(name: .customLong("dry-run"), help: "With --filter: print how many assets per version; queue nothing.")
+        var dryRun = false
         @Option(help: "The jobs' batch (default: rerender-<format>-<UTC time>).") var batch: String?
         @Option(help: "Higher runs first; the default keeps interactive edits (0) ahead.") var priority: Int = -20
 
@@ -53,12 +58,34 @@ extension Darkroom {
             if let belowVersion, SemanticVersion(belowVersion) == nil {
                 throw ValidationError("--below-version \(belowVersion) is not a semantic version such as 1.1.0")
             }
+            switch (formatIdentifier, filter) {
+            case (nil, nil): throw ValidationError("name what was upgraded: --format-identifier ID or --filter NAME")
+            case (.some, .some): throw ValidationError("--format-identifier and --filter are two upgrades; give one")
+            case (.some, nil) where dryRun: throw ValidationError("--dry-run goes with --filter NAME --below-version V")
+            case (nil, .some) where belowVersion == nil:
+                throw ValidationError(
+                    "--filter needs --below-version V: the version the upgrade replaces older ones with")
+            case (nil, .some) where !dryRun:
+                throw ValidationError("--filter queues nothing yet: add --dry-run to see what an upgrade would reach")
+            default: break
+            }
         }
 
         func run() throws {
             try withExitCodes {
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
+                if let filter, let belowVersion {
+                    let counts: [FilterUpgradeCount]
+                    do {
+                        counts = try FilterCatalog(connection).upgradeCounts(name: filter, belowVersion: belowVersion)
+                    } catch let error as FilterCatalogError where error.code != .database {
+                        throw CommandFailure.invalidInput("rerender --filter refused: \(error)")
+                    }
+                    print(FilterReport.upgrade(counts, filter: filter, below: belowVersion))
+                    return
+                }
+                guard let formatIdentifier else { return }  // validate() requires one of the two
                 let name = batch ?? Self.defaultBatch(formatIdentifier, at: Date())
                 try JobControl.refusals {
                     let queued = try JobQueue(connection, logger: global.makeLogger()).enqueueRerender(

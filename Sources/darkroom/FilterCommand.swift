@@ -67,6 +67,13 @@ extension Darkroom {
 
 /// `darkroom filter list` as text: one row per version.
 enum FilterReport {
+    /// `darkroom rerender --filter NAME --below-version V --dry-run`: one line per old version.
+    static func upgrade(_ counts: [FilterUpgradeCount], filter: String, below: String) -> String {
+        guard !counts.isEmpty else { return "no asset shows \(filter) below \(below); nothing to re-render" }
+        return counts.map { "\(filter) \($0.version)\t\($0.assets) asset(s) would be re-rendered" }
+            .joined(separator: "\n") + "\ndry run: nothing queued"
+    }
+
     static func table(_ versions: [FilterVersion]) -> String {
         guard !versions.isEmpty else { return "no filters; add one with darkroom filter add NAME VERSION FILE.cube" }
         let rows =

@@ -128,7 +128,7 @@ struct AccessRoleTests {
                 try executable(by: operatorRole, on: connection)
                     == Set<String>([
                         "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert",
-                        "enqueue_rerender", "add_filter",
+                        "enqueue_rerender", "add_filter", "filter_rerender_counts",
                         "cancel_job", "cancel_batch", "retry_job", "retry_batch",
                     ]).union(serve).union(jobActions))
 

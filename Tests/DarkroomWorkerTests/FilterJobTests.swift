@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
@@ -106,6 +107,98 @@ import Testing
                 try connection.query("DELETE FROM darkroom.filters WHERE name = 'dusk' AND version = '1.0.0'")
             }
             _ = try connection.query("DELETE FROM darkroom.filters WHERE name = 'dusk' AND version = '2.0.0-beta.1'")
+        }
+    }
+
+    /// A filter upgrade's dry run reaches each asset whose current chain uses an older version of
+    /// the filter in any layer (a middle one too), and only those; it queues nothing.
+    @Test func upgradeDryRunCountsWhatTheCurrentChainsUse() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let storage = NSTemporaryDirectory() + "darkroom-filter-upgrade-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            let command = DarkroomCommand(databaseURL: url, storage: storage)
+            try #require(try command.run("migrate").status == 0)
+            for (version, file) in [("1.0.0", Self.grayscale), ("1.1.0", Self.identity), ("2.0.0", Self.identity)] {
+                try #require(try command.run("filter", "add", "dusk", version, file).status == 0)
+            }
+            #expect(try command.run("filter", "add", "dawn", "1.0.0", Self.identity).status == 0)
+            var assets: [Int64] = []
+            for index in 1...7 {
+                let imported = try command.run("import", Fixtures.exifSample("orientation/landscape_\(index).jpg").path)
+                try #require(imported.status == 0, "\(imported.stderr)")
+                assets.append(try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count))))
+            }
+            let connection = try PostgresConnection(url)
+            let queue = JobQueue(connection, logger: .quiet)
+            func edit(_ asset: Int64, _ json: String) throws {
+                _ = try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text)",
+                    [.int(asset), .text(json)])
+            }
+            func drain() throws {
+                let drained = try command.run("worker", "--drain")
+                try #require(drained.status == 0, "\(drained.stderr)")
+            }
+            // Another editor's edit stacks on the current render: a layer over or under the filter's.
+            let filtster = FiltsterSettings(vignetteIntensity: 0.5, vignetteRadius: 0.9, sepiaIntensity: 0.3).archive()
+            func layer(_ asset: Int64) throws {
+                _ = try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'com.shinobicontrols.filster', '1.0', $2::bytea)",
+                    [.int(asset), .bytes(filtster)])
+            }
+            let sepia = #"{"operations":[{"op":"sepia","intensity":0.3}]}"#
+            func dusk(_ version: String) -> String {
+                #"{"operations":[{"op":"filter","name":"dusk","version":""# + version + #""}]}"#
+            }
+            // 0: dusk 1.0.0 alone. 1: filtster, dusk 1.0.0, filtster (the filter in the middle layer).
+            // 2: dusk 2.0.0 (current). 3: sepia only. 4: dusk 1.1.0 under filtster. 5: dusk 1.0.0,
+            // reverted to its original. 6: dawn 1.0.0 (another filter).
+            try edit(assets[0], dusk("1.0.0"))
+            try layer(assets[1])
+            try edit(assets[2], dusk("2.0.0"))
+            try edit(assets[3], sepia)
+            try edit(assets[4], dusk("1.1.0"))
+            try edit(assets[5], dusk("1.0.0"))
+            try edit(assets[6], #"{"operations":[{"op":"filter","name":"dawn"}]}"#)
+            try drain()
+            try edit(assets[1], dusk("1.0"))
+            try layer(assets[4])
+            _ = try queue.enqueueRevert(assetID: assets[5])
+            try drain()
+            try layer(assets[1])
+            try drain()
+            let chain = try AssetStore(connection).currentChain(of: assets[1])
+            try #require(chain.count == 3)
+
+            let jobsBefore = try connection.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].decode(Int64.self)
+            let dryRun = try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--dry-run")
+            try #require(dryRun.status == 0, "\(dryRun.stderr)")
+            #expect(
+                dryRun.stdout
+                    == "dusk 1.0.0\t2 asset(s) would be re-rendered\ndusk 1.1.0\t1 asset(s) would be re-rendered\n"
+                    + "dry run: nothing queued\n", "\(dryRun.stdout)")
+            // A version is not below itself, and nothing is below the first one.
+            let newer = try command.run("rerender", "--filter", "dusk", "--below-version", "1.1.0", "--dry-run")
+            #expect(newer.stdout.hasPrefix("dusk 1.0.0\t2 asset(s)") && !newer.stdout.contains("1.1.0"))
+            let none = try command.run("rerender", "--filter", "dusk", "--below-version", "1.0.0", "--dry-run")
+            #expect(none.stdout.contains("no asset shows dusk below 1.0.0"), "\(none.stdout)")
+            // The rule the counts come from names the assets.
+            let reached = try connection.query(
+                """
+                SELECT asset_id FROM darkroom.filter_rerender_scope('dusk', '2.0.0',
+                    ARRAY(SELECT id FROM darkroom.assets)) ORDER BY asset_id
+                """
+            ).map { try $0["asset_id"].decode(Int64.self) }
+            #expect(reached == [assets[0], assets[1], assets[4]])
+            let jobsAfter = try connection.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].decode(Int64.self)
+            #expect(jobsAfter == jobsBefore)
+
+            // Refusals: an unknown filter or a bad version, and an upgrade that would queue.
+            let unknown = try command.run("rerender", "--filter", "noon", "--below-version", "2.0.0", "--dry-run")
+            #expect(unknown.status == 1 && unknown.stderr.contains("filter 'noon' does not exist"), "\(unknown.stderr)")
+            #expect(try command.run("rerender", "--filter", "dusk", "--below-version", "two", "--dry-run").status != 0)
+            #expect(try command.run("rerender", "--filter", "dusk", "--dry-run").status != 0)
+            #expect(try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0").status != 0)
         }
     }
 

@@ -166,3 +166,38 @@ CREATE OR REPLACE VIEW darkroom.filter_versions AS
       FROM darkroom.filters AS f
       LEFT JOIN showing AS s ON s.name = f.name AND s.version = f.version
      ORDER BY f.name, f.version_sort DESC;
+
+-- The assets among asset_ids whose current chain has a layer (any layer) using filter `name`
+-- below below_version, in semver order (version_sort), with each such version: what a filter
+-- upgrade (`darkroom rerender --filter NAME --below-version V`) reaches. Only the current chain
+-- counts: a layer a revert took off is history, not what the asset shows.
+CREATE OR REPLACE FUNCTION darkroom.filter_rerender_scope(name text, below_version text, asset_ids bigint[])
+RETURNS TABLE (asset_id bigint, version text)
+LANGUAGE sql STABLE AS $$
+    SELECT DISTINCT layer.asset_id, f.version
+      FROM darkroom.current_chains(filter_rerender_scope.asset_ids) AS layer
+      JOIN darkroom.adjustment_filters AS af ON af.adjustment_id = layer.adjustment_id
+      JOIN darkroom.filters AS f ON f.name = af.name AND f.version = af.version
+     WHERE af.name = filter_rerender_scope.name
+       AND f.version_sort < darkroom.semver_sort_key(filter_rerender_scope.below_version)
+$$;
+
+-- A filter upgrade's dry run: for each version of `name` below below_version that some asset
+-- shows now, how many assets filter_rerender_scope reaches (an asset showing two old versions
+-- counts under each). Queues nothing. The operator API, with the owner's rights.
+CREATE OR REPLACE FUNCTION darkroom.filter_rerender_counts(name text, below_version text)
+RETURNS TABLE (version text, assets bigint)
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    PERFORM darkroom.require_semver(filter_rerender_counts.below_version);
+    IF NOT EXISTS (SELECT 1 FROM darkroom.filters AS f WHERE f.name = filter_rerender_counts.name) THEN
+        RAISE EXCEPTION 'filter % does not exist', quote_nullable(filter_rerender_counts.name)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'darkroom filter list shows every filter';
+    END IF;
+    RETURN QUERY
+    SELECT scope.version, count(*)
+      FROM darkroom.filter_rerender_scope(filter_rerender_counts.name, filter_rerender_counts.below_version,
+               ARRAY(SELECT s.id FROM darkroom.assets AS s WHERE s.current_adjustment_id IS NOT NULL)) AS scope
+     GROUP BY scope.version
+     ORDER BY darkroom.semver_sort_key(scope.version) COLLATE "C";
+END $$;

@@ -5,10 +5,11 @@
 --            table; an asset's chain through asset_chain, which runs with the owner's rights;
 --            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
---            enqueue_revert, enqueue_rerender, cancel_job/batch, retry_job/batch. It writes no
---            table itself: each of those functions runs with the owner's rights (SECURITY
---            DEFINER, search_path fixed to pg_catalog, pg_temp), validates what it is given and
---            records the action in darkroom.audit_log.
+--            enqueue_revert, enqueue_rerender, add_filter, cancel_job/batch, retry_job/batch,
+--            and filter_rerender_counts (a dry run, which only reads). It writes no table
+--            itself: each of those functions runs with the owner's rights (SECURITY DEFINER,
+--            search_path fixed to pg_catalog, pg_temp), validates what it is given and records
+--            the action in darkroom.audit_log.
 --   worker   calls the worker API (claim_jobs, heartbeat, complete/fail/release_job, …,
 --            register_asset for imports), which also runs with the owner's rights, and reads
 --            the photo and the layers it renders as AssetStore does (asset_records,
@@ -45,7 +46,7 @@ DECLARE
         'darkroom.enqueue_edits(bigint[], text, text, jsonb, int, text)',
         'darkroom.enqueue_revert(bigint, boolean, int, text)',
         'darkroom.enqueue_rerender(text, text, int, text)',
-        'darkroom.add_filter(text, text, text, bigint)',
+        'darkroom.add_filter(text, text, text, bigint)', 'darkroom.filter_rerender_counts(text, text)',
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
