@@ -85,21 +85,7 @@ extension PipelineFormat {
             .unrepresentable, "\(identifier) has no operation for \(what); write it as separate operations")
     }
 
-    /// A JSON string: quotes, backslashes and control characters escaped.
-    static func string(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
-    }
+    static func string(_ text: String) -> String { JSONText.quoted(text) }
 
     static func color(_ color: RGBColor) -> String {
         "[\(number(color.red)),\(number(color.green)),\(number(color.blue))]"

@@ -1,3 +1,4 @@
+import DarkroomAdjustments
 import DarkroomImaging
 
 /// darkroom's own version: what `darkroom --version` prints and every adjustment record keeps.
@@ -33,27 +34,12 @@ public struct RenderProvenance: Sendable, Equatable {
     public var json: String {
         let mathJSON = math.keys.sorted().map { "\"\($0)\":\(math[$0]!)" }.joined(separator: ",")
         let filterJSON = filters.map { step in
-            "{\"name\":\(Self.quoted(step.name)),\"version\":\(step.version.map(Self.quoted) ?? "null"),"
-                + "\"sha256\":\(step.sha256.map(Self.quoted) ?? "null")}"
+            "{\"name\":\(JSONText.quoted(step.name)),\"version\":\(step.version.map(JSONText.quoted) ?? "null"),"
+                + "\"sha256\":\(step.sha256.map(JSONText.quoted) ?? "null")}"
         }.joined(separator: ",")
-        return "{\"darkroom\":\(Self.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
-            + "\"output\":{\"quality\":\(quality),\"chroma\":\(Self.quoted(chroma)),"
-            + "\"colour_profile\":\(Self.quoted(colourProfile)),"
+        return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
+            + "\"output\":{\"quality\":\(quality),\"chroma\":\(JSONText.quoted(chroma)),"
+            + "\"colour_profile\":\(JSONText.quoted(colourProfile)),"
             + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")}}"
-    }
-
-    static func quoted(_ text: String) -> String {
-        var escaped = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": escaped += "\\\""
-            case "\\": escaped += "\\\\"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                escaped += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: escaped.unicodeScalars.append(scalar)
-            }
-        }
-        return escaped + "\""
     }
 }

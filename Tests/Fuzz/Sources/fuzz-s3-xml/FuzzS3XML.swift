@@ -19,11 +19,11 @@ public func fuzzS3XML(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
             _ = entry.value(of: "Key")
             _ = entry.value(of: "UploadId")
         }
-        for (status, kind) in [
-            (404, S3Error.Kind.notFound), (403, .rejected), (412, .preconditionFailed), (429, .throttled),
+        for (status, code) in [
+            (404, S3Error.Code.notFound), (403, .rejected), (412, .preconditionFailed), (429, .throttled),
         ] {
             let error = S3Error.answer(status, body: bytes, bucket: "b", key: "k", operation: "GET")
-            require(error.kind == kind, "HTTP \(status) classified as \(error.kind)")
+            require(error.code == code, "HTTP \(status) classified as \(error.code)")
         }
         let server = S3Error.answer(500, body: bytes, bucket: "b", key: "k", operation: "GET")
         require(server.isTransient, "a 500 must be transient")
