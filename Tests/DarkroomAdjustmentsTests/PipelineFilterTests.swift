@@ -2,21 +2,9 @@ import DarkroomAdjustments
 import DarkroomImaging
 import Testing
 
-/// The filter operation of `io.darkroom.pipeline`: what it reads and what it writes back.
-@Suite struct PipelineFilterTests {
-    func decode(_ json: String) throws -> [ImageOperation] {
-        try PipelineFormat.decode(Array(json.utf8))
-    }
-
-    func refusal(_ json: String) -> String {
-        do {
-            _ = try decode(json)
-            return "accepted"
-        } catch {
-            return "\(error)"
-        }
-    }
-
+/// The filter operation of `io.darkroom.pipeline`: what it reads and what it writes back, with
+/// the suite's own `decode` and `refusal`.
+extension PipelineFormatTests {
     @Test func readsNameVersionAndIntensity() throws {
         #expect(
             try decode(#"{"operations":[{"op":"filter","name":"dusk","version":"1.0.0","intensity":0.8}]}"#)
