@@ -13,12 +13,19 @@ import Testing
     static let grayscale = Fixtures.root.appendingPathComponent("luts/obs-grayscale.cube").path
     static let identity = Fixtures.root.appendingPathComponent("luts/obs-original.cube").path
 
-    @Test func addEnqueueRenderAndKeepVersions() throws {
+    /// A fresh database, migrated, and a storage folder of its own, for `body`.
+    static func withMigrated(_ body: (String, String, DarkroomCommand) throws -> Void) throws {
         try TestDatabase.withFreshDatabase { url in
             let storage = NSTemporaryDirectory() + "darkroom-filters-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: storage) }
             let command = DarkroomCommand(databaseURL: url, storage: storage)
             try #require(try command.run("migrate").status == 0)
+            try body(url, storage, command)
+        }
+    }
+
+    @Test func addEnqueueRenderAndKeepVersions() throws {
+        try Self.withMigrated { url, storage, command in
             let imported = try command.run("import", Fixtures.exifSample("canon_hdr_NO.jpg").path)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
             let connection = try PostgresConnection(url)
@@ -113,11 +120,7 @@ import Testing
     /// A filter upgrade's dry run reaches each asset whose current chain uses an older version of
     /// the filter in any layer (a middle one too), and only those; it queues nothing.
     @Test func upgradeDryRunCountsWhatTheCurrentChainsUse() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-filter-upgrade-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
+        try Self.withMigrated { url, storage, command in
             for (version, file) in [("1.0.0", Self.grayscale), ("1.1.0", Self.identity), ("2.0.0", Self.identity)] {
                 try #require(try command.run("filter", "add", "dusk", version, file).status == 0)
             }
@@ -204,11 +207,7 @@ import Testing
 
     /// Bytes that no longer hash to what was recorded fail the job for good, with its own code.
     @Test func aChangedLUTFailsWithItsCode() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-filters-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
+        try Self.withMigrated { url, storage, command in
             let imported = try command.run("import", Fixtures.exifSample("canon_hdr_NO.jpg").path)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
             try #require(try command.run("filter", "add", "plain", "1.0.0", Self.identity).status == 0)
