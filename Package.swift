@@ -2,6 +2,10 @@
 import PackageDescription
 
 // The C libraries come from Debian's -dev packages; `make deps` installs them.
+// The pixel loops run optimised in debug builds too: unoptimised, the test suite spends most of
+// its time in them. Swift's overflow and bounds checks stay on (-O, not -Ounchecked).
+var optimizedInDebug: [SwiftSetting] { [.unsafeFlags(["-O"], .when(configuration: .debug))] }
+
 let package = Package(
     name: "darkroom",
     platforms: [.macOS(.v15)],
@@ -83,7 +87,7 @@ let package = Package(
         .target(name: "ByteStreams"),
         // HDR gain maps without pixels: the MPF index, the gain-map XMP (hdrgm, Apple's), ISO
         // 21496-1 metadata, Apple's headroom, and the math that applies a map.
-        .target(name: "GainMaps"),
+        .target(name: "GainMaps", swiftSettings: optimizedInDebug),
         // Durations as numbers, and the one backoff with jitter (job retries, reconnects, S3).
         .target(name: "Timing"),
 
@@ -101,7 +105,8 @@ let package = Package(
             name: "DarkroomImaging",
             dependencies: [
                 "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams", "GainMaps",
-            ]),
+            ],
+            swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
         .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
         // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
