@@ -1,11 +1,11 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-// The C libraries come from Debian's -dev packages; `make deps` installs them.
 // The pixel loops run optimised in debug builds too: unoptimised, the test suite spends most of
 // its time in them. Swift's overflow and bounds checks stay on (-O, not -Ounchecked).
 var optimizedInDebug: [SwiftSetting] { [.unsafeFlags(["-O"], .when(configuration: .debug))] }
 
+// The C libraries come from Debian's -dev packages; `make deps` installs them.
 let package = Package(
     name: "darkroom",
     platforms: [.macOS(.v15)],
