@@ -148,6 +148,16 @@ struct XMLPropertyListReader {
         }
         position += 1
         let name = self.name()
+        guard skipPastUnquoted(anyOf: [UInt8(ascii: ">"), UInt8(ascii: "<")]) == UInt8(ascii: ">") else {
+            throw error("the tag <\(name)> is not closed", at: offset)
+        }
+        let selfClosing = bytes[position - 2] == UInt8(ascii: "/")
+        return Tag(name: name, selfClosing: selfClosing, offset: offset)
+    }
+
+    /// Moves past the first of `stops` that is not inside a quoted attribute value and returns it,
+    /// or returns nil at the end of the input.
+    private mutating func skipPastUnquoted(anyOf stops: [UInt8]) -> UInt8? {
         var quote: UInt8?
         while let byte = byte(at: position) {
             position += 1
@@ -155,14 +165,11 @@ struct XMLPropertyListReader {
                 if byte == open { quote = nil }
             } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
                 quote = byte
-            } else if byte == UInt8(ascii: ">") {
-                let selfClosing = bytes[position - 2] == UInt8(ascii: "/")
-                return Tag(name: name, selfClosing: selfClosing, offset: offset)
-            } else if byte == UInt8(ascii: "<") {
-                break
+            } else if stops.contains(byte) {
+                return byte
             }
         }
-        throw error("the tag <\(name)> is not closed", at: offset)
+        return nil
     }
 
     private func peekEndTag() -> Bool {
@@ -264,20 +271,12 @@ struct XMLPropertyListReader {
                 try skipComment()
             } else if starts(with: "<!DOCTYPE") {
                 let offset = position
-                var quote: UInt8?
-                while let byte = byte(at: position) {
-                    position += 1
-                    if let open = quote {
-                        if byte == open { quote = nil }
-                    } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                        quote = byte
-                    } else if byte == UInt8(ascii: "[") {
-                        throw error("the DOCTYPE has an internal subset (entity definitions are refused)", at: offset)
-                    } else if byte == UInt8(ascii: ">") {
-                        break
-                    }
-                }
-                guard bytes[position - 1] == UInt8(ascii: ">") else {
+                switch skipPastUnquoted(anyOf: [UInt8(ascii: "["), UInt8(ascii: ">")]) {
+                case UInt8(ascii: ">"):
+                    break
+                case UInt8(ascii: "["):
+                    throw error("the DOCTYPE has an internal subset (entity definitions are refused)", at: offset)
+                default:
                     throw error("the DOCTYPE is not closed", at: offset)
                 }
             } else {
