@@ -116,6 +116,26 @@ import Testing
             ] {
                 #expect(try upgrade(unchanged) == unchanged)
             }
+            // A job carries a whole filter upgrade or none, and only as a re-render.
+            let asset = try connection.query(
+                """
+                INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
+                VALUES ('originals/1.jpg', repeat('a', 64), 1, 1, 1) RETURNING id
+                """)[0]["id"].decode(Int64.self)
+            let half = #expect(throws: PostgresError.self) {
+                try connection.query(
+                    "INSERT INTO darkroom.jobs (asset_id, kind, filter_name) VALUES ($1, 'rerender', 'dusk')",
+                    [.int(asset)])
+            }
+            #expect(half?.sqlState == "23514" && half?.message.contains("jobs_filter_upgrade_shape") == true)
+            #expect(throws: PostgresError.self) {
+                try connection.query(
+                    """
+                    INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version, data, filter_name,
+                                               filter_version, filter_sha256)
+                    VALUES ($1, 'edit', 'io.darkroom.pipeline', '1.0.0', '\\x7b7d', 'dusk', '2.0.0', repeat('a', 64))
+                    """, [.int(asset)])
+            }
         }
     }
 

@@ -43,6 +43,25 @@ BEGIN
     RETURN convert_to((document || jsonb_build_object('operations', rewritten))::text, 'UTF8');
 END $$;
 
+-- A job's filter upgrade (migration 0027): all three columns or none, and only on a re-render.
+-- Checked only for rows that set one (the WHEN clause), so other jobs pay nothing; after the
+-- write, as the other rules of jobs are (row_rule_triggers.sql says why).
+CREATE OR REPLACE FUNCTION darkroom.check_job_filter_upgrade() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT (NEW.kind = 'rerender' AND NEW.filter_name IS NOT NULL AND darkroom.is_semver(NEW.filter_version)
+            AND coalesce(NEW.filter_sha256 ~ '^[0-9a-f]{64}$', false)) THEN
+        PERFORM darkroom.refuse_row('jobs', 'jobs_filter_upgrade_shape',
+            'a filter upgrade is a re-render with a filter name, a semantic version and a lowercase hex SHA-256');
+    END IF;
+    RETURN NULL;
+END $$;
+
+CREATE OR REPLACE TRIGGER jobs_filter_upgrade_shape
+    AFTER INSERT OR UPDATE OF kind, filter_name, filter_version, filter_sha256 ON darkroom.jobs
+    FOR EACH ROW WHEN (NEW.filter_name IS NOT NULL OR NEW.filter_version IS NOT NULL OR NEW.filter_sha256 IS NOT NULL)
+    EXECUTE FUNCTION darkroom.check_job_filter_upgrade();
+
 -- The roll-out: queues one re-render per asset that filter_rerender_scope says shows `name`
 -- below below_version in any layer of its current chain, bringing each such operation to the
 -- filter's newest version (chosen here, stored in the job with its LUT hash, so every job of a

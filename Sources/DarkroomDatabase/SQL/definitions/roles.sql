@@ -3,7 +3,8 @@
 --   viewer   reads darkroom's views (queue_summary, batch_summary, failures, worker_status,
 --            waiting_for_editor, audit_trail, asset_records, adjustment_records, …) and no
 --            table; an asset's chain through asset_chain, which runs with the owner's rights;
---            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions.
+--            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions;
+--            the overview's stale count through stale_count.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
 --            enqueue_revert, enqueue_rerender, enqueue_filter_rerender, enqueue_stale_rerender,
 --            add_filter, cancel_job/batch, retry_job/batch, and filter_rerender_counts and
@@ -12,7 +13,8 @@
 --            search_path fixed to pg_catalog, pg_temp), validates what it is given and records
 --            the action in darkroom.audit_log.
 --   worker   calls the worker API (claim_jobs, heartbeat, complete/fail/release_job, …,
---            register_asset for imports), which also runs with the owner's rights, and reads
+--            register_asset for imports, upgrade_filter_data for a filter upgrade's chain), which
+--            also runs with the owner's rights, and reads
 --            the photo and the layers it renders as AssetStore does (asset_records,
 --            adjustment_records, asset_chain) and, for current_chains and rerender_scope,
 --            which run with its rights, darkroom.assets and darkroom.adjustments.
