@@ -189,9 +189,11 @@ import Testing
                 #expect(try browser.evaluate("document.getElementById('stale').textContent") as? String == "0")
                 #expect(
                     try StaleRenders(connection).count(build: RenderBuild(quality: 50).json)
-                        == Int64(try scalar(
-                            connection, "SELECT count(*) FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL"
-                        ).int ?? -1))
+                        == Int64(
+                            try scalar(
+                                connection,
+                                "SELECT count(*) FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL"
+                            ).int ?? -1))
                 try shoot("overview.png")
                 #expect(checked.count == 8)
             }

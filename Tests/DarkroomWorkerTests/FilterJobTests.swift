@@ -154,7 +154,9 @@ import Testing
             #expect(try command.run("rerender", "--filter", "dusk", "--dry-run").status != 0)
             let beyond = try command.run("rerender", "--filter", "dusk", "--below-version", "3.0.0")
             #expect(beyond.status == 1 && beyond.stderr.contains("no version at or above 3.0.0"), "\(beyond.stderr)")
-            #expect(try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--sample", "0").status != 0)
+            #expect(
+                try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--sample", "0").status != 0
+            )
         }
     }
 

@@ -48,7 +48,8 @@ import Testing
             // The rest, one job per transaction; then nothing more, from the command or from SQL.
             let rest = try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--chunk", "1")
             try #require(rest.status == 0, "\(rest.stderr)")
-            #expect(rest.stdout.hasPrefix("queued 2 re-render job(s) bringing dusk to 2.0.0 in batch filter-dusk-2.0.0\n"))
+            #expect(
+                rest.stdout.hasPrefix("queued 2 re-render job(s) bringing dusk to 2.0.0 in batch filter-dusk-2.0.0\n"))
             let all = try Self.upgradeJobs(connection)
             #expect(Set(all.map(\.asset)) == reached && all.count == 3 && all.allSatisfy { $0.version == "2.0.0" })
             #expect(all.filter { $0.batch == "filter-dusk-2.0.0" }.count == 2)
@@ -57,8 +58,10 @@ import Testing
             let sql = try connection.query(
                 "SELECT queued, to_version FROM darkroom.enqueue_filter_rerender('dusk', '2.0.0')")[0]
             #expect(try sql["queued"].decode(Int64.self) == 0 && sql["to_version"].decode(String.self) == "2.0.0")
-            let hashes = try connection.query("SELECT DISTINCT filter_sha256 FROM darkroom.jobs WHERE filter_name = 'dusk'")
-                .map { try $0["filter_sha256"].decode(String.self) }
+            let hashes = try connection.query(
+                "SELECT DISTINCT filter_sha256 FROM darkroom.jobs WHERE filter_name = 'dusk'"
+            )
+            .map { try $0["filter_sha256"].decode(String.self) }
             #expect(hashes == [newest])
 
             // A real worker replays each chain with dusk at 2.0.0, in whatever layer it was.
@@ -77,7 +80,9 @@ import Testing
                     == [.filter(FilterStep(name: "dusk", version: "2.0.0", sha256: newest))])
             #expect(
                 try PipelineFormat.decode(before[1].data).first
-                    == .filter(FilterStep(name: "dusk", version: "1.0.0", sha256: try FilterDigest.of(FilterJobTests.grayscale))),
+                    == .filter(
+                        FilterStep(
+                            name: "dusk", version: "1.0.0", sha256: try FilterDigest.of(FilterJobTests.grayscale))),
                 "the old record is kept as it was")
             let provenance = try connection.query(
                 "SELECT rendered_with -> 'filters' -> 0 ->> 'version' AS v FROM darkroom.adjustments WHERE id = $1",
