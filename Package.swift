@@ -283,7 +283,7 @@ let package = Package(
             name: "DarkroomWebTests",
             dependencies: [
                 "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams",
-                "JPEGTurbo",
+                "JPEGTurbo", "DarkroomImaging",
                 "DarkroomMetrics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

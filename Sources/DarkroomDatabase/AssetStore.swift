@@ -107,6 +107,29 @@ public struct AssetStore {
         ).map(Adjustment.init(row:))
     }
 
+    /// The current chain as a filter upgrade replays it: each layer's data with `upgrade`'s
+    /// filter brought to its version (`darkroom.upgrade_filter_data`, the one place that
+    /// rewrites it), and whether any layer changed, which is whether the upgrade still has work
+    /// on the asset.
+    public func currentChain(of assetID: Int64, upgrading upgrade: FilterUpgrade) throws
+        -> (chain: [Adjustment], upgrades: Bool)
+    {
+        let columns = Adjustment.columnNames.map {
+            $0 == "data" ? "darkroom.upgrade_filter_data(a.data, $2::text, $3::text, $4::text) AS data" : "a.\($0)"
+        }.joined(separator: ", ")
+        let rows = try connection.query(
+            """
+            SELECT \(columns),
+                   darkroom.upgrade_filter_data(a.data, $2::text, $3::text, $4::text) <> a.data AS upgraded
+              FROM darkroom.asset_chain($1::bigint) AS layer
+              JOIN darkroom.adjustment_records AS a ON a.id = layer.adjustment_id
+             ORDER BY layer.layer_number
+            """, [.int(assetID), .text(upgrade.name), .text(upgrade.version), .text(upgrade.sha256)])
+        return (
+            try rows.map(Adjustment.init(row:)), try rows.contains { try $0["upgraded"].decode(Bool.self) }
+        )
+    }
+
     /// Whether a re-render of `formatIdentifier` (below `belowVersion`) still has work on the
     /// asset: `darkroom.rerender_scope`, the rule that also chose which assets to queue.
     public func rerenderNeeded(assetID: Int64, formatIdentifier: String?, belowVersion: String?) throws -> Bool {

@@ -52,6 +52,37 @@ public struct FilterCatalog {
         }
     }
 
+    /// A filter upgrade's roll-out (`darkroom.enqueue_filter_rerender`, which owns the rule):
+    /// queues a re-render bringing `name` to its newest version on each asset whose current
+    /// chain uses it below `belowVersion`, skipping those already queued; a canary of `sample`
+    /// when given; at most `maxJobs` in this call (one transaction) when given.
+    public func enqueueUpgrade(
+        name: String, belowVersion: String, sample: Int? = nil, maxJobs: Int? = nil, priority: Int = -20,
+        batch: String? = nil
+    ) throws(FilterCatalogError) -> FilterUpgradeQueued {
+        do {
+            let row = try connection.query(
+                """
+                SELECT queued, batch_name, to_version
+                  FROM darkroom.enqueue_filter_rerender($1::text, $2::text, $3::int, $4::int, $5::int, $6::text)
+                """,
+                [
+                    .text(name), .text(belowVersion), .optional(sample.map(Int64.init), PostgresBind.int),
+                    .optional(maxJobs.map(Int64.init), PostgresBind.int), .int(Int64(priority)),
+                    .optional(batch, PostgresBind.text),
+                ])[0]
+            return FilterUpgradeQueued(
+                queued: try row["queued"].decode(Int.self), batch: try row["batch_name"].decode(String.self),
+                version: try row["to_version"].decode(String.self))
+        } catch let error as PostgresError where error.kind == .queryFailed {
+            let code: FilterCatalogError.Code = error.sqlState == "22023" ? .invalid : .database
+            throw FilterCatalogError(
+                code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
+        } catch {
+            throw FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
+        }
+    }
+
     /// Every version, by name, newest first.
     public func versions() throws -> [FilterVersion] {
         try connection.query(
@@ -70,6 +101,15 @@ public struct FilterUpgradeCount: Sendable, Equatable {
         self.version = version
         self.assets = assets
     }
+}
+
+/// What one call of `darkroom.enqueue_filter_rerender` queued.
+public struct FilterUpgradeQueued: Sendable, Equatable {
+    public var queued: Int
+    /// The jobs' batch: the one given, else filter-NAME-VERSION (with -sample for a canary).
+    public var batch: String
+    /// The version the re-renders bring: the filter's newest when it was called.
+    public var version: String
 }
 
 /// One row of `darkroom.filter_versions`.

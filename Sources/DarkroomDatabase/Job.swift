@@ -27,7 +27,7 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     public var formatIdentifier: String? {
         switch work {
         case .edit(let identifier, _, _): return identifier
-        case .rerender(let identifier, _): return identifier
+        case .rerender(let identifier, _, _): return identifier
         case .revert, .revertLast: return nil
         }
     }
@@ -42,14 +42,14 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     public var formatVersion: String? {
         switch work {
         case .edit(_, let version, _): return version
-        case .rerender(_, let version): return version
+        case .rerender(_, let version, _): return version
         case .revert, .revertLast: return nil
         }
     }
 
     static let columns = """
         id, asset_id, kind, format_identifier, format_version, data, priority, attempts, max_attempts,
-        lease_token, leased_by, lease_expires_at, batch, run_at, crashes
+        lease_token, leased_by, lease_expires_at, batch, run_at, crashes, filter_name, filter_version, filter_sha256
         """
 
     init(row: PostgresRow) throws {
@@ -58,7 +58,8 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         work = try JobWork(
             kind: try row["kind"].decode(String.self),
             formatIdentifier: try row["format_identifier"].decode(String?.self),
-            formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self))
+            formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self),
+            filter: try FilterUpgrade(row: row))
         priority = try row["priority"].decode(Int.self)
         attempts = try row["attempts"].decode(Int.self)
         maxAttempts = try row["max_attempts"].decode(Int.self)
@@ -141,4 +142,15 @@ public struct QueueStatus: Sendable, Hashable {
     public var oldestQueued: WaitingJob?
     /// Newest first.
     public var recentFailures: [FailedJob]
+}
+
+extension FilterUpgrade {
+    /// A job row's filter upgrade, or `nil` (the columns are all set or all NULL).
+    init?(row: PostgresRow) throws {
+        guard let name = try row["filter_name"].decode(String?.self),
+            let version = try row["filter_version"].decode(String?.self),
+            let sha256 = try row["filter_sha256"].decode(String?.self)
+        else { return nil }
+        self.init(name: name, version: version, sha256: sha256)
+    }
 }

@@ -8,8 +8,9 @@ public enum JobWork: Sendable, Hashable {
     case revertLast
     /// Replay the current chain from the original with the worker's code. `formatIdentifier`
     /// names the upgraded editor and `targetVersion` the version the re-render must reach;
-    /// both are only for choosing a worker.
-    case rerender(formatIdentifier: String?, targetVersion: String?)
+    /// both are only for choosing a worker. `filter` is a filter upgrade's: the version its
+    /// older versions are rewritten to in the replayed layers.
+    case rerender(formatIdentifier: String?, targetVersion: String?, filter: FilterUpgrade? = nil)
 
     /// The value of `darkroom.jobs.kind`.
     public var kind: String {
@@ -21,7 +22,10 @@ public enum JobWork: Sendable, Hashable {
         }
     }
 
-    init(kind: String, formatIdentifier: String?, formatVersion: String?, data: [UInt8]?) throws {
+    init(
+        kind: String, formatIdentifier: String?, formatVersion: String?, data: [UInt8]?,
+        filter: FilterUpgrade? = nil
+    ) throws {
         switch kind {
         case "edit":
             guard let formatIdentifier, let formatVersion, let data else {
@@ -31,10 +35,26 @@ public enum JobWork: Sendable, Hashable {
             self = .edit(formatIdentifier: formatIdentifier, formatVersion: formatVersion, data: data)
         case "revert": self = .revert
         case "revert_last": self = .revertLast
-        case "rerender": self = .rerender(formatIdentifier: formatIdentifier, targetVersion: formatVersion)
+        case "rerender":
+            self = .rerender(formatIdentifier: formatIdentifier, targetVersion: formatVersion, filter: filter)
         default:
             throw QueueError.invalidJob(
                 message: "unknown job kind \"\(kind)\"", hint: "this worker is older than the schema; upgrade it")
         }
+    }
+}
+
+/// The version a filter upgrade brings (`darkroom.enqueue_filter_rerender` chose it and stored
+/// it in the job): every older version of `name` in the replayed chain becomes this one.
+public struct FilterUpgrade: Sendable, Hashable {
+    public var name: String
+    public var version: String
+    /// The SHA-256 of this version's LUT, as `darkroom.filters` records it.
+    public var sha256: String
+
+    public init(name: String, version: String, sha256: String) {
+        self.name = name
+        self.version = version
+        self.sha256 = sha256
     }
 }

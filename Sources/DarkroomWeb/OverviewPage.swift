@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomImaging
 import Foundation
 import Logging
 
@@ -12,6 +13,8 @@ struct OverviewPage {
         /// Exact at any queue length: waiting_for_editor asks can_run once per kind and format,
         /// and job by job only where a layer some live worker cannot read is involved.
         var waiting: [WaitingForEditor]
+        /// Assets rendered with older math or other output settings than this build's defaults.
+        var stale: Int64
     }
 
     static func load(_ connection: DatabaseConnection, logger: Logger) throws -> Data {
@@ -19,7 +22,7 @@ struct OverviewPage {
         return Data(
             status: try queue.status(recentFailures: 0), throughput: try queue.throughput(),
             workers: try queue.workers(),
-            waiting: try queue.waitingForEditor())
+            waiting: try queue.waitingForEditor(), stale: try StaleRenders(connection).count(build: RenderBuild().json))
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {
@@ -64,6 +67,9 @@ struct OverviewPage {
             <div class="card"><h2>Last hour</h2><p class="big">\(String(format: "%.2f", hour.jobsPerSecond)) jobs/s</p>\
             <p>\(Page.number(hour.succeeded)) succeeded, \(Page.number(hour.failed)) failed, \(Page.number(hour.cancelled)) cancelled</p></div>
             <div class="card"><h2>Oldest queued job</h2><p>\(oldest)</p></div>
+            <div class="card"><h2>Stale renders</h2><p class="big" id="stale">\(Page.number(Int(data.stale)))</p>\
+            <p>assets older render math or other output settings made: <code>darkroom rerender --stale</code> \
+            queues them, in a batch the <a href="/batches">batches</a> page follows</p></div>
             </section>
             <h2>Workers</h2>
             \(data.workers.isEmpty ? HTML("<p>No worker has reported in.</p>") : HTML("""

@@ -20,6 +20,13 @@ extension RenderJobRunner {
             + (below.map { " below \($0)" } ?? "") + "; nothing to re-render"
     }
 
+    /// What a filter upgrade whose asset no longer shows an older version of the filter says it did.
+    static func nothingToUpgrade(_ chain: [Adjustment], upgrade: FilterUpgrade, assetID: Int64) -> String {
+        guard !chain.isEmpty else { return "asset \(assetID) shows its original; there is nothing to re-render" }
+        return "the current chain of asset \(assetID) (\(describe(chain))) no longer uses \(upgrade.name) below "
+            + "\(upgrade.version); nothing to re-render"
+    }
+
     /// Renders `chain` again from the original: layer 1 from the original, each next one on
     /// the one before. Returns the new records, bottom first, for `JobQueue.complete`.
     func replay(

@@ -74,12 +74,13 @@ public struct RenderJobRunner: Sendable {
             return JobResult(
                 .layers(try replay(rest, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
                 expectedCurrent: expected)
-        case .rerender(let identifier, let target):
+        case .rerender(let identifier, let target, let upgrade):
             guard rerenderNeeded else {
+                let outcome =
+                    upgrade.map { Self.nothingToUpgrade(chain, upgrade: $0, assetID: asset.id) }
+                    ?? Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id)
                 return JobResult(
-                    .none(
-                        outcome: Self.nothingToRerender(chain, identifier: identifier, below: target, assetID: asset.id)
-                    ),
+                    .none(outcome: outcome),
                     expectedCurrent: expected)
             }
             return JobResult(

@@ -25,8 +25,7 @@ public struct RenderProvenance: Sendable, Equatable {
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
         quality = settings.encoding.quality
         chroma = settings.encoding.chromaSubsampling
-        // OutputColorProfile's rule: the original's ICC profile, one built from its nclx, or sRGB.
-        colourProfile = "source"
+        colourProfile = RenderBuild.colourProfile
         displayLongestSide = display ? settings.displayLongestSide : nil
     }
 

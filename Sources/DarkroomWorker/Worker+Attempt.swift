@@ -92,8 +92,12 @@ extension Worker {
         let inputs: (chain: [Adjustment], rerenderNeeded: Bool)
         switch connection.attemptResult({ live -> (chain: [Adjustment], rerenderNeeded: Bool) in
             let store = AssetStore(live)
+            if case .rerender(_, _, let upgrade?) = job.work {
+                let read = try store.currentChain(of: asset.id, upgrading: upgrade)
+                return (read.chain, read.upgrades)
+            }
             let chain = try store.currentChain(of: asset.id)
-            guard case .rerender(let identifier, let target) = job.work else { return (chain, true) }
+            guard case .rerender(let identifier, let target, _) = job.work else { return (chain, true) }
             return (
                 chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target)
             )

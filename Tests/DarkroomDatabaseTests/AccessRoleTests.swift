@@ -121,14 +121,15 @@ struct AccessRoleTests {
             let jobActions: Set<String> = ["job_can_be_cancelled", "job_can_be_retried"]
             #expect(
                 try executable(by: viewer, on: connection)
-                    == Set(["waiting_for_editor_rows", "asset_chain"]).union(serve).union(jobActions))
+                    == Set(["waiting_for_editor_rows", "asset_chain", "stale_count"]).union(serve).union(jobActions))
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)
             #expect(
                 try executable(by: operatorRole, on: connection)
                     == Set<String>([
                         "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert",
-                        "enqueue_rerender", "add_filter", "filter_rerender_counts",
+                        "enqueue_rerender", "add_filter", "filter_rerender_counts", "enqueue_filter_rerender",
+                        "stale_counts", "enqueue_stale_rerender", "stale_count",
                         "cancel_job", "cancel_batch", "retry_job", "retry_batch",
                     ]).union(serve).union(jobActions))
 
@@ -142,7 +143,7 @@ struct AccessRoleTests {
                     "claim_jobs", "lease_problem", "leases_have_expired", "rescue_expired_leases", "heartbeat",
                     "worker_stopped",
                     "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
-                    "record_imported_layer",
+                    "record_imported_layer", "upgrade_filter_data",
                     "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
                 ])
             for role in [viewer, operatorRole, worker] {

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomImaging
 import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWeb
@@ -183,6 +184,16 @@ import Testing
                     try browser.evaluate("Array.from(document.images).every(i => i.naturalWidth > 0)") as? Bool == true)
                 try shoot("batch-sample.png")
                 try browser.open(base + "/")
+                // Every render was made by this build with its default settings: none is stale,
+                // and against other output settings every asset with a layer is.
+                #expect(try browser.evaluate("document.getElementById('stale').textContent") as? String == "0")
+                #expect(
+                    try StaleRenders(connection).count(build: RenderBuild(quality: 50).json)
+                        == Int64(
+                            try scalar(
+                                connection,
+                                "SELECT count(*) FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL"
+                            ).int ?? -1))
                 try shoot("overview.png")
                 #expect(checked.count == 8)
             }

@@ -116,6 +116,9 @@ import Testing
                         "<th scope=\"row\">queued</th><td class=\"num\">\(status.countsByState[.queued]!)</td>"))
                 #expect(overview.body.contains("<th scope=\"row\">failed</th><td class=\"num\">1</td>"))
                 #expect(overview.body.contains("job \(fixture.queuedJobID), runnable since"))
+                // The fixture's asset shows its original: nothing is stale against this build.
+                #expect(overview.body.contains("<p class=\"big\" id=\"stale\">0</p>"))
+                #expect(overview.body.contains("<code>darkroom rerender --stale</code>"))
 
                 let failures = try await browser.get("/failures?code=jpeg_corrupt&batch=spring")
                 #expect(failures.body.contains("id=\"job-\(fixture.failedJobID)\""))

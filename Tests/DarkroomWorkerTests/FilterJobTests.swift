@@ -121,57 +121,8 @@ import Testing
     /// the filter in any layer (a middle one too), and only those; it queues nothing.
     @Test func upgradeDryRunCountsWhatTheCurrentChainsUse() throws {
         try Self.withMigrated { url, storage, command in
-            for (version, file) in [("1.0.0", Self.grayscale), ("1.1.0", Self.identity), ("2.0.0", Self.identity)] {
-                try #require(try command.run("filter", "add", "dusk", version, file).status == 0)
-            }
-            #expect(try command.run("filter", "add", "dawn", "1.0.0", Self.identity).status == 0)
-            var assets: [Int64] = []
-            for index in 1...7 {
-                let imported = try command.run("import", Fixtures.exifSample("orientation/landscape_\(index).jpg").path)
-                try #require(imported.status == 0, "\(imported.stderr)")
-                assets.append(try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count))))
-            }
+            let assets = try Self.upgradeLibrary(url, command)
             let connection = try PostgresConnection(url)
-            let queue = JobQueue(connection, logger: .quiet)
-            func edit(_ asset: Int64, _ json: String) throws {
-                _ = try connection.query(
-                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text)",
-                    [.int(asset), .text(json)])
-            }
-            func drain() throws {
-                let drained = try command.run("worker", "--drain")
-                try #require(drained.status == 0, "\(drained.stderr)")
-            }
-            // Another editor's edit stacks on the current render: a layer over or under the filter's.
-            let filtster = FiltsterSettings(vignetteIntensity: 0.5, vignetteRadius: 0.9, sepiaIntensity: 0.3).archive()
-            func layer(_ asset: Int64) throws {
-                _ = try connection.query(
-                    "SELECT darkroom.enqueue_edit($1, 'com.shinobicontrols.filster', '1.0', $2::bytea)",
-                    [.int(asset), .bytes(filtster)])
-            }
-            let sepia = #"{"operations":[{"op":"sepia","intensity":0.3}]}"#
-            func dusk(_ version: String) -> String {
-                #"{"operations":[{"op":"filter","name":"dusk","version":""# + version + #""}]}"#
-            }
-            // 0: dusk 1.0.0 alone. 1: filtster, dusk 1.0.0, filtster (the filter in the middle layer).
-            // 2: dusk 2.0.0 (current). 3: sepia only. 4: dusk 1.1.0 under filtster. 5: dusk 1.0.0,
-            // reverted to its original. 6: dawn 1.0.0 (another filter).
-            try edit(assets[0], dusk("1.0.0"))
-            try layer(assets[1])
-            try edit(assets[2], dusk("2.0.0"))
-            try edit(assets[3], sepia)
-            try edit(assets[4], dusk("1.1.0"))
-            try edit(assets[5], dusk("1.0.0"))
-            try edit(assets[6], #"{"operations":[{"op":"filter","name":"dawn"}]}"#)
-            try drain()
-            try edit(assets[1], dusk("1.0"))
-            try layer(assets[4])
-            _ = try queue.enqueueRevert(assetID: assets[5])
-            try drain()
-            try layer(assets[1])
-            try drain()
-            let chain = try AssetStore(connection).currentChain(of: assets[1])
-            try #require(chain.count == 3)
 
             let jobsBefore = try connection.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].decode(Int64.self)
             let dryRun = try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--dry-run")
@@ -196,13 +147,77 @@ import Testing
             let jobsAfter = try connection.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].decode(Int64.self)
             #expect(jobsAfter == jobsBefore)
 
-            // Refusals: an unknown filter or a bad version, and an upgrade that would queue.
+            // Refusals: an unknown filter or a bad version, and an upgrade to a version the filter lacks.
             let unknown = try command.run("rerender", "--filter", "noon", "--below-version", "2.0.0", "--dry-run")
             #expect(unknown.status == 1 && unknown.stderr.contains("filter 'noon' does not exist"), "\(unknown.stderr)")
             #expect(try command.run("rerender", "--filter", "dusk", "--below-version", "two", "--dry-run").status != 0)
             #expect(try command.run("rerender", "--filter", "dusk", "--dry-run").status != 0)
-            #expect(try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0").status != 0)
+            let beyond = try command.run("rerender", "--filter", "dusk", "--below-version", "3.0.0")
+            #expect(beyond.status == 1 && beyond.stderr.contains("no version at or above 3.0.0"), "\(beyond.stderr)")
+            #expect(
+                try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--sample", "0").status != 0
+            )
         }
+    }
+
+    /// Seven imported assets, rendered by a worker, whose current chains use filter `dusk`
+    /// (versions 1.0.0, 1.1.0 and 2.0.0 added) like this — 0: dusk 1.0.0 alone. 1: filtster,
+    /// dusk 1.0.0, filtster (the filter in the middle layer). 2: dusk 2.0.0. 3: sepia only.
+    /// 4: dusk 1.1.0 under filtster. 5: dusk 1.0.0, reverted to its original. 6: dawn 1.0.0.
+    /// An upgrade of dusk below 2.0.0 reaches 0, 1 and 4.
+    static func upgradeLibrary(_ url: String, _ command: DarkroomCommand) throws -> [Int64] {
+        for (version, file) in [("1.0.0", Self.grayscale), ("1.1.0", Self.identity), ("2.0.0", Self.identity)] {
+            try #require(try command.run("filter", "add", "dusk", version, file).status == 0)
+        }
+        #expect(try command.run("filter", "add", "dawn", "1.0.0", Self.identity).status == 0)
+        var assets: [Int64] = []
+        for index in 1...7 {
+            let imported = try command.run("import", Fixtures.exifSample("orientation/landscape_\(index).jpg").path)
+            try #require(imported.status == 0, "\(imported.stderr)")
+            assets.append(try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count))))
+        }
+        let connection = try PostgresConnection(url)
+        let queue = JobQueue(connection, logger: .quiet)
+        func edit(_ asset: Int64, _ json: String) throws {
+            _ = try connection.query(
+                "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text)",
+                [.int(asset), .text(json)])
+        }
+        func drain() throws {
+            let drained = try command.run("worker", "--drain")
+            try #require(drained.status == 0, "\(drained.stderr)")
+        }
+        // Another editor's edit stacks on the current render: a layer over or under the filter's.
+        let filtster = FiltsterSettings(vignetteIntensity: 0.5, vignetteRadius: 0.9, sepiaIntensity: 0.3).archive()
+        func layer(_ asset: Int64) throws {
+            _ = try connection.query(
+                "SELECT darkroom.enqueue_edit($1, 'com.shinobicontrols.filster', '1.0', $2::bytea)",
+                [.int(asset), .bytes(filtster)])
+        }
+        let sepia = #"{"operations":[{"op":"sepia","intensity":0.3}]}"#
+        func dusk(_ version: String) -> String {
+            #"{"operations":[{"op":"filter","name":"dusk","version":""# + version + #""}]}"#
+        }
+        // 0: dusk 1.0.0 alone. 1: filtster, dusk 1.0.0, filtster (the filter in the middle layer).
+        // 2: dusk 2.0.0 (current). 3: sepia only. 4: dusk 1.1.0 under filtster. 5: dusk 1.0.0,
+        // reverted to its original. 6: dawn 1.0.0 (another filter).
+        try edit(assets[0], dusk("1.0.0"))
+        try layer(assets[1])
+        try edit(assets[2], dusk("2.0.0"))
+        try edit(assets[3], sepia)
+        try edit(assets[4], dusk("1.1.0"))
+        try edit(assets[5], dusk("1.0.0"))
+        try edit(assets[6], #"{"operations":[{"op":"filter","name":"dawn"}]}"#)
+        try drain()
+        try edit(assets[1], dusk("1.0"))
+        try layer(assets[4])
+        _ = try queue.enqueueRevert(assetID: assets[5])
+        try drain()
+        try layer(assets[1])
+        try drain()
+        let chain = try AssetStore(connection).currentChain(of: assets[1])
+        try #require(chain.count == 3)
+        return assets
     }
 
     /// Bytes that no longer hash to what was recorded fail the job for good, with its own code.

@@ -43,6 +43,8 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("enqueue_edits.sql", PackageResources.enqueue_edits_sql),
         SchemaDefinition("enqueue_revert.sql", PackageResources.enqueue_revert_sql),
         SchemaDefinition("enqueue_rerender.sql", PackageResources.enqueue_rerender_sql),
+        SchemaDefinition("filter_upgrades.sql", PackageResources.filter_upgrades_sql),
+        SchemaDefinition("stale_renders.sql", PackageResources.stale_renders_sql),
         SchemaDefinition("cancel.sql", PackageResources.cancel_sql),
         SchemaDefinition("retry.sql", PackageResources.retry_sql),
         SchemaDefinition("prune_jobs.sql", PackageResources.prune_jobs_sql),

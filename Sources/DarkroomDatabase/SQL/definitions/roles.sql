@@ -3,15 +3,18 @@
 --   viewer   reads darkroom's views (queue_summary, batch_summary, failures, worker_status,
 --            waiting_for_editor, audit_trail, asset_records, adjustment_records, …) and no
 --            table; an asset's chain through asset_chain, which runs with the owner's rights;
---            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions.
+--            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions;
+--            the overview's stale count through stale_count.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
---            enqueue_revert, enqueue_rerender, add_filter, cancel_job/batch, retry_job/batch,
---            and filter_rerender_counts (a dry run, which only reads). It writes no table
+--            enqueue_revert, enqueue_rerender, enqueue_filter_rerender, enqueue_stale_rerender,
+--            add_filter, cancel_job/batch, retry_job/batch, and filter_rerender_counts and
+--            stale_counts (dry runs, which only read). It writes no table
 --            itself: each of those functions runs with the owner's rights (SECURITY DEFINER,
 --            search_path fixed to pg_catalog, pg_temp), validates what it is given and records
 --            the action in darkroom.audit_log.
 --   worker   calls the worker API (claim_jobs, heartbeat, complete/fail/release_job, …,
---            register_asset for imports), which also runs with the owner's rights, and reads
+--            register_asset for imports, upgrade_filter_data for a filter upgrade's chain), which
+--            also runs with the owner's rights, and reads
 --            the photo and the layers it renders as AssetStore does (asset_records,
 --            adjustment_records, asset_chain) and, for current_chains and rerender_scope,
 --            which run with its rights, darkroom.assets and darkroom.adjustments.
@@ -37,7 +40,9 @@ DECLARE
         -- serve's sessions, sign-in throttle and keys (dashboard_sessions.sql), whatever its login.
         'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
         'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
-        'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)'];
+        'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)',
+        -- the overview's stale count
+        'darkroom.stale_count(jsonb)'];
     operator_functions text[] := ARRAY[
         'darkroom.enqueue_edit(bigint, text, text, bytea, int, text)',
         'darkroom.enqueue_edit(bigint, text, text, jsonb, int, text)',
@@ -47,6 +52,8 @@ DECLARE
         'darkroom.enqueue_revert(bigint, boolean, int, text)',
         'darkroom.enqueue_rerender(text, text, int, text)',
         'darkroom.add_filter(text, text, text, bigint)', 'darkroom.filter_rerender_counts(text, text)',
+        'darkroom.enqueue_filter_rerender(text, text, int, int, int, text)',
+        'darkroom.stale_counts(jsonb)', 'darkroom.enqueue_stale_rerender(jsonb, int, text)',
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
@@ -61,6 +68,7 @@ DECLARE
         'darkroom.completed_under_lease(bigint, uuid)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
         'darkroom.record_imported_layer(bigint, text, text, bytea, text, int, int, bigint)',
+        'darkroom.upgrade_filter_data(bytea, text, text, text)',
         -- These run with the worker's own rights over the two tables below.
         'darkroom.asset_chain(bigint)',
         'darkroom.current_chains(bigint[])', 'darkroom.rerender_scope(text, text, bigint[])',
