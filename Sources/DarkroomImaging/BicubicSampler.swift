@@ -112,7 +112,12 @@ struct BicubicSampler {
     func sample(row y: Int, columns: Range<Int>, from window: SampleWindow, into out: UnsafeMutablePointer<Float>) {
         guard !columns.isEmpty else { return }
         Self.table.withUnsafeBufferPointer { table in
-            sample(row: y, columns: columns, from: window, into: out, table: table.baseAddress!)
+            // Two copies of the loop: without a fill (crop mode), no per-pixel test of it.
+            if let fill {
+                sample(row: y, columns: columns, from: window, into: out, table: table.baseAddress!, fill: fill)
+            } else {
+                sample(row: y, columns: columns, from: window, into: out, table: table.baseAddress!, fill: nil)
+            }
         }
     }
 
@@ -121,7 +126,7 @@ struct BicubicSampler {
     @inline(__always)
     private func sample(
         row y: Int, columns: Range<Int>, from window: SampleWindow, into out: UnsafeMutablePointer<Float>,
-        table: UnsafePointer<SIMD4<Float>>
+        table: UnsafePointer<SIMD4<Float>>, fill: SIMD3<Float>?
     ) {
         let lowX = max(0, window.columns.lowerBound)
         let highX = min(imageWidth - 1, window.columns.upperBound)

@@ -14,9 +14,10 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
     /// Spill tiles: 12 KiB each, small enough that a block's footprint wastes little of them.
     static let tileSide = 64
     /// A band makes this many output rows at a time, in blocks this wide: the input rows one
-    /// block reads (a few dozen rows of 128 pixels) stay in the cache while it is made.
+    /// block reads (about two dozen rows of 64 pixels, 16 bytes each: some 24 KiB) stay in the
+    /// L1 cache while it is made.
     static let bandStripRows = 16
-    static let bandBlockColumns = 128
+    static let bandBlockColumns = 64
 
     public var description: String {
         switch mode {
