@@ -239,7 +239,7 @@ let package = Package(
             name: "DarkroomImportTests",
             dependencies: [
                 "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomTestSupport",
-                "LibPQ",
+                "DarkroomAdjustments", "LibPQ",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 

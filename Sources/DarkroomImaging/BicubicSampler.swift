@@ -1,5 +1,5 @@
-/// Input pixels a geometric step samples from: rows of linear-light RGB floats held in a
-/// buffer of `slots` rows, row r (input coordinates) at slot (r − `baseRow`) mod `slots`.
+/// Input pixels a geometric step samples from: rows of linear-light pixels, four floats each
+/// (r, g, b, 0), held in a buffer of `slots` rows, row r (input coordinates) at slot (r − `baseRow`) mod `slots`.
 /// `columns` and `rows` are the input pixels present; taps are clamped into them, and the
 /// plan makes sure they hold every tap a requested output pixel needs once clamped to the image.
 struct SampleWindow {
@@ -13,7 +13,7 @@ struct SampleWindow {
     var rows: ClosedRange<Int>
 
     @inline(__always) func row(_ y: Int) -> UnsafePointer<Float> {
-        pixels + ((y - baseRow) % slots) * stride - x * 3
+        pixels + ((y - baseRow) % slots) * stride - x * 4
     }
 }
 
@@ -46,15 +46,38 @@ struct BicubicSampler {
         fixed = (f(map.a), f(map.b), f(map.c), f(map.d), f(map.tx), f(map.ty))
     }
 
-    /// Floats a buffer needs past its last pixel: a tap of four pixels is read as four
-    /// unaligned 4-float loads, the last reaching one float beyond the fourth pixel.
-    static let padding = 4
+    /// Decodes `pixels` pixels of 8-bit sRGB codes (3 each) into four linear floats each
+    /// (r, g, b, 0), the layout `SampleWindow` holds: each tap is one whole 4-float load.
+    static func decode(_ codes: UnsafePointer<UInt8>, into linear: UnsafeMutablePointer<Float>, pixels: Int) {
+        SRGB.decodeTable.withUnsafeBufferPointer { table in
+            let table = table.baseAddress!
+            let target = UnsafeMutableRawPointer(linear)
+            for pixel in 0..<pixels {
+                let code = codes + pixel &* 3
+                let value = SIMD4(table[Int(code[0])], table[Int(code[1])], table[Int(code[2])], 0)
+                target.storeBytes(of: value, toByteOffset: pixel &* 16, as: SIMD4<Float>.self)
+            }
+        }
+    }
 
-    /// Weights at fractions i/4096: a sample moves at most 1/4096 pixel, and the table (64 KiB)
-    /// saves the two cubics per pixel that otherwise cost more than the taps.
-    static let fractionBits = 12
-    static let table: [SIMD4<Float>] = (0..<(1 << fractionBits)).map {
-        weights(Float($0) / Float(1 << fractionBits))
+    /// Weights at fractions i/256, the fraction rounded to the nearest (entry 256, weights at
+    /// 1, is entry 0 a pixel on): a sample moves at most 1/512 pixel, invisible, and the table
+    /// saves the two cubics per pixel that otherwise cost more than the taps. Entry 4i + k holds
+    /// weight k four times over, ready to multiply a pixel's r, g, b, 0: a weight taken out of a
+    /// vector and spread again at each use is what LLVM turns into a tangle of shuffles and
+    /// scalar lanes. 16 KiB, so it stays in the L1 cache beside the taps.
+    static let fractionBits = 8
+    static let table: [SIMD4<Float>] = (0...(1 << fractionBits)).flatMap {
+        let w = weights(Float($0) / Float(1 << fractionBits))
+        return [SIMD4(repeating: w.x), SIMD4(repeating: w.y), SIMD4(repeating: w.z), SIMD4(repeating: w.w)]
+    }
+
+    /// The four `table` entries for the fraction in the low 32 bits of `position`.
+    @inline(__always) static func weights(
+        at position: Int64, _ table: UnsafePointer<SIMD4<Float>>
+    ) -> UnsafePointer<SIMD4<Float>> {
+        let fraction = UInt64(UInt32(truncatingIfNeeded: position)) &+ (1 << (31 - fractionBits))
+        return table + Int(truncatingIfNeeded: fraction >> (32 - fractionBits)) &* 4
     }
 
     static func weights(_ t: Float) -> SIMD4<Float> {
@@ -72,98 +95,123 @@ struct BicubicSampler {
         Float(max(0, min(1, min(s + 0.5, Double(size) - 0.5) - max(s - 0.5, -0.5))))
     }
 
-    /// Four neighbouring pixels from `p` weighted across (lanes 0–2 are r, g, b).
-    @inline(__always) static func across(_ p: UnsafePointer<Float>, _ w: SIMD4<Float>) -> SIMD4<Float> {
-        let raw = UnsafeRawPointer(p)
-        var sum = raw.loadUnaligned(as: SIMD4<Float>.self) * w[0]
-        sum += raw.loadUnaligned(fromByteOffset: 12, as: SIMD4<Float>.self) * w[1]
-        sum += raw.loadUnaligned(fromByteOffset: 24, as: SIMD4<Float>.self) * w[2]
-        sum += raw.loadUnaligned(fromByteOffset: 36, as: SIMD4<Float>.self) * w[3]
-        return sum
-    }
-
-    /// The same for pixels at four clamped columns (near the image's edges).
+    /// Four pixels of `line` (r, g, b, 0 each, at byte offsets `c0`…`c3`) weighted across by
+    /// `w`, four `table` entries; summed in order.
     @inline(__always) static func across(
-        _ line: UnsafePointer<Float>, _ c0: Int, _ c1: Int, _ c2: Int, _ c3: Int, _ w: SIMD4<Float>
+        _ line: UnsafeRawPointer, _ c0: Int, _ c1: Int, _ c2: Int, _ c3: Int, _ w: UnsafePointer<SIMD4<Float>>
     ) -> SIMD4<Float> {
-        var sum = SIMD4(line[c0], line[c0 + 1], line[c0 + 2], 0) * w[0]
-        sum += SIMD4(line[c1], line[c1 + 1], line[c1 + 2], 0) * w[1]
-        sum += SIMD4(line[c2], line[c2 + 1], line[c2 + 2], 0) * w[2]
-        sum += SIMD4(line[c3], line[c3 + 1], line[c3 + 2], 0) * w[3]
+        let float4 = SIMD4<Float>.self
+        var sum: SIMD4<Float> = line.loadUnaligned(fromByteOffset: c0, as: float4) * w[0]
+        sum += line.loadUnaligned(fromByteOffset: c1, as: float4) * w[1]
+        sum += line.loadUnaligned(fromByteOffset: c2, as: float4) * w[2]
+        sum += line.loadUnaligned(fromByteOffset: c3, as: float4) * w[3]
         return sum
     }
 
     /// Output pixels `columns` of output row `y` into `out` (3 floats each).
     func sample(row y: Int, columns: Range<Int>, from window: SampleWindow, into out: UnsafeMutablePointer<Float>) {
+        guard !columns.isEmpty else { return }
+        Self.table.withUnsafeBufferPointer { table in
+            // Two copies of the loop: without a fill (crop mode), no per-pixel test of it.
+            if let fill {
+                sample(row: y, columns: columns, from: window, into: out, table: table.baseAddress!, fill: fill)
+            } else {
+                sample(row: y, columns: columns, from: window, into: out, table: table.baseAddress!, fill: nil)
+            }
+        }
+    }
+
+    /// Every pixel's four lanes are stored (one store), the fourth landing on the next pixel's
+    /// red, which its own store then overwrites; the last pixel stores three floats.
+    @inline(__always)
+    private func sample(
+        row y: Int, columns: Range<Int>, from window: SampleWindow, into out: UnsafeMutablePointer<Float>,
+        table: UnsafePointer<SIMD4<Float>>, fill: SIMD3<Float>?
+    ) {
         let lowX = max(0, window.columns.lowerBound)
         let highX = min(imageWidth - 1, window.columns.upperBound)
         let lowY = max(0, window.rows.lowerBound)
         let highY = min(imageHeight - 1, window.rows.upperBound)
-        let shift = 32 - Self.fractionBits
+        let stepX = fixed.a
+        let stepY = fixed.c
         var sx = fixed.a * Int64(columns.lowerBound) + fixed.b * Int64(y) + fixed.tx
         var sy = fixed.c * Int64(columns.lowerBound) + fixed.d * Int64(y) + fixed.ty
-        var target = out
-        let table = Self.table
+        var target = UnsafeMutableRawPointer(out)
+        let last = UnsafeMutableRawPointer(out + (columns.count - 1) * 3)
         // Neighbouring samples mostly share their rows: look the four up again only when they change.
         var rowsOf = Int.min
-        var line0 = window.row(lowY)
+        var line0 = UnsafeRawPointer(window.row(lowY))
         var line1 = line0
         var line2 = line0
         var line3 = line0
-        for _ in columns {
-            defer {
-                sx &+= fixed.a
-                sy &+= fixed.c
-                target += 3
-            }
-            var alpha: Float = 1
-            if let fill {
-                alpha =
-                    Self.coverage(Double(sx) / Self.unit, size: imageWidth)
-                    * Self.coverage(Double(sy) / Self.unit, size: imageHeight)
-                if alpha == 0 {
-                    target[0] = fill.x
-                    target[1] = fill.y
-                    target[2] = fill.z
-                    continue
-                }
-            }
+        while true {
             // Arithmetic shifts floor; the low 32 bits are the fraction.
             let ix = Int(truncatingIfNeeded: sx >> 32)
             let iy = Int(truncatingIfNeeded: sy >> 32)
-            let wx = table[Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: sx) >> shift)]
-            let wy = table[Int(truncatingIfNeeded: UInt32(truncatingIfNeeded: sy) >> shift)]
             if iy != rowsOf {
                 rowsOf = iy
-                line0 = window.row(min(max(iy - 1, lowY), highY))
-                line1 = window.row(min(max(iy, lowY), highY))
-                line2 = window.row(min(max(iy + 1, lowY), highY))
-                line3 = window.row(min(max(iy + 2, lowY), highY))
+                line0 = UnsafeRawPointer(window.row(min(max(iy - 1, lowY), highY)))
+                line1 = UnsafeRawPointer(window.row(min(max(iy, lowY), highY)))
+                line2 = UnsafeRawPointer(window.row(min(max(iy + 1, lowY), highY)))
+                line3 = UnsafeRawPointer(window.row(min(max(iy + 2, lowY), highY)))
             }
+            let wx = Self.weights(at: sx, table)
+            let wy = Self.weights(at: sy, table)
             var sum: SIMD4<Float>
             if ix - 1 >= lowX && ix + 2 <= highX {
-                let start = (ix - 1) * 3
-                sum = Self.across(line0 + start, wx) * wy[0]
-                sum += Self.across(line1 + start, wx) * wy[1]
-                sum += Self.across(line2 + start, wx) * wy[2]
-                sum += Self.across(line3 + start, wx) * wy[3]
-            } else {
-                let c0 = min(max(ix - 1, lowX), highX) * 3
-                let c1 = min(max(ix, lowX), highX) * 3
-                let c2 = min(max(ix + 1, lowX), highX) * 3
-                let c3 = min(max(ix + 2, lowX), highX) * 3
+                let c0 = (ix - 1) * 16
+                let c1 = c0 + 16
+                let c2 = c0 + 32
+                let c3 = c0 + 48
                 sum = Self.across(line0, c0, c1, c2, c3, wx) * wy[0]
                 sum += Self.across(line1, c0, c1, c2, c3, wx) * wy[1]
                 sum += Self.across(line2, c0, c1, c2, c3, wx) * wy[2]
                 sum += Self.across(line3, c0, c1, c2, c3, wx) * wy[3]
+            } else {
+                sum = Self.clamped(ix: ix, lines: (line0, line1, line2, line3), lowX, highX, wx, wy)
             }
-            if let fill, alpha < 1 {
-                let mixed = SIMD3(sum.x, sum.y, sum.z) * alpha + fill * (1 - alpha)
-                sum = SIMD4(mixed, 0)
+            if let fill {
+                sum = Self.mixed(sum, fill, sx: sx, sy: sy, width: imageWidth, height: imageHeight)
             }
-            target[0] = sum.x
-            target[1] = sum.y
-            target[2] = sum.z
+            if target == last {
+                target.storeBytes(of: sum.x, as: Float.self)
+                target.storeBytes(of: sum.y, toByteOffset: 4, as: Float.self)
+                target.storeBytes(of: sum.z, toByteOffset: 8, as: Float.self)
+                return
+            }
+            target.storeBytes(of: sum, as: SIMD4<Float>.self)
+            sx &+= stepX
+            sy &+= stepY
+            target += 12
         }
+    }
+
+    /// A sample whose taps reach past the window's columns, clamped into them.
+    @inline(never)
+    private static func clamped(
+        ix: Int, lines: (UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer, UnsafeRawPointer),
+        _ lowX: Int, _ highX: Int, _ wx: UnsafePointer<SIMD4<Float>>, _ wy: UnsafePointer<SIMD4<Float>>
+    ) -> SIMD4<Float> {
+        let c0 = min(max(ix - 1, lowX), highX) * 16
+        let c1 = min(max(ix, lowX), highX) * 16
+        let c2 = min(max(ix + 1, lowX), highX) * 16
+        let c3 = min(max(ix + 2, lowX), highX) * 16
+        var sum = across(lines.0, c0, c1, c2, c3, wx) * wy[0]
+        sum += across(lines.1, c0, c1, c2, c3, wx) * wy[1]
+        sum += across(lines.2, c0, c1, c2, c3, wx) * wy[2]
+        sum += across(lines.3, c0, c1, c2, c3, wx) * wy[3]
+        return sum
+    }
+
+    /// `sample` mixed with the fill by how much of a pixel around (sx, sy) lies inside the image.
+    @inline(never)
+    private static func mixed(
+        _ sample: SIMD4<Float>, _ fill: SIMD3<Float>, sx: Int64, sy: Int64, width: Int, height: Int
+    ) -> SIMD4<Float> {
+        let alpha =
+            coverage(Double(sx) / unit, size: width) * coverage(Double(sy) / unit, size: height)
+        if alpha == 0 { return SIMD4(fill, 0) }
+        if alpha == 1 { return sample }
+        return SIMD4(SIMD3(sample.x, sample.y, sample.z) * alpha + fill * (1 - alpha), 0)
     }
 }

@@ -14,9 +14,10 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
     /// Spill tiles: 12 KiB each, small enough that a block's footprint wastes little of them.
     static let tileSide = 64
     /// A band makes this many output rows at a time, in blocks this wide: the input rows one
-    /// block reads (a few dozen rows of 128 pixels) stay in the cache while it is made.
+    /// block reads (about two dozen rows of 64 pixels, 16 bytes each: some 24 KiB) stay in the
+    /// L1 cache while it is made.
     static let bandStripRows = 16
-    static let bandBlockColumns = 128
+    static let bandBlockColumns = 64
 
     public var description: String {
         switch mode {
@@ -33,13 +34,14 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
     static func plan(
         step: ResampleStep, input: PixelRect, output: PixelRect, height: Int, available: Int, spillRoom: Int
     ) -> ResamplePlan {
-        // Both ways pull an upstream row in floats and quantise it.
+        // Both ways pull an upstream row in floats and quantise it; input held for sampling
+        // is four floats a pixel (`BicubicSampler.decode`).
         let rowBytes = input.width * (12 + 3)
         if step.streamsRows {
             let strip = min(bandStripRows, output.height)
             let slant = abs(step.map.c) * Double(max(output.width - 1, 0)) + abs(step.map.d) * Double(strip - 1)
             let rows = min(Int(slant.rounded(.up)) + 8, input.height)
-            let bytes = rows * input.width * 12 + strip * output.width * 12 + rowBytes + BicubicSampler.padding * 4
+            let bytes = rows * input.width * 16 + strip * output.width * 12 + rowBytes
             if bytes <= available { return ResamplePlan(mode: .band(rows: rows), bytes: bytes) }
         }
         let tile = tileSide
@@ -49,7 +51,7 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
         let spillBytes = tiles * tile * tile * 3
         let working =
             rowBytes + tile * input.width * 3 + 2 * tile * tile * 3 + block * output.width * 12
-            + footprint.width * footprint.height * 12
+            + footprint.width * footprint.height * 16
         let inMemory = working + spillBytes <= spillRoom
         return ResamplePlan(
             mode: .tiles(tile: tile, block: block, spill: inMemory ? .memory : .file, spillBytes: spillBytes),

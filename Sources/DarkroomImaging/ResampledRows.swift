@@ -48,12 +48,12 @@ final class ResampledRows: LinearRowSource {
         codes = .allocate(capacity: input.width * 3)
         switch plan.mode {
         case .band(let rows):
-            ring = .allocate(capacity: rows * input.width * 3 + BicubicSampler.padding)
+            ring = .allocate(capacity: rows * input.width * 4)
             buffer = .allocate(capacity: ResamplePlan.bandStripRows * output.width * 3)
         case .tiles(_, let blockSize, _, _):
             buffer = .allocate(capacity: blockSize * output.width * 3)
             let footprint = ResamplePlan.footprintSide(step.map, block: blockSize)
-            block = .allocate(capacity: footprint.width * footprint.height * 3 + BicubicSampler.padding)
+            block = .allocate(capacity: footprint.width * footprint.height * 4)
         }
         nextInputY = input.y
         nextOutputY = output.y
@@ -104,11 +104,12 @@ final class ResampledRows: LinearRowSource {
         while nextInputY <= needed.upperBound + canvas.y {
             let slot = (nextInputY - input.y) % slots
             try pullCodes()
-            SRGB.decode(codes.baseAddress!, into: ring.baseAddress! + slot * input.width * 3, count: input.width * 3)
+            BicubicSampler.decode(
+                codes.baseAddress!, into: ring.baseAddress! + slot * input.width * 4, pixels: input.width)
         }
         let bottom = nextInputY - 1 - canvas.y
         let window = SampleWindow(
-            pixels: UnsafePointer(ring.baseAddress!), x: input.x - canvas.x, stride: input.width * 3,
+            pixels: UnsafePointer(ring.baseAddress!), x: input.x - canvas.x, stride: input.width * 4,
             baseRow: input.y - canvas.y, slots: slots,
             columns: (input.x - canvas.x)...(input.maxX - 1 - canvas.x),
             rows: max(input.y - canvas.y, bottom - slots + 1)...bottom)
@@ -193,14 +194,14 @@ final class ResampledRows: LinearRowSource {
                     let x0 = max(left, tileColumn * tile)
                     let x1 = min(right, tileColumn * tile + tile - 1)
                     for y in max(top, tileRow * tile)...min(bottom, tileRow * tile + tile - 1) {
-                        SRGB.decode(
+                        BicubicSampler.decode(
                             codes + ((y - tileRow * tile) * tile + x0 - tileColumn * tile) * 3,
-                            into: block.baseAddress! + ((y - top) * width + x0 - left) * 3, count: (x1 - x0 + 1) * 3)
+                            into: block.baseAddress! + ((y - top) * width + x0 - left) * 4, pixels: x1 - x0 + 1)
                     }
                 }
             }
             let window = SampleWindow(
-                pixels: UnsafePointer(block.baseAddress!), x: left + input.x - canvas.x, stride: width * 3,
+                pixels: UnsafePointer(block.baseAddress!), x: left + input.x - canvas.x, stride: width * 4,
                 baseRow: top + input.y - canvas.y, slots: bottom - top + 1,
                 columns: (left + input.x - canvas.x)...(right + input.x - canvas.x),
                 rows: (top + input.y - canvas.y)...(bottom + input.y - canvas.y))

@@ -50,6 +50,15 @@ public struct SourceHeader: Sendable, Equatable {
         }
     }
 
+    /// The ICC profile the file embeds (a JPEG's APP2, a HEIF's `colr`), which describes its
+    /// pixels and which a render carries (`OutputColorProfile`).
+    public var iccProfile: [UInt8]? {
+        switch codec {
+        case .jpeg(let header): header.iccProfile
+        case .heif(let header): header.iccProfile
+        }
+    }
+
     /// What the header says about metadata darkroom cannot read (an import records these).
     public var metadataWarnings: [String] {
         switch codec {

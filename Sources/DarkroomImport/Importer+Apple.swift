@@ -10,12 +10,49 @@ import Foundation
 /// stored as it is, is the layer's render (PhotoKit's own full-size output, never re-encoded);
 /// without it, the import queues a render of the edit.
 extension Importer {
+    /// Where an original's neighbours are: a local folder, or a folder of the storage (the
+    /// objects beside an original already in a bucket, registered where they are).
+    enum Neighbourhood {
+        case folder(String)
+        case stored(folder: String)
+    }
+
     /// What was done with the Apple files beside `absolute` (nil when there are none). Only an
     /// unedited asset gets the edit: importing again never stacks it twice.
     func importAppleEdit(besides absolute: String, assetID: Int64) throws -> String? {
         let folder = (absolute as NSString).deletingLastPathComponent
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return nil }
-        let files = AppleExportFiles.find(for: (absolute as NSString).lastPathComponent, among: names)
+        return try importAppleEdit(
+            of: (absolute as NSString).lastPathComponent, among: names, in: .folder(folder), assetID: assetID)
+    }
+
+    /// The same for an object already in the storage: the objects beside its key, by the same
+    /// naming. Apple's render there is recorded where it is, as the original is.
+    func importAppleEdit(besides key: StorageKey, assetID: Int64) throws -> String? {
+        guard let slash = key.rawValue.lastIndex(of: "/") else { return nil }
+        let folder = String(key.rawValue[..<slash])
+        let listed: [StoredObject]
+        do {
+            listed = try storage.list(under: folder, modifiedBefore: .distantFuture)
+        } catch {
+            throw ImportError(
+                .unreadable, source: storage.location + "/" + folder + "/", message: "cannot list it: \(error.message)",
+                cause: error)
+        }
+        // Only the folder's own objects: its subfolders hold other exports.
+        let names = listed.compactMap { object -> String? in
+            let name = object.name.dropFirst(folder.count + 1)
+            return object.isUnfinishedUpload || object.key == nil || name.contains("/") ? nil : String(name)
+        }
+        return try importAppleEdit(
+            of: String(key.rawValue[key.rawValue.index(after: slash)...]), among: names,
+            in: .stored(folder: folder), assetID: assetID)
+    }
+
+    private func importAppleEdit(
+        of original: String, among names: [String], in place: Neighbourhood, assetID: Int64
+    ) throws -> String? {
+        let files = AppleExportFiles.find(for: original, among: names)
         var notes: [String] = []
         if let own = files.originalSidecar {
             notes.append("\(own): the original's own adjustments (from the camera), not recorded")
@@ -23,12 +60,12 @@ extension Importer {
         defer {
             if !notes.isEmpty {
                 logger.notice(
-                    "apple edit", metadata: ["asset_id": "\(assetID)", "file": "\(absolute)", "note": "\(notes)"])
+                    "apple edit",
+                    metadata: ["asset_id": "\(assetID)", "file": "\(source(original, in: place))", "note": "\(notes)"])
             }
         }
         guard let sidecarName = files.sidecar else { return notes.isEmpty ? nil : notes.joined(separator: "; ") }
-        let sidecarPath = folder + "/" + sidecarName
-        let sidecar = try readSidecar(sidecarPath)
+        let sidecar = try readSidecar(sidecarName, in: place)
         guard sidecar.formatIdentifier == ApplePhotoFormat.identifier else {
             notes.append("\(sidecarName) holds \(sidecar.formatIdentifier), which darkroom does not read; left out")
             return notes.joined(separator: "; ")
@@ -39,18 +76,11 @@ extension Importer {
         }
         let version = "\(ApplePhotoFormat.identifier) \(sidecar.formatVersion)"
         if let renderName = files.render {
-            let renderPath = folder + "/" + renderName
-            let header = try readHeader(source: renderPath) { () throws(StreamError) in
-                try FileSource(path: renderPath, name: renderPath)
-            }
-            let (digest, byteSize) = try hashFile(renderPath, source: renderPath)
-            let key = StorageLayout.importedRender(
-                assetID: assetID, sha256: digest, fileExtension: header.fileExtension)
-            if try !exists(key, source: renderPath) { try copy(renderPath, to: key, source: renderPath) }
+            let render = try storeRender(renderName, in: place, assetID: assetID)
             let id = try assets.recordImportedLayer(
                 assetID: assetID, formatIdentifier: sidecar.formatIdentifier, formatVersion: sidecar.formatVersion,
-                data: sidecar.data, renderedPath: key.rawValue, renderedWidth: header.storedSize.width,
-                renderedHeight: header.storedSize.height, renderedBytes: byteSize)
+                data: sidecar.data, renderedPath: render.key.rawValue, renderedWidth: render.header.storedSize.width,
+                renderedHeight: render.header.storedSize.height, renderedBytes: render.byteSize)
             notes.append("\(sidecarName) recorded as adjustment \(id) (\(version)), its render Apple's \(renderName)")
         } else {
             let job = try queue.enqueue(
@@ -61,17 +91,54 @@ extension Importer {
         return notes.joined(separator: "; ")
     }
 
+    /// The path or URL of `name`, for messages.
+    func source(_ name: String, in place: Neighbourhood) -> String {
+        switch place {
+        case .folder(let folder): folder + "/" + name
+        case .stored(let folder): storage.location + "/" + folder + "/" + name
+        }
+    }
+
+    /// Apple's render as the layer's render, byte for byte: a local file copied under the layout,
+    /// an object of the storage left where it is.
+    private func storeRender(_ name: String, in place: Neighbourhood, assetID: Int64) throws
+        -> (key: StorageKey, header: SourceHeader, byteSize: Int64)
+    {
+        let path = source(name, in: place)
+        switch place {
+        case .folder:
+            let header = try readHeader(source: path) { () throws(StreamError) in
+                try FileSource(path: path, name: path)
+            }
+            let (digest, byteSize) = try hashFile(path, source: path)
+            let key = StorageLayout.importedRender(
+                assetID: assetID, sha256: digest, fileExtension: header.fileExtension)
+            if try !exists(key, source: path) { try copy(path, to: key, source: path) }
+            return (key, header, byteSize)
+        case .stored(let folder):
+            let key = try storedKey(folder + "/" + name, source: path)
+            let header = try readHeader(source: path) { () throws(StreamError) in try storage.openForReading(key) }
+            let (_, byteSize) = try hashObject(key, source: path)
+            return (key, header, byteSize)
+        }
+    }
+
+    private func storedKey(_ name: String, source: String) throws -> StorageKey {
+        do {
+            return try StorageKey(name)
+        } catch {
+            throw ImportError(
+                .refusedKey, source: source, message: "names no key darkroom allows: \(error.message)", cause: error)
+        }
+    }
+
     /// The sidecar, read within its bound and checked: its data must be `com.apple.photo` darkroom
     /// reads (whatever its adjustments: the render decides what it reproduces).
-    func readSidecar(_ path: String) throws -> AppleSidecar {
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
-        guard let size, size <= AppleSidecar.maxBytes else {
-            throw ImportError(
-                .badSidecar, source: path,
-                message: "is \(size.map(String.init) ?? "an unreadable number of") bytes, not a sidecar")
-        }
+    func readSidecar(_ name: String, in place: Neighbourhood) throws -> AppleSidecar {
+        let path = source(name, in: place)
+        let bytes = try sidecarBytes(name, in: place)
         do {
-            let sidecar = try AppleSidecar.decode([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+            let sidecar = try AppleSidecar.decode(bytes)
             if sidecar.formatIdentifier == ApplePhotoFormat.identifier {
                 guard SemanticVersion(sidecar.formatVersion) != nil else {
                     throw AdjustmentError(
@@ -86,5 +153,29 @@ extension Importer {
         } catch {
             throw ImportError(.unreadable, source: path, message: "cannot be read: \(error)", cause: error)
         }
+    }
+
+    /// At most `AppleSidecar.maxBytes` of the sidecar; a longer one is refused, unread past that.
+    private func sidecarBytes(_ name: String, in place: Neighbourhood) throws -> [UInt8] {
+        let path = source(name, in: place)
+        let limit = AppleSidecar.maxBytes
+        var bytes: [UInt8] = []
+        do {
+            let stream: any ByteSource =
+                switch place {
+                case .folder: try FileSource(path: path, name: path)
+                case .stored(let folder): try storage.openForReading(try storedKey(folder + "/" + name, source: path))
+                }
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 1)
+            defer { chunk.deallocate() }
+            while bytes.count <= limit {
+                let count = try stream.read(into: chunk)
+                if count == 0 { return bytes }
+                bytes += chunk.prefix(count)
+            }
+        } catch let error as StreamError {
+            throw ImportError(.unreadable, source: path, message: "cannot be read: \(error.message)", cause: error)
+        }
+        throw ImportError(.badSidecar, source: path, message: "is over \(limit) bytes, not a sidecar")
     }
 }

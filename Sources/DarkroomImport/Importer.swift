@@ -84,17 +84,23 @@ public struct Importer {
 
     /// Registers an object already in the storage where it is, without copying it (an
     /// original put into the bucket by other means): hashed and its header read through
-    /// the storage. A photo already catalogued (by its hash) is reported as existing.
+    /// the storage. A photo already catalogued (by its hash) is reported as existing. Apple's
+    /// files beside it in the storage (its `.AAE`, Apple's render) are imported as beside a
+    /// file (`Importer+Apple`).
     public func importStoredObject(_ key: StorageKey) throws -> ImportOutcome {
         let source = storage.location + "/" + key.rawValue
         let (digest, byteSize) = try hashObject(key, source: source)
+        var outcome: ImportOutcome
         if let existing = try assets.asset(contentSHA256: digest) {
-            return ImportOutcome(
+            outcome = ImportOutcome(
                 status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: []
             )
+        } else {
+            let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
+            outcome = try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
         }
-        let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
-        return try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
+        outcome.appleEdit = try importAppleEdit(besides: key, assetID: outcome.assetID)
+        return outcome
     }
 
     /// The photo's header, or an `ImportError` saying why it is not a photo darkroom reads.

@@ -22,6 +22,9 @@ public struct FileRender {
     public var displayOutputPath: String?
     public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
     public var registry: EditorRegistry = .standard
+    /// For a `com.apple.photo` edit: render its geometry and leave out what darkroom cannot
+    /// reproduce (named in `appleWarning`), instead of refusing, as `worker --apple-geometry-only`.
+    public var appleGeometryOnly = false
 
     public init(
         inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
@@ -38,9 +41,26 @@ public struct FileRender {
         self.spillDirectory = spillDirectory
     }
 
-    func request() throws -> RenderRequest {
+    /// A `com.apple.photo` edit planned on the input's picture, as a worker plans it
+    /// (`RenderJobRunner+Apple`); nil for other formats.
+    public func applePlan() throws -> ApplePhotoPlan? {
+        guard formatIdentifier == ApplePhotoFormat.identifier else { return nil }
+        _ = try registry.editor(for: formatIdentifier, version: formatVersion)
+        let header = try SourceHeader.read(from: try FileSource(path: inputPath))
+        let pictureOrientation =
+            header.carriesOwnOrientation
+            ? Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation) : .up
+        return try ApplePhotoPlan(
+            ApplePhotoFormat.decode(data), pictureSize: header.storedSize, pictureOrientation: pictureOrientation,
+            geometryOnly: appleGeometryOnly)
+    }
+
+    func request(apple: ApplePhotoPlan?) throws -> RenderRequest {
+        let operations =
+            try apple?.geometry.operations()
+            ?? registry.operations(identifier: formatIdentifier, version: formatVersion, data: data)
         var request = RenderRequest(
-            operations: try registry.operations(identifier: formatIdentifier, version: formatVersion, data: data),
+            operations: operations,
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: spillDirectory,
             rewriteExif: { original, size in
@@ -53,7 +73,8 @@ public struct FileRender {
 
     /// The given orientation, or else the one in the input's EXIF; for a HEIF, whose decoder
     /// turns it upright (`irot`/`imir`), none: its EXIF orientation is information only.
-    func orientation(for header: SourceHeader) -> Orientation {
+    func orientation(for header: SourceHeader, apple: ApplePhotoPlan?) -> Orientation {
+        if let apple { return apple.geometry.orientation }
         if let orientation { return orientation }
         if header.carriesOwnOrientation { return .up }
         return Orientation(exifValue: MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation)
@@ -61,14 +82,17 @@ public struct FileRender {
 
     /// The plan, without decoding a pixel. A missing or unreadable input throws `StreamError`.
     public func plan() throws -> RenderPlan {
+        let apple = try applePlan()
         let input = try FileSource(path: inputPath)
         return try Renderer.plan(
-            request(), input: input, withDisplayCopy: displayOutputPath != nil, orientation: orientation(for:))
+            request(apple: apple), input: input, withDisplayCopy: displayOutputPath != nil,
+            orientation: { orientation(for: $0, apple: apple) })
     }
 
     /// Renders; the output (and display copy) appear only if the whole render succeeds.
     public func render() throws -> RenderResult {
-        let request = try request()
+        let apple = try applePlan()
+        let request = try request(apple: apple)
         let input = try FileSource(path: inputPath)
         let output = try FileUpload(finalPath: outputPath)
         let display: FileUpload?
@@ -78,6 +102,7 @@ public struct FileRender {
             output.abort()
             throw error
         }
-        return try Renderer.render(request, from: input, to: output, display: display, orientation: orientation(for:))
+        return try Renderer.render(
+            request, from: input, to: output, display: display, orientation: { orientation(for: $0, apple: apple) })
     }
 }

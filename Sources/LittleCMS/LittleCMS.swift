@@ -175,3 +175,38 @@ public final class CMYKToRGBTransform {
         cmsDoTransform(handle, cmyk.baseAddress, rgb.baseAddress, cmsUInt32Number(pixels))
     }
 }
+
+/// Owns one `cmsHTRANSFORM` from 8-bit RGB in one profile to 8-bit RGB in another, relative
+/// colorimetric intent (colours inside both gamuts keep their values), no flags. Used by one
+/// thread at a time.
+public final class RGBTransform {
+    let context: Context
+    let handle: cmsHTRANSFORM
+
+    public init(from source: ColourProfile, to destination: ColourProfile) throws(LittleCMSError) {
+        guard source.space == .rgb, destination.space == .rgb else {
+            throw LittleCMSError(
+                code: .wrongColourSpace,
+                message: "the ICC profiles describe \(source.space) and \(destination.space), not RGB pixels")
+        }
+        let context = source.context
+        guard
+            let handle = cmsCreateTransformTHR(
+                context.handle, source.handle, DR_TYPE_RGB_8, destination.handle, DR_TYPE_RGB_8,
+                cmsUInt32Number(INTENT_RELATIVE_COLORIMETRIC), 0)
+        else {
+            throw context.error(.noTransform, "no transform between the two RGB profiles")
+        }
+        self.context = context
+        self.handle = handle
+    }
+
+    deinit { cmsDeleteTransform(handle) }
+
+    /// Converts `pixels` pixels, 3 bytes each, from `source` into `target`.
+    public func convert(_ source: UnsafeRawBufferPointer, into target: UnsafeMutableRawBufferPointer, pixels: Int) {
+        precondition(source.count >= pixels * 3 && target.count >= pixels * 3)
+        guard pixels > 0 else { return }
+        cmsDoTransform(handle, source.baseAddress, target.baseAddress, cmsUInt32Number(pixels))
+    }
+}

@@ -2,6 +2,7 @@ import ArgumentParser
 import ByteStreams
 import DarkroomAdjustments
 import DarkroomImaging
+import DarkroomImport
 import DarkroomWorker
 import Foundation
 
@@ -10,18 +11,23 @@ extension Darkroom {
         static let configuration = CommandConfiguration(
             abstract: "Render one file with adjustment data, without a database.",
             discussion:
-                "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering."
+                "For trying an edit and for benchmarks. --explain prints the render plan and its memory without rendering. An Apple Photos edit renders from its .AAE (--aae, or the one beside the input by Photos' naming when no adjustment data is given), refused by name for what darkroom cannot reproduce unless --apple-geometry-only."
         )
 
         @Argument(help: "The original: a JPEG, HEIC/HEIF or AVIF (told by its content).") var input: String
         @Option(name: .shortAndLong, help: "Where to write the rendered JPEG.") var output: String?
-        @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
+        @Option(name: .customLong("format-identifier")) var formatIdentifier: String = Self.defaultIdentifier
         @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
-        @Option(help: "Adjustment data (JSON for io.darkroom.pipeline).") var data: String = #"{"operations":[]}"#
+        @Option(help: "Adjustment data (JSON for io.darkroom.pipeline); default: no operations.") var data: String?
         @Option(
             name: .customLong("data-file"),
             help: "Read the adjustment data from this file (binary formats such as NSKeyedArchiver archives).")
         var dataFile: String?
+        @Option(help: "An Apple Photos .AAE sidecar: its com.apple.photo edit is the adjustment.") var aae: String?
+        @Flag(
+            name: .customLong("apple-geometry-only"),
+            help: "Render only an Apple edit's geometry, leaving out (with a warning) what darkroom cannot reproduce.")
+        var appleGeometryOnly = false
         @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality, 1–100.") var quality: Int = OutputEncoding.defaultQuality
         @Option(
@@ -48,13 +54,17 @@ extension Darkroom {
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
             guard (16...65_500).contains(displaySize) else { throw ValidationError("--display-size must be 16…65500") }
             if !explain, output == nil { throw ValidationError("give -o OUTPUT (or --explain)") }
+            if aae != nil, data != nil || dataFile != nil {
+                throw ValidationError("--aae is the adjustment data: give it without --data or --data-file")
+            }
         }
 
         func run() throws {
             try withExitCodes {
+                let adjustment = try adjustment()
                 var job = FileRender(
-                    inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: formatIdentifier,
-                    formatVersion: formatVersion, data: try adjustmentData(),
+                    inputPath: input, outputPath: output ?? "/dev/null", formatIdentifier: adjustment.formatIdentifier,
+                    formatVersion: adjustment.formatVersion, data: adjustment.data,
                     settings: RenderSettings(
                         quality: quality, huffman: huffman,
                         memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
@@ -62,7 +72,12 @@ extension Darkroom {
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 job.displayOutputPath = display
                 job.displayLongestSide = displaySize
+                job.appleGeometryOnly = appleGeometryOnly
                 do {
+                    if let warning = try job.applePlan()?.geometryOnlyWarning {
+                        let line = "darkroom: warning: apple_geometry_only: \(warning)\n"
+                        FileHandle.standardError.write(Data(line.utf8))
+                    }
                     if explain {
                         print(try job.plan())
                         return
@@ -92,8 +107,41 @@ extension Darkroom {
 }
 
 extension Darkroom.Render {
+    /// The adjustment to render: --aae's sidecar; else --data or --data-file; else, with none of
+    /// them and no --format-identifier, the Apple sidecar beside the input, if any.
+    func adjustment() throws -> (formatIdentifier: String, formatVersion: String, data: [UInt8]) {
+        if let aae { return try sidecar(aae) }
+        if data == nil, dataFile == nil, formatIdentifier == Self.defaultIdentifier {
+            let url = URL(fileURLWithPath: input)
+            let folder = url.deletingLastPathComponent().path
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+            if let name = AppleExportFiles.find(for: url.lastPathComponent, among: names).sidecar {
+                let path = (folder as NSString).appendingPathComponent(name)
+                FileHandle.standardError.write(Data("darkroom: rendering the Apple edit in \(path)\n".utf8))
+                return try sidecar(path)
+            }
+        }
+        return (formatIdentifier, formatVersion, try adjustmentData())
+    }
+
+    static let defaultIdentifier = "io.darkroom.pipeline"
+
+    /// An `.AAE` read within its bound.
+    func sidecar(_ path: String) throws -> (formatIdentifier: String, formatVersion: String, data: [UInt8]) {
+        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? nil
+        guard let size, size <= AppleSidecar.maxBytes, let bytes = FileManager.default.contents(atPath: path) else {
+            throw CommandFailure.invalidInput("\(path): cannot read it as an Apple sidecar (missing, or too large)")
+        }
+        do {
+            let sidecar = try AppleSidecar.decode([UInt8](bytes))
+            return (sidecar.formatIdentifier, sidecar.formatVersion, sidecar.data)
+        } catch {
+            throw CommandFailure.invalidInput("\(path): \(error)")
+        }
+    }
+
     func adjustmentData() throws -> [UInt8] {
-        guard let dataFile else { return Array(data.utf8) }
+        guard let dataFile else { return Array((data ?? #"{"operations":[]}"#).utf8) }
         guard let contents = FileManager.default.contents(atPath: dataFile) else {
             throw CommandFailure.invalidInput("\(dataFile): cannot read the adjustment data file")
         }
