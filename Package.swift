@@ -223,7 +223,7 @@ let package = Package(
             name: "DarkroomTestSupport",
             dependencies: [
                 "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
-                "LibHeif", "CHeif", "LibCurl", "Timing",
+                "LibHeif", "CHeif", "LibCurl", "LittleCMS", "Timing",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 

@@ -3,7 +3,7 @@ import LittleCMS
 /// 8-bit RGB pixels described by an ICC profile, converted into sRGB with Little CMS (relative
 /// colorimetric): how a render is compared with one made in another colour space, such as
 /// Apple's Display P3 renders of an sRGB original. Renders themselves convert nothing (see
-/// `OutputColorProfile`).
+/// `OutputColorProfile`), so this lives with the tests.
 public final class SRGBConversion {
     private let transform: RGBTransform
 
