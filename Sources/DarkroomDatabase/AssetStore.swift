@@ -36,8 +36,7 @@ public struct AssetStore {
             where error.sqlState == .checkViolation || error.sqlState == .invalidParameterValue
         {
             throw QueueError.invalidAsset(
-                path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset",
-                message: error.message)
+                path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset", cause: error)
         }
         return (try row["asset_id"].decode(Int64.self), try row["created"].decode(Bool.self))
     }
@@ -59,10 +58,11 @@ public struct AssetStore {
                     .int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data), .text(renderedPath),
                     .int(Int64(renderedWidth)), .int(Int64(renderedHeight)), .int(renderedBytes),
                 ])[0][0].decode(Int64.self)
-        } catch let error as PostgresError where error.sqlState == "23514" || error.sqlState == "22023" {
+        } catch let error as PostgresError
+            where error.sqlState == .checkViolation || error.sqlState == .invalidParameterValue
+        {
             throw QueueError.invalidAsset(
-                path: renderedPath, constraint: error.constraintName ?? "darkroom.record_imported_layer",
-                message: error.message)
+                path: renderedPath, constraint: error.constraintName ?? "darkroom.record_imported_layer", cause: error)
         }
     }
 

@@ -18,7 +18,7 @@ public struct FilterCatalog {
                 "SELECT darkroom.add_filter($1::text, $2::text, $3::text, $4::bigint) AS added_at",
                 [.text(name), .text(version), .text(sha256.lowercased()), .int(Int64(size))]
             )[0]["added_at"].decode(Date.self)
-        } catch let error as PostgresError where error.kind == .queryFailed {
+        } catch let error as PostgresError where error.code == .queryFailed {
             let code: FilterCatalogError.Code =
                 switch error.sqlState {
                 case "23505": .versionExists
@@ -43,7 +43,7 @@ public struct FilterCatalog {
                 FilterUpgradeCount(
                     version: try $0["version"].decode(String.self), assets: try $0["assets"].decode(Int64.self))
             }
-        } catch let error as PostgresError where error.kind == .queryFailed {
+        } catch let error as PostgresError where error.code == .queryFailed {
             let code: FilterCatalogError.Code = error.sqlState == "22023" ? .invalid : .database
             throw FilterCatalogError(
                 code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)

@@ -143,7 +143,7 @@ private enum ReportStatus {
         case "asset_changed": self = .assetChanged
         case "lease_lost": self = .leaseLost(LeaseLoss(databaseWord: try row["loss"].decode(String?.self) ?? "expired"))
         default:
-            throw PostgresError(kind: .unexpectedResult, message: "job \(job.id): the report returned status \(status)")
+            throw PostgresError(code: .unexpectedResult, message: "job \(job.id): the report returned status \(status)")
         }
     }
 }

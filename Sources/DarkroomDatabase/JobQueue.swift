@@ -42,11 +42,11 @@ public struct JobQueue {
     func refusals<T>(assetID: Int64?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PostgresError where error.kind == .queryFailed {
+        } catch let error as PostgresError where error.code == .queryFailed {
             switch error.sqlState {
             case .foreignKeyViolation?: throw assetID.map(QueueError.assetNotFound) ?? error
             case .nullValueNotAllowed?, .invalidParameterValue?, .programLimitExceeded?, .noDataFound?:
-                throw QueueError.invalidJob(message: error.message, hint: error.hint)
+                throw QueueError.invalidJob(error.message, hint: error.hint, assetID: assetID, cause: error)
             default: throw error
             }
         }

@@ -29,8 +29,7 @@ public enum JobWork: Sendable, Hashable {
         switch kind {
         case "edit":
             guard let formatIdentifier, let formatVersion, let data else {
-                throw QueueError.invalidJob(
-                    message: "an edit job without its format identifier, version or data", hint: nil)
+                throw QueueError.invalidJob("an edit job without its format identifier, version or data", hint: nil)
             }
             self = .edit(formatIdentifier: formatIdentifier, formatVersion: formatVersion, data: data)
         case "revert": self = .revert
@@ -39,7 +38,7 @@ public enum JobWork: Sendable, Hashable {
             self = .rerender(formatIdentifier: formatIdentifier, targetVersion: formatVersion, filter: filter)
         default:
             throw QueueError.invalidJob(
-                message: "unknown job kind \"\(kind)\"", hint: "this worker is older than the schema; upgrade it")
+                "unknown job kind \"\(kind)\"", hint: "this worker is older than the schema; upgrade it")
         }
     }
 }

@@ -41,8 +41,7 @@ final class FileSpill: SpillStorage {
         var template = Array("\(directory)/darkroom-spill-XXXXXX".utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard descriptor >= 0 else {
-            throw RenderError.spill(
-                path: directory, message: "cannot create a temporary file: \(String(cString: strerror(errno)))")
+            throw RenderError.spill(path: directory, message: "cannot create a temporary file", errno: errno)
         }
         template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         self.descriptor = descriptor
@@ -56,7 +55,7 @@ final class FileSpill: SpillStorage {
             let wrote = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset + done))
             if wrote < 0 && errno == EINTR { continue }
             guard wrote > 0 else {
-                throw RenderError.spill(path: directory, message: "write failed: \(String(cString: strerror(errno)))")
+                throw RenderError.spill(path: directory, message: "write failed", errno: errno)
             }
             done += wrote
         }
@@ -69,8 +68,8 @@ final class FileSpill: SpillStorage {
             if got < 0 && errno == EINTR { continue }
             guard got > 0 else {
                 throw RenderError.spill(
-                    path: directory,
-                    message: "read failed: \(got == 0 ? "unexpected end of file" : String(cString: strerror(errno)))")
+                    path: directory, message: got == 0 ? "read failed: unexpected end of file" : "read failed",
+                    errno: got == 0 ? nil : errno)
             }
             done += got
         }

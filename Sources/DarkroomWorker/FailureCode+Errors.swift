@@ -3,19 +3,25 @@ import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomStorage
 
-/// The failure code each module's own error codes are recorded under. Exhaustive switches, so
-/// a new error case does not compile until it has a code.
+/// The failure code each module's own error codes are recorded under, by code, never by
+/// message. Exhaustive switches, so a new error code does not compile until it has a failure code.
 extension FailureCode {
     init(_ error: RenderError) {
-        switch error {
-        case .codec(let codec): self.init(codec)
+        self.init(error.code, codec: error.codecError)
+    }
+
+    /// A render's code; `.codec` by the codec's format and code (a `.codec` error always carries
+    /// its `CodecError`).
+    init(_ code: RenderError.Code, codec: CodecError?) {
+        switch code {
+        case .codec: self = codec.map(FailureCode.init) ?? .renderFailed
         case .cropOutOfBounds: self = .cropOutOfBounds
         case .invalidRotation: self = .invalidRotation
         case .filterNotLoaded: self = .filterNotLoaded
-        case .budgetTooSmall: self = .memoryBudgetExceeded
+        case .memoryBudgetExceeded: self = .memoryBudgetExceeded
         case .imageTooLarge: self = .imageTooLarge
-        case .spill: self = .spillFailed
-        case .output: self = .outputFailed
+        case .spillFailed: self = .spillFailed
+        case .outputFailed: self = .outputFailed
         case .cancelled: self = .renderCancelled
         }
     }

@@ -62,7 +62,8 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     // The worker around the render.
     case databaseUnavailable = "database_unavailable"
     case assetNotFound = "asset_not_found"
-    /// The asset's current adjustment changed while the job ran; it runs again on the new one.
+    /// The asset's current adjustment changed while the job ran (`QueueError.Code.assetChanged`,
+    /// same spelling); it runs again on the new one.
     case assetChanged = "asset_changed"
     /// An error nobody classified: a bug to report.
     case internalError = "internal"
@@ -108,8 +109,8 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     /// A filter operation reached the renderer without its LUT (a bug in the worker).
     case filterNotLoaded = "filter_not_loaded"
 
-    // Rendering (`RenderError.code` in DarkroomImaging: a `CodecError` is its format + `_` +
-    // its code).
+    // Rendering (`RenderError.Code` in DarkroomImaging, same spelling; a `CodecError` is its
+    // format + `_` + its code).
     case jpegIO = "jpeg_io"
     case jpegCorrupt = "jpeg_corrupt"
     case jpegDamaged = "jpeg_damaged"

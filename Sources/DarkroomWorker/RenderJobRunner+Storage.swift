@@ -124,8 +124,8 @@ extension RenderJobRunner {
                 ? .permanent(code: failure.code, message: failure.description, cause: failure)
                 : .transient(code: failure.code, message: failure.description, cause: failure)
         }
-        switch error {
-        case .budgetTooSmall, .imageTooLarge, .cropOutOfBounds, .invalidRotation:
+        switch error.code {
+        case .memoryBudgetExceeded, .imageTooLarge, .cropOutOfBounds, .invalidRotation:
             return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
         default:
             return error.isPermanent

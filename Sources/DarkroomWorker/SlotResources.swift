@@ -21,7 +21,9 @@ enum SlotResources {
     /// A render that did not fit names one job's need against one job's share, but the operator
     /// sets the worker's whole budget: say what that must be.
     static func advise(_ failure: JobFailure, memoryBudget: Int, slots: Int) -> JobFailure {
-        guard slots > 1, case .budgetTooSmall(let needed, _, _)? = failure.cause as? RenderError else { return failure }
+        guard slots > 1, let error = failure.cause as? RenderError, error.code == .memoryBudgetExceeded,
+            let needed = error.bytesNeeded
+        else { return failure }
         var advised = failure
         advised.message +=
             "; this worker shares --memory-budget \(ByteCount.format(memoryBudget)) between \(slots) jobs: "

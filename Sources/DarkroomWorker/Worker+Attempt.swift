@@ -133,11 +133,12 @@ extension Worker {
     {
         do {
             return try body(JobQueue(try connection.live(), logger: logger))
-        } catch QueueError.leaseLost(_, let loss) {
-            return .writeRefused(loss)
         } catch let error as QueueError {
-            if case .assetChanged = error { return .assetChanged(error) }
-            return .writeFailed(error)
+            switch (error.code, error.leaseLoss) {
+            case (.leaseLost, let loss?): return .writeRefused(loss)
+            case (.assetChanged, _): return .assetChanged(error)
+            default: return .writeFailed(error)
+            }
         } catch let error where connection.isBroken(by: error) {
             connection.drop()
             return .connectionBroke(error)

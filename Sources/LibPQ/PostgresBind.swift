@@ -92,7 +92,7 @@ extension PostgresBind {
         case .timestamp(let value):
             guard let micros = PostgresTimestamp.microseconds(value) else {
                 throw PostgresError(
-                    kind: .invalidParameter,
+                    code: .invalidParameter,
                     message:
                         "cannot bind Date(timeIntervalSinceReferenceDate: \(value.timeIntervalSinceReferenceDate)): a timestamptz is a finite instant between 4713 BC and 294276 AD; bind a date in that range"
                 )

@@ -47,13 +47,13 @@ extension PostgresConnection {
             let socket = PQsocket(handle)
             guard socket >= 0 else {
                 throw PostgresError(
-                    kind: .connectionLost, message: "the connection has no socket: \(Self.errorMessage(of: handle))")
+                    code: .connectionLost, message: "the connection has no socket: \(Self.errorMessage(of: handle))")
             }
             var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
             let ready = poll(&descriptor, 1, Self.milliseconds(roundingUp: remaining))
             if ready < 0 && errno != EINTR {
                 throw PostgresError(
-                    kind: .connectionLost,
+                    code: .connectionLost,
                     message: "poll(2) on the connection's socket failed: \(String(cString: strerror(errno)))")
             }
             // On readiness, EINTR or timeout, loop: input is consumed and the deadline re-checked.
@@ -63,7 +63,7 @@ extension PostgresConnection {
     /// Reads whatever input is waiting on the socket and drains libpq's notification queue.
     private func receivedNotifications() throws -> [PostgresNotification] {
         guard PQconsumeInput(handle) == 1 else {
-            throw PostgresError(kind: .connectionLost, message: Self.errorMessage(of: handle))
+            throw PostgresError(code: .connectionLost, message: Self.errorMessage(of: handle))
         }
         var notifications: [PostgresNotification] = []
         while let notify = PQnotifies(handle) {

@@ -45,7 +45,7 @@ extension PostgresConnection {
         if transactionStatus == .inFailedTransaction {
             try? rollBack(to: savepoint)
             throw PostgresError(
-                kind: .queryFailed, sqlState: .inFailedSQLTransaction,
+                code: .queryFailed, sqlState: .inFailedSQLTransaction,
                 message:
                     "the transaction was aborted by an error that its body caught, so it was rolled back; let the error propagate, or use a nested withTransaction around the statement that may fail"
             )

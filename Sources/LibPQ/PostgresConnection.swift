@@ -38,12 +38,12 @@ public final class PostgresConnection {
         }
         guard let connection else {
             throw PostgresError(
-                kind: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
+                code: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.errorMessage(of: connection)
             PQfinish(connection)
-            throw PostgresError(kind: .connectionFailed, message: message)
+            throw PostgresError(code: .connectionFailed, message: message)
         }
         handle = connection
         PQsetNoticeReceiver(
@@ -71,7 +71,7 @@ public final class PostgresConnection {
     public func reset() throws {
         PQreset(handle)
         guard isConnected else {
-            throw PostgresError(kind: .connectionFailed, message: Self.errorMessage(of: handle))
+            throw PostgresError(code: .connectionFailed, message: Self.errorMessage(of: handle))
         }
         transactionDepth = 0
         try configureSession()
@@ -88,7 +88,7 @@ public final class PostgresConnection {
         let encoded = try binds.map { try $0.encoded() }
         if let index = encoded.firstIndex(where: { ($0.bytes?.count ?? 0) > Int(Int32.max) }) {
             throw PostgresError(
-                kind: .invalidParameter,
+                code: .invalidParameter,
                 message:
                     "parameter $\(index + 1) is over 2 GiB, more than libpq can send; PostgreSQL stores at most 1 GB per value",
                 query: sql)
@@ -118,7 +118,7 @@ public final class PostgresConnection {
             })
         else {
             throw PostgresError(
-                kind: .queryFailed, message: "cannot quote identifier: \(Self.errorMessage(of: handle))")
+                code: .queryFailed, message: "cannot quote identifier: \(Self.errorMessage(of: handle))")
         }
         defer { PQfreemem(quoted) }
         return String(cString: quoted)
@@ -148,7 +148,7 @@ public final class PostgresConnection {
     private func consume(_ result: OpaquePointer?, query: String) throws -> PostgresRows {
         guard let result else {
             throw PostgresError(
-                kind: isConnected ? .unexpectedResult : .connectionLost, message: Self.errorMessage(of: handle),
+                code: isConnected ? .unexpectedResult : .connectionLost, message: Self.errorMessage(of: handle),
                 query: query)
         }
         defer { PQclear(result) }
@@ -157,15 +157,15 @@ public final class PostgresConnection {
             return PostgresRows(copying: result)
         case PGRES_FATAL_ERROR, PGRES_NONFATAL_ERROR, PGRES_BAD_RESPONSE:
             throw PostgresError(
-                kind: isConnected ? .queryFailed : .connectionLost, result: result,
+                code: isConnected ? .queryFailed : .connectionLost, result: result,
                 fallbackMessage: Self.errorMessage(of: handle), query: query)
         case PGRES_COPY_IN, PGRES_COPY_OUT, PGRES_COPY_BOTH:
             abandonCopy()
             throw PostgresError(
-                kind: .unexpectedResult, message: "COPY is not supported here; use INSERT or SELECT", query: query)
+                code: .unexpectedResult, message: "COPY is not supported here; use INSERT or SELECT", query: query)
         default:
             throw PostgresError(
-                kind: .unexpectedResult,
+                code: .unexpectedResult,
                 message: "unexpected result status \(String(cString: PQresStatus(PQresultStatus(result))))",
                 query: query)
         }

@@ -2,20 +2,22 @@ internal import CPostgres
 
 /// A failure reported by libpq or by the server, with the server's structured fields kept apart.
 public struct PostgresError: Error, Sendable, CustomStringConvertible {
-    public enum Kind: String, Sendable, Hashable {
+    /// Stable: callers decide on it (with `sqlState` for the server's own conditions), never on
+    /// the message.
+    public enum Code: String, Sendable, Hashable, CaseIterable {
         /// The connection could not be opened (or re-opened by `reset()`).
-        case connectionFailed
+        case connectionFailed = "postgres_connection_failed"
         /// The connection broke while a command was in flight; the command's outcome is unknown.
-        case connectionLost
+        case connectionLost = "postgres_connection_lost"
         /// The server rejected the command; the connection is still usable.
-        case queryFailed
+        case queryFailed = "postgres_query_failed"
         /// The server answered with something this library does not handle (for example COPY).
-        case unexpectedResult
+        case unexpectedResult = "postgres_unexpected_result"
         /// A bound value cannot be sent (for example a NaN Date); nothing was sent to the server.
-        case invalidParameter
+        case invalidParameter = "postgres_invalid_parameter"
     }
 
-    public var kind: Kind
+    public var code: Code
     /// The server's SQLSTATE, e.g. `.uniqueViolation` ("23505") or `.raiseException` ("P0001").
     public var sqlState: SQLState?
     /// "ERROR", "FATAL", ... (never localized).
@@ -30,11 +32,11 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     public var query: String?
 
     public init(
-        kind: Kind, sqlState: SQLState? = nil, severity: String? = nil, message: String,
+        code: Code, sqlState: SQLState? = nil, severity: String? = nil, message: String,
         detail: String? = nil, hint: String? = nil, serverContext: String? = nil,
         constraintName: String? = nil, query: String? = nil
     ) {
-        self.kind = kind
+        self.code = code
         self.sqlState = sqlState
         self.severity = severity
         self.message = message
@@ -48,16 +50,28 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// True when retrying on a fresh connection may succeed: the connection broke, the server is
     /// shutting down or starting up, or any connection exception (class 08).
     public var isConnectionFailure: Bool {
-        if kind == .connectionFailed || kind == .connectionLost { return true }
+        if code == .connectionFailed || code == .connectionLost { return true }
         guard let sqlState else { return false }
         return sqlState.errorClass == SQLState.connectionException.errorClass
             || [.adminShutdown, .crashShutdown, .cannotConnectNow].contains(sqlState)
     }
 
+    /// What to do about it, for people, when the server gave no hint of its own.
+    public var advice: String? {
+        switch code {
+        case .connectionFailed:
+            "check that PostgreSQL is running and that the database URL (host, port, user, database) is right"
+        case .connectionLost:
+            "the connection broke; reconnect, and check whether the command took effect before repeating it"
+        case .queryFailed: nil
+        case .unexpectedResult, .invalidParameter: "the command cannot be sent or read as written; a bug in its caller"
+        }
+    }
+
     public var description: String {
-        var text = sqlState.map { "\(severity ?? "ERROR") \($0): \(message)" } ?? "\(kind.rawValue): \(message)"
+        var text = sqlState.map { "\(severity ?? "ERROR") \($0): \(message)" } ?? "\(code.rawValue): \(message)"
         if let detail { text += " — detail: \(detail)" }
-        if let hint { text += " — hint: \(hint)" }
+        if let hint { text += " — hint: \(hint)" } else if let advice { text += "; \(advice)" }
         if let query { text += " — query: \(query.count > 200 ? query.prefix(200) + "…" : query)" }
         return text
     }
@@ -65,13 +79,13 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
 extension PostgresError {
     /// Copies the diagnostic fields out of a failed result; the result stays owned by the caller.
-    init(kind: Kind, result: OpaquePointer, fallbackMessage: String, query: String?) {
+    init(code: Code, result: OpaquePointer, fallbackMessage: String, query: String?) {
         func field(_ code: Character) -> String? {
             guard let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
             return String(cString: value)
         }
         self.init(
-            kind: kind,
+            code: code,
             sqlState: field("C").map(SQLState.init(rawValue:)),
             severity: field("V"),
             message: field("M") ?? fallbackMessage,
@@ -93,7 +107,7 @@ public struct PostgresNotice: Sendable, CustomStringConvertible {
     public var hint: String?
 
     init(result: OpaquePointer) {
-        let error = PostgresError(kind: .queryFailed, result: result, fallbackMessage: "", query: nil)
+        let error = PostgresError(code: .queryFailed, result: result, fallbackMessage: "", query: nil)
         severity = error.severity ?? "NOTICE"
         sqlState = error.sqlState
         message = error.message

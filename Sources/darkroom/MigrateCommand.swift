@@ -46,12 +46,11 @@ extension Darkroom {
                 let applied: [Int]
                 do {
                     applied = try Migrator(roles: roles).migrate(on: connection, logger: logger)
-                } catch let QueueError.grantsFailed(underlying) {
+                } catch let error as QueueError where error.code == .grantsFailed {
                     // Unusable names are bad input; a role that cannot be created means the
                     // migrating role lacks CREATEROLE, which only an administrator can fix.
-                    let message = QueueError.grantsFailed(underlying: underlying).description
-                    throw underlying.sqlState == .invalidParameterValue
-                        ? CommandFailure.invalidInput(message) : CommandFailure.cannotWork(message)
+                    throw error.cause?.sqlState == .invalidParameterValue
+                        ? CommandFailure.invalidInput(error.message) : CommandFailure.cannotWork(error.message)
                 }
                 print(
                     applied.isEmpty

@@ -184,8 +184,8 @@ struct AccessRoleTests {
             let error = #expect(throws: QueueError.self) {
                 try Migrator(roles: roles).migrate(on: connection, logger: .quiet)
             }
-            guard case .grantsFailed(let underlying)? = error else {
-                Issue.record("expected grantsFailed, got \(String(describing: error))")
+            guard let error, error.code == .grantsFailed, let underlying = error.cause else {
+                Issue.record("expected grantsFailed with the server's error, got \(String(describing: error))")
                 return
             }
             #expect(underlying.sqlState == sqlState)

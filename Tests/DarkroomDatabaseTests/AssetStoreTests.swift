@@ -72,17 +72,16 @@ struct AssetStoreTests {
             var bad = sampleAsset(1)
             bad.orientation = 9
             let error = #expect(throws: QueueError.self) { try AssetStore(connection).register(bad) }
-            guard case .invalidAsset(_, "assets_orientation_is_exif", _)? = error else {
-                Issue.record("expected invalidAsset for orientation, got \(String(describing: error))")
-                return
-            }
+            #expect(
+                error?.code == .invalidAsset && error?.constraint == "assets_orientation_is_exif"
+                    && error?.cause?.sqlState == .checkViolation, "\(String(describing: error))")
         }
     }
 
     @Test func currentAdjustmentOfAnUnknownAssetThrows() throws {
         try withQueueDatabase { _, connection in
             let error = #expect(throws: QueueError.self) { try AssetStore(connection).currentAdjustment(of: 31_337) }
-            #expect(error?.code == "asset_not_found")
+            #expect(error?.code == .assetNotFound)
         }
     }
 

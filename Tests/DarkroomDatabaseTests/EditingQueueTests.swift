@@ -209,7 +209,7 @@ struct EditingQueueTests {
                 try queue.complete(
                     job, with: JobResult(.original(outcome: "reverted"), expectedCurrent: .adjustment(chain[0])))
             }
-            #expect(error?.code == "asset_changed")
+            #expect(error?.code == .assetChanged)
             #expect(try queue.job(id: revert)?.state == .running, "nothing was written")
             #expect(try AssetStore(connection).history(of: asset).count == 1)
 

@@ -163,14 +163,11 @@ struct EnqueueValidationTests {
                 try queue.enqueue(
                     assetID: 999, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0", data: [])
             }
-            guard case .assetNotFound(999)? = missing else {
-                Issue.record("expected assetNotFound(999), got \(String(describing: missing))")
-                return
-            }
+            #expect(missing?.code == .assetNotFound && missing?.assetID == 999, "\(String(describing: missing))")
             let invalid = #expect(throws: QueueError.self) {
                 try queue.enqueue(assetID: asset, formatIdentifier: "pipeline", formatVersion: "1.0", data: [])
             }
-            #expect(invalid?.code == "invalid_job")
+            #expect(invalid?.code == .invalidJob)
             #expect(invalid?.description.contains("at least two dot-separated labels") == true)
         }
     }

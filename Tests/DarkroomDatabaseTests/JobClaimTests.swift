@@ -126,7 +126,7 @@ struct JobClaimTests {
             let late = #expect(throws: QueueError.self) {
                 try queue.complete(abandoned, with: sampleAdjustment(for: abandoned))
             }
-            #expect(late?.code == "lease_lost")
+            #expect(late?.code == .leaseLost)
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)
         }
     }

@@ -42,7 +42,7 @@ struct JobResultTests {
             let twice = #expect(throws: QueueError.self) {
                 try queue.complete(first, with: sampleAdjustment(for: first))
             }
-            guard case .leaseLost(first.id, let loss)? = twice else {
+            guard let twice, twice.code == .leaseLost, twice.jobID == first.id, let loss = twice.leaseLoss else {
                 Issue.record("expected leaseLost, got \(String(describing: twice))")
                 return
             }
@@ -67,7 +67,7 @@ struct JobResultTests {
                 { _ = try queue.fail(forged, .permanent(code: "internal", message: "y"), retryDelay: .zero) },
             ] {
                 let error = #expect(throws: QueueError.self) { try attempt() }
-                #expect(error?.code == "lease_lost")
+                #expect(error?.code == .leaseLost)
             }
 
             try expireLease(of: job.id, on: connection)
@@ -88,7 +88,7 @@ struct JobResultTests {
             let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
             #expect(try queue.cancel(jobID: job.id))
             let error = #expect(throws: QueueError.self) { try queue.complete(job, with: sampleAdjustment(for: job)) }
-            guard case .leaseLost(_, .cancelled)? = error else {
+            guard error?.code == .leaseLost, error?.leaseLoss == .cancelled else {
                 Issue.record("expected leaseLost because of cancellation, got \(String(describing: error))")
                 return
             }
@@ -238,7 +238,7 @@ struct JobResultTests {
                 }
             }
             let unknown = #expect(throws: QueueError.self) { try queue.cancel(jobID: 987_654) }
-            #expect(unknown?.code == "job_not_found")
+            #expect(unknown?.code == .jobNotFound)
         }
     }
 

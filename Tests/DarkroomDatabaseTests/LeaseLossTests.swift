@@ -34,7 +34,7 @@ struct LeaseLossTests {
         #expect(LeaseLoss.deleted.description == "the job no longer exists")
         let error = QueueError.leaseLost(jobID: 5, reason: .cancelled)
         #expect(
-            error.code == "lease_lost"
+            error.code == .leaseLost
                 && error.description.contains("job 5 is no longer leased to this worker (the job was cancelled)"))
     }
 }

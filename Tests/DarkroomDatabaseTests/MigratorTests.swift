@@ -109,12 +109,14 @@ struct MigratorTests {
                         version: 99, name: "broken", sql: "CREATE TABLE darkroom.x (); SELECT * FROM no_such_table")
                 ])
             let error = #expect(throws: QueueError.self) { try broken.migrate(on: connection, logger: .quiet) }
-            guard case .migrationFailed(99, "broken", let underlying)? = error else {
+            guard let error, error.code == .migrationFailed, error.migrationVersion == 99,
+                error.migrationName == "broken", let underlying = error.cause
+            else {
                 Issue.record("expected migrationFailed for 99, got \(String(describing: error))")
                 return
             }
             #expect(underlying.sqlState == "42P01")
-            #expect(error?.description.contains("none were applied") == true)
+            #expect(error.description.contains("none were applied"))
             #expect(try Migrator().appliedVersions(on: connection) == [])
             #expect(try scalar(connection, "SELECT to_regclass('darkroom.jobs') IS NULL").bool == true)
         }

@@ -230,7 +230,7 @@ struct PostgresBinaryTests {
             let error = #expect(throws: PostgresError.self) {
                 try connection.query("SELECT $1::timestamptz", [.timestamp(Date(timeIntervalSinceReferenceDate: .nan))])
             }
-            #expect(error?.kind == .invalidParameter)
+            #expect(error?.code == .invalidParameter)
             #expect(try connection.query("SELECT 1 AS one")[0]["one"].int == 1)
         }
     }

@@ -152,7 +152,7 @@ struct PostgresConnectionTests {
                 try connection.query("INSERT INTO t VALUES ($1)", [1])
             }
             #expect(duplicate?.sqlState == "23505")
-            #expect(duplicate?.kind == .queryFailed)
+            #expect(duplicate?.code == .queryFailed)
             #expect(duplicate?.constraintName == "t_pkey")
             #expect(duplicate?.detail?.contains("(id)=(1)") == true)
             #expect(duplicate?.isConnectionFailure == false)
@@ -187,7 +187,7 @@ struct PostgresConnectionTests {
         let error = #expect(throws: PostgresError.self) {
             try PostgresConnection("postgresql://darkroom@127.0.0.1:1/none?connect_timeout=2")
         }
-        #expect(error?.kind == .connectionFailed)
+        #expect(error?.code == .connectionFailed)
         #expect(error?.isConnectionFailure == true)
         #expect(error?.message.isEmpty == false)
     }
@@ -287,7 +287,7 @@ struct PostgresConnectionTests {
             let connection = try PostgresConnection(url)
             try connection.execute("CREATE TABLE t (n int)")
             let error = #expect(throws: PostgresError.self) { try connection.query("COPY t FROM STDIN") }
-            #expect(error?.kind == .unexpectedResult)
+            #expect(error?.code == .unexpectedResult)
             #expect(try connection.query("SELECT 1 AS one")[0]["one"].int == 1)
         }
     }

@@ -43,7 +43,7 @@ struct WorkerRoleTests {
                 let refused = #expect(throws: QueueError.self, "\(path)") {
                     try store.register(sampleAsset(2, path: path))
                 }
-                #expect(refused?.code == "invalid_asset", "\(path)")
+                #expect(refused?.code == .invalidAsset, "\(path)")
             }
             let badOrientation = #expect(throws: QueueError.self) {
                 var asset = sampleAsset(3)

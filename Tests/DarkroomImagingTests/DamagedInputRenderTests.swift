@@ -124,7 +124,7 @@ import Testing
         defer { folder.remove() }
         let bytes = try spoilt.apply(to: Fixtures.bytes(of: Fixtures.exifSample("gps/DSCN0010.jpg")))
         let error = #expect(throws: RenderError.self) { _ = try render(bytes, name: "damaged.jpg", in: folder) }
-        guard case .codec(let codec)? = error, let jpeg = codec.cause as? JPEGError else {
+        guard let codec = error?.codecError, let jpeg = codec.cause as? JPEGError else {
             Issue.record("expected a JPEG error, got \(String(describing: error))")
             return
         }
@@ -143,7 +143,7 @@ import Testing
             _ = try render(
                 cut, name: "cut.jpg", in: folder, operations: [.crop(PixelRect(x: 0, y: 0, width: 64, height: 48))])
         }
-        guard case .codec(let codec)? = error, let jpeg = codec.cause as? JPEGError else {
+        guard let codec = error?.codecError, let jpeg = codec.cause as? JPEGError else {
             Issue.record("expected a JPEG error, got \(String(describing: error))")
             return
         }

@@ -195,7 +195,7 @@ import Testing
                 operations: [.exposure(ev: 1), .filter(FilterStep(name: "dusk", version: "2.1.0"))])
         }
         #expect(error == .filterNotLoaded(operationIndex: 1, filter: "dusk@2.1.0"))
-        #expect(error?.isPermanent == true && error?.code == "filter_not_loaded")
+        #expect(error?.isPermanent == true && error?.code == .filterNotLoaded && error?.operationIndex == 1)
     }
 
     /// One table used twice is counted once.

@@ -69,10 +69,11 @@ import Testing
                 Self.request(budget: 16 << 20), from: ChunkedSource(bytes, name: "big.heic"), to: output,
                 orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else {
-                return false
-            }
-            return needed > 2000 * 1500 * 6 && budget == 16 << 20 && reason.contains("HEIC") && reason.contains("whole")
+            guard let error = error as? RenderError, error.code == .memoryBudgetExceeded,
+                let needed = error.bytesNeeded, let reason = error.operation
+            else { return false }
+            return needed > 2000 * 1500 * 6 && error.memoryBudget == 16 << 20 && reason.contains("HEIC")
+                && reason.contains("whole")
         }
         #expect(output.committed == nil && output.aborted)
     }
@@ -84,8 +85,8 @@ import Testing
             _ = try Renderer.render(
                 Self.request(budget: bytes.count / 2), from: ChunkedSource(bytes), to: MemoryUpload(), orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
-            return needed == 2 * bytes.count && reason.contains("HEIF file in memory")
+            guard let error = error as? RenderError, error.code == .memoryBudgetExceeded else { return false }
+            return error.bytesNeeded == 2 * bytes.count && error.operation?.contains("HEIF file in memory") == true
         }
     }
 
@@ -119,7 +120,9 @@ import Testing
                 source: .heif(big), geometry: geometry, encoding: OutputEncoding(quality: 92),
                 limits: RenderLimits(memoryBudget: 128 << 20))
         } throws: { error in
-            guard case .budgetTooSmall(let needed, _, let reason)? = error as? RenderError else { return false }
+            guard let error = error as? RenderError, error.code == .memoryBudgetExceeded,
+                let needed = error.bytesNeeded, let reason = error.operation
+            else { return false }
             return needed > 8064 * 6048 * 6 && reason.hasPrefix("decoding this HEIC's 8064×6048 image, coded whole")
         }
         let fits = try RenderPlanner.plan(
@@ -155,10 +158,11 @@ import Testing
                 Self.request(), from: ChunkedSource(Array(whole.dropLast(8)), name: "cut.heic"),
                 to: output, orientation: .up)
         } throws: { error in
-            guard case .codec(let codec)? = error as? RenderError, let heif = codec.cause as? HEIFError else {
+            guard let codec = (error as? RenderError)?.codecError, let heif = codec.cause as? HEIFError else {
                 return false
             }
-            return heif.code == .damaged && heif.path == "cut.heic" && (error as? RenderError)?.code == "heif_damaged"
+            return heif.code == .damaged && heif.path == "cut.heic" && codec.format == .heif && codec.code == .damaged
+                && (error as? RenderError)?.objectName == "cut.heic"
         }
         #expect(output.committed == nil)
     }
@@ -172,7 +176,7 @@ import Testing
             _ = try Renderer.render(
                 Self.request(), from: ChunkedSource(mp4, name: "clip.mov"), to: MemoryUpload(), orientation: .up)
         } throws: { error in
-            guard case .codec(let codec)? = error as? RenderError, let heif = codec.cause as? HEIFError else {
+            guard let codec = (error as? RenderError)?.codecError, let heif = codec.cause as? HEIFError else {
                 return false
             }
             return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")

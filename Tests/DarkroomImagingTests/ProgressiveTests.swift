@@ -38,10 +38,10 @@ import Testing
         #expect {
             _ = try Renderer.render(request, input: input, output: folder.file("out.jpg"), orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, let budget, let reason)? = error as? RenderError else {
-                return false
-            }
-            return needed > 900_000 && budget == 512 << 10 && reason.contains("progressive")
+            guard let error = error as? RenderError, error.code == .memoryBudgetExceeded,
+                let needed = error.bytesNeeded, let reason = error.operation
+            else { return false }
+            return needed > 900_000 && error.memoryBudget == 512 << 10 && reason.contains("progressive")
                 && "\(error)".contains("raise --memory-budget")
         }
         #expect(folder.contents() == ["progressive.jpg"], "nothing written")

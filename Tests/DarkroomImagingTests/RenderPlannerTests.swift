@@ -48,8 +48,10 @@ import Testing
         #expect {
             _ = try plan(20000, 10000, budget: 1 << 20)
         } throws: { error in
-            guard case .budgetTooSmall(let needed, let budget, _)? = error as? RenderError else { return false }
-            return needed > budget && budget == 1 << 20
+            guard let error = error as? RenderError, error.code == .memoryBudgetExceeded,
+                let needed = error.bytesNeeded, let budget = error.memoryBudget
+            else { return false }
+            return needed > budget && budget == 1 << 20 && error.isPermanent
         }
     }
 

@@ -20,7 +20,7 @@ import Testing
             _ = try Renderer.render(
                 request([.sepia(intensity: 1)], folder: folder), input: input, output: output, orientation: .up)
         } throws: { error in
-            guard case .codec(let codec)? = error as? RenderError, let jpeg = codec.cause as? JPEGError else {
+            guard let codec = (error as? RenderError)?.codecError, let jpeg = codec.cause as? JPEGError else {
                 return false
             }
             return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)

@@ -56,8 +56,7 @@ import Testing
         #expect {
             _ = try Renderer.render(request, input: Self.photo, output: folder.file("out.jpg"), orientation: .up)
         } throws: { error in
-            guard case .budgetTooSmall = error as? RenderError else { return false }
-            return true
+            (error as? RenderError)?.code == .memoryBudgetExceeded
         }
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.jpg")))
     }
@@ -126,8 +125,10 @@ import Testing
             #expect {
                 _ = try RenderGeometry(storedSize: size, orientation: .up, operations: [.rotate(rotation)])
             } throws: { error in
-                guard case .invalidRotation(let index, _, _, _) = error as? RenderError else { return false }
-                return index == 0 && (error as! RenderError).code == "invalid_rotation"
+                guard let error = error as? RenderError, error.code == .invalidRotation else { return false }
+                return error.operationIndex == 0 && error.degrees?.bitPattern == rotation.degrees.bitPattern
+                    && error.canvas == size
+                    && error.code.rawValue == "invalid_rotation"
             }
         }
     }

@@ -58,7 +58,7 @@ import Testing
             _ = try Renderer.render(
                 request(threads: threads, folder: folder), from: source, to: output, display: display, orientation: .up)
         } throws: { error in
-            guard case .codec(let codec)? = error as? RenderError, codec.format == .jpeg,
+            guard let codec = (error as? RenderError)?.codecError, codec.format == .jpeg,
                 let jpeg = codec.cause as? JPEGError, let cause = jpeg.cause
             else { return false }
             return jpeg.code == .io && jpeg.path == "originals/ab/ab12.jpg" && jpeg.byteOffset == 40_000
@@ -84,7 +84,7 @@ import Testing
                 request(threads: threads, folder: folder), from: FileSource(path: input.path), to: output,
                 display: display, orientation: .right)
         } throws: { error in
-            guard case .codec(let codec)? = error as? RenderError, let jpeg = codec.cause as? JPEGError else {
+            guard let codec = (error as? RenderError)?.codecError, let jpeg = codec.cause as? JPEGError else {
                 return false
             }
             return jpeg.code == .io && jpeg.path == failing && jpeg.cause?.systemErrno == ENOSPC

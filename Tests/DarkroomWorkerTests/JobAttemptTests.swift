@@ -47,7 +47,7 @@ struct AttemptDriver {
 
 let result = JobResult(.original(outcome: "reverted to the original"), expectedCurrent: .adjustment(12))
 let transient = JobFailure.transient(code: .storageUnavailable, message: "the share is not mounted")
-let broken = PostgresError(kind: .connectionLost, message: "server closed the connection unexpectedly")
+let broken = PostgresError(code: .connectionLost, message: "server closed the connection unexpectedly")
 
 @Suite("JobAttempt: rendering and its outcome")
 struct JobAttemptRenderTests {
@@ -201,7 +201,8 @@ struct JobAttemptLeaseTests {
         let actions = driver.send(.assetChanged(changed))
         let failure = JobFailure.transient(code: .assetChanged, message: changed.description)
         #expect(actions == [.fail(failure, retryAfter: .seconds(7.5))])
-        guard case .fail(let recorded, _)? = actions.first, case .assetChanged? = recorded.cause as? QueueError else {
+        guard case .fail(let recorded, _)? = actions.first, (recorded.cause as? QueueError)?.code == .assetChanged
+        else {
             Issue.record("the failure keeps the queue's error as its cause: \(actions)")
             return
         }
@@ -210,7 +211,7 @@ struct JobAttemptLeaseTests {
 
     @Test func aWriteThatFailsForAnotherReasonIsAbandoned() {
         var driver = AttemptDriver.completing()
-        let refused = PostgresError(kind: .queryFailed, message: "violates check constraint")
+        let refused = PostgresError(code: .queryFailed, message: "violates check constraint")
         #expect(driver.send(.writeFailed(refused)) == [.finish(.abandoned(.writeFailed(refused)))])
     }
 }

@@ -77,25 +77,60 @@ struct WorkerDecisionTests {
         #expect(backoff.next(randomUnit: -7) == .seconds(1), "chance outside 0...1 is clamped")
     }
 
-    @Test func everyRenderErrorIsRecordedUnderItsOwnCode() {
+    /// Every render code has its failure code, of the same spelling; a codec's error is recorded
+    /// as its format and code. Total: each code of each enum is enumerated, none may fall back
+    /// to `render_failed`, and no two share a failure code.
+    @Test func everyRenderErrorCodeIsRecordedUnderItsOwnFailureCode() {
         let underlying = StreamError(code: .io, object: "p", message: "m")
-        var errors: [RenderError] = CodecError.Format.allCases.flatMap { format in
-            CodecError.Code.allCases.map {
-                .codec(
-                    CodecError(
-                        code: $0, format: format, message: "m", objectName: "p", isPermanent: true, cause: underlying))
+        var recorded: [FailureCode] = []
+        for code in RenderError.Code.allCases where code != .codec {
+            let failure = FailureCode(code, codec: nil)
+            #expect(failure.rawValue == code.rawValue, "\(code)")
+            recorded.append(failure)
+        }
+        for format in CodecError.Format.allCases {
+            for code in CodecError.Code.allCases {
+                let codec = CodecError(
+                    code: code, format: format, message: "m", objectName: "p", isPermanent: true, cause: underlying)
+                let failure = FailureCode(.codec(codec))
+                #expect(failure.rawValue == "\(format.rawValue)_\(code.rawValue)")
+                #expect(failure == FailureCode(RenderError.Code.codec, codec: codec))
+                recorded.append(failure)
             }
         }
-        errors += [
-            .cropOutOfBounds(
-                operationIndex: 0, crop: PixelRect(x: 0, y: 0, width: 1, height: 1),
-                canvas: PixelSize(width: 1, height: 1)),
-            .budgetTooSmall(needed: 2, budget: 1, reason: "r"), .imageTooLarge(pixels: 2, limit: 1),
-            .spill(path: "p", message: "m"), .output(StreamError(code: .io, object: "p", message: "m")), .cancelled,
-        ]
-        for error in errors {
-            #expect(FailureCode(error).rawValue == error.code, "\(error)")
-        }
+        #expect(!recorded.contains(.renderFailed) && Set(recorded).count == recorded.count)
+    }
+
+    /// The codes the database holds from renders, spelled as operators query them.
+    @Test func renderCodesKeepTheirStoredSpelling() {
+        #expect(
+            RenderError.Code.allCases.map(\.rawValue) == [
+                "codec", "crop_out_of_bounds", "invalid_rotation", "filter_not_loaded", "memory_budget_exceeded",
+                "image_too_large", "spill_failed", "output_failed", "render_cancelled",
+            ])
+        #expect(FailureCode.assetChanged.rawValue == QueueError.Code.assetChanged.rawValue)
+    }
+
+    /// Each constructor keeps its context and decides whether a retry could help.
+    @Test func renderErrorsCarryTheirContextAndCause() {
+        let budget = RenderError.budgetTooSmall(needed: 2 << 20, budget: 1 << 20, reason: "a progressive JPEG")
+        #expect(budget.code == .memoryBudgetExceeded && budget.isPermanent)
+        #expect(budget.bytesNeeded == 2 << 20 && budget.memoryBudget == 1 << 20)
+        #expect(
+            budget.description == "a progressive JPEG needs 2 MiB but the memory budget is 1 MiB; "
+                + "raise --memory-budget to at least 2 MiB")
+        let spill = RenderError.spill(path: "/scratch", message: "write failed", errno: ENOSPC)
+        #expect(spill.code == .spillFailed && !spill.isPermanent && spill.cause == .system(errno: ENOSPC))
+        #expect(spill.objectName == "/scratch" && spill.description.contains("No space left on device"))
+        let rejected = StreamError(code: .rejected, object: "renders/1.jpg", message: "403")
+        let output = RenderError.output(rejected)
+        #expect(output.code == .outputFailed && output.isPermanent && output.cause == .stream(rejected))
+        #expect(!RenderError.output(StreamError(code: .io, object: "o", message: "m")).isPermanent)
+        let crop = RenderError.cropOutOfBounds(
+            operationIndex: 2, crop: PixelRect(x: 5, y: 0, width: 10, height: 10),
+            canvas: PixelSize(width: 8, height: 8))
+        #expect(crop.operationIndex == 2 && crop.region?.x == 5 && crop.canvas == PixelSize(width: 8, height: 8))
+        #expect(RenderError.cancelled.code == .cancelled && !RenderError.cancelled.isPermanent)
     }
 
     @Test func adjustmentAndStorageCodesKeepTheirStrings() {

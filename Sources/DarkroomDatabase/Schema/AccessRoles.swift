@@ -58,7 +58,7 @@ public struct AccessRole: Sendable, Hashable {
         let word = try row["kind"].decode(String.self)
         guard let kind = Kind(rawValue: word) else {
             throw PostgresError(
-                kind: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)")
+                code: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)")
         }
         self.kind = kind
         name = try row["role_name"].decode(String.self)

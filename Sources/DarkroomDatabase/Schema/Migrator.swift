@@ -67,8 +67,7 @@ public struct Migrator: Sendable {
                 do {
                     try connection.execute(migration.sql)
                 } catch let error as PostgresError {
-                    throw QueueError.migrationFailed(
-                        version: migration.version, name: migration.name, underlying: error)
+                    throw QueueError.migrationFailed(version: migration.version, name: migration.name, cause: error)
                 }
                 _ = try connection.query(
                     "INSERT INTO darkroom.schema_migrations (version, name) VALUES ($1, $2)",
@@ -81,7 +80,7 @@ public struct Migrator: Sendable {
                     logger.notice("created role", metadata: ["kind": "\(role.kind)", "role": "\(role.name)"])
                 }
             } catch let error as PostgresError {
-                throw QueueError.grantsFailed(underlying: error)
+                throw QueueError.grantsFailed(cause: error)
             }
             if newlyApplied.isEmpty {
                 logger.debug("schema is up to date", metadata: ["version": "\(applied.max() ?? 0)"])
@@ -95,7 +94,7 @@ public struct Migrator: Sendable {
             do {
                 try connection.execute(definition.sql)
             } catch let error as PostgresError {
-                throw QueueError.definitionFailed(file: definition.file, underlying: error)
+                throw QueueError.definitionFailed(file: definition.file, cause: error)
             }
         }
     }

@@ -8,9 +8,9 @@ import LibHeif
 public func checkImageRefusal(_ error: any Error, inputSize: Int) {
     switch error {
     case let error as RenderError:
-        switch error {
-        case .codec(let codec): checkImageRefusal(codec.cause, inputSize: inputSize)
-        case .imageTooLarge, .budgetTooSmall: break
+        switch (error.code, error.codecError) {
+        case (.codec, let codec?): checkImageRefusal(codec.cause, inputSize: inputSize)
+        case (.imageTooLarge, _), (.memoryBudgetExceeded, _): break
         default: require(false, "the planner refused with \(error)")
         }
     case let error as JPEGError:
