@@ -22,6 +22,8 @@ public struct FileRender {
     public var displayOutputPath: String?
     public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
     public var registry: EditorRegistry = .standard
+    /// The LUTs of the filters the data names (`--filter-file`); a filter without one is refused.
+    public var filterFiles: [FilterFile] = []
 
     public init(
         inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
@@ -40,7 +42,9 @@ public struct FileRender {
 
     func request() throws -> RenderRequest {
         var request = RenderRequest(
-            operations: try registry.operations(identifier: formatIdentifier, version: formatVersion, data: data),
+            operations: try FilterFile.attach(
+                filterFiles,
+                to: registry.operations(identifier: formatIdentifier, version: formatVersion, data: data)),
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: spillDirectory,
             rewriteExif: { original, size in
