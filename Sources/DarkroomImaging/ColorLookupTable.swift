@@ -18,9 +18,9 @@ public final class ColorLookupTable: Sendable, Hashable, CustomStringConvertible
     public let domainMin: RGBColor
     public let domainMax: RGBColor
     public let title: String?
-    /// RGB triples: for a cube, point `(r, g, b)` at `3·(r + size·(g + size·b))`; for curves,
-    /// point `i` of every channel at `3·i`. One spare float at the end lets the kernel load
-    /// four floats at the last point.
+    /// For a cube, point `(r, g, b)` at `4·(r + size·(g + size·b))`, its RGB padded with a zero
+    /// so the kernel reads each corner with one aligned four-float load; for curves, RGB triples,
+    /// point `i` of every channel at `3·i`, and one spare float at the end.
     let points: [Float]
 
     /// `values` are the RGB triples in file order (`size³` or `size` of them). The caller
@@ -36,7 +36,15 @@ public final class ColorLookupTable: Sendable, Hashable, CustomStringConvertible
         self.domainMin = domainMin
         self.domainMax = domainMax
         self.title = title
-        points = values + [0]
+        if kind == .cube {
+            var padded = [Float](repeating: 0, count: count * 4)
+            for point in 0..<count {
+                for channel in 0..<3 { padded[point * 4 + channel] = values[point * 3 + channel] }
+            }
+            points = padded
+        } else {
+            points = values + [0]
+        }
     }
 
     /// The table that gives back its input: each point holds its own grid position.
@@ -59,7 +67,12 @@ public final class ColorLookupTable: Sendable, Hashable, CustomStringConvertible
     }
 
     /// The values in file order.
-    public var values: ArraySlice<Float> { points.dropLast() }
+    public var values: [Float] {
+        switch kind {
+        case .cube: (0..<points.count).compactMap { $0 % 4 == 3 ? nil : points[$0] }
+        case .curves: Array(points.dropLast())
+        }
+    }
 
     /// Bytes the table holds while a render uses it (what the memory budget counts).
     public var byteCount: Int { points.count * 4 }

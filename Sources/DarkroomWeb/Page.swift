@@ -8,7 +8,9 @@ enum Page {
     /// `live` marks a page whose `#live` part the script refreshes every two seconds.
     static func document(title: String, session: WebSession?, current: String, live: Bool = false, _ body: HTML) -> HTML
     {
-        let links: [(String, String)] = [("/", "Overview"), ("/batches", "Batches"), ("/failures", "Failures")]
+        let links: [(String, String)] = [
+            ("/", "Overview"), ("/batches", "Batches"), ("/failures", "Failures"), ("/filters", "Filters"),
+        ]
         let nav: [HTML] = links.map { path, label in
             path == current
                 ? "<a href=\"\(path)\" aria-current=\"page\">\(label)</a>" : "<a href=\"\(path)\">\(label)</a>"

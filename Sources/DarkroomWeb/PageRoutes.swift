@@ -62,6 +62,11 @@ struct PageRoutes {
                 return FailuresPage.render(failures, codes: codes, filter: filter, session: session)
             }
         }
+        router.get("/filters") { _, context in
+            try await page(context) { session in
+                FiltersPage.render(try await dashboard.read { try FilterCatalog($0).versions() }, session: session)
+            }
+        }
         router.get("/assets/:id") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             return try await page(context) { session in

@@ -25,6 +25,8 @@ public struct FileRender {
     /// For a `com.apple.photo` edit: render its geometry and leave out what darkroom cannot
     /// reproduce (named in `appleWarning`), instead of refusing, as `worker --apple-geometry-only`.
     public var appleGeometryOnly = false
+    /// The LUTs of the filters the data names (`--filter-file`); a filter without one is refused.
+    public var filterFiles: [FilterFile] = []
 
     public init(
         inputPath: String, outputPath: String, formatIdentifier: String, formatVersion: String,
@@ -58,7 +60,8 @@ public struct FileRender {
     func request(apple: ApplePhotoPlan?) throws -> RenderRequest {
         let operations =
             try apple?.geometry.operations()
-            ?? registry.operations(identifier: formatIdentifier, version: formatVersion, data: data)
+            ?? FilterFile.attach(
+                filterFiles, to: registry.operations(identifier: formatIdentifier, version: formatVersion, data: data))
         var request = RenderRequest(
             operations: operations,
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,

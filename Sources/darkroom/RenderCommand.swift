@@ -42,6 +42,13 @@ extension Darkroom {
         @Option(help: "Also write a display-size copy (longest side --display-size) here.") var display: String?
         @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int =
             RenderRequest.defaultDisplayLongestSide
+        @Option(
+            name: .customLong("filter-file"),
+            help: ArgumentHelp(
+                "A filter's LUT: NAME@VERSION=PATH.cube (repeat for more). An operation without a version gets "
+                    + "the newest given for its name; a sha256 in the data must be the file's.",
+                valueName: "name@version=path"))
+        var filterFiles: [String] = []
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
         @Flag(help: "Print the plan and exit.") var explain = false
 
@@ -53,6 +60,9 @@ extension Darkroom {
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
             guard (16...65_500).contains(displaySize) else { throw ValidationError("--display-size must be 16…65500") }
+            for argument in filterFiles where FilterFile(argument: argument) == nil {
+                throw ValidationError("--filter-file: cannot read \"\(argument)\"; write NAME@VERSION=PATH.cube")
+            }
             if !explain, output == nil { throw ValidationError("give -o OUTPUT (or --explain)") }
             if aae != nil, data != nil || dataFile != nil {
                 throw ValidationError("--aae is the adjustment data: give it without --data or --data-file")
@@ -73,6 +83,7 @@ extension Darkroom {
                 job.displayOutputPath = display
                 job.displayLongestSide = displaySize
                 job.appleGeometryOnly = appleGeometryOnly
+                job.filterFiles = filterFiles.compactMap(FilterFile.init(argument:))
                 do {
                     if let warning = try job.applePlan()?.geometryOnlyWarning {
                         let line = "darkroom: warning: apple_geometry_only: \(warning)\n"
@@ -100,6 +111,8 @@ extension Darkroom {
                     throw CommandFailure.invalidInput(error.description)
                 } catch let error as AdjustmentError {
                     throw CommandFailure.invalidInput(error.description)
+                } catch let error as FilterFileError {
+                    throw CommandFailure.invalidInput("\(error) [\(error.code.rawValue)]")
                 }
             }
         }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Render benchmark: darkroom against the libjpeg-turbo floor (djpeg | cjpeg) and vips, and for a
 # 12 MP iPhone HEIC against libheif's heif-convert (decode + libjpeg) and vips' HEIF loader, and a 2°
-# straighten against a plain crop of the same size, all measured in this run on this machine.
+# straighten against a plain crop of the same size, a 33³ LUT filter against sepia, all measured
+# in this run on this machine.
 # Prints the tables; docs/benchmarks.md holds the current ones.
 #   usage: render-bench.sh DARKROOM_BINARY WORK_DIR
 set -euo pipefail
@@ -151,6 +152,37 @@ printf '%-34s %9s %9s %8d MB %10d MB %8s\n' "rotate 2°, crop mode, 1 core" "$wa
 printf '%-34s %9s %9s %8d MB\n' "crop to $turned, 1 core" "$wall_crop1_photo24" "$cpu_crop1_photo24" $((rss_crop1_photo24 / 1024))
 printf 'straighten against crop (CPU seconds): %s\n' \
   "$(python3 -c "print(f'{$cpu_straighten1_photo24 / $cpu_crop1_photo24:.2f}x')")"
+
+# ---- a filter: a 33³ LUT against sepia, the same render otherwise ---------------------
+# One core at 64 MiB. The LUT is a designer-style look made here (an S-curve, warm shadows, a
+# little more saturation), 33³ as Resolve and Photoshop export them. Issue 23 asks for the LUT
+# render within 1.1× the CPU of the sepia render.
+python3 - look33.cube <<'PY'
+import sys
+n = 33
+lines = ['TITLE "bench look"', "LUT_3D_SIZE 33"]
+def curve(x): return x * x * (3 - 2 * x) * 0.6 + x * 0.4
+for b in range(n):
+    for g in range(n):
+        for r in range(n):
+            rgb = [r / (n - 1), g / (n - 1), b / (n - 1)]
+            y = 0.2126 * rgb[0] + 0.7152 * rgb[1] + 0.0722 * rgb[2]
+            c = [y + (v - y) * 1.15 for v in rgb]
+            c = [c[0] + 0.04 * (1 - y), c[1] + 0.01, c[2] - 0.03 * (1 - y) + 0.02 * y]
+            lines.append("%.6f %.6f %.6f" % tuple(min(1, max(0, curve(min(1, max(0, v))))) for v in c))
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+lut_ops='{"operations":[{"op":"filter","name":"look","version":"1.0.0"}]}'
+measure "sepia1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data '{"operations":[{"op":"sepia"}]}' \
+  --quality 92 --memory-budget 64MiB --threads 1
+measure "lut1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data "$lut_ops" --filter-file look@1.0.0=look33.cube \
+  --quality 92 --memory-budget 64MiB --threads 1
+printf '\n%-34s %9s %9s %10s\n' "filter (6000×4000, 1 core, 64 MiB)" "wall s" "cpu s" "peak RSS"
+printf '%-34s %9s %9s %8d MB\n' "sepia" "$wall_sepia1_photo24" "$cpu_sepia1_photo24" $((rss_sepia1_photo24 / 1024))
+printf '%-34s %9s %9s %8d MB\n' "33³ LUT (tetrahedral)" "$wall_lut1_photo24" "$cpu_lut1_photo24" $((rss_lut1_photo24 / 1024))
+printf 'LUT against sepia (CPU seconds): %s; LUT cost over sepia: %s ns/pixel\n' \
+  "$(python3 -c "print(f'{$cpu_lut1_photo24 / $cpu_sepia1_photo24:.2f}x')")" \
+  "$(python3 -c "print(f'{($cpu_lut1_photo24 - $cpu_sepia1_photo24) / 24e6 * 1e9:.1f}')")"
 
 # The HEIC's whole-image decode: peak RSS minus the fixed cost of the same binary rendering a
 # 16×16 HEIC (libheif and its codecs loaded) against what the planner priced (`--explain`).

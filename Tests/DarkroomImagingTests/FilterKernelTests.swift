@@ -211,7 +211,7 @@ import Testing
             ])
         #expect(
             RenderPlanner.lookupTableBytes(geometry)
-                == TransferCurves.bytes + (33 * 33 * 33 * 3 + 1) * 4 + (5 * 5 * 5 * 3 + 1) * 4)
+                == TransferCurves.bytes + 33 * 33 * 33 * 4 * 4 + 5 * 5 * 5 * 4 * 4)
         #expect(
             RenderPlanner.lookupTableBytes(
                 try RenderGeometry(

@@ -61,6 +61,13 @@ import Testing
                 assetID: assets[0], formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
                 data: Array(#"{"operations":[{"op":"solarize"}]}"#.utf8), batch: "spring")
             let total = Self.edits.count * assets.count + 1
+            // Two versions of a filter, and one asset's edit using the older, outside the batch.
+            let luts = Fixtures.root.appendingPathComponent("luts").path
+            _ = try darkroom.run(["filter", "add", "dusk", "1.0.0", luts + "/obs-grayscale.cube"])
+            _ = try darkroom.run(["filter", "add", "dusk", "1.1.0", luts + "/obs-original.cube"])
+            _ = try setup.enqueue(
+                assetID: assets[2], formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                data: Array(#"{"operations":[{"op":"filter","name":"dusk","version":"1.0.0"}]}"#.utf8))
 
             var accounts = AccountFile(path: folder + "/accounts")
             try accounts.set(name: "olga", role: .operator, password: "correct horse battery")
@@ -145,7 +152,7 @@ import Testing
                 #expect(
                     try browser.evaluate("document.body.textContent.includes('unknown_operation')") as? Bool == true)
                 let status = try darkroom.run(["status"])
-                #expect(status.contains("last hour: \(total - 1) succeeded, 1 failed, 0 cancelled"), "\(status)")
+                #expect(status.contains("last hour: \(total) succeeded, 1 failed, 0 cancelled"), "\(status)")
 
                 // A failed job, retried with its button.
                 try browser.open(base + "/failures?batch=spring")
@@ -195,7 +202,16 @@ import Testing
                                 "SELECT count(*) FROM darkroom.assets WHERE current_adjustment_id IS NOT NULL"
                             ).int ?? -1))
                 try shoot("overview.png")
-                #expect(checked.count == 8)
+                // The filters: each version with the assets whose current chain uses it.
+                try browser.open(base + "/filters")
+                #expect(
+                    try browser.evaluate("document.getElementById('filter-dusk@1.0.0').lastElementChild.textContent")
+                        as? String == "1")
+                #expect(
+                    try browser.evaluate("document.getElementById('filter-dusk@1.1.0').lastElementChild.textContent")
+                        as? String == "0")
+                try shoot("filters.png")
+                #expect(checked.count == 9)
             }
         }
     }

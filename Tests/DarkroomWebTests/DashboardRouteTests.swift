@@ -18,7 +18,7 @@ import Testing
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 for path in [
-                    "/", "/batches/spring", "/failures", "/assets/\(fixture.assetID)",
+                    "/", "/batches/spring", "/failures", "/filters", "/assets/\(fixture.assetID)",
                     "/assets/\(fixture.assetID)/original.jpg",
                 ] {
                     let page = try await browser.get(path)
@@ -139,6 +139,66 @@ import Testing
         }
     }
 
+    @Test func theFiltersPageShowsEachVersionAndTheAssetsWhoseChainUsesIt() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            try await Self.app(dashboard).test(.router) { client in
+                let connection = try PostgresConnection(fixture.url)
+                var browser = Browser(client)
+                _ = try await browser.signIn(DashboardFixture.viewerName)
+                let empty = try await browser.get("/filters")
+                #expect(empty.status == .ok && empty.body.contains("No filters."))
+
+                let catalog = FilterCatalog(connection)
+                let old = String(repeating: "0123456789abcdef", count: 4)
+                _ = try catalog.add(name: "dusk", version: "1.0.0", sha256: old, size: 1_234_567)
+                _ = try catalog.add(
+                    name: "dusk", version: "1.1.0", sha256: String(repeating: "fe", count: 32), size: 2_048)
+                _ = try catalog.add(
+                    name: "dusk", version: "2.0.0-rc.1", sha256: String(repeating: "aa", count: 32), size: 2_048)
+                _ = try catalog.add(name: "noir", version: "1.0.0", sha256: String(repeating: "bb", count: 32), size: 9)
+                // A second asset with an edit using dusk 1.0.0, rendered: its current chain uses it.
+                let asset = try AssetStore(connection).register(
+                    NewAsset(
+                        originalPath: "originals/cd/" + String(repeating: "cd", count: 32) + ".jpg",
+                        contentSHA256: String(repeating: "cd", count: 32), byteSize: 1, pixelWidth: 8, pixelHeight: 8,
+                        orientation: 1, latitude: nil, longitude: nil)
+                ).id
+                let job = try connection.query(
+                    "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text) AS id",
+                    [.int(asset), .text(#"{"operations":[{"op":"filter","name":"dusk","version":"1.0.0"}]}"#)]
+                )[0]["id"].decode(Int64.self)
+                let queue = JobQueue(connection, logger: .quiet)
+                let claimed = try #require(
+                    try queue.claim(workerID: "test-worker", limit: 10, lease: .seconds(60)).first { $0.id == job })
+                _ = try queue.complete(claimed, with: sampleAdjustment(for: claimed))
+
+                let page = try await browser.get("/filters")
+                #expect(page.status == .ok)
+                #expect(page.body.contains("<a href=\"/filters\" aria-current=\"page\">Filters</a>"))
+                let versions = try catalog.versions()
+                #expect(versions.map(\.assets) == [0, 0, 1, 0], "\(versions)")
+                for version in versions {
+                    let start = try #require(
+                        page.body.range(of: "<tr id=\"filter-\(version.name)@\(version.version)\">"),
+                        "\(version.name) \(version.version)")
+                    let rest = page.body[start.lowerBound...]
+                    let row = String(rest[..<(rest.range(of: "</tr>")?.upperBound ?? rest.endIndex)])
+                    #expect(row.contains("title=\"\(version.sha256)\">\(version.sha256.prefix(12))</span>"))
+                    #expect(row.contains("<td class=\"num\">\(version.assets)</td></tr>"), "\(row)")
+                    #expect(row.contains("(newest)") == version.isNewest, "\(row)")
+                    #expect(row.contains("<td>\(version.addedBy)</td>"))
+                }
+                #expect(page.body.contains("<td class=\"num\">1.2 MiB</td>"))
+                // Newest first, each filter under its own heading.
+                let order = ["filter-dusk@2.0.0-rc.1", "filter-dusk@1.1.0", "filter-dusk@1.0.0", "filter-noir"]
+                let positions = order.compactMap { page.body.range(of: "id=\"\($0)")?.lowerBound }
+                #expect(positions.count == 4 && positions == positions.sorted())
+                // The CLI reads the same view.
+                #expect(versions.first { $0.version == "1.1.0" }?.isNewest == true)
+            }
+        }
+    }
+
     @Test func thumbnailsAreUprightSmallJPEGsMadeOnceThenCached() async throws {
         try await DashboardFixture.with { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
@@ -239,7 +299,7 @@ import Testing
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 _ = try await browser.signIn(DashboardFixture.operatorName)
-                for path in ["/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures"] {
+                for path in ["/", "/batches", "/batches/spring", "/batches/spring/sample", "/failures", "/filters"] {
                     let page = try await browser.get(path)
                     #expect(page.status == .ok, "\(path): \(page.status) \(page.body.suffix(300))")
                 }
