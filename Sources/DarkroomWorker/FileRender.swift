@@ -78,6 +78,9 @@ public struct FileRender {
             output.abort()
             throw error
         }
-        return try Renderer.render(request, from: input, to: output, display: display, orientation: orientation(for:))
+        let reopen: (() throws -> any ByteSource)? =
+            settings.hdr == .keep ? { [inputPath] in try FileSource(path: inputPath) } : nil
+        return try Renderer.render(
+            request, from: input, to: output, display: display, gainMapSource: reopen, orientation: orientation(for:))
     }
 }

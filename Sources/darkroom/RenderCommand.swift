@@ -37,6 +37,8 @@ extension Darkroom {
         @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int =
             RenderRequest.defaultDisplayLongestSide
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
+        @Option(help: "keep: an original's HDR gain map goes through the edit into the output; drop: standard range.")
+        var hdr: HDROutput = .keep
         @Flag(help: "Print the plan and exit.") var explain = false
 
         func validate() throws {
@@ -60,6 +62,7 @@ extension Darkroom {
                         memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
                         threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
+                job.settings.hdr = hdr
                 job.displayOutputPath = display
                 job.displayLongestSide = displaySize
                 do {
@@ -102,3 +105,4 @@ extension Darkroom.Render {
 }
 
 extension RenderPlanner.HuffmanOptimisation: ExpressibleByArgument {}
+extension HDROutput: ExpressibleByArgument {}
