@@ -218,8 +218,11 @@ public enum Renderer {
             try encoder.finish()
             try derivative?.encoder.finish()
         }
-        warnings = decoder.warnings + warnings
-        guard let map, let primary = primarySink as? ScratchSink else { return (plan, warnings, nil) }
+        guard let map, let primary = primarySink as? ScratchSink else {
+            return (plan, decoder.warnings + warnings, nil)
+        }
+        // A gain-map JPEG's bytes after its image are the MPF images, the map among them: carried, not stray.
+        warnings = decoder.warnings.filter { $0.code != "jpeg.trailing_bytes" } + warnings
         try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
         if let display, let scratch = displaySink as? ScratchSink {
             try GainMapJoin.write(
