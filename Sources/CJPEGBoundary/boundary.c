@@ -355,8 +355,8 @@ int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION heig
     j_compress_ptr cinfo = &encoder->cinfo;
     cinfo->image_width = width;
     cinfo->image_height = height;
-    cinfo->input_components = colour == DR_ENCODE_RGB ? 3 : 4;
-    cinfo->in_color_space = colour == DR_ENCODE_RGB ? JCS_RGB : JCS_CMYK;
+    cinfo->input_components = colour == DR_ENCODE_RGB ? 3 : colour == DR_ENCODE_GREY ? 1 : 4;
+    cinfo->in_color_space = colour == DR_ENCODE_RGB ? JCS_RGB : colour == DR_ENCODE_GREY ? JCS_GRAYSCALE : JCS_CMYK;
     jpeg_set_defaults(cinfo);
     // libjpeg writes an Adobe APP14 marker for both, with the transform flag 0 (CMYK) or 2 (YCCK).
     if (colour == DR_ENCODE_YCCK) jpeg_set_colorspace(cinfo, JCS_YCCK);

@@ -57,10 +57,14 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
     public var rerenderOf: Int64?
     /// What its render met without spoiling the pixels.
     public var warnings: [RecordedWarning]
+    /// Whether its render carries an HDR gain map (`adjustment_records.carries_hdr`, from the
+    /// provenance record).
+    public var carriesHDR = false
 
     static let columnNames = [
         "id", "asset_id", "job_id", "format_identifier", "format_version", "data", "base_adjustment_id",
         "rendered_path", "rendered_width", "rendered_height", "rendered_bytes", "created_at", "rerender_of", "warnings",
+        "carries_hdr",
     ]
     static let columns = columnNames.joined(separator: ", ")
 
@@ -84,6 +88,7 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
         createdAt = try row["created_at"].decode(Date.self)
         rerenderOf = try row["rerender_of"].decode(Int64?.self)
         warnings = try row["warnings"].decode(RecordedWarnings.self).list
+        carriesHDR = try row["carries_hdr"].decode(Bool.self)
     }
 
     public init(

@@ -45,8 +45,11 @@ public struct MemoryEstimate: Sendable, Equatable {
     public var conversion = 0
     /// Rotations' and orientations' bands, blocks and in-memory spills.
     public var resampling = 0
+    /// The rendered gain map's JPEGs, held until they are joined to the image's, and the join's
+    /// buffer (`GainMapCarry`); its own render comes before and is priced on its own.
+    public var gainMap = 0
     public var total: Int {
-        decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion + resampling
+        decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion + resampling + gainMap
     }
 }
 
@@ -270,8 +273,28 @@ public enum RenderPlanner {
         return plan
     }
 
+    /// A gain map's render (`GainMapCarry`): its samples, held whole, are its decoder; no colour
+    /// operation runs on it. nil when even the smallest strips do not fit `budget`.
+    static func planGainMap(
+        geometry: RenderGeometry, samplesBytes: Int, display: PixelSize?, fullChroma: Bool, budget: Int
+    ) -> RenderPlan? {
+        let encoding = OutputEncoding(quality: OutputEncoding.defaultQuality, fullChroma: fullChroma)
+        let displayBytes =
+            display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: fullChroma) } ?? 0
+        let streams = (display == nil ? 1 : 2) * JPEGEncoder.destinationBufferBytes
+        let plans = candidateHeights.lazy.map { height in
+            plan(
+                source: nil, geometry: geometry, encoding: encoding, height: height, decoder: samplesBytes,
+                displayBytes: displayBytes, streams: streams, budget: budget)
+        }
+        guard var plan = plans.first(where: { $0.memory.total <= budget }) else { return nil }
+        plan.displaySize = display
+        return plan
+    }
+
+    /// One candidate strip height. `source` is nil for a gain map's samples, already in memory.
     private static func plan(
-        source: SourceHeader, geometry: RenderGeometry, encoding: OutputEncoding, height: Int, decoder: Int,
+        source: SourceHeader?, geometry: RenderGeometry, encoding: OutputEncoding, height: Int, decoder: Int,
         displayBytes: Int, streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
@@ -288,9 +311,9 @@ public enum RenderPlanner {
         var plan = RenderPlan(
             geometry: geometry, decodeRows: height, tile: nil, spill: .none, spillBytes: 0,
             stripHeight: height, optimizeCoding: false, memory: memory, budget: budget,
-            isProgressive: source.isProgressive)
-        plan.inputFormat = source.formatName
-        if case .heif(let heif) = source.codec { plan.heifDecode = HEIFDecode(heif) }
+            isProgressive: source?.isProgressive ?? false)
+        plan.inputFormat = source?.formatName ?? "gain map"
+        if case .heif(let heif) = source?.codec { plan.heifDecode = HEIFDecode(heif) }
         let halo = neighbourhoodBytes(geometry) + (geometry.hasNeighbourhoodOperations ? region.width * height * 3 : 0)
         if orientation.streamsRows {
             plan.memory.stripBuffers = decodeStrip + outputStripBytes(width: output.width, rows: height) + halo
@@ -353,8 +376,8 @@ public enum RenderPlanner {
 
     /// A CMYK or YCCK JPEG decodes `rowsPerRead` rows of 4 bytes a pixel into the conversion's own
     /// buffer, then converts them into the RGB strip; with an ICC profile, Little CMS's transform too.
-    static func conversionBytes(_ source: SourceHeader, width: Int, rowsPerRead: Int) -> Int {
-        guard case .jpeg(let header) = source.codec, let method = CMYKMethod(header) else { return 0 }
+    static func conversionBytes(_ source: SourceHeader?, width: Int, rowsPerRead: Int) -> Int {
+        guard case .jpeg(let header) = source?.codec, let method = CMYKMethod(header) else { return 0 }
         let rows = width * 4 * rowsPerRead
         if case .profile = method { return rows + CMYKToRGBTransform.approximateBytes }
         return rows

@@ -15,6 +15,9 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     /// profile, no transform): they were converted by Adobe's naive formula instead, so the
     /// colours are approximate. The render is sRGB and says so.
     case cmykProfileNotUsed(reason: String)
+    /// The original's HDR gain map could not be carried (missing, cut off, of an absurd size,
+    /// inconsistent with its metadata, too large for the budget): the render is standard range.
+    case gainMapDropped(reason: String)
 
     public var code: String {
         switch self {
@@ -22,6 +25,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         case .exifNotCopied: "exif.not_copied"
         case .colourProfileNotEmbedded: "colour.profile_not_embedded"
         case .cmykProfileNotUsed: "colour.cmyk_profile_not_used"
+        case .gainMapDropped: "gain_map.dropped"
         }
     }
 
@@ -34,6 +38,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         case .cmykProfileNotUsed(let reason):
             "the CMYK original's ICC profile could not convert its colours, so they were converted without it "
                 + "(Adobe's naive formula: approximate): \(reason)"
+        case .gainMapDropped(let reason):
+            "the original's HDR gain map was not carried, so the render is standard range only: \(reason)"
         }
     }
 

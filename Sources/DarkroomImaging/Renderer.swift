@@ -62,6 +62,18 @@ public struct RenderResult: Sendable {
     /// Things that went wrong without spoiling the pixels (an input without its EOI marker,
     /// unreadable EXIF, ...).
     public var warnings: [RenderWarning]
+    /// The HDR gain map the output (and its display copy) carries; nil for standard range.
+    public var hdr: CarriedHDR? = nil
+}
+
+/// What a render's HDR gain map is: where it came from and what it now is.
+public struct CarriedHDR: Sendable, Equatable {
+    /// The original's gain-map format: "apple", "hdrgm" (Ultra HDR, Adobe) or "iso_21496_1".
+    public var sourceFormat: String
+    /// The rendered map's size (the output's geometry at the map's resolution).
+    public var mapSize: PixelSize
+    /// log2 of the headroom the map reaches (the stops above SDR white a display may show).
+    public var headroomStops: Double
 }
 
 public enum Renderer {
@@ -83,25 +95,33 @@ public enum Renderer {
     /// (after its own `irot`, `imir` and `clap`).
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-        display: (any ObjectUpload)? = nil, orientation: Orientation
+        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
+        orientation: Orientation
     ) throws -> RenderResult {
-        try render(request, from: input, to: output, display: display) { _ in orientation }
+        try render(request, from: input, to: output, display: display, gainMapSource: gainMapSource) { _ in
+            orientation
+        }
     }
 
     /// As above, with the orientation picked from the header (its EXIF orientation).
+    /// `gainMapSource` opens the same input again, for the HDR gain map a JPEG keeps after its own
+    /// image (`GainMapCarry`; a HEIF's comes from `input`); the output then carries the map. nil
+    /// renders standard range.
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-        display: (any ObjectUpload)? = nil,
+        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderResult {
         do {
-            let result = try encode(request, from: input, to: output, display: display, orientation: orientation)
+            let result = try encode(
+                request, from: input, to: output, display: display, gainMapSource: gainMapSource,
+                orientation: orientation)
             let bytes = try publish(output)
             let displayBytes = try display.map(publish)
             return RenderResult(
                 plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
                 displaySize: display == nil ? nil : result.plan.displaySize, displayBytes: displayBytes,
-                warnings: result.warnings)
+                warnings: result.warnings, hdr: result.hdr)
         } catch {
             output.abort()
             display?.abort()
@@ -109,17 +129,55 @@ public enum Renderer {
         }
     }
 
-    /// Decodes, runs the strips and finishes both encoders; commits nothing.
+    /// Decodes, runs the strips and finishes both encoders; commits nothing. With a gain map, the
+    /// map is loaded and rendered first, both JPEGs wait in scratch files, then each is joined to
+    /// its map on the way out.
     static func encode(
         _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-        orientation: (SourceHeader) throws -> Orientation
-    ) throws -> (plan: RenderPlan, warnings: [RenderWarning]) {
-        let decoder = try openDecoder(input, request: request)
-        let plan = try plan(
-            request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: display != nil)
-        let size = plan.geometry.outputSize
+        gainMapSource: (() throws -> any ByteSource)? = nil, orientation: (SourceHeader) throws -> Orientation
+    ) throws -> (plan: RenderPlan, warnings: [RenderWarning], hdr: CarriedHDR?) {
         var warnings: [RenderWarning] = []
-        let encoder = try wrap { try JPEGEncoder(sink: output) }
+        let decoder = try openDecoder(input, request: request)
+        var carry: GainMapCarry?
+        if let gainMapSource {
+            do {
+                carry = try GainMapCarry.load(
+                    from: decoder, reopen: gainMapSource, maxBytes: GainMapCarry.maxFileBytes(request.limits))
+            } catch {
+                warnings.append(.gainMapDropped(reason: error.reason))
+            }
+        }
+        let turn = try orientation(decoder.header)
+        var plan = try plan(
+            request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil)
+        var map: RenderedGainMap?
+        if let loaded = carry {
+            carry = nil  // the samples go once the map is rendered
+            do {
+                let rendered = try renderGainMap(
+                    loaded, request: request, header: decoder.header, orientation: turn, plan: plan)
+                plan = try Self.plan(
+                    request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil,
+                    holding: heldBytes(rendered))
+                map = rendered
+            } catch let drop as GainMapCarry.Drop {
+                warnings.append(.gainMapDropped(reason: drop.reason))
+            } catch RenderError.budgetTooSmall(let needed, let budget, _) {
+                warnings.append(
+                    .gainMapDropped(
+                        reason: "the image's render and its gain map's JPEGs need \(ByteCount.format(needed)) "
+                            + "of the \(ByteCount.format(budget)) left once the map is held"))
+            }
+        }
+        let primarySink: any ByteSink =
+            try map.map { _ in
+                try ScratchSink(directory: request.spillDirectory, name: output.objectName)
+            } ?? output
+        let displaySink: (any ByteSink)? = try display.map { display in
+            try map.map { _ in try ScratchSink(directory: request.spillDirectory, name: display.objectName) } ?? display
+        }
+        let size = plan.geometry.outputSize
+        let encoder = try wrap { try JPEGEncoder(sink: primarySink) }
         var encoding = request.encoding.jpeg
         encoding.optimizeCoding = plan.optimizeCoding
         try wrap {
@@ -138,8 +196,8 @@ public enum Renderer {
             to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
             warnings: &warnings)
         var derivative: Derivative?
-        if let display, let displaySize = plan.displaySize {
-            let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
+        if let displaySink, let displaySize = plan.displaySize {
+            let displayEncoder = try wrap { try JPEGEncoder(sink: displaySink) }
             try wrap {
                 try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding)
             }
@@ -160,8 +218,58 @@ public enum Renderer {
             try encoder.finish()
             try derivative?.encoder.finish()
         }
-        warnings = decoder.warnings + warnings
-        return (plan, warnings)
+        guard let map, let primary = primarySink as? ScratchSink else {
+            return (plan, decoder.warnings + warnings, nil)
+        }
+        // A gain-map JPEG's bytes after its image are the MPF images, the map among them: carried, not stray.
+        warnings = decoder.warnings.filter { $0.code != "jpeg.trailing_bytes" } + warnings
+        try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
+        if let display, let scratch = displaySink as? ScratchSink {
+            try GainMapJoin.write(
+                scratch, map: map.displayJPEG, metadata: map.metadata, to: display, warnings: &warnings)
+        }
+        let dropped = warnings.contains { if case .gainMapDropped = $0 { true } else { false } }
+        let hdr = CarriedHDR(
+            sourceFormat: map.kind.rawValue, mapSize: map.size,
+            headroomStops: max(map.metadata.alternateHeadroom, map.metadata.baseHeadroom))
+        return (plan, warnings, dropped ? nil : hdr)
+    }
+
+    /// The map through the image's geometry, priced on its own: its samples, its strips and its
+    /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file).
+    static func renderGainMap(
+        _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
+    ) throws -> RenderedGainMap {
+        let picture = header.placement(scaleEighths: request.decodeScaleEighths).size
+        try carry.checkShape(picture: picture)
+        let geometry = try carry.geometry(picture: picture, orientation: orientation, operations: request.operations)
+        let display = plan.displaySize.map {
+            GainMapCarry.displaySize(mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: $0)
+        }
+        let channels = carry.samples.channels
+        let held =
+            GainMapCarry.encodedBound(geometry.outputSize, channels: channels)
+            + (display.map { GainMapCarry.encodedBound($0, channels: channels) } ?? 0)
+        // Before it starts, the image's decoder holds its input: all of a HEIF, little of a JPEG.
+        let available = request.limits.memoryBudget - (plan.heifDecode?.fileBytes ?? 0) - held
+        guard
+            let mapPlan = RenderPlanner.planGainMap(
+                geometry: geometry, samplesBytes: carry.samplesBytes, display: display, fullChroma: true,
+                budget: available)
+        else {
+            throw GainMapCarry.Drop(
+                reason:
+                    "rendering its \(carry.size) gain map does not fit the \(ByteCount.format(request.limits.memoryBudget)) budget"
+            )
+        }
+        return try carry.render(
+            plan: mapPlan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
+            isCancelled: request.isCancelled)
+    }
+
+    /// What the image's render holds for the map: its JPEGs and the join's buffer.
+    static func heldBytes(_ map: RenderedGainMap) -> Int {
+        map.jpeg.count + (map.displayJPEG?.count ?? 0) + GainMapJoin.chunkBytes
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.
@@ -187,19 +295,29 @@ public enum Renderer {
         }
     }
 
-    static func plan(_ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool)
-        throws -> RenderPlan
-    {
+    /// `holding`: bytes the render keeps beside its own buffers (a rendered gain map), taken
+    /// from its budget.
+    static func plan(
+        _ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool,
+        holding: Int = 0
+    ) throws -> RenderPlan {
         let placement = header.placement(scaleEighths: request.decodeScaleEighths)
         let oriented = placement.followed(by: orientation)
         let geometry = try RenderGeometry(
             storedSize: placement.decodedSize, orientation: oriented.orientation, window: oriented.window,
             operations: request.operations)
-        return try RenderPlanner.plan(
+        var limits = request.limits
+        limits.memoryBudget -= holding
+        var plan = try RenderPlanner.plan(
             source: header, geometry: geometry, encoding: request.encoding,
-            huffman: request.huffman, limits: request.limits,
+            huffman: request.huffman, limits: limits,
             displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
             streamBufferBytes: request.streamBufferBytes)
+        if holding > 0 {
+            plan.memory.gainMap = holding
+            plan.budget = request.limits.memoryBudget
+        }
+        return plan
     }
 
     /// The smallest decode scale, in eighths, whose longest side still reaches `longestSide`

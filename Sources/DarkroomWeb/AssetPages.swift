@@ -31,6 +31,11 @@ enum AssetPages {
         return " (\(ApplePhotoFormat.summary(of: layer.data) ?? "unreadable data"))"
     }
 
+    /// " · HDR" when the layer's render carries a gain map.
+    static func hdrFlag(_ layer: Adjustment) -> HTML {
+        layer.carriesHDR ? " · <strong class=\"hdr\" title=\"carries the original's HDR gain map\">HDR</strong>" : ""
+    }
+
     /// A figure with a thumbnail; nil adjustment means the original.
     static func figure(assetID: Int64, adjustmentID: Int64?, caption: HTML) -> HTML {
         let source = adjustmentID.map { adjustmentURL(assetID, $0) } ?? originalURL(assetID)
@@ -50,7 +55,7 @@ enum AssetPages {
         let layers: [HTML] = data.chain.enumerated().map { index, layer in
             """
             <div class="pair">\(figure(assetID: asset.id, adjustmentID: nil, caption: "before: the original"))\
-            \(figure(assetID: asset.id, adjustmentID: layer.id, caption: "after layer \(index + 1): adjustment \(layer.id), \(layer.formatIdentifier) \(layer.formatVersion)\(Self.appleSummary(layer))\(layer.baseAdjustmentID.map { " on \($0)" } ?? " on the original")\(layer.rerenderOf.map { ", re-render of \($0)" } ?? "")"))</div>
+            \(figure(assetID: asset.id, adjustmentID: layer.id, caption: "after layer \(index + 1): adjustment \(layer.id), \(layer.formatIdentifier) \(layer.formatVersion)\(Self.appleSummary(layer))\(layer.baseAdjustmentID.map { " on \($0)" } ?? " on the original")\(layer.rerenderOf.map { ", re-render of \($0)" } ?? "")\(Self.hdrFlag(layer))"))</div>
             """
         }
         let history: [HTML] = data.history.map { entry in

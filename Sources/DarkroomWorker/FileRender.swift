@@ -105,7 +105,10 @@ public struct FileRender {
             output.abort()
             throw error
         }
+        let reopen: (() throws -> any ByteSource)? =
+            settings.hdr == .keep ? { [inputPath] in try FileSource(path: inputPath) } : nil
         return try Renderer.render(
-            request, from: input, to: output, display: display, orientation: { orientation(for: $0, apple: apple) })
+            request, from: input, to: output, display: display, gainMapSource: reopen,
+            orientation: { orientation(for: $0, apple: apple) })
     }
 }

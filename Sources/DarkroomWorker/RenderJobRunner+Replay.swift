@@ -110,7 +110,9 @@ extension RenderJobRunner {
                     renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
                     rerenderOf: old.id,
                     warnings: result.warnings.map(RecordedWarning.init),
-                    renderedWith: RenderProvenance(operations: operations, settings: settings, display: isTop).json))
+                    renderedWith: RenderProvenance(
+                        operations: operations, settings: settings, display: isTop, hdr: result.hdr
+                    ).json))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
             orientation = .up  // renders are upright already
         }

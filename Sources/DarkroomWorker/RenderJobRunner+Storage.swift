@@ -40,8 +40,12 @@ extension RenderJobRunner {
         request.isCancelled = isCancelled
         let result: RenderResult
         do {
+            // A JPEG's gain map follows its image: read the original again to reach it.
+            let reopen: (() throws -> any ByteSource)? =
+                settings.hdr == .keep ? { [self] () throws -> any ByteSource in try open(input) } : nil
             result = try Renderer.render(
-                request, from: source, to: upload, display: displayUpload, orientation: orientation)
+                request, from: source, to: upload, display: displayUpload, gainMapSource: reopen,
+                orientation: orientation)
         } catch let error as RenderError {
             throw classify(error, input: input)
         } catch {

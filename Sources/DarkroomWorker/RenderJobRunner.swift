@@ -135,7 +135,8 @@ public struct RenderJobRunner: Sendable {
             baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
             renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
             warnings: result.warnings.map(RecordedWarning.init),
-            renderedWith: RenderProvenance(operations: operations, settings: settings, display: true).json)
+            renderedWith: RenderProvenance(operations: operations, settings: settings, display: true, hdr: result.hdr)
+                .json)
     }
 
     func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure)

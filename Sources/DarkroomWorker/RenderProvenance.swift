@@ -18,8 +18,11 @@ public struct RenderProvenance: Sendable, Equatable {
     public var chroma: String
     public var colourProfile: String
     public var displayLongestSide: Int?
+    /// The HDR gain map the render carries (`--hdr keep` and an original with one); nil for a
+    /// standard-range render.
+    public var hdr: CarriedHDR?
 
-    public init(operations: [ImageOperation], settings: RenderSettings, display: Bool) {
+    public init(operations: [ImageOperation], settings: RenderSettings, display: Bool, hdr: CarriedHDR? = nil) {
         darkroom = DarkroomRelease.version
         math = RenderMath.versions(of: operations)
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
@@ -27,6 +30,7 @@ public struct RenderProvenance: Sendable, Equatable {
         chroma = settings.encoding.chromaSubsampling
         colourProfile = RenderBuild.colourProfile
         displayLongestSide = display ? settings.displayLongestSide : nil
+        self.hdr = hdr
     }
 
     /// The record as JSON, keys in a fixed order.
@@ -39,6 +43,13 @@ public struct RenderProvenance: Sendable, Equatable {
         return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
             + "\"output\":{\"quality\":\(quality),\"chroma\":\(JSONText.quoted(chroma)),"
             + "\"colour_profile\":\(JSONText.quoted(colourProfile)),"
-            + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")}}"
+            + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")},\"hdr\":\(hdrJSON)}"
+    }
+
+    /// `false`, or what the render's gain map is: the original's format, the map's size, its headroom.
+    var hdrJSON: String {
+        guard let hdr else { return "false" }
+        return "{\"gain_map\":\(JSONText.quoted(hdr.sourceFormat)),\"map_width\":\(hdr.mapSize.width),"
+            + "\"map_height\":\(hdr.mapSize.height),\"headroom_stops\":\(hdr.headroomStops)}"
     }
 }

@@ -16,6 +16,8 @@ public struct RenderSettings: Sendable {
     /// reproduce, recording a warning that names them (else such a job fails with
     /// `apple_adjustment_unsupported`).
     public var appleGeometryOnly = false
+    /// Whether renders of an original with an HDR gain map carry the map (`--hdr keep`).
+    public var hdr: HDROutput = .keep
 
     public init(
         quality: Int = OutputEncoding.defaultQuality, huffman: RenderPlanner.HuffmanOptimisation = .off,
@@ -32,4 +34,10 @@ public struct RenderSettings: Sendable {
     /// 4:2:0 below quality 90, 4:4:4 from 90 up.
     public var encoding: OutputEncoding { OutputEncoding(quality: quality) }
     public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudgetPerJob, maxPixels: maxPixels) }
+}
+
+/// `--hdr keep|drop`: whether a render of an original with an HDR gain map carries the map
+/// through the edit (a gain-map JPEG, docs/hdr.md) or is standard range only.
+public enum HDROutput: String, Sendable, CaseIterable {
+    case keep, drop
 }

@@ -39,6 +39,8 @@ public struct WorkerOptions: Sendable {
     /// Apple Photos edits with adjustments darkroom cannot reproduce: their geometry only, with
     /// a warning naming what was left out (`worker --apple-geometry-only`), instead of failing.
     public var appleGeometryOnly = false
+    /// Whether renders carry an original's HDR gain map (`worker --hdr keep|drop`).
+    public var hdr: HDROutput = .keep
     /// The editors this worker runs.
     public var registry: EditorRegistry
     /// The formats this worker claims (normally `registry.claimableFormats`); nil claims every job.
@@ -92,6 +94,7 @@ public struct WorkerOptions: Sendable {
             quality: quality,
             memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
         settings.appleGeometryOnly = appleGeometryOnly
+        settings.hdr = hdr
         return settings
     }
 

@@ -7,6 +7,26 @@ public enum GainMapJPEGWriter {
     public static func join(primary: [UInt8], gainMap: [UInt8], metadata: GainMapMetadata) throws(GainMapError)
         -> [UInt8]
     {
+        let primarySegments = try JPEGSegments.read(primary)
+        try refuseXMP(in: primarySegments, of: primary)
+        let insertAt = insertionOffset(primarySegments)
+        let parts = try layout(insertAt: insertAt, primaryLength: primary.count, gainMap: gainMap, metadata: metadata)
+        return Array(primary[..<insertAt]) + parts.inserted + primary[insertAt...] + parts.secondary
+    }
+
+    /// Where the new segments go: after JFIF's APP0 and Exif's APP1, which must stay first.
+    public static func insertionOffset(_ primarySegments: [JPEGSegment]) -> Int {
+        let leading = primarySegments.prefix { $0.marker == 0xE0 || $0.marker == 0xE1 }
+        return leading.last.map { $0.payload.upperBound } ?? 2
+    }
+
+    /// The join without the primary's bytes, for a primary too large to hold (a render streams it
+    /// from a scratch file): the segments to insert at `insertAt` of a primary `primaryLength`
+    /// bytes long that carries no XMP or MPF index of its own, and the gain map's JPEG to write
+    /// after it.
+    public static func layout(insertAt: Int, primaryLength: Int, gainMap: [UInt8], metadata: GainMapMetadata)
+        throws(GainMapError) -> (inserted: [UInt8], secondary: [UInt8])
+    {
         let metadata = try metadata.validated(.xmp)
         try refuseXMP(in: try JPEGSegments.read(gainMap), of: gainMap)
         let secondary =
@@ -14,28 +34,21 @@ public enum GainMapJPEGWriter {
             + segment(0xE1, GainMapXMP.app1Payload(try GainMapXMP.gainMapPacket(metadata)))
             + segment(0xE2, ISOGainMapMetadata.jpegNamespace + (try ISOGainMapMetadata.encode(metadata)))
             + gainMap[2...]
-
-        let primarySegments = try JPEGSegments.read(primary)
-        try refuseXMP(in: primarySegments, of: primary)
-        // JFIF's APP0 and Exif's APP1 must stay first; the new segments follow them.
-        let leading = primarySegments.prefix { $0.marker == 0xE0 || $0.marker == 0xE1 }
-        let insertAt = leading.last.map { $0.payload.upperBound } ?? 2
         let inserted =
             segment(0xE1, GainMapXMP.app1Payload(GainMapXMP.primaryPacket(gainMapLength: secondary.count)))
             + segment(0xE2, ISOGainMapMetadata.jpegNamespace + [0, 0, 0, 0])
         let mpfLength = 4 + MPFIndex.encodedLength(imageCount: 2)
         let mpfHeaderOffset = insertAt + inserted.count + 4 + MPFIndex.signature.count
-        let primaryLength = primary.count + inserted.count + mpfLength
-        guard primaryLength + secondary.count <= Int(UInt32.max) else {
+        let joinedLength = primaryLength + inserted.count + mpfLength
+        guard joinedLength + secondary.count <= Int(UInt32.max) else {
             throw GainMapError(.tooLarge, .mpfIndex, "a file of more than 4 GiB")
         }
         let index = MPFIndex(images: [
-            MPFIndex.Image(attribute: MPFIndex.Image.baselinePrimary, size: UInt32(primaryLength), offset: 0),
+            MPFIndex.Image(attribute: MPFIndex.Image.baselinePrimary, size: UInt32(joinedLength), offset: 0),
             MPFIndex.Image(
-                attribute: 0, size: UInt32(secondary.count), offset: UInt32(primaryLength - mpfHeaderOffset)),
+                attribute: 0, size: UInt32(secondary.count), offset: UInt32(joinedLength - mpfHeaderOffset)),
         ])
-        return Array(primary[..<insertAt]) + inserted + segment(0xE2, index.encoded()) + primary[insertAt...]
-            + secondary
+        return (inserted + segment(0xE2, index.encoded()), secondary)
     }
 
     /// A marker segment: the marker, its length, the payload (at most 65 533 bytes).

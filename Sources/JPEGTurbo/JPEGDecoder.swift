@@ -236,10 +236,16 @@ public final class JPEGDecoder {
         }
         var exif: [UInt8]?
         var hasXMP = false
+        var hasMPF = false
         var iccChunks: [JPEGWarning.ICCChunk] = []
         var marker = info.marker_list
         while let current = marker {
             let length = Int(current.pointee.data_length)
+            if Int32(current.pointee.marker) == JPEG_APP0 + 2, length >= 4, let data = current.pointee.data,
+                UnsafeBufferPointer(start: data, count: 4).elementsEqual(Array("MPF".utf8) + [0])
+            {
+                hasMPF = true
+            }
             if Int32(current.pointee.marker) == JPEG_APP0 + 2, length >= 14, let data = current.pointee.data {
                 let bytes = UnsafeBufferPointer(start: data, count: length)
                 if bytes.starts(with: Array("ICC_PROFILE".utf8) + [0]) {
@@ -272,6 +278,7 @@ public final class JPEGDecoder {
             bitsPerSample: Int(info.data_precision), samplingFactors: factors,
             exifPayload: exif, iccProfile: icc)
         header.hasXMP = hasXMP
+        header.hasMPF = hasMPF
         header.adobeTransform = info.saw_Adobe_marker != 0 ? Int(info.Adobe_transform) : nil
         // libjpeg refused the chunks (and said so with a warning, recorded by the boundary).
         let unreadable = handle.pointee.icc_warning_code >= 0 && icc == nil

@@ -30,8 +30,16 @@ public struct JPEGEncoding: Sendable, Equatable {
         case cmyk
         /// 4 bytes a pixel as for `.cmyk`, stored as YCCK (transform 2).
         case ycck
+        /// 1 byte a pixel, stored as greyscale (a gain map's luminance).
+        case grey
 
-        public var bytesPerPixel: Int { self == .rgb ? 3 : 4 }
+        public var bytesPerPixel: Int {
+            switch self {
+            case .rgb: 3
+            case .cmyk, .ycck: 4
+            case .grey: 1
+            }
+        }
     }
 
     /// darkroom's default: chroma follows quality (4:4:4 at 90 and above).
@@ -93,11 +101,20 @@ public final class JPEGEncoder {
                 Int32(min(max(encoding.quality, 1), 100)),
                 encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
                 encoding.progressive ? 1 : 0,
-                encoding.colour == .rgb ? DR_ENCODE_RGB : encoding.colour == .cmyk ? DR_ENCODE_CMYK : DR_ENCODE_YCCK))
+                Self.boundaryColour(encoding.colour)))
         self.width = width
         bytesPerPixel = encoding.colour.bytesPerPixel
         self.height = height
         state = .started
+    }
+
+    private static func boundaryColour(_ colour: JPEGEncoding.Colour) -> Int32 {
+        switch colour {
+        case .rgb: DR_ENCODE_RGB
+        case .cmyk: DR_ENCODE_CMYK
+        case .ycck: DR_ENCODE_YCCK
+        case .grey: DR_ENCODE_GREY
+        }
     }
 
     /// Writes an APPn marker (e.g. APP1 for EXIF); call after `start`, before the first row.
@@ -118,7 +135,7 @@ public final class JPEGEncoder {
         }
     }
 
-    /// Writes `rowCount` rows of `width * 3` bytes (RGB; `width * 4` for CMYK), `rowStride` bytes apart.
+    /// Writes `rowCount` rows of `width * 3` bytes (RGB; `width * 4` for CMYK, `width` for grey), `rowStride` bytes apart.
     public func writeRows(from buffer: UnsafeRawBufferPointer, rowStride: Int, rowCount: Int) throws {
         guard state == .started else { throw misuse("writeRows before start or after finish") }
         guard rowCount > 0 else { return }

@@ -21,6 +21,9 @@ public struct JPEGHeader: Sendable, Equatable {
     public var iccProfile: [UInt8]?
     /// Whether an APP1 segment holds an XMP packet (darkroom reads EXIF, not XMP).
     public var hasXMP: Bool = false
+    /// Whether an APP2 segment holds an MPF index (CIPA DC-007): images follow this one, a gain
+    /// map among them perhaps.
+    public var hasMPF: Bool = false
     /// The transform flag of an Adobe APP14 marker (0: stored as is, 1: YCbCr, 2: YCCK), nil
     /// without one. Adobe's CMYK and YCCK files (Photoshop's) store CMYK inverted (0 is full ink),
     /// and mark it with this marker; other writers store ink amounts.

@@ -50,6 +50,8 @@ extension Darkroom {
                 valueName: "name@version=path"))
         var filterFiles: [String] = []
         @Option(help: "Threads: 2 runs the JPEG encoder beside decoding and color work.") var threads: Int = 2
+        @Option(help: "keep: an original's HDR gain map goes through the edit into the output; drop: standard range.")
+        var hdr: HDROutput = .keep
         @Flag(help: "Print the plan and exit.") var explain = false
 
         func validate() throws {
@@ -80,6 +82,7 @@ extension Darkroom {
                         memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
                         threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
+                job.settings.hdr = hdr
                 job.displayOutputPath = display
                 job.displayLongestSide = displaySize
                 job.appleGeometryOnly = appleGeometryOnly
@@ -163,3 +166,4 @@ extension Darkroom.Render {
 }
 
 extension RenderPlanner.HuffmanOptimisation: ExpressibleByArgument {}
+extension HDROutput: ExpressibleByArgument {}

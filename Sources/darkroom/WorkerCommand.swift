@@ -25,6 +25,8 @@ extension Darkroom {
                 "Render Apple Photos edits' crop, straighten and orientation even when they hold adjustments darkroom cannot reproduce (SmartTone, Effect…), recording a warning that names them; without it such jobs fail (apple_adjustment_unsupported)."
         )
         var appleGeometryOnly = false
+        @Option(help: "keep: an original's HDR gain map goes through the edit into the render; drop: standard range.")
+        var hdr: HDROutput = .keep
         @Option(
             help:
                 "Jobs rendered at once (default: one per core). A job that starts while cores are idle gets a second thread for its JPEG encoder."
@@ -101,6 +103,7 @@ extension Darkroom {
                     lease: .seconds(lease), pollInterval: .seconds(pollInterval),
                     maxDuration: maxDuration.flatMap(DurationText.parse), shutdownGrace: .seconds(shutdownGrace))
                 options?.appleGeometryOnly = appleGeometryOnly
+                options?.hdr = hdr
             }
             guard let options else { return }
             let logger = global.makeLogger()

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import Foundation
 import Testing
 
@@ -32,6 +33,16 @@ import Testing
         let missing: String? = nil
         #expect(HTML("[\(missing)]").markup == "[]")
         #expect(HTML.joined(["<i>a</i>", "<i>b</i>"], separator: " & ").markup == "<i>a</i> &amp; <i>b</i>")
+    }
+
+    /// The asset page's "after" caption flags a render that carries an HDR gain map, and only that.
+    @Test func aRenderWithAGainMapIsFlaggedHDR() {
+        var layer = Adjustment(
+            id: 7, assetID: 1, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: [],
+            renderedPath: "renders/7.jpg", renderedWidth: 10, renderedHeight: 10, renderedBytes: 100)
+        #expect(AssetPages.hdrFlag(layer).markup.isEmpty)
+        layer.carriesHDR = true
+        #expect(AssetPages.hdrFlag(layer).markup.contains(">HDR</strong>"))
     }
 
     @Test func pathSegmentsArePercentEncoded() {

@@ -1,3 +1,4 @@
+import DarkroomTestSupport
 import Foundation
 import GainMaps
 import Testing

@@ -174,8 +174,9 @@ int dr_encoder_open(dr_jpeg_encoder *encoder, dr_write_callback write, void *con
 #define DR_ENCODE_RGB 0                 // 3-component RGB input, stored as YCbCr
 #define DR_ENCODE_CMYK 1                // 4-component CMYK input, stored as CMYK (with an Adobe marker)
 #define DR_ENCODE_YCCK 2                // 4-component CMYK input, stored as YCCK (with an Adobe marker)
+#define DR_ENCODE_GREY 3                // 1-component input, stored as greyscale
 // `colour` is one of DR_ENCODE_*; quality 1..100; for RGB, chroma 4:4:4 when full_chroma, else
-// 4:2:0 (CMYK and YCCK take libjpeg's defaults); progressive uses libjpeg's standard scan script.
+// 4:2:0 (CMYK, YCCK and grey take libjpeg's defaults); progressive uses libjpeg's standard scan script.
 int dr_encoder_start(dr_jpeg_encoder *encoder, JDIMENSION width, JDIMENSION height,
                      int quality, int full_chroma, int optimize_coding, int progressive, int colour);
 int dr_encoder_write_marker(dr_jpeg_encoder *encoder, int marker, const JOCTET *data,

@@ -9,7 +9,9 @@ SELECT s.id, s.original_path, s.content_sha256, s.byte_size, s.pixel_width, s.pi
 
 CREATE OR REPLACE VIEW darkroom.adjustment_records AS
 SELECT a.id, a.asset_id, a.job_id, a.format_identifier, a.format_version, a.data, a.base_adjustment_id,
-       a.rendered_path, a.rendered_width, a.rendered_height, a.rendered_bytes, a.created_at, a.rerender_of, a.warnings
+       a.rendered_path, a.rendered_width, a.rendered_height, a.rendered_bytes, a.created_at, a.rerender_of, a.warnings,
+       -- Whether the render carries an HDR gain map: its provenance record says what the map is.
+       coalesce(jsonb_typeof(a.rendered_with -> 'hdr') = 'object', false) AS carries_hdr
   FROM darkroom.adjustments AS a;
 
 -- One asset's chain, bottom first, through the one walk there is (current_chains), with the

@@ -1,0 +1,354 @@
+import ByteStreams
+import GainMaps
+import JPEGTurbo
+import LibHeif
+
+/// An original's gain map carried through a render: loaded whole (it is small: a quarter or
+/// half of the image per side), checked against the picture, then rendered through the same
+/// orientation, crops, turns and rotations as the image, scaled to its own resolution, in strips
+/// under the budget. Colour operations and blurs change the image, not the map (as Apple Photos
+/// keeps a map through an edit). A map that cannot be carried is dropped with a
+/// `RenderWarning.gainMapDropped` and the render is standard range; it never fails the render.
+struct GainMapCarry {
+    var kind: GainMapKind
+    var metadata: GainMapMetadata
+    var samples: GainMapSamples
+
+    /// Why a map was not carried (the warning's reason).
+    struct Drop: Error {
+        var reason: String
+    }
+
+    /// The gain map of the input `decoder` has open (not started); nil when it has none. A HEIF's
+    /// auxiliary map is decoded by that decoder; a JPEG whose header has an MPF index is read
+    /// again whole through `reopen` (at most `maxBytes`) for the images after its own.
+    static func load(from decoder: SourceDecoder, reopen: () throws -> any ByteSource, maxBytes: Int) throws(Drop)
+        -> GainMapCarry?
+    {
+        let name = decoder.rows.objectName
+        switch decoder.codec {
+        case .heif(let heif):
+            let found: SourceGainMap?
+            do {
+                found = try SourceGainMap.find(in: heif.header)
+            } catch {
+                throw Drop(reason: "its gain map is unreadable: \(error)")
+            }
+            guard let found else { return nil }
+            guard case .heifAuxiliary(let id) = found.location else {
+                throw Drop(reason: "darkroom does not locate a HEIF tmap's gain map image yet")
+            }
+            do {
+                let image = try heif.decodeAuxiliary(id)
+                let samples = GainMapSamples(
+                    width: image.width, height: image.height, channels: 1, codes: image.samples)
+                return try checked(found, samples: samples)
+            } catch let error as Drop {
+                throw error
+            } catch {
+                throw Drop(reason: "its gain map could not be decoded: \(error)")
+            }
+        case .jpeg(let jpeg):
+            guard jpeg.header.hasMPF else { return nil }
+            let bytes: [UInt8]
+            do {
+                bytes = try readWhole(try reopen(), maxBytes: maxBytes)
+            } catch let error as Drop {
+                throw error
+            } catch {
+                throw Drop(reason: "the original could not be read again for its gain map: \(error)")
+            }
+            let found: SourceGainMap?
+            do {
+                found = try SourceGainMap.find(in: bytes, objectName: name)
+            } catch {
+                throw Drop(reason: "its gain map is unreadable: \(error)")
+            }
+            guard let found else { return nil }
+            do {
+                return try checked(found, samples: found.decode(from: bytes, objectName: name))
+            } catch let error as Drop {
+                throw error
+            } catch {
+                throw Drop(reason: "its gain map could not be decoded: \(error)")
+            }
+        }
+    }
+
+    private static func checked(_ found: SourceGainMap, samples: GainMapSamples) throws(Drop) -> GainMapCarry {
+        if let size = found.size, size != PixelSize(width: samples.width, height: samples.height) {
+            throw Drop(reason: "the gain map decodes to \(samples.width)x\(samples.height), not its stated \(size)")
+        }
+        return GainMapCarry(kind: found.kind, metadata: found.metadata, samples: samples)
+    }
+
+    private static func readWhole(_ input: any ByteSource, maxBytes: Int) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let got = try chunk.withUnsafeMutableBytes { buffer throws(StreamError) in try input.read(into: buffer) }
+            if got == 0 { return bytes }
+            guard bytes.count + got <= maxBytes else {
+                throw Drop(reason: "finding the gain map means holding the whole file, more than \(maxBytes) bytes")
+            }
+            bytes += chunk[..<got]
+        }
+    }
+
+    var size: PixelSize { PixelSize(width: samples.width, height: samples.height) }
+    var samplesBytes: Int { samples.codes.count }
+
+    /// A map whose shape is not the picture's cannot be aligned with it: refused unless its aspect
+    /// ratio is the picture's within a pixel of rounding and it is at most twice the picture per
+    /// side (libavif's own test files have maps slightly larger than their image).
+    func checkShape(picture: PixelSize) throws(Drop) {
+        let map = size
+        guard map.width >= 1, map.height >= 1, map.width <= 2 * picture.width, map.height <= 2 * picture.height
+        else {
+            throw Drop(reason: "a \(map) gain map for a \(picture) picture is of an absurd size")
+        }
+        let expectedHeight = Double(map.width) * Double(picture.height) / Double(picture.width)
+        let expectedWidth = Double(map.height) * Double(picture.width) / Double(picture.height)
+        guard abs(expectedHeight - Double(map.height)) <= 1 || abs(expectedWidth - Double(map.width)) <= 1 else {
+            throw Drop(reason: "a \(map) gain map does not have the shape of the \(picture) picture")
+        }
+        do {
+            _ = try metadata.validated(.xmp)
+        } catch {
+            throw Drop(reason: "its gain map's metadata contradict themselves: \(error)")
+        }
+    }
+
+    /// The map's geometry: the image's, at the map's resolution. `picture` is the image the
+    /// orientation applies to (what the map covers); colour operations and blurs are left out.
+    func geometry(picture: PixelSize, orientation: Orientation, operations: [ImageOperation]) throws(Drop)
+        -> RenderGeometry
+    {
+        let operations = Self.mapOperations(
+            operations, image: orientation.orientedSize(of: picture), map: orientation.orientedSize(of: size))
+        do {
+            return try RenderGeometry(storedSize: size, orientation: orientation, operations: operations)
+        } catch {
+            throw Drop(reason: "the edit's geometry does not fit the gain map: \(error)")
+        }
+    }
+
+    /// The geometric operations, each scaled by the map's size over the image's in the frame it
+    /// applies to (crops to whole map pixels, at least one). A rotation's fill shows no gain:
+    /// its corners get the map's lowest code.
+    static func mapOperations(_ operations: [ImageOperation], image: PixelSize, map: PixelSize) -> [ImageOperation] {
+        var image = image
+        var map = map
+        var result: [ImageOperation] = []
+        for operation in operations {
+            let scaleX = Double(map.width) / Double(image.width)
+            let scaleY = Double(map.height) / Double(image.height)
+            switch operation {
+            case .crop(let rect):
+                let (x, width) = scaled(rect.x, rect.width, by: scaleX, within: map.width)
+                let (y, height) = scaled(rect.y, rect.height, by: scaleY, within: map.height)
+                result.append(.crop(PixelRect(x: x, y: y, width: width, height: height)))
+                image = rect.size
+                map = PixelSize(width: width, height: height)
+            case .orient(let turn):
+                result.append(operation)
+                image = turn.orientedSize(of: image)
+                map = turn.orientedSize(of: map)
+            case .rotate(let rotation):
+                var turned = rotation
+                if case .rect(let rect) = rotation.window {
+                    let x = (Double(rect.x) * scaleX).rounded()
+                    let y = (Double(rect.y) * scaleY).rounded()
+                    let width = max(1, (Double(rect.maxX) * scaleX).rounded() - x)
+                    let height = max(1, (Double(rect.maxY) * scaleY).rounded() - y)
+                    turned.window = .rect(PixelRect(x: Int(x), y: Int(y), width: Int(width), height: Int(height)))
+                }
+                if rotation.fill != nil { turned.fill = RGBColor(red: 0, green: 0, blue: 0) }
+                result.append(.rotate(turned))
+                image = rotation.windowRect(on: image).size
+                map = turned.windowRect(on: map).size
+            default:
+                continue
+            }
+        }
+        return result
+    }
+
+    /// An interval of the image scaled onto the map's pixels: rounded edges, at least one pixel,
+    /// inside `size`.
+    private static func scaled(_ start: Int, _ length: Int, by scale: Double, within size: Int) -> (Int, Int) {
+        let low = min(max(Int((Double(start) * scale).rounded()), 0), size - 1)
+        let high = min(max(Int((Double(start + length) * scale).rounded()), low + 1), size)
+        return (low, high - low)
+    }
+
+    /// The map's display copy: the display copy's share of the image, at the map's resolution.
+    static func displaySize(mapOutput: PixelSize, output: PixelSize, display: PixelSize) -> PixelSize {
+        func side(_ map: Int, _ image: Int, _ shown: Int) -> Int {
+            min(map, max(1, Int((Double(shown) * Double(map) / Double(image)).rounded())))
+        }
+        return PixelSize(
+            width: side(mapOutput.width, output.width, display.width),
+            height: side(mapOutput.height, output.height, display.height))
+    }
+
+    /// A bound on an encoded map of `size`: JPEG at darkroom's qualities stays under a byte a
+    /// sample, plus its headers.
+    static func encodedBound(_ size: PixelSize, channels: Int) -> Int {
+        size.area * channels + (64 << 10)
+    }
+}
+
+/// The map rendered: its JPEG (and its display copy's), ready to join the image's.
+struct RenderedGainMap {
+    var kind: GainMapKind
+    var metadata: GainMapMetadata
+    var jpeg: [UInt8]
+    var displayJPEG: [UInt8]?
+    var size: PixelSize
+}
+
+extension GainMapCarry {
+    /// Renders the map with `plan` (from `RenderPlanner.planGainMap`) into memory: greyscale for a
+    /// luminance map, RGB (4:4:4) for a colour one. The bytes do not depend on the budget.
+    func render(
+        plan: RenderPlan, quality: Int, spillDirectory: String, isCancelled: @escaping @Sendable () -> Bool
+    ) throws -> RenderedGainMap {
+        let grey = samples.channels == 1
+        var encoding = JPEGEncoding(quality: quality, fullChroma: true)
+        if grey { encoding.colour = .grey }
+        let output = plan.geometry.outputSize
+        let sink = MemorySink(name: "gain map")
+        let encoder = try wrap { try JPEGEncoder(sink: sink) }
+        try wrap { try encoder.start(width: output.width, height: output.height, encoding: encoding) }
+        var displaySink: MemorySink?
+        var displayEncoder: JPEGEncoder?
+        var downscaler: StreamingDownscaler?
+        if let display = plan.displaySize {
+            let sink = MemorySink(name: "gain map (display copy)")
+            let encoder = try wrap { try JPEGEncoder(sink: sink) }
+            try wrap { try encoder.start(width: display.width, height: display.height, encoding: encoding) }
+            let greyRow = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: display.width)
+            let keeper = ByteRowBuffer(greyRow)
+            downscaler = StreamingDownscaler(resampler: AreaResampler(source: output, target: display)) { row in
+                try wrap {
+                    try Self.write(
+                        row, width: display.width, rows: 1, grey: grey, scratch: keeper.buffer, to: encoder)
+                }
+            }
+            displaySink = sink
+            displayEncoder = encoder
+        }
+        let pipeline = StripPipeline(
+            plan: plan, decoder: GainMapRows(samples, name: "gain map"), encoder: encoder,
+            spillDirectory: spillDirectory, threads: 1, isCancelled: isCancelled)
+        let produce = pipeline.makeProducer()
+        let strip = UnsafeMutableRawBufferPointer.allocate(
+            byteCount: output.width * plan.stripHeight * 3, alignment: 16)
+        defer { strip.deallocate() }
+        let greyStrip = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: output.width * plan.stripHeight)
+        defer { greyStrip.deallocate() }
+        while true {
+            if isCancelled() { throw RenderError.cancelled }
+            let rows = try produce(strip)
+            if rows == 0 { break }
+            let bytes = UnsafePointer(strip.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            try downscaler?.add(rows: rows, from: bytes)
+            try wrap {
+                try Self.write(bytes, width: output.width, rows: rows, grey: grey, scratch: greyStrip, to: encoder)
+            }
+        }
+        try wrap {
+            try encoder.finish()
+            try displayEncoder?.finish()
+        }
+        return RenderedGainMap(
+            kind: kind, metadata: metadata, jpeg: sink.bytes, displayJPEG: displaySink?.bytes, size: output)
+    }
+
+    /// RGB rows (equal channels for a luminance map) to the encoder: their first channel for grey.
+    private static func write(
+        _ rgb: UnsafePointer<UInt8>, width: Int, rows: Int, grey: Bool, scratch: UnsafeMutableBufferPointer<UInt8>,
+        to encoder: JPEGEncoder
+    ) throws {
+        guard grey else {
+            try encoder.writeRows(
+                from: UnsafeRawBufferPointer(start: rgb, count: width * rows * 3), rowStride: width * 3,
+                rowCount: rows)
+            return
+        }
+        for index in 0..<(width * rows) { scratch[index] = rgb[index * 3] }
+        try encoder.writeRows(
+            from: UnsafeRawBufferPointer(start: scratch.baseAddress!, count: width * rows), rowStride: width,
+            rowCount: rows)
+    }
+}
+
+/// A gain map's samples as the RGB rows a render's strips read (a luminance map's value in all
+/// three channels).
+final class GainMapRows: ScanlineDecoder {
+    let objectName: String
+    private let samples: GainMapSamples
+    private(set) var nextRow = 0
+
+    init(_ samples: GainMapSamples, name: String) {
+        self.samples = samples
+        objectName = name
+    }
+
+    var outputHeight: Int { samples.height }
+
+    func readRows(into buffer: UnsafeMutableRawBufferPointer, rowStride: Int, rowCount: Int) throws -> Int {
+        let rows = min(rowCount, samples.height - nextRow)
+        let width = samples.width
+        let target = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        samples.codes.withUnsafeBufferPointer { codes in
+            for row in 0..<rows {
+                let out = target + row * rowStride
+                let start = (nextRow + row) * width * samples.channels
+                if samples.channels == 3 {
+                    out.update(from: codes.baseAddress! + start, count: width * 3)
+                } else {
+                    for x in 0..<width {
+                        let code = codes[start + x]
+                        (out[3 * x], out[3 * x + 1], out[3 * x + 2]) = (code, code, code)
+                    }
+                }
+            }
+        }
+        nextRow += rows
+        return rows
+    }
+
+    func skipRows(_ count: Int) throws {
+        nextRow = min(samples.height, nextRow + count)
+    }
+}
+
+/// An encoded JPEG kept in memory (a gain map's: small, and bounded in the plan).
+final class MemorySink: ByteSink {
+    let objectName: String
+    private(set) var bytes: [UInt8] = []
+
+    init(name: String) { objectName = name }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
+        self.bytes.append(contentsOf: bytes)
+    }
+}
+
+/// Frees a byte row when the closure that uses it goes away.
+final class ByteRowBuffer {
+    let buffer: UnsafeMutableBufferPointer<UInt8>
+    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
+    deinit { buffer.deallocate() }
+}
+
+extension GainMapCarry {
+    /// The largest JPEG read whole for the gain map after its image: the file, the map's decoded
+    /// RGB rows and its samples together must fit the budget. (A HEIF's map comes from the
+    /// image's own decoder, whose file is priced already.)
+    static func maxFileBytes(_ limits: RenderLimits) -> Int {
+        min(SourceGainMap.maxFileBytes, limits.memoryBudget / 3)
+    }
+}

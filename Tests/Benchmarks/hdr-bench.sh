@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# HDR gain-map benchmark: what carrying an original's gain map costs (`--hdr keep` against
+# `--hdr drop`, measured in this run), on a real 24 MP iPhone 15 Pro HEIC (Apple's
+# half-resolution auxiliary map) and on a 24 MP Ultra HDR JPEG: that HEIC's own render with
+# `--hdr keep`, so a real photo and its real map joined by GainMapJPEGWriter (MPF, hdrgm,
+# ISO 21496-1). The edit: a 2° straighten, a crop and sepia, on one core, at 128 MiB.
+# Prints the table; docs/benchmarks.md holds the current one.
+#   usage: hdr-bench.sh DARKROOM_BINARY WORK_DIR
+set -euo pipefail
+darkroom=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$work"
+cd "$work"
+heic=$here/../Fixtures/corpus/osxphotos/IMG_3582.HEIC
+time_cmd=/usr/bin/time
+budget=128MiB
+
+[ -f ultrahdr24.jpg ] || "$darkroom" render "$heic" -o ultrahdr24.jpg --quality 92 --hdr keep --threads 1 >/dev/null
+exiftool -s -s -s -NumberOfImages ultrahdr24.jpg | grep -qx 2 || { echo "ultrahdr24.jpg has no gain map" >&2; exit 1; }
+
+ops='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":200,"y":200,"width":3600,"height":5000},{"op":"sepia","intensity":0.6}]}'
+
+# measure LABEL COMMAND...: best of 3 by CPU seconds; sets cpu_LABEL, wall_LABEL, rss_LABEL (KB).
+measure() {
+  local label=$1
+  shift
+  local best_cpu="" best_wall="" best_rss=""
+  for _ in 1 2 3; do
+    rm -f out.jpg
+    "$time_cmd" -f "%e %U %S %M" -o time.txt "$@" >/dev/null
+    read -r wall user sys rss <time.txt
+    local cpu
+    cpu=$(python3 -c "print(f'{$user + $sys:.2f}')")
+    if [ -z "$best_cpu" ] || python3 -c "import sys; sys.exit(0 if $cpu < $best_cpu else 1)"; then
+      best_cpu=$cpu best_wall=$wall best_rss=$rss
+    fi
+  done
+  printf -v "cpu_$label" '%s' "$best_cpu"
+  printf -v "wall_$label" '%s' "$best_wall"
+  printf -v "rss_$label" '%s' "$best_rss"
+}
+
+for input in heic24:"$heic" ultrahdr24:ultrahdr24.jpg; do
+  name=${input%%:*}
+  file=${input#*:}
+  for mode in keep drop; do
+    measure "${name}_$mode" "$darkroom" render "$file" -o out.jpg --data "$ops" --quality 92 \
+      --memory-budget $budget --threads 1 --hdr $mode
+  done
+done
+
+printf '\n%-38s %9s %9s %10s\n' "gain map (rotate 2°, crop, sepia)" "wall s" "cpu s" "peak RSS"
+for name in heic24 ultrahdr24; do
+  for mode in keep drop; do
+    wall=wall_${name}_$mode cpu=cpu_${name}_$mode rss=rss_${name}_$mode
+    printf '%-38s %9s %9s %7d MB\n' "$name --hdr $mode" "${!wall}" "${!cpu}" $((${!rss} / 1024))
+  done
+  keep=cpu_${name}_keep drop=cpu_${name}_drop
+  printf '%-38s %s\n' "$name: keep against drop (CPU)" "$(python3 -c "print(f'{${!keep} / ${!drop}:.2f}x')")"
+done
+echo "One core, --memory-budget $budget, quality 92; best of 3 runs each; GNU time."
