@@ -44,7 +44,7 @@ public struct FilterCatalog {
                     version: try $0["version"].decode(String.self), assets: try $0["assets"].decode(Int64.self))
             }
         } catch let error as PostgresError where error.code == .queryFailed {
-            let code: FilterCatalogError.Code = error.sqlState == "22023" ? .invalid : .database
+            let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
             throw FilterCatalogError(
                 code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
         } catch {
@@ -74,8 +74,8 @@ public struct FilterCatalog {
             return FilterUpgradeQueued(
                 queued: try row["queued"].decode(Int.self), batch: try row["batch_name"].decode(String.self),
                 version: try row["to_version"].decode(String.self))
-        } catch let error as PostgresError where error.kind == .queryFailed {
-            let code: FilterCatalogError.Code = error.sqlState == "22023" ? .invalid : .database
+        } catch let error as PostgresError where error.code == .queryFailed {
+            let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
             throw FilterCatalogError(
                 code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
         } catch {

@@ -162,11 +162,13 @@ public enum Renderer {
                 map = rendered
             } catch let drop as GainMapCarry.Drop {
                 warnings.append(.gainMapDropped(reason: drop.reason))
-            } catch RenderError.budgetTooSmall(let needed, let budget, _) {
+            } catch let error as RenderError where error.code == .memoryBudgetExceeded {
+                let needed = ByteCount.format(error.bytesNeeded ?? 0)
+                let budget = ByteCount.format(error.memoryBudget ?? 0)
                 warnings.append(
                     .gainMapDropped(
-                        reason: "the image's render and its gain map's JPEGs need \(ByteCount.format(needed)) "
-                            + "of the \(ByteCount.format(budget)) left once the map is held"))
+                        reason: "the image's render and its gain map's JPEGs need \(needed) "
+                            + "of the \(budget) left once the map is held"))
             }
         }
         let primarySink: any ByteSink =
