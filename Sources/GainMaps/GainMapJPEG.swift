@@ -17,22 +17,34 @@ public struct GainMapJPEG: Sendable, Equatable {
     public var offsetFromFileStart: Bool
 
     /// The gain map of the JPEG `bytes`; nil when the file has no MPF index or none of its
-    /// images carries gain-map metadata (a stereo MPO, a depth map), unless the primary image's
-    /// XMP names a gain map, which is then `.inconsistent`.
+    /// images carries gain-map metadata (a stereo MPO, a depth map), unless the primary image
+    /// names a gain map (its XMP `hdrgm`, or ISO 21496-1's APP2), which is then `.inconsistent`.
+    /// A damaged index, or an image it places outside the file, is an error only when the primary
+    /// names a gain map: otherwise nothing says a gain map was there to lose.
     public static func locate(in bytes: [UInt8]) throws(GainMapError) -> GainMapJPEG? {
         let segments = try JPEGSegments.read(bytes)
         guard let mpf = JPEGSegments.first(0xE2, startingWith: MPFIndex.signature, in: segments, of: bytes) else {
             return nil
         }
-        let index = try MPFIndex(app2Payload: Array(bytes[mpf.payload]))
-        let headerOffset = mpf.payload.lowerBound + MPFIndex.signature.count
         let primaryXMP = JPEGSegments.first(0xE1, startingWith: GainMapXMP.jpegSignature, in: segments, of: bytes)
             .map { Array(bytes[$0.payload].dropFirst(GainMapXMP.jpegSignature.count)) }
-        let namesGainMap = try primaryXMP.flatMap { packet throws(GainMapError) in try GainMapXMP.adobe(packet) } != nil
+        let namesGainMap =
+            try primaryXMP.flatMap { packet throws(GainMapError) in try GainMapXMP.adobe(packet) } != nil
+            || JPEGSegments.first(0xE2, startingWith: ISOGainMapMetadata.jpegNamespace, in: segments, of: bytes) != nil
+            || (try? appleHeadroomTags(primarySegments: segments, of: bytes)) != nil
+        let index: MPFIndex
+        do {
+            index = try MPFIndex(app2Payload: Array(bytes[mpf.payload]))
+        } catch {
+            if namesGainMap { throw error }
+            return nil
+        }
+        let headerOffset = mpf.payload.lowerBound + MPFIndex.signature.count
         for number in index.images.indices.dropFirst() {
             let image = index.images[number]
             guard image.size > 0 else { continue }
             guard let (range, fromStart) = place(image, headerOffset: headerOffset, in: bytes) else {
+                guard namesGainMap else { continue }
                 throw GainMapError(
                     .inconsistent, .mpfIndex,
                     "MP image \(number + 1) (\(image.size) bytes at offset \(image.offset)) lies outside the "
@@ -82,14 +94,22 @@ public struct GainMapJPEG: Sendable, Equatable {
         if let adobe = try GainMapXMP.adobe(packet), let metadata = adobe.metadata { return (.adobeXMP, metadata) }
         guard let apple = try GainMapXMP.apple(packet) else { return nil }
         if let headroom = apple.headroom { return (.apple, try AppleHeadroom.metadata(linearHeadroom: headroom)) }
-        let exif: [UInt8] = Array("Exif".utf8) + [0, 0]
-        guard let block = JPEGSegments.first(0xE1, startingWith: exif, in: primarySegments, of: bytes),
-            let tags = try AppleHeadroom.makerNoteTags(exifPayload: Array(bytes[block.payload]))
-        else {
+        guard let tags = try appleHeadroomTags(primarySegments: primarySegments, of: bytes) else {
             throw GainMapError(
                 .inconsistent, .appleMakerNote,
                 "an Apple gain map without its headroom (no XMP headroom, no tags 33/48)")
         }
         return (.apple, try AppleHeadroom.metadata(stops: AppleHeadroom.stops(tags)))
+    }
+
+    /// The primary's Apple MakerNote headroom tags (33/48): an iPhone's mark of an HDR photo.
+    private static func appleHeadroomTags(primarySegments: [JPEGSegment], of bytes: [UInt8]) throws(GainMapError)
+        -> AppleHeadroom.MakerNoteTags?
+    {
+        let exif: [UInt8] = Array("Exif".utf8) + [0, 0]
+        guard let block = JPEGSegments.first(0xE1, startingWith: exif, in: primarySegments, of: bytes) else {
+            return nil
+        }
+        return try AppleHeadroom.makerNoteTags(exifPayload: Array(bytes[block.payload]))
     }
 }

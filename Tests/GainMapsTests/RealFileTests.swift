@@ -75,6 +75,22 @@ import Testing
         #expect(try GainMapJPEG.locate(in: GainMapFiles.bytes("corpus/pillow/hopper.jpg")) == nil)
     }
 
+    /// Pillow's damaged stereo MPOs: nothing in the primary names a gain map, so a broken index
+    /// or an image beyond the file loses no gain map (and says none was lost).
+    @Test(arguments: ["sugarshack_bad_mpo_header.jpg", "sugarshack_no_data.mpo", "sugarshack_ifd_offset.mpo"])
+    func damagedStereoMPOHasNoGainMap(name: String) throws {
+        #expect(try GainMapJPEG.locate(in: GainMapFiles.bytes("corpus/pillow/\(name)")) == nil)
+    }
+
+    /// The same damage in an Ultra HDR JPEG, whose primary names its gain map, is an error.
+    @Test func damagedIndexOfANamedGainMapIsAnError() throws {
+        var bytes = try GainMapFiles.bytes("corpus/libvips/ultra-hdr.jpg")
+        let segment = try #require(
+            try JPEGSegments.read(bytes).first { bytes[$0.payload].starts(with: MPFIndex.signature) })
+        bytes[segment.payload.lowerBound + MPFIndex.signature.count] = UInt8(ascii: "X")  // no byte-order mark
+        #expect(throws: GainMapError.self) { try GainMapJPEG.locate(in: bytes) }
+    }
+
     private func close(_ a: SIMD3<Double>, _ b: SIMD3<Double>) -> Bool {
         (0..<3).allSatisfy { abs(a[$0] - b[$0]) < 1e-9 }
     }
