@@ -43,12 +43,8 @@ public struct FilterCatalog {
                 FilterUpgradeCount(
                     version: try $0["version"].decode(String.self), assets: try $0["assets"].decode(Int64.self))
             }
-        } catch let error as PostgresError where error.code == .queryFailed {
-            let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
-            throw FilterCatalogError(
-                code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
         } catch {
-            throw FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
+            throw Self.upgradeRefusal(error, name: name, belowVersion: belowVersion)
         }
     }
 
@@ -74,13 +70,20 @@ public struct FilterCatalog {
             return FilterUpgradeQueued(
                 queued: try row["queued"].decode(Int.self), batch: try row["batch_name"].decode(String.self),
                 version: try row["to_version"].decode(String.self))
-        } catch let error as PostgresError where error.code == .queryFailed {
-            let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
-            throw FilterCatalogError(
-                code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
         } catch {
-            throw FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
+            throw Self.upgradeRefusal(error, name: name, belowVersion: belowVersion)
         }
+    }
+
+    /// An upgrade SQL refused (a bad name or version: `invalid_parameter_value`), or a database
+    /// that could not answer.
+    private static func upgradeRefusal(_ error: any Error, name: String, belowVersion: String) -> FilterCatalogError {
+        guard let error = error as? PostgresError, error.code == .queryFailed else {
+            return FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
+        }
+        let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
+        return FilterCatalogError(
+            code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
     }
 
     /// Every version, by name, newest first.
