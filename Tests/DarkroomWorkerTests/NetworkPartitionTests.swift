@@ -9,9 +9,10 @@ import Testing
 /// namespace, reaching the server over a veth link whose far end forwards to it, and the test
 /// takes that link down in the middle of a render.
 @Suite(.serialized) struct NetworkPartitionTests {
-    /// Big enough that the render outlasts the moment it takes to cut the link, small enough
-    /// that two renders (the cut-off worker's and the rescuer's) keep the test short.
-    static let photo = (width: 1280, height: 960)
+    /// Big enough that the render outlasts the moment it takes to cut the link (the pixel loops
+    /// are optimised even in debug builds), small enough that two renders (the cut-off worker's
+    /// and the rescuer's) keep the test short.
+    static let photo = (width: 6000, height: 4000)
     /// A short lease so the cut-off worker's job is rescued within seconds.
     static let lease = ["--lease", "3", "--poll-interval", "0.2", "--log-level", "info"]
 
