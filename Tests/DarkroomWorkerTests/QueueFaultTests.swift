@@ -8,7 +8,7 @@ import Testing
 /// Real worker processes against the real server, killed, signalled and cancelled mid-render.
 /// The slow photo is big enough that a render takes seconds, so "mid-render" is not a race.
 @Suite(.serialized) struct QueueFaultTests {
-    static let slow = (width: 3200, height: 2400)
+    static let slow = (width: 6000, height: 4000)
     /// A short lease so a dead worker's job comes back within seconds.
     static let lease = ["--lease", "3", "--poll-interval", "0.2", "--log-level", "info"]
 
