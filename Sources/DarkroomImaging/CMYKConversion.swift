@@ -44,8 +44,8 @@ final class CMYKConversion {
             self.inverted = inverted
             do {
                 transform = try CMYKToRGBTransform(
-                    from: ColourProfile(iccBytes: bytes), input: inverted ? .invertedCMYK : .cmyk,
-                    to: ColourProfile.sRGB())
+                    from: ColorProfile(iccBytes: bytes), input: inverted ? .invertedCMYK : .cmyk,
+                    to: ColorProfile.sRGB())
                 warning = nil
             } catch {
                 transform = nil

@@ -216,7 +216,7 @@ extension GainMapCarry {
     ) throws -> RenderedGainMap {
         let grey = samples.channels == 1
         var encoding = JPEGEncoding(quality: quality, fullChroma: true)
-        if grey { encoding.colour = .grey }
+        if grey { encoding.color = .grey }
         let output = plan.geometry.outputSize
         let sink = MemorySink(name: "gain map")
         let encoder = try wrap { try JPEGEncoder(sink: sink) }

@@ -24,7 +24,7 @@ public struct ICCProfile: Sendable, Hashable {
     public let name: String
 
     /// The profile for an nclx description. Check `description.isSRGB` first: an sRGB render needs none.
-    public init(for description: ColourDescription) throws(ICCProfileError) {
+    public init(for description: ColorDescription) throws(ICCProfileError) {
         guard let curve = description.transfer.curve else {
             throw description.transfer.isHighDynamicRange
                 ? .highDynamicRange(description.transfer) : .unsupportedTransfer(description.transfer)
@@ -150,7 +150,7 @@ public enum ICCProfileError: Error, Sendable, Hashable, CustomStringConvertible 
     /// PQ or HLG: brighter-than-white light that an SDR JPEG profile cannot describe.
     case highDynamicRange(TransferCharacteristics)
     case unsupportedTransfer(TransferCharacteristics)
-    case unsupportedPrimaries(ColourPrimaries)
+    case unsupportedPrimaries(ColorPrimaries)
     /// Chromaticities that do not span a colour space (a y of 0, collinear primaries, white outside).
     case invalidPrimaries(RGBPrimaries)
 

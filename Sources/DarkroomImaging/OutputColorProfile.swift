@@ -13,7 +13,7 @@ struct OutputColorProfile {
     /// darkroom's own sRGB profile (ICC v2, as it builds for nclx), which converted renders carry.
     static let sRGB: [UInt8] = {
         do {
-            return try ICCProfile(primaries: ColourPrimaries.bt709.rgbPrimaries!, transfer: .sRGB).bytes
+            return try ICCProfile(primaries: ColorPrimaries.bt709.rgbPrimaries!, transfer: .sRGB).bytes
         } catch {
             preconditionFailure("darkroom's sRGB profile is built from constants: \(error)")
         }
@@ -32,12 +32,12 @@ struct OutputColorProfile {
             } else if let nclx = heif.nclx {
                 // No colour description, or an sRGB one: a JPEG without a profile is read as sRGB.
                 do {
-                    let description = try ColourDescription(
+                    let description = try ColorDescription(
                         primaries: nclx.primaries, transfer: nclx.transfer,
                         matrix: nclx.matrix, isFullRange: nclx.fullRange)
                     if !description.isSRGB { iccProfile = try ICCProfile(for: description).bytes }
                 } catch {
-                    warning = .colourProfileNotEmbedded(reason: "\(error)")
+                    warning = .colorProfileNotEmbedded(reason: "\(error)")
                 }
             }
         }

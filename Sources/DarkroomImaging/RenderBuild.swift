@@ -7,7 +7,7 @@ import Foundation
 public struct RenderBuild: Sendable, Equatable {
     /// The colour profile every render is written in: the original's ICC profile, one built
     /// from its nclx, or sRGB (`OutputColorProfile`'s rule), named as records keep it.
-    public static let colourProfile = "source"
+    public static let colorProfile = "source"
 
     public var math: [String: Int]
     public var quality: Int
@@ -29,7 +29,7 @@ public struct RenderBuild: Sendable, Equatable {
         let object: [String: Any] = [
             "math": math,
             "output": [
-                "quality": quality, "chroma": chroma, "colour_profile": Self.colourProfile,
+                "quality": quality, "chroma": chroma, "colour_profile": Self.colorProfile,
                 "display_longest_side": displayLongestSide,
             ] as [String: Any],
         ]

@@ -10,7 +10,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     case exifNotCopied(reason: String)
     /// The original's colours are described by nclx alone and no equivalent ICC profile could
     /// be built: the render carries none, so viewers read it as sRGB.
-    case colourProfileNotEmbedded(reason: String)
+    case colorProfileNotEmbedded(reason: String)
     /// A CMYK or YCCK original's ICC profile could not convert its pixels (unreadable, not a CMYK
     /// profile, no transform): they were converted by Adobe's naive formula instead, so the
     /// colours are approximate. The render is sRGB and says so.
@@ -23,7 +23,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .input(let warning, _): warning.code
         case .exifNotCopied: "exif.not_copied"
-        case .colourProfileNotEmbedded: "colour.profile_not_embedded"
+        case .colorProfileNotEmbedded: "colour.profile_not_embedded"
         case .cmykProfileNotUsed: "colour.cmyk_profile_not_used"
         case .gainMapDropped: "gain_map.dropped"
         }
@@ -33,7 +33,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .input(let warning, _): warning.message
         case .exifNotCopied(let reason): "EXIF not copied to the render: \(reason)"
-        case .colourProfileNotEmbedded(let reason):
+        case .colorProfileNotEmbedded(let reason):
             "no ICC profile embedded for the original's nclx colours, so viewers will read the render as sRGB: \(reason)"
         case .cmykProfileNotUsed(let reason):
             "the CMYK original's ICC profile could not convert its colours, so they were converted without it "

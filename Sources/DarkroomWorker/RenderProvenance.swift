@@ -16,7 +16,7 @@ public struct RenderProvenance: Sendable, Equatable {
     public var filters: [FilterStep]
     public var quality: Int
     public var chroma: String
-    public var colourProfile: String
+    public var colorProfile: String
     public var displayLongestSide: Int?
     /// The HDR gain map the render carries (`--hdr keep` and an original with one); nil for a
     /// standard-range render.
@@ -28,7 +28,7 @@ public struct RenderProvenance: Sendable, Equatable {
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
         quality = settings.encoding.quality
         chroma = settings.encoding.chromaSubsampling
-        colourProfile = RenderBuild.colourProfile
+        colorProfile = RenderBuild.colorProfile
         displayLongestSide = display ? settings.displayLongestSide : nil
         self.hdr = hdr
     }
@@ -42,7 +42,7 @@ public struct RenderProvenance: Sendable, Equatable {
         }.joined(separator: ",")
         return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
             + "\"output\":{\"quality\":\(quality),\"chroma\":\(JSONText.quoted(chroma)),"
-            + "\"colour_profile\":\(JSONText.quoted(colourProfile)),"
+            + "\"colour_profile\":\(JSONText.quoted(colorProfile)),"
             + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")},\"hdr\":\(hdrJSON)}"
     }
 

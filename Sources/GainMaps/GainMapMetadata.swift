@@ -22,13 +22,13 @@ public struct GainMapMetadata: Sendable, Equatable {
     public var alternateHeadroom: Double
     /// Whether the gain is applied in the base image's colour space (ISO 21496-1's flag; XMP and
     /// Apple's maps always are).
-    public var useBaseColourSpace: Bool
+    public var useBaseColorSpace: Bool
 
     public init(
         gainMapMin: SIMD3<Double>, gainMapMax: SIMD3<Double>, gamma: SIMD3<Double> = .one,
         baseOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64),
         alternateOffset: SIMD3<Double> = SIMD3(repeating: 1.0 / 64),
-        baseHeadroom: Double, alternateHeadroom: Double, useBaseColourSpace: Bool = true
+        baseHeadroom: Double, alternateHeadroom: Double, useBaseColorSpace: Bool = true
     ) {
         self.gainMapMin = gainMapMin
         self.gainMapMax = gainMapMax
@@ -37,7 +37,7 @@ public struct GainMapMetadata: Sendable, Equatable {
         self.alternateOffset = alternateOffset
         self.baseHeadroom = baseHeadroom
         self.alternateHeadroom = alternateHeadroom
-        self.useBaseColourSpace = useBaseColourSpace
+        self.useBaseColorSpace = useBaseColorSpace
     }
 
     /// The base image is the HDR one and the map takes it down to standard range (ISO 21496-1's

@@ -13,7 +13,7 @@ public enum ISOGainMapMetadata {
     public static let jpegNamespace: [UInt8] = Array("urn:iso:std:iso:ts:21496:-1".utf8) + [0]
 
     static let multichannelFlag: UInt8 = 0x80
-    static let baseColourSpaceFlag: UInt8 = 0x40
+    static let baseColorSpaceFlag: UInt8 = 0x40
     static let commonDenominatorFlag: UInt8 = 0x08
     static let backwardDirectionFlag: UInt8 = 0x04
 
@@ -99,7 +99,7 @@ public enum ISOGainMapMetadata {
         let metadata = GainMapMetadata(
             gainMapMin: values["min"]!, gainMapMax: values["max"]!, gamma: values["gamma"]!,
             baseOffset: values["baseOffset"]!, alternateOffset: values["alternateOffset"]!, baseHeadroom: baseHeadroom,
-            alternateHeadroom: alternateHeadroom, useBaseColourSpace: flags & baseColourSpaceFlag != 0)
+            alternateHeadroom: alternateHeadroom, useBaseColorSpace: flags & baseColorSpaceFlag != 0)
         return .metadata(try metadata.validated(.iso21496), writerVersion: writerVersion)
     }
 
@@ -111,7 +111,7 @@ public enum ISOGainMapMetadata {
         writer.u16(0)
         writer.u16(0)
         let channels = metadata.isMultichannel ? 3 : 1
-        writer.u8((channels == 3 ? multichannelFlag : 0) | (metadata.useBaseColourSpace ? baseColourSpaceFlag : 0))
+        writer.u8((channels == 3 ? multichannelFlag : 0) | (metadata.useBaseColorSpace ? baseColorSpaceFlag : 0))
         func unsigned(_ value: Double) throws(GainMapError) {
             let (numerator, denominator) = try fraction(value, signed: false)
             writer.u32(UInt32(numerator))

@@ -20,9 +20,9 @@ public struct JPEGEncoding: Sendable, Equatable {
     public var progressive: Bool
     /// What the rows hold and how they are stored. darkroom's renders are RGB; tests use CMYK
     /// and YCCK to make print-style inputs.
-    public var colour: Colour = .rgb
+    public var color: Color = .rgb
 
-    public enum Colour: Sendable, Equatable {
+    public enum Color: Sendable, Equatable {
         /// 3 bytes a pixel, stored as YCbCr.
         case rgb
         /// 4 bytes a pixel (C, M, Y, K as given: libjpeg inverts nothing), stored as CMYK with an
@@ -101,15 +101,15 @@ public final class JPEGEncoder {
                 Int32(min(max(encoding.quality, 1), 100)),
                 encoding.fullChroma ? 1 : 0, encoding.optimizeCoding ? 1 : 0,
                 encoding.progressive ? 1 : 0,
-                Self.boundaryColour(encoding.colour)))
+                Self.boundaryColor(encoding.color)))
         self.width = width
-        bytesPerPixel = encoding.colour.bytesPerPixel
+        bytesPerPixel = encoding.color.bytesPerPixel
         self.height = height
         state = .started
     }
 
-    private static func boundaryColour(_ colour: JPEGEncoding.Colour) -> Int32 {
-        switch colour {
+    private static func boundaryColor(_ color: JPEGEncoding.Color) -> Int32 {
+        switch color {
         case .rgb: DR_ENCODE_RGB
         case .cmyk: DR_ENCODE_CMYK
         case .ycck: DR_ENCODE_YCCK

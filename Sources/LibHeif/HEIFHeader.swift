@@ -64,7 +64,7 @@ public struct HEIFHeader: Sendable, Equatable {
 }
 
 /// An nclx colour description (ITU-T H.273 code points), as the `colr` box stores it: raw
-/// numbers. What they mean (and whether they need a profile) is `ColourDescription`'s, in
+/// numbers. What they mean (and whether they need a profile) is `ColorDescription`'s, in
 /// DarkroomImaging.
 public struct HEIFColorDescription: Sendable, Equatable {
     public var primaries: Int

@@ -7,7 +7,7 @@ public struct LittleCMSError: Error, Sendable, Equatable, CustomStringConvertibl
         /// The bytes are not an ICC profile Little CMS can read.
         case unreadableProfile = "unreadable_profile"
         /// A readable profile of another colour space than the pixels' (an RGB profile on CMYK pixels).
-        case wrongColourSpace = "wrong_colour_space"
+        case wrongColorSpace = "wrong_colour_space"
         /// Little CMS could not build a transform between the profiles (a profile without the
         /// tables the direction needs).
         case noTransform = "no_transform"
@@ -69,7 +69,7 @@ final class Context {
 }
 
 /// One ICC profile as Little CMS reads it: owns its `cmsHPROFILE` (and the context it lives in).
-public final class ColourProfile {
+public final class ColorProfile {
     public enum Space: Sendable, Equatable {
         case rgb, cmyk, grey
         /// Another ICC colour space signature (e.g. "Lab ").
@@ -95,12 +95,12 @@ public final class ColourProfile {
     }
 
     /// Little CMS's built-in sRGB (IEC 61966-2-1) profile.
-    public static func sRGB() throws(LittleCMSError) -> ColourProfile {
+    public static func sRGB() throws(LittleCMSError) -> ColorProfile {
         let context = try Context()
         guard let handle = cmsCreate_sRGBProfileTHR(context.handle) else {
             throw context.error(.outOfMemory, "could not build the sRGB profile")
         }
-        return ColourProfile(context: context, handle: handle)
+        return ColorProfile(context: context, handle: handle)
     }
 
     private init(context: Context, handle: cmsHPROFILE) {
@@ -145,14 +145,14 @@ public final class CMYKToRGBTransform {
     let context: Context
     let handle: cmsHTRANSFORM
 
-    public init(from source: ColourProfile, input: Input, to destination: ColourProfile) throws(LittleCMSError) {
+    public init(from source: ColorProfile, input: Input, to destination: ColorProfile) throws(LittleCMSError) {
         guard source.space == .cmyk else {
             throw LittleCMSError(
-                code: .wrongColourSpace, message: "the ICC profile describes \(source.space), not CMYK pixels")
+                code: .wrongColorSpace, message: "the ICC profile describes \(source.space), not CMYK pixels")
         }
         guard destination.space == .rgb else {
             throw LittleCMSError(
-                code: .wrongColourSpace, message: "the output profile describes \(destination.space), not RGB")
+                code: .wrongColorSpace, message: "the output profile describes \(destination.space), not RGB")
         }
         let context = source.context
         guard
@@ -183,10 +183,10 @@ public final class RGBTransform {
     let context: Context
     let handle: cmsHTRANSFORM
 
-    public init(from source: ColourProfile, to destination: ColourProfile) throws(LittleCMSError) {
+    public init(from source: ColorProfile, to destination: ColorProfile) throws(LittleCMSError) {
         guard source.space == .rgb, destination.space == .rgb else {
             throw LittleCMSError(
-                code: .wrongColourSpace,
+                code: .wrongColorSpace,
                 message: "the ICC profiles describe \(source.space) and \(destination.space), not RGB pixels")
         }
         let context = source.context

@@ -33,11 +33,11 @@ import Testing
     }
 
     /// A CMYK or YCCK JPEG of `inkPixels`, with `profile` embedded when given.
-    static func writeInput(_ colour: JPEGEncoding.Colour, profile: [UInt8]? = nil, to path: String) throws {
+    static func writeInput(_ color: JPEGEncoding.Color, profile: [UInt8]? = nil, to path: String) throws {
         let file = try FileUpload(finalPath: path)
         let encoder = try JPEGEncoder(sink: file)
         var encoding = JPEGEncoding(quality: 95)
-        encoding.colour = colour
+        encoding.color = color
         try encoder.start(width: width, height: height, encoding: encoding)
         if let profile { try encoder.writeICCProfile(profile) }
         try inkPixels().withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: width * 4, rowCount: height) }
@@ -83,18 +83,18 @@ import Testing
         #expect(mean < 0.8 && worst <= 12, "mean \(mean), worst \(worst)", sourceLocation: sourceLocation)
     }
 
-    static let sRGB = try! ICCProfile(primaries: ColourPrimaries.bt709.rgbPrimaries!, transfer: .sRGB).bytes
+    static let sRGB = try! ICCProfile(primaries: ColorPrimaries.bt709.rgbPrimaries!, transfer: .sRGB).bytes
 
     /// Adobe's convention, written out: inverted bytes are the paper left, R = C' · K' / 255.
-    @Test(arguments: [JPEGEncoding.Colour.cmyk, .ycck])
-    func withoutAProfileInvertedInkBecomesRGBByAdobesConvention(_ colour: JPEGEncoding.Colour) throws {
+    @Test(arguments: [JPEGEncoding.Color.cmyk, .ycck])
+    func withoutAProfileInvertedInkBecomesRGBByAdobesConvention(_ color: JPEGEncoding.Color) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("input.jpg")
-        try Self.writeInput(colour, to: input)
+        try Self.writeInput(color, to: input)
         let header = try JPEGDecoder(source: FileSource(path: input)).header
-        #expect(header.colorSpace == (colour == .cmyk ? .cmyk : .ycck))
-        #expect(header.adobeTransform == (colour == .cmyk ? 0 : 2))
+        #expect(header.colorSpace == (color == .cmyk ? .cmyk : .ycck))
+        #expect(header.adobeTransform == (color == .cmyk ? 0 : 2))
         let cmyk = try Self.decodedCMYK(input)
         var expected = [UInt8](repeating: 0, count: Self.width * Self.height * 3)
         for pixel in 0..<(Self.width * Self.height) {
@@ -165,13 +165,13 @@ import Testing
         return rgb
     }
 
-    @Test(arguments: [JPEGEncoding.Colour.cmyk, .ycck])
-    func withAProfileLittleCMSConvertsToSRGB(_ colour: JPEGEncoding.Colour) throws {
+    @Test(arguments: [JPEGEncoding.Color.cmyk, .ycck])
+    func withAProfileLittleCMSConvertsToSRGB(_ color: JPEGEncoding.Color) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = folder.file("input.jpg")
         let profile = try Self.cmykProfile()
-        try Self.writeInput(colour, profile: profile, to: input)
+        try Self.writeInput(color, profile: profile, to: input)
         #expect(try JPEGDecoder(source: FileSource(path: input)).header.iccProfile == profile)
         let expected = try Self.littleCMS(try Self.decodedCMYK(input), profile: profile)
         let (result, image, outputProfile) = try Self.render(input, in: folder)

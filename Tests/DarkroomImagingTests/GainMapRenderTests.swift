@@ -284,7 +284,7 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
         let sink = MemoryUpload()
         let encoder = try JPEGEncoder(sink: sink)
         var encoding = JPEGEncoding(quality: 90)
-        encoding.colour = .grey
+        encoding.color = .grey
         try encoder.start(width: size.width, height: size.height, encoding: encoding)
         let row = (0..<size.width).map { UInt8(truncatingIfNeeded: $0) }
         for _ in 0..<size.height {

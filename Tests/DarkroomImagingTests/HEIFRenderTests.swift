@@ -195,7 +195,7 @@ import Testing
     /// nclx without an ICC profile: sRGB needs nothing; Display P3 gets the equivalent ICC
     /// profile (built by `ICCProfile`); what no SDR profile can describe (PQ) renders untagged
     /// with a warning.
-    @Test func nclxColoursAreDescribedByAnEquivalentProfile() throws {
+    @Test func nclxColorsAreDescribedByAnEquivalentProfile() throws {
         let srgb = try Self.render(try Self.heic(HEIFEncoding(nclx: .sRGB)))
         #expect(
             try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty

@@ -6,7 +6,7 @@ import Testing
 /// The nclx → ICC profile builder against Apple's Display P3 profile, the published sRGB colorants,
 /// the H.273 formulas and Little CMS.
 @Suite struct ICCProfileTests {
-    static let sRGB = ColourDescription(primaries: .bt709, transfer: .sRGB, matrix: .bt601, isFullRange: true)
+    static let sRGB = ColorDescription(primaries: .bt709, transfer: .sRGB, matrix: .bt601, isFullRange: true)
     static let appleDisplayP3 = Fixtures.root.appendingPathComponent("icc/apple-display-p3.icc")
 
     func close(_ a: SIMD3<Double>, _ b: SIMD3<Double>, within tolerance: Double) -> Bool {
@@ -46,9 +46,9 @@ import Testing
     /// colorants that add up to the PCS white (so RGB white maps to white).
     @Test func everyProfileIsStructurallyValid() throws {
         var built = 0
-        for primaries in ColourPrimaries.allCases where primaries.rgbPrimaries != nil {
+        for primaries in ColorPrimaries.allCases where primaries.rgbPrimaries != nil {
             for transfer in TransferCharacteristics.allCases {
-                let description = ColourDescription(
+                let description = ColorDescription(
                     primaries: primaries, transfer: transfer, matrix: .bt601, isFullRange: true)
                 guard let profile = try? ICCProfile(for: description) else { continue }
                 built += 1
@@ -98,7 +98,7 @@ import Testing
         .linear, .gamma22, .gamma28,
     ])
     func curveFollowsTheH273Formula(transfer: TransferCharacteristics) throws {
-        let description = ColourDescription(
+        let description = ColorDescription(
             primaries: .bt2020, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: true)
         let curve = try ICCProfileReader(try ICCProfile(for: description).bytes).sampledCurve("rTRC")
         var worst = 0.0
@@ -110,10 +110,10 @@ import Testing
     }
 
     @Test func refusesWhatItCannotDescribe() {
-        func refusal(_ primaries: ColourPrimaries, _ transfer: TransferCharacteristics) -> ICCProfileError? {
+        func refusal(_ primaries: ColorPrimaries, _ transfer: TransferCharacteristics) -> ICCProfileError? {
             do throws(ICCProfileError) {
                 _ = try ICCProfile(
-                    for: ColourDescription(
+                    for: ColorDescription(
                         primaries: primaries, transfer: transfer, matrix: .bt2020NonConstant, isFullRange: false))
                 return nil
             } catch { return error }
@@ -126,8 +126,8 @@ import Testing
         #expect(refusal(.xyz, .sRGB)?.description.contains("supported: 1, 2, 5, 6, 7, 9, 11, 12") == true)
     }
 
-    @Test func refusesChromaticitiesThatSpanNoColourSpace() {
-        let p3 = ColourPrimaries.displayP3.rgbPrimaries!
+    @Test func refusesChromaticitiesThatSpanNoColorSpace() {
+        let p3 = ColorPrimaries.displayP3.rgbPrimaries!
         var flat = p3
         flat.blue = Chromaticity(x: 0.15, y: 0)
         var collinear = p3
@@ -144,31 +144,31 @@ import Testing
     }
 
     @Test func whichDescriptionsAreAlreadySRGB() {
-        func description(_ primaries: ColourPrimaries, _ transfer: TransferCharacteristics, full: Bool = true)
-            -> ColourDescription
+        func description(_ primaries: ColorPrimaries, _ transfer: TransferCharacteristics, full: Bool = true)
+            -> ColorDescription
         {
-            ColourDescription(primaries: primaries, transfer: transfer, matrix: .bt709, isFullRange: full)
+            ColorDescription(primaries: primaries, transfer: transfer, matrix: .bt709, isFullRange: full)
         }
         #expect(description(.bt709, .sRGB).isSRGB)
         #expect(description(.unspecified, .unspecified).isSRGB)
         #expect(
             description(.bt709, .unspecified, full: false).isSRGB,
             "range and matrix say how YCbCr became RGB, not what RGB means")
-        #expect(!ColourDescription.displayP3.isSRGB)
+        #expect(!ColorDescription.displayP3.isSRGB)
         #expect(!description(.bt709, .bt709).isSRGB, "the BT.709 curve is not the sRGB curve")
         #expect(!description(.bt2020, .sRGB).isSRGB)
     }
 
     @Test func codePointsFromAFile() throws {
-        #expect(try ColourDescription(primaries: 12, transfer: 13, matrix: 6, isFullRange: true) == .displayP3)
-        #expect(throws: ColourDescriptionError.unknownCodePoint(field: "colour_primaries", value: 3)) {
-            try ColourDescription(primaries: 3, transfer: 13, matrix: 6, isFullRange: true)
+        #expect(try ColorDescription(primaries: 12, transfer: 13, matrix: 6, isFullRange: true) == .displayP3)
+        #expect(throws: ColorDescriptionError.unknownCodePoint(field: "colour_primaries", value: 3)) {
+            try ColorDescription(primaries: 3, transfer: 13, matrix: 6, isFullRange: true)
         }
-        #expect(throws: ColourDescriptionError.unknownCodePoint(field: "transfer_characteristics", value: 19)) {
-            try ColourDescription(primaries: 1, transfer: 19, matrix: 6, isFullRange: true)
+        #expect(throws: ColorDescriptionError.unknownCodePoint(field: "transfer_characteristics", value: 19)) {
+            try ColorDescription(primaries: 1, transfer: 19, matrix: 6, isFullRange: true)
         }
-        #expect(throws: ColourDescriptionError.unknownCodePoint(field: "matrix_coefficients", value: 3)) {
-            try ColourDescription(primaries: 1, transfer: 13, matrix: 3, isFullRange: true)
+        #expect(throws: ColorDescriptionError.unknownCodePoint(field: "matrix_coefficients", value: 3)) {
+            try ColorDescription(primaries: 1, transfer: 13, matrix: 3, isFullRange: true)
         }
     }
 

@@ -9,7 +9,7 @@ public final class SRGBConversion {
 
     /// Throws when Little CMS cannot read `icc` or it does not describe RGB pixels.
     public init(fromICC icc: [UInt8]) throws {
-        transform = try RGBTransform(from: ColourProfile(iccBytes: icc), to: ColourProfile.sRGB())
+        transform = try RGBTransform(from: ColorProfile(iccBytes: icc), to: ColorProfile.sRGB())
     }
 
     /// `rgb` (3 bytes a pixel) in sRGB.

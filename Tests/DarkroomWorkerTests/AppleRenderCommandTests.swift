@@ -58,7 +58,7 @@ import Zlib
         ),
         ("wedding.jpg", "wedding.AAE", "wedding_edited.jpg", 42),
     ])
-    func inOneColourSpaceTheRenderIsApples(original: String, sidecar: String, render: String, floor: Double) throws {
+    func inOneColorSpaceTheRenderIsApples(original: String, sidecar: String, render: String, floor: Double) throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try Self.command.run(

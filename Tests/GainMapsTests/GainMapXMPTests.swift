@@ -49,7 +49,7 @@ import Testing
     @Test(arguments: [ISOGainMapMetadataTests.single, ISOGainMapMetadataTests.triple])
     func writtenPacketReadsBack(metadata: GainMapMetadata) throws {
         var metadata = metadata
-        metadata.useBaseColourSpace = true
+        metadata.useBaseColorSpace = true
         #expect(try GainMapXMP.adobe(GainMapXMP.gainMapPacket(metadata))?.metadata == metadata)
     }
 

@@ -8,12 +8,12 @@ import Testing
         gainMapMin: SIMD3(-0.256907, -0.261365, -0.280284), gainMapMax: SIMD3(1.277177, 1.277203, 1.277969),
         gamma: SIMD3(0.953784, 0.941095, 0.919422), baseOffset: SIMD3(repeating: 0.015625),
         alternateOffset: SIMD3(repeating: 0.015625), baseHeadroom: 0, alternateHeadroom: 1.3,
-        useBaseColourSpace: false)
+        useBaseColorSpace: false)
 
     /// An HDR base (its headroom above the alternate's), as fuzz-iso-gainmap found it must round-trip.
     static let hdrBase = GainMapMetadata(
         gainMapMin: .zero, gainMapMax: SIMD3(repeating: 2.5), baseHeadroom: 1, alternateHeadroom: 0.015625,
-        useBaseColourSpace: false)
+        useBaseColorSpace: false)
 
     @Test(arguments: [single, triple, hdrBase])
     func encodedMetadataReadsBack(metadata: GainMapMetadata) throws {
@@ -27,7 +27,7 @@ import Testing
             #expect((0..<3).allSatisfy { abs(read[keyPath: keyPath][$0] - metadata[keyPath: keyPath][$0]) < 1e-9 })
         }
         #expect(read.alternateHeadroom == metadata.alternateHeadroom)
-        #expect(read.useBaseColourSpace == metadata.useBaseColourSpace)
+        #expect(read.useBaseColorSpace == metadata.useBaseColorSpace)
         let item = try ISOGainMapMetadata.encodeToneMapItem(metadata)
         #expect(try ISOGainMapMetadata.decode(toneMapItem: item) == read)
         let app2 = ISOGainMapMetadata.jpegNamespace + bytes
@@ -46,7 +46,7 @@ import Testing
         }
         #expect(metadata.gainMapMin == SIMD3(repeating: -0.5) && metadata.gainMapMax == SIMD3(repeating: 2.5))
         #expect(metadata.baseOffset == .zero && metadata.alternateOffset == SIMD3(repeating: 0.25))
-        #expect(metadata.alternateHeadroom == 2.5 && metadata.useBaseColourSpace)
+        #expect(metadata.alternateHeadroom == 2.5 && metadata.useBaseColorSpace)
         #expect(try ISOGainMapMetadata.decode([0, 0, 0, 0]) == .versionOnly(minimumVersion: 0, writerVersion: 0))
     }
 

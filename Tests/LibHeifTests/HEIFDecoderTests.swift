@@ -95,7 +95,7 @@ import Testing
         #expect(decoder.header.exifPayload == payload)
     }
 
-    @Test func colourDescriptionsAreRead() throws {
+    @Test func colorDescriptionsAreRead() throws {
         let profile = Array("not checked by libheif: any bytes stand for an ICC profile here".utf8)
         let withICC = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(iccProfile: profile))))
         #expect(withICC.header.iccProfile == profile && withICC.header.nclx == nil)

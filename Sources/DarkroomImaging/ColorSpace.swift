@@ -51,7 +51,7 @@ public struct RGBPrimaries: Sendable, Hashable {
     }
 }
 
-extension ColourPrimaries {
+extension ColorPrimaries {
     /// The H.273 chromaticities darkroom can describe; nil for the rest.
     public var rgbPrimaries: RGBPrimaries? {
         let d65 = Chromaticity.d65

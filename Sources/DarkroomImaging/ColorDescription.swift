@@ -4,14 +4,14 @@
 ///
 /// `matrix` and `isFullRange` describe how YCbCr became RGB, which the decoder has already
 /// done; only `primaries` and `transfer` describe the RGB that darkroom receives.
-public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
-    public var primaries: ColourPrimaries
+public struct ColorDescription: Sendable, Hashable, CustomStringConvertible {
+    public var primaries: ColorPrimaries
     public var transfer: TransferCharacteristics
     public var matrix: MatrixCoefficients
     public var isFullRange: Bool
 
     public init(
-        primaries: ColourPrimaries, transfer: TransferCharacteristics,
+        primaries: ColorPrimaries, transfer: TransferCharacteristics,
         matrix: MatrixCoefficients, isFullRange: Bool
     ) {
         self.primaries = primaries
@@ -21,8 +21,8 @@ public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// From the raw numbers a file carries; a reserved number is an error naming the field.
-    public init(primaries: Int, transfer: Int, matrix: Int, isFullRange: Bool) throws(ColourDescriptionError) {
-        guard let knownPrimaries = ColourPrimaries(rawValue: primaries) else {
+    public init(primaries: Int, transfer: Int, matrix: Int, isFullRange: Bool) throws(ColorDescriptionError) {
+        guard let knownPrimaries = ColorPrimaries(rawValue: primaries) else {
             throw .unknownCodePoint(field: "colour_primaries", value: primaries)
         }
         guard let knownTransfer = TransferCharacteristics(rawValue: transfer) else {
@@ -35,7 +35,7 @@ public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// What an iPhone's Display P3 photo says in nclx form.
-    public static let displayP3 = ColourDescription(
+    public static let displayP3 = ColorDescription(
         primaries: .displayP3, transfer: .sRGB, matrix: .bt601, isFullRange: true)
 
     /// The RGB is already what a JPEG without a profile means (sRGB), so nothing need be embedded.
@@ -49,7 +49,7 @@ public struct ColourDescription: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public enum ColourDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
+public enum ColorDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A value H.273 reserves: the file is damaged or newer than the standard darkroom knows.
     case unknownCodePoint(field: String, value: Int)
 
@@ -65,7 +65,7 @@ public enum ColourDescriptionError: Error, Sendable, Hashable, CustomStringConve
 }
 
 /// H.273 `colour_primaries` (Table 2): every defined code point.
-public enum ColourPrimaries: Int, Sendable, Hashable, CaseIterable {
+public enum ColorPrimaries: Int, Sendable, Hashable, CaseIterable {
     case bt709 = 1  // also sRGB
     case unspecified = 2
     case bt470M = 4
