@@ -49,18 +49,25 @@ public struct ColorDescription: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-public enum ColorDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// A value H.273 reserves: the file is damaged or newer than the standard darkroom knows.
-    case unknownCodePoint(field: String, value: Int)
+/// An nclx colour description darkroom cannot read.
+public struct ColorDescriptionError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// A value H.273 reserves: the file is damaged or newer than the standard darkroom knows.
+        case unknownCodePoint = "nclx_unknown_code_point"
+    }
 
-    public var code: String { "nclx_unknown_code_point" }
+    public var code: Code
+    /// The H.273 field (`colour_primaries`, `transfer_characteristics`, `matrix_coefficients`).
+    public var field: String
+    public var value: Int
 
     public var description: String {
-        switch self {
-        case .unknownCodePoint(let field, let value):
-            "the nclx colour description has \(field) = \(value), a value ITU-T H.273 reserves; "
-                + "the file is damaged or uses a newer standard: re-export it with an ICC profile or an sRGB/Display P3 nclx"
-        }
+        "the nclx colour description has \(field) = \(value), a value ITU-T H.273 reserves; "
+            + "the file is damaged or uses a newer standard: re-export it with an ICC profile or an sRGB/Display P3 nclx"
+    }
+
+    public static func unknownCodePoint(field: String, value: Int) -> ColorDescriptionError {
+        ColorDescriptionError(code: .unknownCodePoint, field: field, value: value)
     }
 }
 

@@ -146,38 +146,57 @@ public struct ICCProfile: Sendable, Hashable {
 }
 
 /// Why no profile was built. The caller decides what to do (refuse, or render untagged with a warning).
-public enum ICCProfileError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// PQ or HLG: brighter-than-white light that an SDR JPEG profile cannot describe.
-    case highDynamicRange(TransferCharacteristics)
-    case unsupportedTransfer(TransferCharacteristics)
-    case unsupportedPrimaries(ColorPrimaries)
-    /// Chromaticities that do not span a colour space (a y of 0, collinear primaries, white outside).
-    case invalidPrimaries(RGBPrimaries)
-
-    public var code: String {
-        switch self {
-        case .highDynamicRange: "icc_hdr_transfer"
-        case .unsupportedTransfer: "icc_unsupported_transfer"
-        case .unsupportedPrimaries: "icc_unsupported_primaries"
-        case .invalidPrimaries: "icc_invalid_primaries"
-        }
+public struct ICCProfileError: Error, Sendable, Hashable, CustomStringConvertible {
+    public enum Code: String, Sendable, Hashable, CaseIterable {
+        /// PQ or HLG: brighter-than-white light that an SDR JPEG profile cannot describe.
+        case highDynamicRange = "icc_hdr_transfer"
+        case unsupportedTransfer = "icc_unsupported_transfer"
+        case unsupportedPrimaries = "icc_unsupported_primaries"
+        /// Chromaticities that do not span a colour space (a y of 0, collinear primaries, white outside).
+        case invalidPrimaries = "icc_invalid_primaries"
     }
 
-    public var description: String {
-        switch self {
-        case .highDynamicRange(let transfer):
-            "transfer characteristics \(transfer.rawValue) (\(transfer)) is HDR; darkroom renders SDR JPEGs and "
-                + "does not tone-map: export the original as SDR (sRGB or Display P3)"
-        case .unsupportedTransfer(let transfer):
-            "transfer characteristics \(transfer.rawValue) (\(transfer)) has no ICC curve in darkroom; "
-                + "supported: 1, 2, 4, 5, 6, 8, 13, 14, 15"
-        case .unsupportedPrimaries(let primaries):
-            "colour primaries \(primaries.rawValue) (\(primaries)) have no ICC profile in darkroom; "
-                + "supported: 1, 2, 5, 6, 7, 9, 11, 12"
-        case .invalidPrimaries(let primaries):
-            "the chromaticities of \"\(primaries.name)\" (red \(primaries.red), green \(primaries.green), "
-                + "blue \(primaries.blue), white \(primaries.white)) do not form an RGB colour space"
-        }
+    public var code: Code
+    /// What was refused and what to do instead.
+    public var message: String
+    /// The refused nclx transfer or primaries, or chromaticities, as the code concerns.
+    public var transfer: TransferCharacteristics?
+    public var primaries: ColorPrimaries?
+    public var chromaticities: RGBPrimaries?
+
+    public var description: String { message }
+
+    public static func highDynamicRange(_ transfer: TransferCharacteristics) -> ICCProfileError {
+        ICCProfileError(
+            code: .highDynamicRange,
+            message: "transfer characteristics \(transfer.rawValue) (\(transfer)) is HDR; darkroom renders SDR JPEGs "
+                + "and does not tone-map: export the original as SDR (sRGB or Display P3)",
+            transfer: transfer)
+    }
+
+    public static func unsupportedTransfer(_ transfer: TransferCharacteristics) -> ICCProfileError {
+        ICCProfileError(
+            code: .unsupportedTransfer,
+            message: "transfer characteristics \(transfer.rawValue) (\(transfer)) has no ICC curve in darkroom; "
+                + "supported: 1, 2, 4, 5, 6, 8, 13, 14, 15",
+            transfer: transfer)
+    }
+
+    public static func unsupportedPrimaries(_ primaries: ColorPrimaries) -> ICCProfileError {
+        ICCProfileError(
+            code: .unsupportedPrimaries,
+            message: "colour primaries \(primaries.rawValue) (\(primaries)) have no ICC profile in darkroom; "
+                + "supported: 1, 2, 5, 6, 7, 9, 11, 12",
+            primaries: primaries)
+    }
+
+    public static func invalidPrimaries(_ chromaticities: RGBPrimaries) -> ICCProfileError {
+        ICCProfileError(
+            code: .invalidPrimaries,
+            message: "the chromaticities of \"\(chromaticities.name)\" (red \(chromaticities.red), green "
+                + "\(chromaticities.green), blue \(chromaticities.blue), white \(chromaticities.white)) do not "
+                + "form an RGB colour space",
+            chromaticities: chromaticities)
     }
 }
 

@@ -120,7 +120,7 @@ import Testing
         }
         #expect(refusal(.bt2020, .pq) == .highDynamicRange(.pq))
         #expect(refusal(.displayP3, .hlg) == .highDynamicRange(.hlg))
-        #expect(refusal(.bt2020, .pq)?.code == "icc_hdr_transfer")
+        #expect(refusal(.bt2020, .pq)?.code.rawValue == "icc_hdr_transfer")
         #expect(refusal(.bt709, .logarithmic100) == .unsupportedTransfer(.logarithmic100))
         #expect(refusal(.xyz, .sRGB) == .unsupportedPrimaries(.xyz))
         #expect(refusal(.xyz, .sRGB)?.description.contains("supported: 1, 2, 5, 6, 7, 9, 11, 12") == true)
