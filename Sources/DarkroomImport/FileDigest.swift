@@ -63,12 +63,22 @@ struct FileDigest: Sendable, Equatable {
 }
 
 /// A failed read of the file being hashed, naming it.
-enum FileDigestError: Error, Equatable, CustomStringConvertible {
-    case unreadable(path: String, errno: Int32)
+struct FileDigestError: Error, Equatable, CustomStringConvertible {
+    /// Wrapped by the importer as `ImportError` `.unreadable`, the code it stores.
+    enum Code: String {
+        case unreadable = "file_unreadable"
+    }
+
+    var code: Code
+    var path: String
+    /// The failed `open` or `read` call's error number.
+    var errno: Int32
 
     var description: String {
-        switch self {
-        case .unreadable(let path, let code): "\(path): cannot be read: \(String(cString: strerror(code)))"
-        }
+        "\(path): cannot be read: \(String(cString: strerror(errno))); check it exists and is readable"
+    }
+
+    static func unreadable(path: String, errno: Int32) -> FileDigestError {
+        FileDigestError(code: .unreadable, path: path, errno: errno)
     }
 }

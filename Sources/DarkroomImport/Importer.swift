@@ -215,12 +215,9 @@ public struct Importer {
             let digest = try FileDigest(reading: path)
             return (digest.sha256, digest.byteCount)
         } catch {
-            switch error {
-            case .unreadable(_, let code):
-                throw ImportError(
-                    .unreadable, source: source, message: "cannot be read: \(String(cString: strerror(code)))",
-                    cause: error)
-            }
+            throw ImportError(
+                .unreadable, source: source, message: "cannot be read: \(String(cString: strerror(error.errno)))",
+                cause: error)
         }
     }
 }

@@ -73,7 +73,7 @@ struct OverviewPage {
             <p>\(Page.number(hour.succeeded)) succeeded, \(Page.number(hour.failed)) failed, \(Page.number(hour.cancelled)) cancelled</p></div>
             <div class="card"><h2>Oldest queued job</h2><p>\(oldest)</p></div>
             <div class="card"><h2>Stale renders</h2><p class="big" id="stale">\(Page.number(Int(data.stale)))</p>\
-            <p>assets older render math or other output settings made: <code>darkroom rerender --stale</code> \
+            <p>assets rendered with older math or other output settings than this build's: <code>darkroom rerender --stale</code> \
             queues them, in a batch the <a href="/batches">batches</a> page follows</p></div>
             </section>
             <h2>Workers</h2>
