@@ -57,6 +57,7 @@ help:
 	@echo "make bench   benchmarks against djpeg/cjpeg and vips, import against sha256sum, the queue against raw SKIP LOCKED, dashboard pages"
 	@echo "make soak    long fault tests: PostgreSQL restarts, PgBouncer, 5 000 jobs by 4 workers"
 	@echo "make fuzz    every libFuzzer target for FUZZ_SECONDS (300) each, with a table (docs/hostile-input.md)"
+	@echo "make fuzz-smoke   every fuzz regression input replayed, then 3 s of fuzzing per target (CI runs it after make test)"
 	@echo "make test-asan / test-tsan   the suites under AddressSanitizer+UBSan / ThreadSanitizer"
 	@echo "make lint-deploy   check deploy/ (systemd-analyze, yamllint, structure)"
 	@echo "make db-start / db-stop   the private PostgreSQL cluster: .build/pg (as root, a link to $(PG_OUTSIDE))"
@@ -206,7 +207,6 @@ test: deps ops-deps tool-deps lint
 	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) swift test --skip-build $(SWIFT_BUILD_FLAGS)
 	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
 	$(MAKE) --no-print-directory test-fleet
-	$(MAKE) --no-print-directory fuzz-smoke
 
 # The fleet across machines (part of make test, about a minute): two workers in network namespaces
 # of their own share only PostgreSQL and a SeaweedFS of the test's own (in a third namespace);
@@ -244,11 +244,12 @@ fuzz-build: deps
 	swift build $(FUZZ_BUILD_FLAGS) $(SWIFT_BUILD_FLAGS) 2>&1 | { $(QUIET_LINKER); }
 
 # FUZZ_SECONDS per target (FUZZ_TARGETS="fuzz-jpeg fuzz-plist" for some); new corpus entries stay
-# in .build-fuzz/corpus, findings go to Tests/Fuzz/regressions for make test to replay.
+# in .build-fuzz/corpus, findings go to Tests/Fuzz/regressions for make fuzz-smoke (CI) to replay.
 fuzz: fuzz-build
 	bash $(ROOT)/Tests/Fuzz/run-fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 
-# Part of make test: every regression input replayed, then a few seconds of fuzzing per target.
+# Run by CI after make test (its sanitized build of its own would double make test's time):
+# every regression input replayed, then a few seconds of fuzzing per target.
 fuzz-smoke: fuzz-build
 	bash $(ROOT)/Tests/Fuzz/run-fuzz.sh smoke $(FUZZ_SMOKE_SECONDS) $(FUZZ_DIR) $(FUZZ_TARGETS)
 

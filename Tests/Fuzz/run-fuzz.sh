@@ -7,7 +7,7 @@
 #
 # `run` keeps going after a crash (libFuzzer's fork mode), grows the corpus in
 # BUILD_DIR/corpus/TARGET (never committed) and copies every crash, timeout or out-of-memory
-# input into regressions/TARGET/, which `smoke` (part of `make test`) replays; fix the bug and
+# input into regressions/TARGET/, which `smoke` (CI runs it after `make test`) replays; fix the bug and
 # commit the input. `smoke` starts from the committed seeds only and fails on the first finding.
 set -euo pipefail
 
