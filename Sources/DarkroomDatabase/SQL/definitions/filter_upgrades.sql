@@ -17,13 +17,8 @@ DECLARE
     target text := darkroom.semver_sort_key(upgrade_filter_data.version);
     changed int := 0;
 BEGIN
-    BEGIN
-        document := convert_from(upgrade_filter_data.data, 'UTF8')::jsonb;
-    EXCEPTION WHEN OTHERS THEN
-        RETURN upgrade_filter_data.data;
-    END;
-    IF jsonb_typeof(document) IS DISTINCT FROM 'object'
-       OR jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
+    document := darkroom.pipeline_document(upgrade_filter_data.data);
+    IF document IS NULL THEN
         RETURN upgrade_filter_data.data;
     END IF;
     FOR operation IN SELECT e.value FROM jsonb_array_elements(document -> 'operations') AS e LOOP

@@ -56,6 +56,26 @@ LANGUAGE sql STABLE AS $$
      LIMIT 1
 $$;
 
+-- io.darkroom.pipeline data as JSON: a document with an "operations" array, or NULL when the
+-- bytes are not such JSON (the worker refuses those with the format's own message). What every
+-- function that reads or rewrites filter operations starts from.
+CREATE OR REPLACE FUNCTION darkroom.pipeline_document(data bytea) RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    document jsonb;
+BEGIN
+    BEGIN
+        document := convert_from(pipeline_document.data, 'UTF8')::jsonb;
+    EXCEPTION WHEN OTHERS THEN
+        RETURN NULL;
+    END;
+    IF jsonb_typeof(document) IS DISTINCT FROM 'object'
+       OR jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
+        RETURN NULL;
+    END IF;
+    RETURN document;
+END $$;
+
 -- io.darkroom.pipeline data with every filter operation's version checked and its LUT's hash
 -- written beside it ("sha256"); a missing version becomes the newest. Data that is not such
 -- JSON is returned as it is: the worker refuses it with the format's own message. Unchanged
@@ -69,13 +89,8 @@ DECLARE
     chosen darkroom.filters;
     filters int := 0;
 BEGIN
-    BEGIN
-        document := convert_from(resolve_filters.data, 'UTF8')::jsonb;
-    EXCEPTION WHEN OTHERS THEN
-        RETURN resolve_filters.data;
-    END;
-    IF jsonb_typeof(document) IS DISTINCT FROM 'object'
-       OR jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
+    document := darkroom.pipeline_document(resolve_filters.data);
+    IF document IS NULL THEN
         RETURN resolve_filters.data;
     END IF;
     FOR operation IN SELECT e.value FROM jsonb_array_elements(document -> 'operations') AS e LOOP
@@ -121,13 +136,9 @@ BEGIN
     IF NEW.format_identifier <> 'io.darkroom.pipeline' THEN
         RETURN NULL;
     END IF;
-    BEGIN
-        document := convert_from(NEW.data, 'UTF8')::jsonb;
-    EXCEPTION WHEN OTHERS THEN
+    document := darkroom.pipeline_document(NEW.data);
+    IF document IS NULL THEN
         RETURN NULL;  -- a worker rendered it, so it has no filter
-    END;
-    IF jsonb_typeof(document -> 'operations') IS DISTINCT FROM 'array' THEN
-        RETURN NULL;
     END IF;
     INSERT INTO darkroom.adjustment_filters (adjustment_id, name, version, sha256)
     SELECT DISTINCT NEW.id, e.value ->> 'name', e.value ->> 'version', e.value ->> 'sha256'
