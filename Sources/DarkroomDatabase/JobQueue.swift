@@ -61,18 +61,23 @@ public struct JobQueue {
     /// Leases up to `limit` due jobs to `workerID`, highest priority first, then oldest `run_at`
     /// (`darkroom.claim_jobs`: one statement, one scan of the claim index). Jobs other workers
     /// are claiming at the same moment are skipped, never handed out twice. With `formats`, only
-    /// jobs this worker can render are claimed; others wait for a worker that can. Expired
-    /// leases are put back in the queue first.
-    public func claim(workerID: String, limit: Int, lease: Duration, formats: [ClaimableFormat]? = nil) throws
-        -> [ClaimedJob]
-    {
+    /// jobs this worker can render are claimed; others wait for a worker that can. `release` is
+    /// the worker's darkroom version: jobs that need a newer one, or any one when nil, wait for
+    /// a worker that has it (`darkroom.oldest_release_for`). Expired leases are put back in the
+    /// queue first.
+    public func claim(
+        workerID: String, limit: Int, lease: Duration, formats: [ClaimableFormat]? = nil, release: String? = nil
+    ) throws -> [ClaimedJob] {
         precondition(limit > 0, "claim limit must be positive")
         precondition(lease > .zero, "the lease must be positive")
         let rows = try connection.query(
-            "SELECT \(ClaimedJob.columns) FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb)",
+            """
+            SELECT \(ClaimedJob.columns)
+              FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb, $5::text)
+            """,
             [
                 .text(workerID), .int(Int64(limit)), .double(lease.seconds),
-                .optional(formats.map(ClaimableFormat.json), PostgresBind.text),
+                .optional(formats.map(ClaimableFormat.json), PostgresBind.text), .optional(release, PostgresBind.text),
             ])
         let jobs = try rows.map(ClaimedJob.init(row:))
             .sorted { ($1.priority, $0.runAt, $0.id) < ($0.priority, $1.runAt, $1.id) }

@@ -33,24 +33,33 @@ public enum ImageOperation: Sendable, Hashable {
     /// (`ColorKernels+LUT.swift`).
     case filter(FilterStep)
 
-    public var name: String {
+    /// Which operation this is, without its parameters.
+    public enum Kind: String, Sendable, CaseIterable {
+        case exposure, sepia, vignette, crop, rotate, orient, colorControls, colorMatrix, posterize, photoEffect
+        case chromaKey, gaussianBlur, unsharpMask, filter
+    }
+
+    public var kind: Kind {
         switch self {
-        case .exposure: "exposure"
-        case .sepia: "sepia"
-        case .vignette: "vignette"
-        case .crop: "crop"
-        case .rotate: "rotate"
-        case .orient: "orient"
-        case .colorControls: "colorControls"
-        case .colorMatrix: "colorMatrix"
-        case .posterize: "posterize"
-        case .photoEffect: "photoEffect"
-        case .chromaKey: "chromaKey"
-        case .gaussianBlur: "gaussianBlur"
-        case .unsharpMask: "unsharpMask"
-        case .filter: "filter"
+        case .exposure: .exposure
+        case .sepia: .sepia
+        case .vignette: .vignette
+        case .crop: .crop
+        case .rotate: .rotate
+        case .orient: .orient
+        case .colorControls: .colorControls
+        case .colorMatrix: .colorMatrix
+        case .posterize: .posterize
+        case .photoEffect: .photoEffect
+        case .chromaKey: .chromaKey
+        case .gaussianBlur: .gaussianBlur
+        case .unsharpMask: .unsharpMask
+        case .filter: .filter
         }
     }
+
+    /// The operation's name, as the pipeline format and render records spell it.
+    public var name: String { kind.rawValue }
 
     /// Whether the operation moves pixels to other places (and so starts a new coordinate frame).
     public var isGeometric: Bool {

@@ -14,10 +14,7 @@ public struct RenderProvenance: Sendable, Equatable {
     public var darkroom: String
     public var math: [String: Int]
     public var filters: [FilterStep]
-    public var quality: Int
-    public var chroma: String
-    public var colorProfile: String
-    public var displayLongestSide: Int?
+    public var output: RenderOutput
     /// The HDR gain map the render carries (`--hdr keep` and an original with one); nil for a
     /// standard-range render.
     public var hdr: CarriedHDR?
@@ -26,24 +23,18 @@ public struct RenderProvenance: Sendable, Equatable {
         darkroom = DarkroomRelease.version
         math = RenderMath.versions(of: operations)
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
-        quality = settings.encoding.quality
-        chroma = settings.encoding.chromaSubsampling
-        colorProfile = RenderBuild.colorProfile
-        displayLongestSide = display ? settings.displayLongestSide : nil
+        output = RenderOutput(encoding: settings.encoding, displayLongestSide: display ? settings.displayLongestSide : nil)
         self.hdr = hdr
     }
 
     /// The record as JSON, keys in a fixed order.
     public var json: String {
-        let mathJSON = math.keys.sorted().map { "\"\($0)\":\(math[$0]!)" }.joined(separator: ",")
         let filterJSON = filters.map { step in
             "{\"name\":\(JSONText.quoted(step.name)),\"version\":\(step.version.map(JSONText.quoted) ?? "null"),"
                 + "\"sha256\":\(step.sha256.map(JSONText.quoted) ?? "null")}"
         }.joined(separator: ",")
-        return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":{\(mathJSON)},\"filters\":[\(filterJSON)],"
-            + "\"output\":{\"quality\":\(quality),\"chroma\":\(JSONText.quoted(chroma)),"
-            + "\"colour_profile\":\(JSONText.quoted(colorProfile)),"
-            + "\"display_longest_side\":\(displayLongestSide.map(String.init) ?? "null")},\"hdr\":\(hdrJSON)}"
+        return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":\(RenderMath.json(math)),\"filters\":[\(filterJSON)],"
+            + "\"output\":\(output.json),\"hdr\":\(hdrJSON)}"
     }
 
     /// `false`, or what the render's gain map is: the original's format, the map's size, its headroom.

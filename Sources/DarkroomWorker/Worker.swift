@@ -118,7 +118,8 @@ public final class Worker: Sendable {
             let claimedAt = ContinuousClock.now
             let claimed = connection.attempt { live in
                 try JobQueue(live, logger: logger).claim(
-                    workerID: name, limit: 1, lease: options.lease, formats: options.formats)
+                    workerID: name, limit: 1, lease: options.lease, formats: options.formats,
+                    release: DarkroomRelease.version)
             }
             guard let claimed else { continue }  // the database is away; `attempt` waited
             options.metrics.claimed(found: !claimed.isEmpty, in: ContinuousClock.now - claimedAt)

@@ -58,7 +58,7 @@ struct MigratorTests {
                 "enqueue_edits(asset_ids bigint[], format_identifier text, format_version text, data bytea, priority integer, batch text)",
                 "enqueue_edits(asset_ids bigint[], format_identifier text, format_version text, data jsonb, priority integer, batch text)",
                 "cancel_batch(batch text)", "retry_batch(batch text, include_cancelled boolean)",
-                "claim_jobs(worker_name text, max_jobs integer, lease_seconds double precision, formats jsonb)",
+                "claim_jobs(worker_name text, max_jobs integer, lease_seconds double precision, formats jsonb, worker_release text)",
                 "prune_jobs(keep_succeeded interval, keep_failed interval, keep_cancelled interval, batch_size integer)",
                 "rescue_expired_leases()",
                 "enqueue_revert(asset_id bigint, last_only boolean, priority integer, batch text)",

@@ -20,8 +20,10 @@ import Testing
         "exposure": (1, 0xaa20_76bc_0616_a7c5),
         "filter": (1, 0x4969_e609_e306_0a42),
         "gaussianBlur": (1, 0xee2a_720f_027a_57d6),
+        "orient": (1, 0xb46b_f02b_b94b_313a),
         "photoEffect": (1, 0x30e1_6794_6dc3_1599),
         "posterize": (1, 0x77e5_2f97_d7e3_90c6),
+        "rotate": (1, 0xef1f_ca6d_2ca4_37ee),
         "sepia": (1, 0x05a4_295d_6c32_c7f8),
         "unsharpMask": (1, 0x33cc_0560_a816_317e),
         "vignette": (1, 0x4466_d053_afaf_308a),
@@ -44,15 +46,18 @@ import Testing
                         return [g * 0.9 + 0.05, b * 0.8 + r * 0.2, r * r]
                     }, domainMin: .black, domainMax: .grey(1), title: nil))),
         .gaussianBlur(sigma: 2.5),
+        .orient(.rightMirrored),
         .photoEffect(.instant, intensity: 0.8),
         .posterize(levels: 5),
+        .rotate(Rotation(degrees: 7.5, window: .wholeCanvas, fill: RGBColor(red: 0.9, green: 0.2, blue: 0.4))),
         .sepia(intensity: 0.6),
         .unsharpMask(sigma: 1.5, intensity: 0.8),
         .vignette(intensity: 1.5, radius: 0.7),
     ]
 
     @Test func everyOperationHasAVersionAndAnExample() {
-        #expect(Set(Self.examples.map(\.name)) == Set(RenderMath.versions.keys))
+        #expect(Set(Self.examples.map(\.kind)) == Set(ImageOperation.Kind.allCases))
+        #expect(Set(RenderMath.versions.keys) == Set(ImageOperation.Kind.allCases.map(\.rawValue)))
         #expect(Set(Self.goldens.keys) == Set(RenderMath.versions.keys))
     }
 

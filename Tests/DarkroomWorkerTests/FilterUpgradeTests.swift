@@ -64,6 +64,16 @@ import Testing
             .map { try $0["filter_sha256"].decode(String.self) }
             #expect(hashes == [newest])
 
+            // A worker of a release before upgrades, or one that does not say (an older binary
+            // calls claim_jobs with four arguments), leaves them queued; a bad release is refused.
+            let queue = JobQueue(connection, logger: .quiet)
+            #expect(try queue.claim(workerID: "old", limit: 10, lease: .seconds(60), release: "0.23.9").isEmpty)
+            #expect(try queue.claim(workerID: "unsaid", limit: 10, lease: .seconds(60)).isEmpty)
+            #expect(try connection.query("SELECT id FROM darkroom.claim_jobs('old', 10, 60, NULL)").isEmpty)
+            #expect(throws: PostgresError.self) {
+                try queue.claim(workerID: "bad", limit: 1, lease: .seconds(60), release: "twenty-four")
+            }
+
             // A real worker replays each chain with dusk at 2.0.0, in whatever layer it was.
             let before = try AssetStore(connection).currentChain(of: assets[1])
             let drained = try command.run("worker", "--drain")

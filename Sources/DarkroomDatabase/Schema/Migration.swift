@@ -44,5 +44,6 @@ public struct Migration: Sendable, Hashable {
         Migration(25, "render_provenance", PackageResources._025_render_provenance_sql),
         Migration(26, "imported_layers", PackageResources._026_imported_layers_sql),
         Migration(27, "filter_upgrades", PackageResources._027_filter_upgrades_sql),
+        Migration(28, "claims_name_the_release", PackageResources._028_claims_name_the_release_sql),
     ]
 }

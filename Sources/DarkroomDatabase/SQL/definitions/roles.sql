@@ -57,7 +57,7 @@ DECLARE
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
         'darkroom.retry_job(bigint)', 'darkroom.retry_batch(text, boolean)'];
     worker_functions text[] := ARRAY[
-        'darkroom.claim_jobs(text, int, double precision, jsonb)', 'darkroom.lease_problem(double precision)',
+        'darkroom.claim_jobs(text, int, double precision, jsonb, text)', 'darkroom.lease_problem(double precision)',
         'darkroom.leases_have_expired()',
         'darkroom.rescue_expired_leases()',
         'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean)',
