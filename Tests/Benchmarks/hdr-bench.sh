@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # HDR gain-map benchmark: what carrying an original's gain map costs (`--hdr keep` against
-# `--hdr drop`, measured in this run), on a real 24 MP iPhone 15 Pro HEIC (Apple's
-# half-resolution auxiliary map) and on a 24 MP Ultra HDR JPEG: that HEIC's own render with
-# `--hdr keep`, so a real photo and its real map joined by GainMapJPEGWriter (MPF, hdrgm,
+# `--hdr drop`, measured in this run), on real 12 MP and 24 MP iPhone 15 Pro HEICs (Apple's
+# half-resolution auxiliary map) and on a 24 MP Ultra HDR JPEG: the 24 MP HEIC's own render
+# with `--hdr keep`, so a real photo and its real map joined by GainMapJPEGWriter (MPF, hdrgm,
 # ISO 21496-1). The edit: a 2° straighten, a crop and sepia, on one core, at 128 MiB.
 # Prints the table; docs/benchmarks.md holds the current one.
 #   usage: hdr-bench.sh DARKROOM_BINARY WORK_DIR
@@ -12,6 +12,7 @@ work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$work"
 cd "$work"
+heic12=$here/../Fixtures/corpus/osxphotos/IMG_4394.HEIC
 heic=$here/../Fixtures/corpus/osxphotos/IMG_3582.HEIC
 time_cmd=/usr/bin/time
 budget=128MiB
@@ -19,7 +20,9 @@ budget=128MiB
 [ -f ultrahdr24.jpg ] || "$darkroom" render "$heic" -o ultrahdr24.jpg --quality 92 --hdr keep --threads 1 >/dev/null
 exiftool -s -s -s -NumberOfImages ultrahdr24.jpg | grep -qx 2 || { echo "ultrahdr24.jpg has no gain map" >&2; exit 1; }
 
-ops='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":200,"y":200,"width":3600,"height":5000},{"op":"sepia","intensity":0.6}]}'
+# The same edit on both sizes: a crop of the same share of the (upright, portrait) picture.
+ops24='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":200,"y":200,"width":3600,"height":5000},{"op":"sepia","intensity":0.6}]}'
+ops12='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":140,"y":140,"width":2540,"height":3530},{"op":"sepia","intensity":0.6}]}'
 
 # measure LABEL COMMAND...: best of 3 by CPU seconds; sets cpu_LABEL, wall_LABEL, rss_LABEL (KB).
 measure() {
@@ -41,9 +44,11 @@ measure() {
   printf -v "rss_$label" '%s' "$best_rss"
 }
 
-for input in heic24:"$heic" ultrahdr24:ultrahdr24.jpg; do
+for input in heic12:"$heic12" heic24:"$heic" ultrahdr24:ultrahdr24.jpg; do
   name=${input%%:*}
   file=${input#*:}
+  ops=$ops24
+  [ "$name" = heic12 ] && ops=$ops12
   for mode in keep drop; do
     measure "${name}_$mode" "$darkroom" render "$file" -o out.jpg --data "$ops" --quality 92 \
       --memory-budget $budget --threads 1 --hdr $mode
@@ -51,7 +56,7 @@ for input in heic24:"$heic" ultrahdr24:ultrahdr24.jpg; do
 done
 
 printf '\n%-38s %9s %9s %10s\n' "gain map (rotate 2°, crop, sepia)" "wall s" "cpu s" "peak RSS"
-for name in heic24 ultrahdr24; do
+for name in heic12 heic24 ultrahdr24; do
   for mode in keep drop; do
     wall=wall_${name}_$mode cpu=cpu_${name}_$mode rss=rss_${name}_$mode
     printf '%-38s %9s %9s %7d MB\n' "$name --hdr $mode" "${!wall}" "${!cpu}" $((${!rss} / 1024))
