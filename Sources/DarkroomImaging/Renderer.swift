@@ -220,11 +220,14 @@ public enum Renderer {
             try encoder.finish()
             try derivative?.encoder.finish()
         }
+        // The bytes after a multi-picture JPEG's image are the images its MPF index declares
+        // (kept as a gain map, or left out as every viewer leaves them): expected, not stray.
+        warnings =
+            decoder.warnings.filter { !(decoder.header.declaresFollowingImages && $0.code == "jpeg.trailing_bytes") }
+            + warnings
         guard let map, let primary = primarySink as? ScratchSink else {
-            return (plan, decoder.warnings + warnings, nil)
+            return (plan, warnings, nil)
         }
-        // A gain-map JPEG's bytes after its image are the MPF images, the map among them: carried, not stray.
-        warnings = decoder.warnings.filter { $0.code != "jpeg.trailing_bytes" } + warnings
         try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
         if let display, let scratch = displaySink as? ScratchSink {
             try GainMapJoin.write(

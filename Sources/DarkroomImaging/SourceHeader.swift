@@ -38,6 +38,12 @@ public struct SourceHeader: Sendable, Equatable {
         }
     }
 
+    /// Whether the input is a JPEG whose MPF index declares images after its own (a gain map, a
+    /// stereo pair, a depth map): the bytes after its EOI marker are those, not stray bytes.
+    var declaresFollowingImages: Bool {
+        if case .jpeg(let header) = codec { header.hasMPF } else { false }
+    }
+
     static func scaled(_ size: PixelSize, eighths: Int) -> PixelSize {
         PixelSize(width: (size.width * eighths + 7) / 8, height: (size.height * eighths + 7) / 8)
     }
