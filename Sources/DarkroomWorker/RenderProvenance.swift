@@ -23,7 +23,8 @@ public struct RenderProvenance: Sendable, Equatable {
         darkroom = DarkroomRelease.version
         math = RenderMath.versions(of: operations)
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
-        output = RenderOutput(encoding: settings.encoding, displayLongestSide: display ? settings.displayLongestSide : nil)
+        output = RenderOutput(
+            encoding: settings.encoding, displayLongestSide: display ? settings.displayLongestSide : nil)
         self.hdr = hdr
     }
 
@@ -33,7 +34,8 @@ public struct RenderProvenance: Sendable, Equatable {
             "{\"name\":\(JSONText.quoted(step.name)),\"version\":\(step.version.map(JSONText.quoted) ?? "null"),"
                 + "\"sha256\":\(step.sha256.map(JSONText.quoted) ?? "null")}"
         }.joined(separator: ",")
-        return "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":\(RenderMath.json(math)),\"filters\":[\(filterJSON)],"
+        return
+            "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":\(RenderMath.json(math)),\"filters\":[\(filterJSON)],"
             + "\"output\":\(output.json),\"hdr\":\(hdrJSON)}"
     }
 

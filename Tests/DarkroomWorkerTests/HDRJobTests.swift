@@ -65,7 +65,8 @@ import Testing
             #expect(try store.currentChain(of: apple).last?.carriesHDR == false)
             // The map left out on request is no stray trailer: the job records no warning.
             let warnings = try connection.query(
-                "SELECT warnings::text AS w FROM darkroom.jobs WHERE id = $1", [.int(dropped)])[0]["w"].decode(String.self)
+                "SELECT warnings::text AS w FROM darkroom.jobs WHERE id = $1", [.int(dropped)])[0]["w"].decode(
+                    String.self)
             #expect(warnings == "[]")
         }
     }
