@@ -1,20 +1,27 @@
 import ByteStreams
 
 /// Passes a source's bytes through and counts them, so a render's reads are measured where
-/// they happen (`darkroom_worker_read_bytes_total`), damaged inputs included.
+/// they happen (`darkroom_worker_read_bytes_total`), damaged inputs included. Every stream a
+/// render opens on its input (a JPEG's gain map is reached by reading it again) adds to one
+/// `Tally`.
 final class CountingSource: ByteSource {
-    private let source: any ByteSource
-    private(set) var bytesRead = 0
+    final class Tally {
+        fileprivate(set) var bytes = 0
+    }
 
-    init(_ source: any ByteSource) {
+    private let source: any ByteSource
+    private let tally: Tally
+
+    init(_ source: any ByteSource, tally: Tally) {
         self.source = source
+        self.tally = tally
     }
 
     var objectName: String { source.objectName }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
         let count = try source.read(into: buffer)
-        bytesRead += count
+        tally.bytes += count
         return count
     }
 }

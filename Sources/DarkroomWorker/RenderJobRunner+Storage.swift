@@ -16,8 +16,9 @@ extension RenderJobRunner {
         display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(JobFailure) -> RenderResult {
-        let source = CountingSource(try open(input))
-        defer { metrics.read(source.bytesRead, from: input.metricsInput) }
+        let reads = CountingSource.Tally()
+        let source = CountingSource(try open(input), tally: reads)
+        defer { metrics.read(reads.bytes, from: input.metricsInput) }
         let upload = try beginPublishing(output)
         var displayUpload: (any ObjectUpload)?
         if let display {
@@ -42,7 +43,8 @@ extension RenderJobRunner {
         do {
             // A JPEG's gain map follows its image: read the original again to reach it.
             let reopen: (() throws -> any ByteSource)? =
-                settings.hdr == .keep ? { [self] () throws -> any ByteSource in try open(input) } : nil
+                settings.hdr == .keep
+                ? { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) } : nil
             result = try Renderer.render(
                 request, from: source, to: upload, display: displayUpload, gainMapSource: reopen,
                 orientation: orientation)

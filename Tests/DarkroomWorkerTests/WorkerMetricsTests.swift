@@ -28,7 +28,8 @@ import Testing
             let importer = Importer(storage: storage, connection: connection, logger: .quiet)
             let good = [
                 try importer.importFile(Fixtures.exifSample("gps/DSCN0010.jpg").path).assetID,
-                try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID,
+                try importer.importFile(Fixtures.root.appendingPathComponent("gainmaps/apple_gainmap_new.jpg").path)
+                    .assetID,
             ]
             // A cut original: import reads only the header; the render finds the damage.
             let intact = try Data(contentsOf: Fixtures.exifSample("gps/DSCN0012.jpg"))
@@ -89,13 +90,14 @@ import Testing
                 try #require(scrape.value("darkroom_worker_claim_duration_seconds_count", ["result": "empty"])) >= 1,
                 "a draining worker stops after an empty claim")
 
-            // Bytes: every original read to its end (the damaged one too), every output published.
+            // Bytes: every original read to its end (the damaged one too), and the gain-map JPEG
+            // read a second time to reach its map; every output published.
             let originals = try connection.query("SELECT original_path FROM darkroom.assets ORDER BY id").map {
                 try Self.size(of: try storage.resolve(try $0["original_path"].decode(String.self)))
             }
             #expect(
                 scrape.value("darkroom_worker_read_bytes_total", ["object": "original"])
-                    == Double(originals.reduce(0, +)))
+                    == Double(originals.reduce(0, +) + originals[1]))
             let renders = try connection.query("SELECT rendered_path, rendered_bytes FROM darkroom.adjustments")
             #expect(renders.count == 2)
             let written = try renders.reduce(0) { $0 + (try $1["rendered_bytes"].decode(Int.self)) }
