@@ -15,6 +15,7 @@ public enum RenderMath {
         "gaussianBlur": 1,
         "photoEffect": 1,
         "posterize": 1,
+        "rotate": 1,
         "sepia": 1,
         "unsharpMask": 1,
         "vignette": 1,
