@@ -87,7 +87,7 @@ struct StripPipeline {
 extension StripPipeline {
     /// Fills a buffer with the next finished 8-bit output strip and returns its rows (0 at
     /// the end). Color-only renders color the decoded strips in place; renders with
-    /// blurs pull rows through the row chain.
+    /// blurs or turns pull rows through the row chain (a lone turn's rows come out as codes).
     func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
         let source = OrientedRowSource(
             decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
