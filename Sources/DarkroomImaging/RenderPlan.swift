@@ -350,10 +350,12 @@ public enum RenderPlanner {
 
     /// Each rotation's band when it fits what is left of the budget, else its tiles.
     static func priceResampling(_ plan: inout RenderPlan, height: Int) {
+        let space = ResamplePlan.space(for: plan.geometry)
         for stage in plan.geometry.resampleSteps {
             let resample = ResamplePlan.plan(
                 step: stage.step, input: stage.input, output: stage.output, height: height,
-                available: plan.budget - plan.memory.total, spillRoom: plan.budget / 2 - plan.memory.total)
+                available: plan.budget - plan.memory.total, spillRoom: plan.budget / 2 - plan.memory.total,
+                space: space)
             plan.resampling.append(resample)
             plan.memory.resampling += resample.bytes
         }

@@ -8,6 +8,8 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var mode: Mode
+    /// What it interpolates: linear light, or the input's own codes when it is all the render does.
+    public var space: SampleSpace
     /// Bytes its own buffers hold (a spill in memory included).
     public var bytes: Int
 
@@ -22,27 +24,42 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         switch mode {
         case .band(let rows):
-            "band of \(rows) input rows in linear light, \(ByteCount.format(bytes))"
+            "band of \(rows) input rows, \(Self.spaceName(space)), \(ByteCount.format(bytes))"
         case .tiles(let tile, let block, let spill, let spillBytes):
             "spill (\(spill.rawValue), \(ByteCount.format(spillBytes))) of \(tile)×\(tile) tiles, "
-                + "output in \(block)×\(block) blocks, \(ByteCount.format(bytes))"
+                + "output in \(block)×\(block) blocks, \(Self.spaceName(space)), \(ByteCount.format(bytes))"
         }
+    }
+
+    static func spaceName(_ space: SampleSpace) -> String {
+        space == .codes ? "sampled in 8-bit codes" : "sampled in linear light"
+    }
+
+    /// Codes when the render is this one step and nothing else (no colour operation, no blur,
+    /// no other turn): the output's codes then come straight from the input's, as a crop's do,
+    /// without the trip through linear light and back. Anything else samples linear light, the
+    /// space the operations around it work in.
+    static func space(for geometry: RenderGeometry) -> SampleSpace {
+        if geometry.stages.count == 1, case .resample = geometry.stages[0] { return .codes }
+        return .linear
     }
 
     /// The band when output rows read input rows in order and it fits in `available` bytes,
     /// else tiles (in memory when the whole spill fits in `spillRoom`).
     static func plan(
-        step: ResampleStep, input: PixelRect, output: PixelRect, height: Int, available: Int, spillRoom: Int
+        step: ResampleStep, input: PixelRect, output: PixelRect, height: Int, available: Int, spillRoom: Int,
+        space: SampleSpace
     ) -> ResamplePlan {
         // Both ways pull an upstream row in floats and quantise it; input held for sampling
-        // is four floats a pixel (`BicubicSampler.decode`).
+        // is four floats a pixel (`BicubicSampler.decode`); output, three floats or three codes.
         let rowBytes = input.width * (12 + 3)
+        let outputPixel = space == .codes ? 3 : 12
         if step.streamsRows {
             let strip = min(bandStripRows, output.height)
             let slant = abs(step.map.c) * Double(max(output.width - 1, 0)) + abs(step.map.d) * Double(strip - 1)
             let rows = min(Int(slant.rounded(.up)) + 8, input.height)
-            let bytes = rows * input.width * 16 + strip * output.width * 12 + rowBytes
-            if bytes <= available { return ResamplePlan(mode: .band(rows: rows), bytes: bytes) }
+            let bytes = rows * input.width * 16 + strip * output.width * outputPixel + rowBytes
+            if bytes <= available { return ResamplePlan(mode: .band(rows: rows), space: space, bytes: bytes) }
         }
         let tile = tileSide
         let block = height
@@ -50,12 +67,12 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
         let tiles = ((input.width + tile - 1) / tile) * ((input.height + tile - 1) / tile)
         let spillBytes = tiles * tile * tile * 3
         let working =
-            rowBytes + tile * input.width * 3 + 2 * tile * tile * 3 + block * output.width * 12
+            rowBytes + tile * input.width * 3 + 2 * tile * tile * 3 + block * output.width * outputPixel
             + footprint.width * footprint.height * 16
         let inMemory = working + spillBytes <= spillRoom
         return ResamplePlan(
             mode: .tiles(tile: tile, block: block, spill: inMemory ? .memory : .file, spillBytes: spillBytes),
-            bytes: working + (inMemory ? spillBytes : 0))
+            space: space, bytes: working + (inMemory ? spillBytes : 0))
     }
 
     /// The most input pixels a `block`² block of output can read (taps and rounding included).

@@ -1,5 +1,7 @@
 /// A rotation or orientation as a row stage. Its input is quantised to 8-bit sRGB as it
-/// arrives (as the encoder would), so both ways of holding it give the same samples:
+/// arrives (as the encoder would), so both ways of holding it give the same samples, in the
+/// space the plan picked: linear-light rows out (`nextRow`), or, when the step is all the render
+/// does, 8-bit codes (`nextCodes`). Two ways of holding the input:
 ///
 /// - band: a strip of output rows reads a slanted band of input rows, which slides down the
 ///   image; a ring of the band's height holds them (turns under 90°, no flip of the rows), and
@@ -17,7 +19,8 @@ final class ResampledRows: LinearRowSource {
     private let isCancelled: @Sendable () -> Bool
     private let pulled: UnsafeMutableBufferPointer<Float>  // one upstream row
     private let codes: UnsafeMutableBufferPointer<UInt8>  // it, in 8-bit sRGB
-    private var buffer: UnsafeMutableBufferPointer<Float>  // a strip of output
+    private let buffer: UnsafeMutableRawBufferPointer  // a strip of output, `pixelBytes` a pixel
+    private let pixelBytes: Int
     private var ring: UnsafeMutableBufferPointer<Float> = .init(start: nil, count: 0)
     private var block: UnsafeMutableBufferPointer<Float> = .init(start: nil, count: 0)
     private var nextInputY: Int
@@ -37,21 +40,18 @@ final class ResampledRows: LinearRowSource {
         mode = plan.mode
         self.spillDirectory = spillDirectory
         self.isCancelled = isCancelled
-        let fill = step.fill.map {
-            SIMD3(
-                Float(SRGB.toLinear(Double($0.red))), Float(SRGB.toLinear(Double($0.green))),
-                Float(SRGB.toLinear(Double($0.blue))))
-        }
         sampler = BicubicSampler(
-            map: step.map, imageWidth: step.canvas.width, imageHeight: step.canvas.height, fill: fill)
+            map: step.map, imageWidth: step.canvas.width, imageHeight: step.canvas.height, space: plan.space,
+            fill: step.fill)
+        pixelBytes = plan.space == .codes ? 3 : 12
         pulled = .allocate(capacity: input.width * 3)
         codes = .allocate(capacity: input.width * 3)
         switch plan.mode {
         case .band(let rows):
             ring = .allocate(capacity: rows * input.width * 4)
-            buffer = .allocate(capacity: ResamplePlan.bandStripRows * output.width * 3)
+            buffer = .allocate(byteCount: ResamplePlan.bandStripRows * output.width * pixelBytes, alignment: 16)
         case .tiles(_, let blockSize, _, _):
-            buffer = .allocate(capacity: blockSize * output.width * 3)
+            buffer = .allocate(byteCount: blockSize * output.width * pixelBytes, alignment: 16)
             let footprint = ResamplePlan.footprintSide(step.map, block: blockSize)
             block = .allocate(capacity: footprint.width * footprint.height * 4)
         }
@@ -69,6 +69,20 @@ final class ResampledRows: LinearRowSource {
     }
 
     func nextRow(into row: UnsafeMutablePointer<Float>) throws {
+        precondition(sampler.space == .linear)
+        let from = try nextOutputRow()
+        row.update(from: from.assumingMemoryBound(to: Float.self), count: region.width * 3)
+    }
+
+    /// The next output row in 8-bit codes, when the plan samples in codes.
+    func nextCodes(into row: UnsafeMutablePointer<UInt8>) throws {
+        precondition(sampler.space == .codes)
+        let from = try nextOutputRow()
+        row.update(from: from.assumingMemoryBound(to: UInt8.self), count: region.width * 3)
+    }
+
+    /// Where the next output row is in `buffer`, once made.
+    private func nextOutputRow() throws -> UnsafeMutableRawPointer {
         if nextOutputY == stripTop + stripRows {
             switch mode {
             case .band(let slots): try makeBandStrip(slots: slots)
@@ -77,9 +91,19 @@ final class ResampledRows: LinearRowSource {
                 try makeStrip(tile: tile, blockSize: blockSize)
             }
         }
-        let width = region.width * 3
-        row.update(from: buffer.baseAddress! + (nextOutputY - stripTop) * width, count: width)
-        nextOutputY += 1
+        defer { nextOutputY += 1 }
+        return buffer.baseAddress! + (nextOutputY - stripTop) * region.width * pixelBytes
+    }
+
+    /// Output pixels `columns` of output row `y` into the strip's row `row`.
+    private func sample(row y: Int, columns: Range<Int>, from window: SampleWindow, stripRow row: Int) {
+        let target = buffer.baseAddress! + (row * region.width + columns.lowerBound - region.x) * pixelBytes
+        if sampler.space == .codes {
+            sampler.sample(
+                row: y, columns: columns, from: window, into: target.assumingMemoryBound(to: UInt8.self))
+        } else {
+            sampler.sample(row: y, columns: columns, from: window, into: target.assumingMemoryBound(to: Float.self))
+        }
     }
 
     /// Pulls the next input row, quantised: 8-bit sRGB codes in `codes`. Straight from the
@@ -104,8 +128,7 @@ final class ResampledRows: LinearRowSource {
         while nextInputY <= needed.upperBound + canvas.y {
             let slot = (nextInputY - input.y) % slots
             try pullCodes()
-            BicubicSampler.decode(
-                codes.baseAddress!, into: ring.baseAddress! + slot * input.width * 4, pixels: input.width)
+            sampler.decode(codes.baseAddress!, into: ring.baseAddress! + slot * input.width * 4, pixels: input.width)
         }
         let bottom = nextInputY - 1 - canvas.y
         let window = SampleWindow(
@@ -116,9 +139,7 @@ final class ResampledRows: LinearRowSource {
         for blockX in stride(from: region.x, to: region.maxX, by: ResamplePlan.bandBlockColumns) {
             let columns = blockX..<min(blockX + ResamplePlan.bandBlockColumns, region.maxX)
             for y in 0..<stripRows {
-                sampler.sample(
-                    row: stripTop + y, columns: columns, from: window,
-                    into: buffer.baseAddress! + (y * region.width + blockX - region.x) * 3)
+                sample(row: stripTop + y, columns: columns, from: window, stripRow: y)
             }
         }
     }
@@ -194,7 +215,7 @@ final class ResampledRows: LinearRowSource {
                     let x0 = max(left, tileColumn * tile)
                     let x1 = min(right, tileColumn * tile + tile - 1)
                     for y in max(top, tileRow * tile)...min(bottom, tileRow * tile + tile - 1) {
-                        BicubicSampler.decode(
+                        sampler.decode(
                             codes + ((y - tileRow * tile) * tile + x0 - tileColumn * tile) * 3,
                             into: block.baseAddress! + ((y - top) * width + x0 - left) * 4, pixels: x1 - x0 + 1)
                     }
@@ -206,9 +227,7 @@ final class ResampledRows: LinearRowSource {
                 columns: (left + input.x - canvas.x)...(right + input.x - canvas.x),
                 rows: (top + input.y - canvas.y)...(bottom + input.y - canvas.y))
             for y in 0..<stripRows {
-                sampler.sample(
-                    row: stripTop + y, columns: rect.x..<rect.maxX, from: window,
-                    into: buffer.baseAddress! + (y * region.width + blockX - region.x) * 3)
+                sample(row: stripTop + y, columns: rect.x..<rect.maxX, from: window, stripRow: y)
             }
         }
     }

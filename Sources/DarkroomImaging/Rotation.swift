@@ -7,8 +7,9 @@ import Foundation
 ///   s = R·((x + W.x + 0.5, y + W.y + 0.5) − c) + c − (0.5, 0.5),  R = [[cos θ, −sin θ], [sin θ, cos θ]],
 /// where c is the centre of the image at this step (width/2, height/2), W the window, and
 /// coordinates run right and down from the top-left corner. So a positive θ turns the content
-/// counter-clockwise as seen on screen. Samples are Catmull-Rom bicubic in linear light (see
-/// `BicubicSampler`); the window may reach past the turned image, where `fill` shows.
+/// counter-clockwise as seen on screen. Samples are Catmull-Rom bicubic (see `BicubicSampler`),
+/// in linear light or in the input's codes as the plan says (`ResamplePlan.space`); the window
+/// may reach past the turned image, where `fill` shows.
 public struct Rotation: Sendable, Hashable {
     /// What of the turned picture the output keeps.
     public enum Window: Sendable, Hashable {

@@ -87,7 +87,7 @@ struct StripPipeline {
 extension StripPipeline {
     /// Fills a buffer with the next finished 8-bit output strip and returns its rows (0 at
     /// the end). Color-only renders color the decoded strips in place; renders with
-    /// blurs pull rows through the row chain.
+    /// blurs or turns pull rows through the row chain (a lone turn's rows come out as codes).
     func makeProducer() -> (UnsafeMutableRawBufferPointer) throws -> Int {
         let source = OrientedRowSource(
             decoder: decoder, plan: plan, spillDirectory: spillDirectory, isCancelled: isCancelled)
@@ -104,6 +104,18 @@ extension StripPipeline {
         }
         let chain = RowChain.build(
             plan: plan, source: source, spillDirectory: spillDirectory, isCancelled: isCancelled)
+        if plan.resampling.first?.space == .codes {
+            // The plan samples in codes only when the turn is the whole chain: its rows are the output's.
+            guard let turn = chain as? ResampledRows else { preconditionFailure("codes are sampled by a lone turn") }
+            var produced = 0
+            return { buffer in
+                let rows = min(plan.stripHeight, output.height - produced)
+                let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+                for index in 0..<rows { try turn.nextCodes(into: bytes + index * output.width * 3) }
+                produced += rows
+                return rows
+            }
+        }
         let row = UnsafeMutableBufferPointer<Float>.allocate(capacity: output.width * 3)
         let rowKeeper = RowBuffer(row)
         var produced = 0

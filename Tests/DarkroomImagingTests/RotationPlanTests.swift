@@ -22,6 +22,8 @@ import Testing
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let operationLists: [[ImageOperation]] = [
+            [.rotate(Rotation(degrees: 2, window: .largestUpright))],
+            [.rotate(Rotation(degrees: -7, window: .wholeCanvas, fill: RGBColor(red: 1, green: 0.5, blue: 0)))],
             [.rotate(Rotation(degrees: 2, window: .largestUpright)), .vignette(intensity: 1, radius: 1)],
             [
                 .exposure(ev: 0.3), .rotate(Rotation(degrees: -30, window: .wholeCanvas, fill: .black)),
@@ -84,6 +86,31 @@ import Testing
                 #expect(Self.kind(plan.resampling[0]) == "tiles-file")
             }
             #expect(plan.memory.total <= 64 << 20)
+        }
+    }
+
+    /// A turn samples the input's own codes only when it is the whole render; beside a colour
+    /// operation, a blur or another turn, linear light.
+    @Test func aLoneTurnSamplesCodes() throws {
+        let size = PixelSize(width: 600, height: 400)
+        let turn = ImageOperation.rotate(Rotation(degrees: 2, window: .largestUpright))
+        let cases: [([ImageOperation], Orientation, SampleSpace)] = [
+            ([turn], .up, .codes),
+            ([turn], .right, .codes),
+            ([.crop(PixelRect(x: 10, y: 10, width: 500, height: 300)), turn, .orient(.upMirrored)], .up, .codes),
+            ([.orient(.left), turn], .up, .codes),
+            ([turn, .exposure(ev: 0)], .up, .linear),
+            ([.sepia(intensity: 1), turn], .up, .linear),
+            ([turn, .gaussianBlur(sigma: 1)], .up, .linear),
+            ([turn, .gaussianBlur(sigma: 1), turn], .up, .linear),
+        ]
+        for (operations, orientation, space) in cases {
+            let geometry = try RenderGeometry(storedSize: size, orientation: orientation, operations: operations)
+            #expect(ResamplePlan.space(for: geometry) == space, "\(operations.map(\.name))")
+            let plan = try RenderPlanner.plan(
+                source: .jpeg(Self.header(size)), geometry: geometry, encoding: OutputEncoding(quality: 90),
+                limits: RenderLimits(memoryBudget: 64 << 20))
+            #expect(plan.resampling.allSatisfy { $0.space == space })
         }
     }
 

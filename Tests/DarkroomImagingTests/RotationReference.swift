@@ -4,9 +4,9 @@ import Foundation
 
 /// The rotation written the slow, obvious way, whole image in memory, in doubles: for every
 /// output pixel the position the `Rotation` doc comment gives, a Catmull-Rom kernel evaluated
-/// by distance in linear light with the edges extended, then mixed with the fill by how much of
-/// a pixel-sized box there lies inside the image. Independent of the renderer's strips, bands,
-/// tiles, weight polynomials and tables.
+/// by distance in linear light (or in the 8-bit codes, as a lone turn samples) with the edges
+/// extended, then mixed with the fill by how much of a pixel-sized box there lies inside the
+/// image. Independent of the renderer's strips, bands, tiles, weight polynomials and tables.
 enum RotationReference {
     static func toLinear(_ code: Double) -> Double {
         let v = code / 255
@@ -27,8 +27,13 @@ enum RotationReference {
     }
 
     /// sRGB codes (as doubles, unrounded) of the image turned by `degrees` (counter-clockwise
-    /// on screen) about its centre, window `window`; `fill` in sRGB 0…1 or nil for extended edges.
-    static func rotate(_ image: DecodedImage, degrees: Double, window: PixelRect, fill: [Double]?) -> [Double] {
+    /// on screen) about its centre, window `window`; `fill` in sRGB 0…1 or nil for extended edges;
+    /// interpolated in `space`.
+    static func rotate(
+        _ image: DecodedImage, degrees: Double, window: PixelRect, fill: [Double]?, in space: SampleSpace
+    ) -> [Double] {
+        let toLinear = space == .linear ? toLinear : { $0 }
+        let toCode = space == .linear ? toCode : { min(max($0, 0), 255) }
         let theta = degrees * .pi / 180
         let centreX = Double(image.width) / 2
         let centreY = Double(image.height) / 2

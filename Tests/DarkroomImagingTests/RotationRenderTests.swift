@@ -35,21 +35,26 @@ import Testing
         (-100, .rect(PixelRect(x: 20, y: 8, width: 40, height: 50)), nil),
     ]
 
-    @Test(arguments: referenceCases.indices)
-    func matchesTheWholeImageBicubicReference(_ index: Int) throws {
+    /// A lone turn samples the 8-bit codes; with a colour operation beside it (an exposure of
+    /// 0 EV, which changes nothing), linear light. Each matches the reference in its space.
+    @Test(arguments: referenceCases.indices, [SampleSpace.codes, .linear])
+    func matchesTheWholeImageBicubicReference(_ index: Int, space: SampleSpace) throws {
         let (degrees, window, fill) = Self.referenceCases[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let (path, pixels) = try syntheticInput(folder)
         let rotation = Rotation(degrees: degrees, window: window, fill: fill)
         let rect = rotation.windowRect(on: Self.size)
-        let rendered = try render([.rotate(rotation)], input: path, folder: folder, name: "out.jpg")
+        let operations: [ImageOperation] =
+            space == .codes ? [.rotate(rotation)] : [.rotate(rotation), .exposure(ev: 0)]
+        let rendered = try render(operations, input: path, folder: folder, name: "out.jpg")
+        #expect(rendered.plan.resampling.map(\.space) == [space])
         #expect(rendered.image.width == rect.width && rendered.image.height == rect.height)
         let reference = RotationReference.rotate(
             pixels, degrees: degrees, window: rect,
-            fill: fill.map { [Double($0.red), Double($0.green), Double($0.blue)] })
+            fill: fill.map { [Double($0.red), Double($0.green), Double($0.blue)] }, in: space)
         let psnr = RotationReference.psnr(rendered.image, reference)
-        #expect(psnr > 42, "\(degrees)°: \(psnr) dB")
+        #expect(psnr > 42, "\(degrees)° in \(space): \(psnr) dB")
     }
 
     /// A whole quarter turn lands every sample on a pixel centre: the same bytes as the exact
@@ -118,7 +123,8 @@ import Testing
             folder: folder, name: "out.jpg")
         #expect(rendered.plan.geometry.resampleSteps.count == 1)
         let window = rotation.windowRect(on: Self.size)
-        let turned = RotationReference.rotate(pixels, degrees: 11, window: window, fill: nil)
+        #expect(rendered.plan.resampling.map(\.space) == [.codes])
+        let turned = RotationReference.rotate(pixels, degrees: 11, window: window, fill: nil, in: .codes)
         var expected: [Double] = []
         for y in 0..<30 {
             for x in 0..<50 {
