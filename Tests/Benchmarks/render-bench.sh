@@ -144,14 +144,31 @@ out_h=${turned#*×}
 crop="{\"operations\":[{\"op\":\"crop\",\"x\":$(((6000 - out_w) / 2)),\"y\":$(((4000 - out_h) / 2)),\"width\":$out_w,\"height\":$out_h}]}"
 measure "straighten1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data "$straighten" --quality 92 --memory-budget 64MiB --threads 1
 measure "crop1-photo24" "$darkroom" render photo24.jpg -o out.jpg --data "$crop" --quality 92 --memory-budget 64MiB --threads 1
+# The reference tool on the same turn: vips' affine with its bicubic interpolator, writing the
+# same centred window (--oarea, in the turned image's coordinates), against its own crop.
+vips_turn=$(python3 -c "
+import math
+a = math.radians(2); c, s = math.cos(a), math.sin(a)
+cx, cy = c * 3000 - s * 2000, s * 3000 + c * 2000
+print(f'{c} {-s} {s} {c}|{round(cx - $out_w / 2)} {round(cy - $out_h / 2)} $out_w $out_h')")
+measure "vips1-straighten-photo24" vips affine photo24.jpg "out.jpg[Q=92]" "${vips_turn%|*}" \
+  --interpolate bicubic --oarea "${vips_turn#*|}" --vips-concurrency=1
+measure "vips1-crop-photo24" vips crop photo24.jpg "out.jpg[Q=92]" $(((6000 - out_w) / 2)) $(((4000 - out_h) / 2)) \
+  "$out_w" "$out_h" --vips-concurrency=1
 used=$((rss_straighten1_photo24 - fixed))
 ok=yes; [ $((used * 1024)) -le $((64 * 1024 * 1024)) ] || { ok=NO; verdict=1; }
 printf '\n%-34s %9s %9s %10s %12s %8s\n' "straighten 2° (6000×4000 → $turned)" "wall s" "cpu s" "peak RSS" "peak−fixed" "within"
 printf '%-34s %9s %9s %8d MB %10d MB %8s\n' "rotate 2°, crop mode, 1 core" "$wall_straighten1_photo24" "$cpu_straighten1_photo24" \
   $((rss_straighten1_photo24 / 1024)) $((used / 1024)) "$ok"
 printf '%-34s %9s %9s %8d MB\n' "crop to $turned, 1 core" "$wall_crop1_photo24" "$cpu_crop1_photo24" $((rss_crop1_photo24 / 1024))
-printf 'straighten against crop (CPU seconds): %s\n' \
-  "$(python3 -c "print(f'{$cpu_straighten1_photo24 / $cpu_crop1_photo24:.2f}x')")"
+printf '%-34s %9s %9s %8d MB\n' "vips affine 2° bicubic, -c1" "$wall_vips1_straighten_photo24" \
+  "$cpu_vips1_straighten_photo24" $((rss_vips1_straighten_photo24 / 1024))
+printf '%-34s %9s %9s %8d MB\n' "vips crop, -c1" "$wall_vips1_crop_photo24" "$cpu_vips1_crop_photo24" \
+  $((rss_vips1_crop_photo24 / 1024))
+printf 'straighten against crop (CPU seconds): darkroom %s, vips %s; darkroom turn against vips turn: %s\n' \
+  "$(python3 -c "print(f'{$cpu_straighten1_photo24 / $cpu_crop1_photo24:.2f}x')")" \
+  "$(python3 -c "print(f'{$cpu_vips1_straighten_photo24 / $cpu_vips1_crop_photo24:.2f}x')")" \
+  "$(python3 -c "print(f'{$cpu_straighten1_photo24 / $cpu_vips1_straighten_photo24:.2f}x')")"
 
 # ---- a filter: a 33³ LUT against sepia, the same render otherwise ---------------------
 # One core at 64 MiB. The LUT is a designer-style look made here (an S-curve, warm shadows, a
