@@ -285,6 +285,8 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
     case tmapDangling
     /// libavif's HDR-base AVIF (PQ): its map would not apply to a render that cannot describe PQ.
     case hdrBase
+    /// Samsung's HEIC whose `tmap` turns its HDR picture a quarter on its own.
+    case tmapTurned
 
     var testDescription: String { rawValue }
 
@@ -300,6 +302,7 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
         case .tooLargeForTheBudget: "whole file"
         case .tmapDangling: "not an image in the file"
         case .hdrBase: "coded for HDR displays (PQ)"
+        case .tmapTurned: "its own irot, imir or clap"
         }
     }
 
@@ -344,6 +347,8 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
             return try ToneMapFixtures.bytes(.dangling)
         case .hdrBase:
             return try Fixtures.bytes(of: ToneMapFixtures.hdrBaseAVIF)
+        case .tmapTurned:
+            return try ToneMapFixtures.bytes(.tmapTurned)
         }
     }
 

@@ -25,9 +25,17 @@ public enum ToneMapFixtures {
         case notForThePrimary
         /// `samsung` with its map's `ispe` claiming 9216×462, more than twice the picture's width.
         case absurdSize
+        /// `samsung` with its `tmap`'s `irot` of 0° made 90°: its HDR picture would be turned.
+        case tmapTurned
     }
 
     public static func bytes(_ variant: Hostile) throws -> [UInt8] {
+        if variant == .tmapTurned {
+            var bytes = try Fixtures.bytes(of: samsung)
+            // The file's one irot box (the tmap's): size 9, then its angle in quarter turns.
+            bytes[try index(of: [0, 0, 0, 9] + Array("irot".utf8), in: bytes) + 8] = 1
+            return bytes
+        }
         if variant == .absurdSize {
             var bytes = try Fixtures.bytes(of: samsung)
             // ispe: version and flags, then width and height (1000×462) as 32-bit big-endian.
@@ -44,7 +52,7 @@ public enum ToneMapFixtures {
         case .mapIsThePrimary: bytes[at + 3] = 1
         case .mapIsItself: bytes[at + 3] = 2
         case .notForThePrimary: (bytes[at + 1], bytes[at + 3]) = (3, 1)
-        case .absurdSize: break
+        case .absurdSize, .tmapTurned: break
         }
         return bytes
     }

@@ -58,12 +58,13 @@ import Testing
         }
     }
 
-    /// References that name no image or the tmap itself, and a map of an absurd size: each a
-    /// typed error naming the file and the tmap item, and the picture still opens.
+    /// References that name no image or the tmap itself, a map of an absurd size, a tmap turned
+    /// on its own: each a typed error naming the file and the tmap item, and the picture still opens.
     @Test(arguments: [
         (ToneMapFixtures.Hostile.dangling, HEIFError.Code.corrupt, "not an image"),
         (.mapIsItself, .corrupt, "is the tmap itself"),
         (.absurdSize, .tooLarge, "9216×462 for a 4000×1848 picture"),
+        (.tmapTurned, .unsupported, "its own irot, imir or clap"),
     ])
     func aHostileTmapIsATypedError(variant: ToneMapFixtures.Hostile, code: HEIFError.Code, says: String) throws {
         let decoder = try Self.decoder(ToneMapFixtures.bytes(variant))
