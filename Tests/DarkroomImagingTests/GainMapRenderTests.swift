@@ -160,6 +160,27 @@ import Testing
         #expect(halfTurned < 0.2, "\(halfTurned)")
     }
 
+    /// `darkroom render --explain`: the gain map's own plan after the image's, or why it would be
+    /// dropped; nothing of it with `--hdr drop`.
+    @Test func theExplanationSaysWhatTheMapWouldCost() throws {
+        func explain(_ bytes: [UInt8], keep: Bool = true) throws -> String {
+            let request = RenderRequest(
+                operations: [.crop(PixelRect(x: 8, y: 8, width: 160, height: 120))],
+                limits: RenderLimits(memoryBudget: 256 << 20), spillDirectory: NSTemporaryDirectory())
+            return try Renderer.explanation(
+                request, input: ChunkedSource(bytes, name: "in", maxChunk: 65536),
+                gainMapSource: keep ? { ChunkedSource(bytes, name: "in", maxChunk: 65536) } : nil
+            ) { _ in .up }
+        }
+        let samsung = try Fixtures.bytes(of: ToneMapFixtures.samsung)
+        let kept = try explain(samsung)
+        #expect(kept.contains("gain map   iso_21496_1, 1000×462, one channel, rendered first"), "\(kept)")
+        #expect(kept.contains("output     40×30"), "\(kept)")
+        #expect(!(try explain(samsung, keep: false)).contains("gain map"))
+        let dangling = try explain(ToneMapFixtures.bytes(.dangling))
+        #expect(dangling.contains("gain map   dropped: its gain map could not be decoded"), "\(dangling)")
+    }
+
     // MARK: The same bytes whatever the budget
 
     /// An iPhone HEIC (Apple's half-resolution auxiliary map), Samsung's HEIC (its `tmap`'s
