@@ -60,6 +60,11 @@ public struct SourceGainMap: Sendable, Equatable {
                 location: .heifAuxiliary(id: apple.id))
         }
         guard let toneMap = header.toneMap else { return nil }
+        if let error = toneMap.dataError {
+            throw GainMapError(
+                error.code == .tooLarge ? .tooLarge : .cut, .iso21496,
+                "the tmap item's data could not be read: \(error.message)")
+        }
         return SourceGainMap(
             kind: .iso21496, size: nil, metadata: try ISOGainMapMetadata.decode(toneMapItem: toneMap.data),
             location: .heifToneMap)

@@ -12,6 +12,9 @@ public struct HEIFToneMap: Sendable, Equatable {
     /// The `dimg` references after the base, at most `maxListedInputs`: a valid file lists exactly
     /// one, the gain map.
     public var gainMapIDs: [UInt32]
+    /// Why `data` could not be read (it is then empty): the picture does not need it, so the file
+    /// still opens.
+    public var dataError: HEIFError?
 
     static let maxListedInputs = 8
 }
@@ -36,7 +39,7 @@ private let dimg = UInt32(0x6469_6D67)  // "dimg"
 
 extension PrimaryImage {
     /// The first `tmap` item whose base (its first `dimg` input) is this image; nil without one.
-    func toneMap() throws(HEIFError) -> HEIFToneMap? {
+    func toneMap() -> HEIFToneMap? {
         let count = min(Int(heif_context_get_number_of_items(context.pointer)), maxItems)
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)
@@ -45,15 +48,20 @@ extension PrimaryImage {
         for id in ids.prefix(listed) where heif_item_get_item_type(context.pointer, id) == tmap {
             let inputs = derivedInputs(of: id)
             guard inputs.first == primary else { continue }
+            var toneMap = HEIFToneMap(id: id, data: [], gainMapIDs: Array(inputs.dropFirst()))
+            let itemName = "\(name) (tmap item \(id))"
             var data: UnsafeMutablePointer<UInt8>?
             var size = 0
-            try check(heif_item_get_item_data(context.pointer, id, nil, &data, &size), path: name)
+            let error = heif_item_get_item_data(context.pointer, id, nil, &data, &size)
             defer { heif_release_item_data(context.pointer, &data) }
-            guard size <= maxToneMapBytes else {
-                throw HEIFError(code: .tooLarge, message: "a tmap item of \(size) bytes", path: name)
+            if error.code != heif_error_Ok {
+                toneMap.dataError = HEIFError(error, path: itemName)
+            } else if size > maxToneMapBytes {
+                toneMap.dataError = HEIFError(code: .tooLarge, message: "a tmap item of \(size) bytes", path: itemName)
+            } else if let data {
+                toneMap.data = Array(UnsafeBufferPointer(start: data, count: size))
             }
-            let bytes = data.map { Array(UnsafeBufferPointer(start: $0, count: size)) } ?? []
-            return HEIFToneMap(id: id, data: bytes, gainMapIDs: Array(inputs.dropFirst()))
+            return toneMap
         }
         return nil
     }

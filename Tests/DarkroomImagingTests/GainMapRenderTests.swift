@@ -308,6 +308,8 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
     case hdrBase
     /// Samsung's HEIC whose `tmap` turns its HDR picture a quarter on its own.
     case tmapTurned
+    /// An AVIF whose `tmap` item's data lie past the end of the file.
+    case tmapDataMissing
 
     var testDescription: String { rawValue }
 
@@ -324,6 +326,7 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
         case .tmapDangling: "not an image in the file"
         case .hdrBase: "coded for HDR displays (PQ)"
         case .tmapTurned: "its own irot, imir or clap"
+        case .tmapDataMissing: "the tmap item's data could not be read"
         }
     }
 
@@ -370,6 +373,8 @@ enum HostileMap: String, CaseIterable, CustomTestStringConvertible {
             return try Fixtures.bytes(of: ToneMapFixtures.hdrBaseAVIF)
         case .tmapTurned:
             return try ToneMapFixtures.bytes(.tmapTurned)
+        case .tmapDataMissing:
+            return try ToneMapFixtures.bytes(.dataOutsideTheFile)
         }
     }
 

@@ -27,6 +27,8 @@ public enum ToneMapFixtures {
         case absurdSize
         /// `samsung` with its `tmap`'s `irot` of 0° made 90°: its HDR picture would be turned.
         case tmapTurned
+        /// The `tmap` item's data (its `iloc` extent) lies past the end of the file.
+        case dataOutsideTheFile
     }
 
     public static func bytes(_ variant: Hostile) throws -> [UInt8] {
@@ -52,6 +54,10 @@ public enum ToneMapFixtures {
         case .mapIsThePrimary: bytes[at + 3] = 1
         case .mapIsItself: bytes[at + 3] = 2
         case .notForThePrimary: (bytes[at + 1], bytes[at + 3]) = (3, 1)
+        case .dataOutsideTheFile:
+            // iloc's entry for item 2: no data reference index, one extent at 0x1FA5F of 142 bytes.
+            let entry = try index(of: [0, 2, 0, 0, 0, 1, 0, 1, 0xFA, 0x5F, 0, 0, 0, 0x8E], in: bytes)
+            bytes.replaceSubrange((entry + 6)..<(entry + 10), with: [0, 0xFF, 0xFF, 0xFF])
         case .absurdSize, .tmapTurned: break
         }
         return bytes

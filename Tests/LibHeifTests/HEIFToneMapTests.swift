@@ -79,6 +79,15 @@ import Testing
         try decoder.start()
     }
 
+    /// A tmap whose data lie past the end of the file: the picture opens, the tmap says why.
+    @Test func aTmapWhoseDataAreMissingStillOpens() throws {
+        let decoder = try Self.decoder(ToneMapFixtures.bytes(.dataOutsideTheFile))
+        let toneMap = try #require(decoder.header.toneMap)
+        let error = try #require(toneMap.dataError)
+        #expect(toneMap.data.isEmpty && error.isDamagedData, "\(error)")
+        try decoder.start()
+    }
+
     /// A dimg naming the primary twice: libheif refuses the whole file, typed.
     @Test func aMapThatIsThePrimaryIsACorruptFile() throws {
         do {
