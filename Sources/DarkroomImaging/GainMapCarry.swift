@@ -35,19 +35,19 @@ struct GainMapCarry {
                 throw Drop(reason: "its gain map is unreadable: \(error)")
             }
             guard let found else { return nil }
-            guard case .heifAuxiliary(let id) = found.location else {
-                throw Drop(reason: "darkroom does not locate a HEIF tmap's gain map image yet")
+            if let transfer = hdrTransfer(of: heif.header) {
+                throw Drop(
+                    reason:
+                        "the picture is coded for HDR displays (\(transfer == .pq ? "PQ" : "HLG")), which its render does not "
+                        + "describe, so the map would not apply to the render's pixels")
             }
+            let samples: GainMapSamples
             do {
-                let image = try heif.decodeAuxiliary(id)
-                let samples = GainMapSamples(
-                    width: image.width, height: image.height, channels: 1, codes: image.samples)
-                return try checked(found, samples: samples)
-            } catch let error as Drop {
-                throw error
+                samples = try found.decode(from: heif)
             } catch {
                 throw Drop(reason: "its gain map could not be decoded: \(error)")
             }
+            return try checked(found, samples: samples)
         case .jpeg(let jpeg):
             guard jpeg.header.hasMPF else { return nil }
             let bytes: [UInt8]
@@ -73,6 +73,15 @@ struct GainMapCarry {
                 throw Drop(reason: "its gain map could not be decoded: \(error)")
             }
         }
+    }
+
+    /// An HDR transfer (PQ, HLG) in the picture's nclx, which no ICC profile of a render
+    /// describes (`OutputColorProfile`): libavif's HDR-base AVIFs, whose map goes down to SDR.
+    private static func hdrTransfer(of header: HEIFHeader) -> TransferCharacteristics? {
+        guard header.iccProfile == nil, let nclx = header.nclx,
+            let transfer = TransferCharacteristics(rawValue: nclx.transfer), transfer.isHighDynamicRange
+        else { return nil }
+        return transfer
     }
 
     private static func checked(_ found: SourceGainMap, samples: GainMapSamples) throws(Drop) -> GainMapCarry {

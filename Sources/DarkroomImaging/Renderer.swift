@@ -240,11 +240,48 @@ public enum Renderer {
         return (plan, warnings, dropped ? nil : hdr)
     }
 
+    /// `plan`'s words, and with `gainMapSource` those of the original's gain map, which a render
+    /// renders first: its own plan, or why it would be dropped. The map is loaded (a HEIF's
+    /// decoded, a JPEG's read again), not rendered; the image's render then leaves room for the
+    /// map's JPEGs beside its own buffers.
+    public static func explanation(
+        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        gainMapSource: (() throws -> any ByteSource)?, orientation: (SourceHeader) throws -> Orientation
+    ) throws -> String {
+        let decoder = try openDecoder(input, request: request)
+        let turn = try orientation(decoder.header)
+        let plan = try plan(request, header: decoder.header, orientation: turn, withDisplayCopy: withDisplayCopy)
+        guard let gainMapSource else { return plan.description }
+        do {
+            guard
+                let carry = try GainMapCarry.load(
+                    from: decoder, reopen: gainMapSource, maxBytes: GainMapCarry.maxFileBytes(request.limits))
+            else { return plan.description }
+            let map = try planGainMap(carry, request: request, header: decoder.header, orientation: turn, plan: plan)
+            let channels = carry.samples.channels == 1 ? "one channel" : "three channels"
+            return plan.description + "\n\n"
+                + "gain map   \(carry.kind.rawValue), \(carry.size), \(channels), rendered first; the image's "
+                + "render then holds its JPEGs (at most \(ByteCount.format(map.held)))\n" + map.plan.description
+        } catch let drop as GainMapCarry.Drop {
+            return plan.description + "\n\ngain map   dropped: \(drop.reason)"
+        }
+    }
+
     /// The map through the image's geometry, priced on its own: its samples, its strips and its
     /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file).
     static func renderGainMap(
         _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
     ) throws -> RenderedGainMap {
+        let map = try planGainMap(carry, request: request, header: header, orientation: orientation, plan: plan)
+        return try carry.render(
+            plan: map.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
+            isCancelled: request.isCancelled)
+    }
+
+    /// The map's own plan, and the bound on its JPEGs that the plan leaves room for.
+    static func planGainMap(
+        _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
+    ) throws -> (plan: RenderPlan, held: Int) {
         let picture = header.placement(scaleEighths: request.decodeScaleEighths).size
         try carry.checkShape(picture: picture)
         let geometry = try carry.geometry(picture: picture, orientation: orientation, operations: request.operations)
@@ -267,9 +304,7 @@ public enum Renderer {
                     "rendering its \(carry.size) gain map does not fit the \(ByteCount.format(request.limits.memoryBudget)) budget"
             )
         }
-        return try carry.render(
-            plan: mapPlan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
-            isCancelled: request.isCancelled)
+        return (mapPlan, held)
     }
 
     /// What the image's render holds for the map: its JPEGs and the join's buffer.

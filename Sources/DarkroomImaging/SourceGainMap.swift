@@ -6,11 +6,12 @@ import LibHeif
 /// The HDR gain map an input carries, found by content: a JPEG's through its MPF index (Ultra
 /// HDR, Adobe's and Apple's gain-map JPEGs), a HEIF's as Apple's auxiliary image
 /// (`urn:com:apple:photo:2020:aux:hdrgainmap`, its headroom from its XMP or the MakerNote) or as
-/// ISO 21496-1 `tmap` metadata. What an import records; `decode` gives the map's samples.
+/// the gain map input of an ISO 21496-1 `tmap` item (Samsung's HEIC, AVIF). What an import
+/// records; `decode` gives the map's samples.
 public struct SourceGainMap: Sendable, Equatable {
     public var kind: GainMapKind
-    /// The map's stored size; nil when only its metadata were read (a HEIF `tmap`, whose map
-    /// darkroom does not locate yet).
+    /// The map's stored size; nil for a HEIF `tmap`'s until it is decoded (libheif reads the
+    /// map's size, after its own transformations, only from the image that decodes it).
     public var size: PixelSize?
     public var metadata: GainMapMetadata
 
@@ -58,9 +59,14 @@ public struct SourceGainMap: Sendable, Equatable {
                 kind: .apple, size: PixelSize(width: apple.width, height: apple.height), metadata: metadata,
                 location: .heifAuxiliary(id: apple.id))
         }
-        guard let item = header.toneMapItem else { return nil }
+        guard let toneMap = header.toneMap else { return nil }
+        if let error = toneMap.dataError {
+            throw GainMapError(
+                error.code == .tooLarge ? .tooLarge : .cut, .iso21496,
+                "the tmap item's data could not be read: \(error.message)")
+        }
         return SourceGainMap(
-            kind: .iso21496, size: nil, metadata: try ISOGainMapMetadata.decode(toneMapItem: item),
+            kind: .iso21496, size: nil, metadata: try ISOGainMapMetadata.decode(toneMapItem: toneMap.data),
             location: .heifToneMap)
     }
 
@@ -88,17 +94,44 @@ public struct SourceGainMap: Sendable, Equatable {
             } catch let error as JPEGError {
                 throw CodecError(error)
             }
-        case .heifAuxiliary(let id):
-            let decoder = try Self.heifDecoder(bytes, objectName: objectName)
-            do {
+        case .heifAuxiliary, .heifToneMap:
+            return try decode(from: Self.heifDecoder(bytes, objectName: objectName))
+        }
+    }
+
+    /// A HEIF's map, decoded by the decoder (not started) whose header `find` read. Throws
+    /// `CodecError` when libheif cannot locate or decode it.
+    func decode(from decoder: HEIFDecoder) throws(CodecError) -> GainMapSamples {
+        do throws(HEIFError) {
+            switch location {
+            case .heifAuxiliary(let id):
                 let image = try decoder.decodeAuxiliary(id)
                 return GainMapSamples(width: image.width, height: image.height, channels: 1, codes: image.samples)
-            } catch {
-                throw CodecError(error)
+            case .heifToneMap:
+                return Self.samples(try decoder.decodeToneMapGainMap(), metadata: metadata)
+            case .jpeg:
+                throw HEIFError(code: .misuse, message: "a JPEG's gain map asked of a HEIF", path: decoder.objectName)
             }
-        case .heifToneMap:
-            throw GainMapError(.unsupported, .iso21496, "darkroom does not locate a HEIF tmap's gain map image yet")
+        } catch {
+            throw CodecError(error)
         }
+    }
+
+    /// A `tmap`'s map as samples. libheif decodes a map coded in colour to RGB; one that is grey
+    /// (YCbCr with neutral chroma, as Samsung codes its maps) under one channel's metadata is
+    /// kept as the one channel it is.
+    static func samples(_ image: HEIFGainMapImage, metadata: GainMapMetadata) -> GainMapSamples {
+        let codes = image.samples
+        let pixels = stride(from: 0, to: codes.count, by: 3)
+        if image.channels == 3, !metadata.isMultichannel,
+            pixels.allSatisfy({ (index: Int) -> Bool in
+                codes[index] == codes[index + 1] && codes[index] == codes[index + 2]
+            })
+        {
+            return GainMapSamples(
+                width: image.width, height: image.height, channels: 1, codes: pixels.map { codes[$0] })
+        }
+        return GainMapSamples(width: image.width, height: image.height, channels: image.channels, codes: codes)
     }
 
     private static func heifDecoder(_ bytes: [UInt8], objectName: String) throws -> HEIFDecoder {

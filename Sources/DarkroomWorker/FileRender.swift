@@ -92,6 +92,16 @@ public struct FileRender {
             orientation: { orientation(for: $0, apple: apple) })
     }
 
+    /// The plan in words, with the gain map's when `settings.hdr` keeps it (`darkroom render --explain`).
+    public func explanation() throws -> String {
+        let apple = try applePlan()
+        let reopen: (() throws -> any ByteSource)? =
+            settings.hdr == .keep ? { [inputPath] in try FileSource(path: inputPath) } : nil
+        return try Renderer.explanation(
+            request(apple: apple), input: try FileSource(path: inputPath), withDisplayCopy: displayOutputPath != nil,
+            gainMapSource: reopen, orientation: { orientation(for: $0, apple: apple) })
+    }
+
     /// Renders; the output (and display copy) appear only if the whole render succeeds.
     public func render() throws -> RenderResult {
         let apple = try applePlan()

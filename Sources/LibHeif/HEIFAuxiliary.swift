@@ -21,11 +21,8 @@ public struct HEIFGreyImage: Sendable, Equatable {
     public var samples: [UInt8]
 }
 
-/// More auxiliary images or items than a camera writes; past these the file is not read further.
+/// More auxiliary images than a camera writes; past these the file is not read further.
 private let maxAuxiliaryImages = 64
-private let maxItems = 65_536
-/// A `tmap` item is a few hundred bytes.
-private let maxToneMapBytes = 64 << 10
 
 extension PrimaryImage {
     /// Auxiliary images other than alpha and depth, in the file's order.
@@ -81,27 +78,6 @@ extension PrimaryImage {
             }
             return HEIFGreyImage(width: width, height: height, samples: samples)
         }
-    }
-
-    /// The data of the first `tmap` item, nil without one.
-    func toneMapItem() throws(HEIFError) -> [UInt8]? {
-        let count = min(Int(heif_context_get_number_of_items(context.pointer)), maxItems)
-        guard count > 0 else { return nil }
-        var ids = [heif_item_id](repeating: 0, count: count)
-        let listed = Int(heif_context_get_list_of_item_IDs(context.pointer, &ids, Int32(count)))
-        let tmap = UInt32(0x746D_6170)  // "tmap"
-        guard let id = ids.prefix(listed).first(where: { heif_item_get_item_type(context.pointer, $0) == tmap }) else {
-            return nil
-        }
-        var data: UnsafeMutablePointer<UInt8>?
-        var size = 0
-        try check(heif_item_get_item_data(context.pointer, id, nil, &data, &size), path: name)
-        defer { heif_release_item_data(context.pointer, &data) }
-        guard let data, size > 0 else { return nil }
-        guard size <= maxToneMapBytes else {
-            throw HEIFError(code: .tooLarge, message: "a tmap item of \(size) bytes", path: name)
-        }
-        return Array(UnsafeBufferPointer(start: data, count: size))
     }
 
     private func withAuxiliary<T>(_ id: UInt32, _ body: (OpaquePointer) throws(HEIFError) -> T) throws(HEIFError) -> T {

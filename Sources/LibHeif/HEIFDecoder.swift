@@ -299,7 +299,7 @@ final class PrimaryImage {
             iccProfile: try iccProfile(), nclx: try nclx(), fileBytes: fileBytes)
         header.transforms = try transforms(codedWidth: coded.width, codedHeight: coded.height)
         header.auxiliaryImages = try auxiliaryImages()
-        header.toneMapItem = try toneMapItem()
+        header.toneMap = toneMap()
         // Reading every coded item now (libheif reads them only to decode) refuses a cut or
         // misdirected file at once, before it is imported or priced.
         if layout.num_columns * layout.num_rows > 1 {

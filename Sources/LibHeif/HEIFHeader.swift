@@ -30,8 +30,8 @@ public struct HEIFHeader: Sendable, Equatable {
     /// The primary image's auxiliary images other than alpha and depth (Apple's HDR gain map
     /// among them).
     public var auxiliaryImages: [HEIFAuxiliaryImage] = []
-    /// The data of the file's first `tmap` item (ISO 21496-1 gain-map metadata), as stored.
-    public var toneMapItem: [UInt8]?
+    /// The `tmap` item whose base is the primary image (an ISO 21496-1 gain map), if any.
+    public var toneMap: HEIFToneMap?
 
     public init(
         fileType: HEIFFileType, width: Int, height: Int, codedWidth: Int, codedHeight: Int, hasAlpha: Bool,

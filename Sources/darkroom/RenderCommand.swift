@@ -93,7 +93,7 @@ extension Darkroom {
                         FileHandle.standardError.write(Data(line.utf8))
                     }
                     if explain {
-                        print(try job.plan())
+                        print(try job.explanation())
                         return
                     }
                     let started = ContinuousClock.now

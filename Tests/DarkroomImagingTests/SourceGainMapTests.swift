@@ -62,13 +62,45 @@ import Testing
     }
 
     /// Samsung's ISO 21496-1 HEIC: the `tmap` item's metadata, against the hdrgm XMP exiftool
-    /// reads from the same file (GainMapMin 0, GainMapMax 2.3).
+    /// reads from the same file (GainMapMin 0, GainMapMax 2.3), and its map: a quarter of the
+    /// picture per side, coded YCbCr with neutral chroma, so one channel.
     @Test func isoToneMapItem() throws {
         let path = "corpus/pillow_heif/aux_YCbCr.heic"
-        let found = try #require(try SourceGainMap.find(in: Self.bytes(path), objectName: path))
+        let bytes = try Self.bytes(path)
+        let found = try #require(try SourceGainMap.find(in: bytes, objectName: path))
         #expect(found.kind == .iso21496 && found.size == nil)
         #expect(found.metadata.gainMapMin == .zero)
         #expect((0..<3).allSatisfy { abs(found.metadata.gainMapMax[$0] - 2.3) < 1e-6 })
+        let samples = try found.decode(from: bytes, objectName: path)
+        #expect(samples.width == 1000 && samples.height == 462 && samples.channels == 1)
+        #expect(Set(samples.codes).count > 16)
+    }
+
+    /// libavif's AVIFs: an SDR base whose three-channel map goes up 1.3 stops, and the same
+    /// photo as an HDR base (PQ) whose map goes down to SDR (base headroom above the alternate's).
+    @Test func avifToneMaps() throws {
+        let sdr = try Fixtures.bytes(of: ToneMapFixtures.avif)
+        let found = try #require(try SourceGainMap.find(in: sdr, objectName: "sdr.avif"))
+        #expect(found.kind == .iso21496 && found.metadata.isMultichannel && !found.metadata.baseIsHDR)
+        #expect(found.metadata.baseHeadroom == 0 && abs(found.metadata.alternateHeadroom - 1.3) < 1e-9)
+        let samples = try found.decode(from: sdr, objectName: "sdr.avif")
+        #expect(samples.width == 400 && samples.height == 300 && samples.channels == 3)
+        let hdr = try Fixtures.bytes(of: ToneMapFixtures.hdrBaseAVIF)
+        let down = try #require(try SourceGainMap.find(in: hdr, objectName: "hdr.avif"))
+        #expect(down.metadata.baseIsHDR && abs(down.metadata.baseHeadroom - 1.3) < 1e-9)
+        #expect(try down.decode(from: hdr, objectName: "hdr.avif").width == 400)
+    }
+
+    /// A `tmap` whose map cannot be located reads its metadata and fails to decode, typed.
+    @Test func aDanglingTmapMapIsACodecError() throws {
+        let bytes = try ToneMapFixtures.bytes(.dangling)
+        let found = try #require(try SourceGainMap.find(in: bytes, objectName: "dangling.avif"))
+        do {
+            _ = try found.decode(from: bytes, objectName: "dangling.avif")
+            Issue.record("decoded a map that is not in the file")
+        } catch let error as CodecError {
+            #expect(error.code == .corrupt, "\(error)")
+        }
     }
 
     @Test func photosWithoutGainMaps() throws {

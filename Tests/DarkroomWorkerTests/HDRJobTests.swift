@@ -21,6 +21,7 @@ import Testing
             }
             let apple = try importAsset(Fixtures.root.appendingPathComponent("gainmaps/apple_gainmap_new.jpg").path)
             let plain = try importAsset(Fixtures.exifSample("canon_hdr_NO.jpg").path)
+            let samsung = try importAsset(ToneMapFixtures.samsung.path)
             let connection = try PostgresConnection(url)
             func edit(_ asset: Int64) throws -> Int64 {
                 try connection.query(
@@ -40,6 +41,7 @@ import Testing
             }
             let kept = try edit(apple)
             let none = try edit(plain)
+            let iso = try edit(samsung)
             let drained = try command.run("worker", "--drain")
             try #require(drained.status == 0, "\(drained.stderr)")
 
@@ -50,6 +52,10 @@ import Testing
             let rendered = try Fixtures.bytes(of: URL(fileURLWithPath: storage + "/" + keptRecord.path))
             #expect(try SourceGainMap.find(in: rendered, objectName: keptRecord.path)?.size?.width == 100)
             #expect(try record(none).hdr as? Bool == false)
+            // Samsung's HEIC: the map its ISO 21496-1 tmap names, a quarter of the crop per side.
+            let isoHDR = try #require(try record(iso).hdr as? [String: Any])
+            #expect(isoHDR["gain_map"] as? String == "iso_21496_1")
+            #expect(isoHDR["map_width"] as? Int == 50 && isoHDR["map_height"] as? Int == 75)
             let store = AssetStore(connection)
             #expect(try store.currentChain(of: apple).last?.carriesHDR == true)
             #expect(try store.currentChain(of: plain).last?.carriesHDR == false)

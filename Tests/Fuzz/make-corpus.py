@@ -82,6 +82,8 @@ with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, name)
         subprocess.run(["heif-enc"] + args[:-1] + [args[-1], "-o", out], check=True, capture_output=True)
         put("fuzz-heif", name, open(out, "rb").read())
+# An ISO 21496-1 gain map: libavif's smallest file with a `tmap` item and its map image (1.4 KB).
+put("fuzz-heif", "tmap.avif", read("corpus/libavif/unsupported_gainmap_writer_version_with_extra_bytes.avif"))
 
 # EXIF: APP1 payloads (the rewriter reads the same ones).
 for path in ["Kodak_CX7530.jpg", "Canon_40D.jpg", "Nikon_D70.jpg", "gps/DSCN0010.jpg", "orientation/landscape_6.jpg",
