@@ -29,6 +29,8 @@ export SWIFT_BACKTRACE=enable=no
 # ASan keeps freed memory in quarantine (256 MB by default), which libFuzzer would count against
 # the RSS limit; a small quarantine leaves the limit to measure what an input really holds.
 export ASAN_OPTIONS=${ASAN_OPTIONS:-quarantine_size_mb=16}
+# Leaks inside the system's codecs that darkroom cannot fix are listed, with why, in one file.
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$here/../Sanitizers/lsan-suppressions.txt:print_suppressions=0}
 
 dictionary() {
   if [ -e "$here/dictionaries/$1.dict" ]; then echo "-dict=$here/dictionaries/$1.dict"; fi
