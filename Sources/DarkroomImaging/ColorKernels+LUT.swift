@@ -190,6 +190,7 @@ struct LUTKernel {
 /// 2²³ rounds to the nearest whole number, one less where that rounded up.
 enum Floor {
     static let magic: Float = 0x1p23
+    static let magicBits = Int32(bitPattern: magic.bitPattern)
 
     @inline(__always)
     static func of(_ value: SIMD8<Float>) -> SIMD8<Float> {

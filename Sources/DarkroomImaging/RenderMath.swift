@@ -11,7 +11,7 @@ public enum RenderMath {
         "colorMatrix": 1,
         "crop": 1,
         "exposure": 1,
-        "filter": 1,
+        "filter": 2,
         "gaussianBlur": 1,
         "photoEffect": 1,
         "posterize": 1,
