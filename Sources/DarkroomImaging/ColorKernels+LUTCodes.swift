@@ -6,11 +6,7 @@
 /// nothing follows at full intensity) or to linear light for the operations that follow.
 struct LUTCodeKernel {
     /// Where a code sits on the grid: its cell's offset in floats along its channel's axis (a
-    /// cube), and its fraction of the way to the next point as a sort key: the fraction's bits
-    /// (a float in [0, 1], so ordering the bits orders the values) shifted left by two, and the
-    /// channel below them. The tetrahedral order is then integer `min` and `max`, which compile
-    /// to conditional moves, where float comparisons compile to branches that a photo's noise
-    /// makes unpredictable.
+    /// cube), and its fraction of the way to the next point as a sort key (`LUTKernel.key`).
     struct Cell {
         var offset: UInt32
         var key: UInt32
@@ -48,8 +44,8 @@ struct LUTCodeKernel {
                 let fraction = position - cell
                 let index = channel * 256 + code
                 if kernel.cube {
-                    cells[index] = Cell(
-                        offset: UInt32(Int(cell) * strides[channel]), key: fraction.bitPattern << 2 | UInt32(channel))
+                    let key = LUTKernel.key(SIMD8(repeating: fraction), channel: SIMD8(repeating: UInt32(channel)))[0]
+                    cells[index] = Cell(offset: UInt32(Int(cell) * strides[channel]), key: key)
                 } else {
                     // Curves: the value itself, interpolated as the float kernel does.
                     let at = Int(cell) * 3 + channel
@@ -125,21 +121,8 @@ struct LUTCodeKernel {
                 let red = cells[Int(codes[at])]
                 let green = cells[256 &+ Int(codes[at &+ 1])]
                 let blue = cells[512 &+ Int(codes[at &+ 2])]
-                let origin = UnsafeRawPointer(grid + Int(truncatingIfNeeded: red.offset &+ green.offset &+ blue.offset))
-                let high = max(red.key, max(green.key, blue.key))
-                let low = min(red.key, min(green.key, blue.key))
-                let middle = red.key &+ green.key &+ blue.key &- high &- low
-                // The corner a step along the axis of the largest fraction, the one a step
-                // along all but the smallest's, and the far corner.
-                let byFirst = Int(truncatingIfNeeded: axes[Int(truncatingIfNeeded: high & 3)])
-                let bySecond = Int(truncatingIfNeeded: axes[3] &- axes[Int(truncatingIfNeeded: low & 3)])
-                let c000 = origin.load(as: SIMD4<Float>.self)
-                let cA = origin.load(fromByteOffset: byFirst, as: SIMD4<Float>.self)
-                let cB = origin.load(fromByteOffset: bySecond, as: SIMD4<Float>.self)
-                let c111 = origin.load(fromByteOffset: Int(truncatingIfNeeded: axes[3]), as: SIMD4<Float>.self)
-                let value =
-                    c000 + (cA - c000) * Float(bitPattern: high >> 2) + (cB - cA) * Float(bitPattern: middle >> 2)
-                    + (c111 - cB) * Float(bitPattern: low >> 2)
+                let origin = grid + Int(truncatingIfNeeded: red.offset &+ green.offset &+ blue.offset)
+                let value = LUTKernel.tetrahedral(origin, red.key, green.key, blue.key, axes: axes)
                 UnsafeMutableRawPointer(looked + at).storeBytes(of: value, as: SIMD4<Float>.self)
             }
         } else {
@@ -213,10 +196,8 @@ extension LUTCodeKernel {
             withUnsafeTemporaryAllocation(of: Cell.self, capacity: entries) { cells in
                 kernel.fill(cells: cells.baseAddress!, grid: grid)
                 withUnsafeTemporaryAllocation(of: Float.self, capacity: scratchFloats) { scratch in
-                    // Bytes from a grid point to the next along each axis, and to the far corner.
-                    let size = UInt32(table.size)
-                    let axes = [16, 16 * size, 16 * size * size, 16 * (1 + size + size * size)]
-                    axes.withUnsafeBufferPointer { axes in
+                    let axes = kernel.kernel.axes
+                    [axes[0], axes[1], axes[2], axes[3]].withUnsafeBufferPointer { axes in
                         body(
                             Bound(
                                 kernel: kernel, cells: cells.baseAddress!, axes: axes.baseAddress!, grid: grid,
