@@ -27,6 +27,7 @@ public enum CubeFile {
         var points = 0
         var lineNumber = 0
         var start = 0
+        var tokens: [Range<Int>] = []  // one array for every line: a 33³ table has 35 937
         while start < bytes.count {
             var end = start
             while end < bytes.count, bytes[end] != 0x0A, bytes[end] != 0x0D { end += 1 }
@@ -40,7 +41,7 @@ public enum CubeFile {
             // "\r\n" ends one line, not two.
             start = end + (end + 1 < bytes.count && bytes[end] == 0x0D && bytes[end + 1] == 0x0A ? 2 : 1)
 
-            let tokens = line.tokens()
+            line.tokens(into: &tokens)
             guard let first = tokens.first else { continue }
             if line.isKeyword(first) {
                 guard expected == 0 else {
@@ -154,9 +155,10 @@ public enum CubeFile {
         let range: Range<Int>
         let number: Int
 
-        /// Whitespace-separated fields up to a `#` (a TITLE's quoted text is read separately).
-        func tokens() -> [Range<Int>] {
-            var result: [Range<Int>] = []
+        /// Whitespace-separated fields up to a `#` (a TITLE's quoted text is read separately),
+        /// in place of what `result` held.
+        func tokens(into result: inout [Range<Int>]) {
+            result.removeAll(keepingCapacity: true)
             var index = range.lowerBound
             while index < range.upperBound {
                 let byte = bytes[index]
@@ -166,11 +168,13 @@ public enum CubeFile {
                     continue
                 }
                 let begin = index
-                if byte == UInt8(ascii: "\"") { return result + [begin..<range.upperBound] }  // a TITLE's text
+                if byte == UInt8(ascii: "\"") {  // a TITLE's text
+                    result.append(begin..<range.upperBound)
+                    return
+                }
                 while index < range.upperBound, bytes[index] != 0x20, bytes[index] != 0x09 { index += 1 }
                 result.append(begin..<index)
             }
-            return result
         }
 
         /// A word starting with a letter that is not a spelling of NaN or infinity (those are
@@ -211,16 +215,50 @@ public enum CubeFile {
 
         /// A decimal number: `[+-]digits[.digits][e[+-]digits]`, finite as a Float.
         func number(_ token: Range<Int>) throws(CubeError) -> Float {
-            if isNonFiniteWord(token) {
-                throw error(.notFinite, "\(quoted(token)) is not a finite number; a LUT holds colours")
+            // The spellings of NaN and infinity are not decimals: looked for only then, as a
+            // 33³ table has a hundred thousand numbers.
+            guard Self.isDecimal(bytes[token]) else {
+                throw isNonFiniteWord(token)
+                    ? error(.notFinite, "\(quoted(token)) is not a finite number; a LUT holds colours")
+                    : error(.malformed, "\(quoted(token)) is not a decimal number")
             }
-            guard Self.isDecimal(bytes[token]), let value = Float(text(token)) else {
+            if let value = Self.shortDecimal(bytes[token]) { return value }
+            guard let value = Float(text(token)) else {
                 throw error(.malformed, "\(quoted(token)) is not a decimal number")
             }
             guard value.isFinite else {
                 throw error(.notFinite, "\(quoted(token)) is not a finite number; a LUT holds colours")
             }
             return value
+        }
+
+        /// Powers of ten a Float holds exactly (5¹⁰ < 2²⁴).
+        static let exactPowers: [Float] = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10]
+
+        /// A checked decimal with no exponent, at most 2²⁴ as a whole number of digits and at
+        /// most ten after the point (what `.cube` writers print, `0.123456`): both that number
+        /// and the power of ten are exact Floats, so one division rounds it correctly, as
+        /// `Float(String)` would (Clinger's fast path). Anything else is nil.
+        static func shortDecimal(_ bytes: ArraySlice<UInt8>) -> Float? {
+            var digits: Int32 = 0
+            var places = 0
+            var afterPoint = false
+            var negative = false
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    digits = digits * 10 + Int32(byte - UInt8(ascii: "0"))
+                    guard digits <= 1 << 24 else { return nil }
+                    if afterPoint { places += 1 }
+                case UInt8(ascii: "."): afterPoint = true
+                case UInt8(ascii: "-"): negative = true
+                case UInt8(ascii: "+"): break
+                default: return nil  // an exponent
+                }
+            }
+            guard places < exactPowers.count else { return nil }
+            let value = Float(digits) / exactPowers[places]
+            return negative ? -value : value
         }
 
         static func isDecimal(_ bytes: ArraySlice<UInt8>) -> Bool {

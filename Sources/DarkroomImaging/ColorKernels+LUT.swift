@@ -30,9 +30,10 @@ struct LUTKernel {
     static let pixelsPerGroup = 8
     static let floatsPerGroup = 24
     static let tailOffset = 3 * floatsPerGroup + 4
-    /// Fractions, cell offsets (as bit patterns), looked-up values (and room for the last
-    /// four-float store), and a group's worth of pixels for the tail.
-    static let scratchFloats = tailOffset + floatsPerGroup
+    static let axesOffset = tailOffset + floatsPerGroup
+    /// Sort keys of the fractions, cell offsets (as bit patterns), looked-up values (and room
+    /// for the last four-float store), a group's worth of pixels for the tail, and the axes.
+    static let scratchFloats = axesOffset + 4
 
     /// Lane `i` of the `k`-th `SIMD8` of a group of eight pixels holds channel `(8k + i) mod 3`,
     /// so each per-channel constant is three `SIMD8`s with that pattern.
@@ -45,16 +46,17 @@ struct LUTKernel {
         /// numbers below 2²², exact, and SSE2 has no 32-bit integer multiply.
         var stride: SIMD8<Float>
         var channel: SIMD8<Float>
+        /// The lane's channel, as `key` wants it.
+        var axis: SIMD8<UInt32>
     }
 
     let cube: Bool
     let intensity: Float
     let lanes: (Lanes, Lanes, Lanes)
     let top: SIMD8<Float>
-    /// A cube's corner offsets in floats, by the number `tetrahedral` gives the order of the
-    /// fractions: the corner one step along the first axis, and the one a step along the first
-    /// two; then the far corner.
-    let corners: (first: SIMD8<UInt32>, second: SIMD8<UInt32>, far: Int)
+    /// A cube's bytes from a grid point to the next along red, green and blue, and to the far
+    /// corner of its cell (what `tetrahedral` reads as `axes`).
+    let axes: SIMD4<UInt32>
 
     init(table: ColorLookupTable, intensity: Float) {
         cube = table.kind == .cube
@@ -72,24 +74,18 @@ struct LUTKernel {
             func pattern<T: SIMDScalar>(_ values: [T]) -> SIMD8<T> { SIMD8((0..<8).map { values[(8 * k + $0) % 3] }) }
             return Lanes(
                 low: pattern(low3), scale: pattern(scale3), last: SIMD8(repeating: lastPoint),
-                stride: pattern(stride3), channel: pattern(channel3))
+                stride: pattern(stride3), channel: pattern(channel3), axis: pattern([0, 1, 2] as [UInt32]))
         }
         self.lanes = (lanes(0), lanes(1), lanes(2))
         top = SIMD8(repeating: Float(size - 2))
-        // Numbered (fr > fg) · 4 + second · 2 + third, as `tetrahedral` computes them.
-        let g32 = UInt32(g)
-        let (r32, b32) = (UInt32(r), UInt32(b))
-        corners = (
-            SIMD8(g32, g32, b32, b32, b32, r32, r32, r32),
-            SIMD8(r32 + g32, g32 + b32, g32 + b32, g32 + b32, r32 + b32, r32 + b32, r32 + g32, r32 + g32),
-            r + g + b
-        )
+        axes = SIMD4(UInt32(r), UInt32(g), UInt32(b), UInt32(r + g + b)) &* 4
     }
 
     func apply(
         _ pixels: UnsafeMutablePointer<Float>, count: Int, encode: TransferLines, decode: TransferLines,
         grid: UnsafePointer<Float>, scratch: UnsafeMutablePointer<Float>
     ) {
+        UnsafeMutableRawPointer(scratch + Self.axesOffset).storeBytes(of: axes, as: SIMD4<UInt32>.self)
         let whole = count / Self.pixelsPerGroup * Self.pixelsPerGroup
         var pixel = 0
         while pixel < whole {
@@ -122,9 +118,11 @@ struct LUTKernel {
         let fraction = scratch
         let offset = offsets.assumingMemoryBound(to: UInt32.self)
         if cube {
+            let keys = fractions.assumingMemoryBound(to: UInt32.self)
+            let axes = UnsafeRawPointer(scratch + Self.axesOffset).assumingMemoryBound(to: UInt32.self)
             for at in Swift.stride(from: 0, to: Self.floatsPerGroup, by: 3) {
                 let origin = grid + Int(truncatingIfNeeded: offset[at] &+ offset[at &+ 1] &+ offset[at &+ 2])
-                let value = tetrahedral(origin, fraction[at], fraction[at &+ 1], fraction[at &+ 2])
+                let value = Self.tetrahedral(origin, keys[at], keys[at &+ 1], keys[at &+ 2], axes: axes)
                 UnsafeMutableRawPointer(looked + at).storeBytes(of: value, as: SIMD4<Float>.self)
             }
         } else {
@@ -146,7 +144,8 @@ struct LUTKernel {
         }
     }
 
-    /// Eight floats encoded and placed on the grid: their fractions, and their cells' offsets.
+    /// Eight floats encoded and placed on the grid: their fractions (as sort keys for a cube,
+    /// see `tetrahedral`), and their cells' offsets.
     @inline(__always)
     func place(
         _ input: UnsafeMutableRawPointer, _ lanes: Lanes, _ byteOffset: Int, encode: TransferLines,
@@ -158,31 +157,46 @@ struct LUTKernel {
         position.replace(with: lanes.last, where: position .> lanes.last)
         var cell = Floor.of(position)
         cell.replace(with: top, where: cell .> top)
-        fractions.storeBytes(of: position - cell, toByteOffset: byteOffset, as: SIMD8<Float>.self)
+        let fraction = position - cell
+        fractions.storeBytes(
+            of: cube ? Self.key(fraction, channel: lanes.axis) : unsafeBitCast(fraction, to: SIMD8<UInt32>.self),
+            toByteOffset: byteOffset, as: SIMD8<UInt32>.self)
         offsets.storeBytes(
             of: Floor.integer(cell * lanes.stride + lanes.channel), toByteOffset: byteOffset,
             as: SIMD8<UInt32>.self)
     }
 
+    /// A fraction in [0, 1] as a sort key: its bits shifted left by two (ordering the bits of
+    /// non-negative floats orders their values), and its channel (0, 1, 2) below them.
+    @inline(__always)
+    static func key(_ fraction: SIMD8<Float>, channel: SIMD8<UInt32>) -> SIMD8<UInt32> {
+        unsafeBitCast(fraction, to: SIMD8<UInt32>.self) &<< 2 | channel
+    }
+
     /// The grid cell at `origin` (its lowest corner) is split into six tetrahedra along its main
     /// diagonal; the one holding the point is found by ordering the fractions, and the output is
-    /// the four corners weighted by their barycentric weights. The order picks the corners from
-    /// a table instead of branching (a photo's noise makes such branches unpredictable).
+    /// the four corners weighted by their barycentric weights. The fractions come as sort keys
+    /// (`key`): the order is integer `min` and `max`, which compile to conditional moves (float
+    /// comparisons compile to branches, which a photo's noise makes unpredictable), and the
+    /// largest and smallest keys name the axes that pick the corners. `axes` holds the bytes to
+    /// the next point along red, green and blue, and to the far corner.
     @inline(__always)
-    func tetrahedral(_ origin: UnsafePointer<Float>, _ fr: Float, _ fg: Float, _ fb: Float) -> SIMD4<Float> {
-        let redFirst = fr > fg
-        let second = redFirst ? fg > fb : fb > fg
-        let third = redFirst ? fr > fb : fb > fr
-        let which = (redFirst ? 4 : 0) | (second ? 2 : 0) | (third ? 1 : 0)
-        let first = max(fr, max(fg, fb))
-        let least = min(fr, min(fg, fb))
-        let middle = max(min(fr, fg), min(max(fr, fg), fb))
+    static func tetrahedral(
+        _ origin: UnsafePointer<Float>, _ red: UInt32, _ green: UInt32, _ blue: UInt32, axes: UnsafePointer<UInt32>
+    ) -> SIMD4<Float> {
+        let high = max(red, max(green, blue))
+        let low = min(red, min(green, blue))
+        let middle = red &+ green &+ blue &- high &- low
+        // A step along the axis of the largest fraction; a step along all but the smallest's.
+        let byFirst = Int(truncatingIfNeeded: axes[Int(truncatingIfNeeded: high & 3)])
+        let bySecond = Int(truncatingIfNeeded: axes[3] &- axes[Int(truncatingIfNeeded: low & 3)])
         let raw = UnsafeRawPointer(origin)
         let c000 = raw.load(as: SIMD4<Float>.self)
-        let cA = raw.load(fromByteOffset: Int(corners.first[which]) &* 4, as: SIMD4<Float>.self)
-        let cB = raw.load(fromByteOffset: Int(corners.second[which]) &* 4, as: SIMD4<Float>.self)
-        let c111 = raw.load(fromByteOffset: corners.far &* 4, as: SIMD4<Float>.self)
-        return c000 + (cA - c000) * first + (cB - cA) * middle + (c111 - cB) * least
+        let cA = raw.load(fromByteOffset: byFirst, as: SIMD4<Float>.self)
+        let cB = raw.load(fromByteOffset: bySecond, as: SIMD4<Float>.self)
+        let c111 = raw.load(fromByteOffset: Int(truncatingIfNeeded: axes[3]), as: SIMD4<Float>.self)
+        return c000 + (cA - c000) * Float(bitPattern: high >> 2) + (cB - cA) * Float(bitPattern: middle >> 2)
+            + (c111 - cB) * Float(bitPattern: low >> 2)
     }
 }
 
@@ -190,6 +204,7 @@ struct LUTKernel {
 /// 2²³ rounds to the nearest whole number, one less where that rounded up.
 enum Floor {
     static let magic: Float = 0x1p23
+    static let magicBits = Int32(bitPattern: magic.bitPattern)
 
     @inline(__always)
     static func of(_ value: SIMD8<Float>) -> SIMD8<Float> {

@@ -13,7 +13,7 @@ public enum RenderMath {
         case .colorMatrix: 1
         case .crop: 1
         case .exposure: 1
-        case .filter: 1
+        case .filter: 2
         case .gaussianBlur: 1
         case .orient: 1
         case .photoEffect: 1

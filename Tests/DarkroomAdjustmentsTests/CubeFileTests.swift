@@ -134,6 +134,36 @@ import Testing
         #expect(try CubeFile.parse(Array(Self.cube(size: 2) { _, _, _ in "+.5 -0. 5E-1" }.utf8)).size == 2)
     }
 
+    /// Short decimals are read without `Float(String)`, and must read as it reads them: numbers
+    /// of six places from −1.2 to 1.2, and other lengths, signs and exponents.
+    @Test func numbersReadAsFloatReadsThem() throws {
+        var words = stride(from: -1_200_000, through: 1_200_000, by: 5).map {
+            String(format: "%.6f", Double($0) / 1_000_000)
+        }
+        var state: UInt64 = 11
+        for _ in 0..<20_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let digits = String((state >> 20) % 100_000_000_000)
+            let point = Int(state >> 60) % (digits.count + 1)
+            let word = String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
+            words += [word, "-" + word, "+" + word, word + "e-3", "0.000" + digits, digits]
+        }
+        words += ["16777216", "16777217", "1677721.7", "0.16777217", "-0.", "+.5", "0.0000000001", "1.00000000001"]
+        words += Array(repeating: "0", count: (3 - words.count % 3) % 3)
+        let points = 65_536
+        for start in stride(from: 0, to: words.count, by: points * 3) {
+            let part = words[start..<min(start + points * 3, words.count)]
+            var lines = ["LUT_1D_SIZE \(part.count / 3)"]
+            for index in stride(from: part.startIndex, to: part.endIndex, by: 3) {
+                lines.append(part[index..<index + 3].joined(separator: " "))
+            }
+            let table = try CubeFile.parse(Array(lines.joined(separator: "\n").utf8))
+            for (word, value) in zip(part, table.values) where Float(word)!.bitPattern != value.bitPattern {
+                Issue.record("\(word) read as \(value), Float(String) reads \(Float(word)!)")
+            }
+        }
+    }
+
     @Test func badDomains() {
         let equal = refusal(Self.cube(size: 2, header: ["DOMAIN_MIN 0 0.5 0", "DOMAIN_MAX 1 0.5 1"]))
         #expect(

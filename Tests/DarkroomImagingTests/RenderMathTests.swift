@@ -18,7 +18,7 @@ import Testing
         "colorMatrix": (1, 0x9f8e_dd22_8d80_1aa8),
         "crop": (1, 0xdd6c_b94d_49e0_3a28),
         "exposure": (1, 0xaa20_76bc_0616_a7c5),
-        "filter": (1, 0x4969_e609_e306_0a42),
+        "filter": (2, 0x4969_e609_e306_0a42),
         "gaussianBlur": (1, 0xee2a_720f_027a_57d6),
         "orient": (1, 0xb46b_f02b_b94b_313a),
         "photoEffect": (1, 0x30e1_6794_6dc3_1599),

@@ -70,19 +70,27 @@ import Testing
         #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")
     }
 
+    /// Chains for `outputIsIdenticalAcrossBudgets`: linear light throughout, and a filter that
+    /// reads the codes, alone (writing codes) and before another step (writing linear light).
+    static let chains: [[ImageOperation]] = {
+        let look = FilterStep(
+            name: "look", version: "1.0.0", table: FilterKernelTests.randomTable(kind: .cube, size: 17, seed: 5))
+        return [
+            [.exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7)],
+            [.filter(look)], [.filter(look), .vignette(intensity: 1.5, radius: 0.8)],
+        ]
+    }()
+
     /// The same input and operations give the same bytes whatever the budget, strip
     /// height, spill kind or thread count.
-    @Test(arguments: [Orientation.up, .right, .down])
-    func outputIsIdenticalAcrossBudgets(orientation: Orientation) throws {
+    @Test(arguments: [Orientation.up, .right, .down], chains)
+    func outputIsIdenticalAcrossBudgets(orientation: Orientation, operations: [ImageOperation]) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let input = Fixtures.exifSample("gps/DSCN0010.jpg").path
-        let operations: [ImageOperation] = [
-            .exposure(ev: 0.5), .vignette(intensity: 1.5, radius: 0.8), .sepia(intensity: 0.7),
-        ]
         var outputs: [Data] = []
         var plans: Set<Int> = []
-        for (index, budget) in [400 << 10, 1 << 20, 4 << 20, 1 << 30].enumerated() {
+        for (index, budget) in [512 << 10, 1 << 20, 4 << 20, 1 << 30].enumerated() {
             let output = folder.file("out-\(budget).jpg")
             var request = request(operations, budget: budget, folder: folder)
             request.threads = index % 2 + 1
