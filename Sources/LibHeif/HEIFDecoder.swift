@@ -550,6 +550,20 @@ private final class TileRows {
     }
 }
 
+extension HEIFError {
+    /// The first warning libheif attached while decoding `image`, if any: strict decoding should
+    /// turn them into errors, and a picture decoded with warnings is not one to render.
+    static func decodingWarning(of image: OpaquePointer, name: String) -> HEIFError? {
+        guard heif_image_get_decoding_warnings(image, 0, nil, 0) > 0 else { return nil }
+        var first = heif_error()
+        _ = heif_image_get_decoding_warnings(image, 0, &first, 1)
+        let warning = HEIFError(first, path: name)
+        return HEIFError(
+            code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
+            libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
+    }
+}
+
 /// `heif_image`: the decoded pixels, standing alone (no context needed).
 private final class DecodedImage {
     private let pointer: OpaquePointer
@@ -571,17 +585,7 @@ private final class DecodedImage {
         self.stride = Int(stride)
     }
 
-    /// The first warning libheif attached while decoding, if any: strict decoding should turn
-    /// them into errors, and a picture decoded with warnings is not one to render.
-    func firstDecodingWarning(name: String) -> HEIFError? {
-        guard heif_image_get_decoding_warnings(pointer, 0, nil, 0) > 0 else { return nil }
-        var first = heif_error()
-        _ = heif_image_get_decoding_warnings(pointer, 0, &first, 1)
-        let warning = HEIFError(first, path: name)
-        return HEIFError(
-            code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
-            libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
-    }
+    func firstDecodingWarning(name: String) -> HEIFError? { HEIFError.decodingWarning(of: pointer, name: name) }
 
     deinit { heif_image_release(pointer) }
 

@@ -180,14 +180,7 @@ extension PrimaryImage {
                 : HEIFError(error, path: name)
         }
         defer { heif_image_release(image) }
-        if heif_image_get_decoding_warnings(image, 0, nil, 0) > 0 {
-            var first = heif_error()
-            _ = heif_image_get_decoding_warnings(image, 0, &first, 1)
-            let warning = HEIFError(first, path: name)
-            throw HEIFError(
-                code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
-                libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
-        }
+        if let warning = HEIFError.decodingWarning(of: image, name: name) { throw warning }
         let channel = grey ? heif_channel_Y : heif_channel_interleaved
         let channels = grey ? 1 : 3
         var stride: Int32 = 0
