@@ -32,15 +32,18 @@ public struct ClaimableFormat: Sendable, Hashable, Codable {
     }
 }
 
-/// Who is heartbeating: the name recorded in `jobs.leased_by`, and where it runs.
+/// Who is heartbeating: the name recorded in `jobs.leased_by`, where it runs, and its darkroom
+/// release (`worker_status.release`; nil for a caller that does not say).
 public struct WorkerIdentity: Sendable, Hashable {
     public var name: String
     public var host: String
     public var pid: Int32
+    public var release: String?
 
-    public init(name: String, host: String, pid: Int32) {
+    public init(name: String, host: String, pid: Int32, release: String? = nil) {
         self.name = name
         self.host = host
         self.pid = pid
+        self.release = release
     }
 }

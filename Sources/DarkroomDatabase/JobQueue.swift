@@ -129,11 +129,13 @@ public struct JobQueue {
         let rows = try connection.query(
             """
             SELECT job_id, loss
-              FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[], $7::jsonb, $8::boolean)
+              FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[],
+                                      $7::jsonb, $8::boolean, $9::text)
             """,
             [
                 .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.seconds),
                 .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping),
+                .optional(worker.release, PostgresBind.text),
             ])
         var checks: [Int64: LeaseCheck] = [:]
         for row in rows {

@@ -104,7 +104,8 @@ public struct WorkerOptions: Sendable {
     }
 
     var identity: WorkerIdentity {
-        WorkerIdentity(name: workerName, host: ProcessInfo.processInfo.hostName, pid: getpid())
+        WorkerIdentity(
+            name: workerName, host: ProcessInfo.processInfo.hostName, pid: getpid(), release: DarkroomRelease.version)
     }
 
     public static func defaultWorkerName() -> String {

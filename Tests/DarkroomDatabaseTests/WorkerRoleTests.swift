@@ -153,6 +153,18 @@ struct WorkerRoleTests {
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('', 'h', 1, 60, '{}', '{}')") == "22023")
             #expect(sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 0, 60, '{}', '{}')") == "22023")
             #expect(
+                sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '[]', false, 'latest')")
+                    == "22023")
+            // A worker's release shows in worker_status; one that does not say (an older
+            // release, calling with eight arguments) shows none.
+            let released = WorkerIdentity(name: "new/0", host: "h", pid: 7, release: "0.24.0")
+            _ = try queue.heartbeat(released, lease: .seconds(60), jobs: [], formats: [])
+            _ = try worker.query("SELECT * FROM darkroom.heartbeat('old/0', 'h', 8, 60, '{}', '{}', '[]', false)")
+            let releases = try operatorSession.query(
+                "SELECT name, release FROM darkroom.worker_status WHERE name IN ('new/0', 'old/0') ORDER BY name"
+            ).map { try $0["release"].decode(String?.self) }
+            #expect(releases == ["0.24.0", nil])
+            #expect(
                 sqlState(
                     "SELECT * FROM darkroom.fail_job($1, $2::uuid, true, 0, 'no spaces allowed', 'm')",
                     [.int(job.id), .text(job.leaseToken.uuidString)]) == "22023")

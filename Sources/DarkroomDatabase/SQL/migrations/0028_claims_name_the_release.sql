@@ -4,3 +4,8 @@
 -- creates the new one. Workers of older releases call it with four arguments, which the new
 -- one accepts: their release is then unknown, and jobs that need one are left to others.
 DROP FUNCTION IF EXISTS darkroom.claim_jobs(text, int, double precision, jsonb);
+
+-- Heartbeats name the release too, so worker_status shows which workers can take such jobs
+-- during a rolling upgrade (NULL: a worker of an older release, which does not say).
+ALTER TABLE darkroom.workers ADD COLUMN IF NOT EXISTS release text;
+DROP FUNCTION IF EXISTS darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean);
