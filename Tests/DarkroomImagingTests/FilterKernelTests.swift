@@ -116,27 +116,37 @@ import Testing
         #expect(run(FilterStep(name: "id", version: "1.0.0", table: table), codes: Self.codes) == Self.codes)
     }
 
+    /// `out`, the filter's output on `codes` (linear light by `decode`), against the reference:
+    /// every sample at most one code apart, and fewer than one in fifty not the same code.
+    static func expectNearTheReference(
+        _ out: [UInt8], codes: [UInt8], table: ColorLookupTable, intensity: Float, decode: (UInt8) -> Double
+    ) {
+        let values = table.values.map(Double.init)
+        var differing = 0
+        for pixel in 0..<(codes.count / 3) {
+            let input = (0..<3).map { decode(codes[pixel * 3 + $0]) }
+            let expected = reference(table, values: values, intensity: Double(intensity), input)
+            for c in 0..<3 {
+                let want = Int((encoded(expected[c]) * 255).rounded())
+                let got = Int(out[pixel * 3 + c])
+                #expect(abs(want - got) <= 1, "pixel \(pixel) channel \(c): \(got), reference \(want)")
+                if want != got { differing += 1 }
+            }
+        }
+        #expect(differing * 50 < codes.count, "\(differing) of \(codes.count) samples differ by a code")
+    }
+
     /// The kernel's tables of the transfer curves are the only difference from the reference:
     /// at most one code apart anywhere, and almost always the same code.
     @Test(arguments: [(ColorLookupTable.Kind.cube, 17), (.cube, 33), (.cube, 2), (.curves, 64)])
     func matchesTheReference(kind: ColorLookupTable.Kind, size: Int) {
         for (intensity, domain): (Float, (Float, Float)) in [(1, (0, 1)), (0.6, (-0.1, 1.2)), (0, (0, 1))] {
             let table = Self.randomTable(kind: kind, size: size, seed: UInt64(size), domain: domain)
-            let values = table.values.map(Double.init)
             let out = run(
                 FilterStep(name: "r", version: "1.0.0", intensity: intensity, table: table), codes: Self.codes)
-            var differing = 0
-            for pixel in 0..<(Self.codes.count / 3) {
-                let input = (0..<3).map { Double(SRGB.decodeTable[Int(Self.codes[pixel * 3 + $0])]) }
-                let expected = Self.reference(table, values: values, intensity: Double(intensity), input)
-                for c in 0..<3 {
-                    let want = Int((Self.encoded(expected[c]) * 255).rounded())
-                    let got = Int(out[pixel * 3 + c])
-                    #expect(abs(want - got) <= 1, "pixel \(pixel) channel \(c): \(got), reference \(want)")
-                    if want != got { differing += 1 }
-                }
+            Self.expectNearTheReference(out, codes: Self.codes, table: table, intensity: intensity) {
+                Double(SRGB.decodeTable[Int($0)])
             }
-            #expect(differing * 50 < Self.codes.count, "\(differing) of \(Self.codes.count) samples differ by a code")
         }
     }
 
