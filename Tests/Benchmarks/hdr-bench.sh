@@ -14,7 +14,6 @@ mkdir -p "$work"
 cd "$work"
 heic12=$here/../Fixtures/corpus/osxphotos/IMG_4394.HEIC
 heic=$here/../Fixtures/corpus/osxphotos/IMG_3582.HEIC
-time_cmd=/usr/bin/time
 budget=128MiB
 
 [ -f ultrahdr24.jpg ] || "$darkroom" render "$heic" -o ultrahdr24.jpg --quality 92 --hdr keep --threads 1 >/dev/null
@@ -24,25 +23,9 @@ exiftool -s -s -s -NumberOfImages ultrahdr24.jpg | grep -qx 2 || { echo "ultrahd
 ops24='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":200,"y":200,"width":3600,"height":5000},{"op":"sepia","intensity":0.6}]}'
 ops12='{"operations":[{"op":"rotate","degrees":2},{"op":"crop","x":140,"y":140,"width":2540,"height":3530},{"op":"sepia","intensity":0.6}]}'
 
-# measure LABEL COMMAND...: best of 3 by CPU seconds; sets cpu_LABEL, wall_LABEL, rss_LABEL (KB).
-measure() {
-  local label=$1
-  shift
-  local best_cpu="" best_wall="" best_rss=""
-  for _ in 1 2 3; do
-    rm -f out.jpg
-    "$time_cmd" -f "%e %U %S %M" -o time.txt "$@" >/dev/null
-    read -r wall user sys rss <time.txt
-    local cpu
-    cpu=$(python3 -c "print(f'{$user + $sys:.2f}')")
-    if [ -z "$best_cpu" ] || python3 -c "import sys; sys.exit(0 if $cpu < $best_cpu else 1)"; then
-      best_cpu=$cpu best_wall=$wall best_rss=$rss
-    fi
-  done
-  printf -v "cpu_$label" '%s' "$best_cpu"
-  printf -v "wall_$label" '%s' "$best_wall"
-  printf -v "rss_$label" '%s' "$best_rss"
-}
+# Best of three by CPU seconds: keeping the map is judged by the CPU it costs.
+measure_best_by=cpu
+source "$here/measure.sh"
 
 for input in heic12:"$heic12" heic24:"$heic" ultrahdr24:ultrahdr24.jpg; do
   name=${input%%:*}

@@ -15,7 +15,6 @@ samples=$here/../Fixtures/exif-samples
 heic=$here/../Fixtures/heif/arrow.heic
 # A real 24 MP iPhone 15 Pro HEIC (5712×4284, 9×5 tiles of 640×896, gain map; osxphotos, MIT).
 heic24=$here/../Fixtures/corpus/osxphotos/IMG_4076.HEIC
-time_cmd=/usr/bin/time
 
 # ---- inputs (generated once, kept in WORK_DIR) ---------------------------------------
 # A real phone photo upscaled with fine noise added: photo-like structure and sensor-like
@@ -47,14 +46,8 @@ make_rotated pano150
 printf '0.393 0.769 0.189\n0.349 0.686 0.168\n0.272 0.534 0.131\n' | { echo "3 3"; cat; } > sepia.mat
 
 # ---- measurement ---------------------------------------------------------------------
-# measure LABEL COMMAND...: wall seconds, CPU seconds (user+sys, children included), peak RSS.
-results=()
-measure() {
-  local label=$1; shift
-  local best_wall="" cpu="" rss=""
-  for run in 1 2 3; do
-    rm -f out.jpg
-    "$time_cmd" -f "%e %U %S %M" -o timing.txt "$@" >/dev/null 2>err.txt || { echo "failed: $label"; cat err.txt; exit 1; }
+# Best of three by wall seconds (measure.sh).
+source "$here/measure.sh"
     read -r wall user sys maxrss < timing.txt
     if [ -z "$best_wall" ] || python3 -c "import sys; sys.exit(0 if $wall < $best_wall else 1)"; then
       best_wall=$wall; cpu=$(python3 -c "print(round($user + $sys, 2))"); rss=$maxrss
