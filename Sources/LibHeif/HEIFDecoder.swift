@@ -453,10 +453,12 @@ final class PrimaryImage {
         }
     }
 
-    /// Strict: libheif fails instead of carrying on with warnings.
-    private func decoded(name: String, _ decode: (inout OpaquePointer?) -> heif_error) throws(HEIFError)
-        -> DecodedImage
-    {
+    /// Strict: libheif fails instead of carrying on with warnings. The image's `channel` plane
+    /// (interleaved RGB, or Y for a monochrome decode) is what it hands out.
+    func decoded(
+        name: String, channel: heif_channel = heif_channel_interleaved,
+        _ decode: (inout OpaquePointer?) -> heif_error
+    ) throws(HEIFError) -> DecodedImage {
         var image: OpaquePointer?
         let error = decode(&image)
         guard error.code == heif_error_Ok, let image else {
@@ -465,23 +467,28 @@ final class PrimaryImage {
                 ? HEIFError(code: .damaged, message: "libheif decoded no image", path: name)
                 : HEIFError(error, path: name)
         }
-        let decoded = try DecodedImage(owning: image, name: name)
+        let decoded = try DecodedImage(owning: image, channel: channel, name: name)
         if let warning = decoded.firstDecodingWarning(name: name) { throw warning }
         return decoded
     }
 }
 
-/// `heif_decoding_options`: 8-bit interleaved RGB as coded (darkroom applies `irot`, `imir` and
-/// `clap` itself), strict.
-private final class DecodingOptions {
+/// `heif_decoding_options`: 8 bits, strict; as coded (darkroom applies the primary's `irot`,
+/// `imir` and `clap` itself), or with the item's own transformations applied.
+final class DecodingOptions {
     private var options: UnsafeMutablePointer<heif_decoding_options>?
+    private let ignoreTransformations: Bool
+
+    init(ignoreTransformations: Bool = true) {
+        self.ignoreTransformations = ignoreTransformations
+    }
 
     func pointer(name: String) throws(HEIFError) -> UnsafeMutablePointer<heif_decoding_options> {
         if let options { return options }
         guard let options = heif_decoding_options_alloc() else {
             throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", path: name)
         }
-        options.pointee.ignore_transformations = 1
+        options.pointee.ignore_transformations = ignoreTransformations ? 1 : 0
         options.pointee.convert_hdr_to_8bit = 1
         options.pointee.strict_decoding = 1
         self.options = options
@@ -564,22 +571,25 @@ extension HEIFError {
     }
 }
 
-/// `heif_image`: the decoded pixels, standing alone (no context needed).
-private final class DecodedImage {
+/// `heif_image`: the decoded pixels of one plane, standing alone (no context needed).
+final class DecodedImage {
     private let pointer: OpaquePointer
     let width: Int
     let height: Int
+    let bitsPerPixel: Int
     private let plane: UnsafePointer<UInt8>
     private let stride: Int
 
-    init(owning pointer: OpaquePointer, name: String) throws(HEIFError) {
+    init(owning pointer: OpaquePointer, channel: heif_channel, name: String) throws(HEIFError) {
         self.pointer = pointer
-        width = Int(heif_image_get_width(pointer, heif_channel_interleaved))
-        height = Int(heif_image_get_height(pointer, heif_channel_interleaved))
+        width = Int(heif_image_get_width(pointer, channel))
+        height = Int(heif_image_get_height(pointer, channel))
+        bitsPerPixel = Int(heif_image_get_bits_per_pixel(pointer, channel))
         var stride: Int32 = 0
-        guard let plane = heif_image_get_plane_readonly(pointer, heif_channel_interleaved, &stride) else {
+        guard let plane = heif_image_get_plane_readonly(pointer, channel, &stride) else {
             heif_image_release(pointer)
-            throw HEIFError(code: .misuse, message: "libheif returned no interleaved RGB plane", path: name)
+            let plane = channel == heif_channel_Y ? "Y" : "interleaved RGB"
+            throw HEIFError(code: .misuse, message: "libheif returned no \(plane) plane", path: name)
         }
         self.plane = plane
         self.stride = Int(stride)

@@ -162,32 +162,17 @@ extension PrimaryImage {
         var chroma = heif_chroma_undefined
         try check(heif_image_handle_get_preferred_decoding_colorspace(handle, &colorspace, &chroma), path: name)
         let grey = chroma == heif_chroma_monochrome
-        guard let options = heif_decoding_options_alloc() else {
-            throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", path: name)
-        }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 1
-        options.pointee.strict_decoding = 1
-        var image: OpaquePointer?
-        let error =
+        // The map as displayed: its own irot, imir and clap applied.
+        let owner = DecodingOptions(ignoreTransformations: false)
+        defer { withExtendedLifetime(owner) {} }
+        let options = try owner.pointer(name: name)
+        let map = try decoded(name: name, channel: grey ? heif_channel_Y : heif_channel_interleaved) { image in
             grey
-            ? heif_decode_image(handle, &image, heif_colorspace_monochrome, heif_chroma_monochrome, options)
-            : heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
-        guard error.code == heif_error_Ok, let image else {
-            if let image { heif_image_release(image) }
-            throw error.code == heif_error_Ok
-                ? HEIFError(code: .damaged, message: "libheif decoded no image", path: name)
-                : HEIFError(error, path: name)
+                ? heif_decode_image(handle, &image, heif_colorspace_monochrome, heif_chroma_monochrome, options)
+                : heif_decode_image(handle, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
         }
-        defer { heif_image_release(image) }
-        if let warning = HEIFError.decodingWarning(of: image, name: name) { throw warning }
-        let channel = grey ? heif_channel_Y : heif_channel_interleaved
         let channels = grey ? 1 : 3
-        var stride: Int32 = 0
-        guard heif_image_get_width(image, channel) == width, heif_image_get_height(image, channel) == height,
-            heif_image_get_bits_per_pixel(image, channel) == 8 * channels,
-            let plane = heif_image_get_plane_readonly(image, channel, &stride)
-        else {
+        guard map.width == width, map.height == height, map.bitsPerPixel == 8 * channels else {
             throw HEIFError(
                 code: .corrupt, message: "it does not decode to the 8-bit \(width)×\(height) image it says it is",
                 path: name)
@@ -195,9 +180,7 @@ extension PrimaryImage {
         let rowBytes = width * channels
         var samples = [UInt8](repeating: 0, count: rowBytes * height)
         samples.withUnsafeMutableBytes { target in
-            for row in 0..<height {
-                (target.baseAddress! + row * rowBytes).copyMemory(from: plane + row * Int(stride), byteCount: rowBytes)
-            }
+            map.copyRows(from: 0, count: height, rowBytes: rowBytes, into: target.baseAddress!, rowStride: rowBytes)
         }
         return HEIFGainMapImage(width: width, height: height, channels: channels, samples: samples)
     }
