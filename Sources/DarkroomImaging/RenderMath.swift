@@ -18,7 +18,7 @@ public enum RenderMath {
         case .orient: 1
         case .photoEffect: 1
         case .posterize: 1
-        case .rotate: 1
+        case .rotate: 2
         case .sepia: 1
         case .unsharpMask: 1
         case .vignette: 1

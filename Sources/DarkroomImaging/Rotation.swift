@@ -150,8 +150,10 @@ struct PixelAffine: Sendable, Hashable {
             tx: a * ox + b * oy + tx, ty: c * ox + d * oy + ty)
     }
 
-    /// Whole input pixels whose samples reach the output rectangle `output` (bicubic taps
-    /// included, plus a pixel for rounding), before clamping to the image.
+    /// Whole input pixels whose samples reach the output rectangle `output`, before clamping to
+    /// the image: the 2D sampler's taps reach 2 pixels, a `ShearedTurn`'s three passes at most
+    /// 2 + (2 + 2·sin 45°)·tan 22.5° + 2 ≈ 5.4 across and 2 + 2·sin 45° ≈ 3.4 down; 6 each way,
+    /// plus a pixel for rounding.
     func footprint(of output: PixelRect) -> (columns: ClosedRange<Int>, rows: ClosedRange<Int>) {
         let corners = [
             (output.x, output.y), (output.maxX - 1, output.y), (output.x, output.maxY - 1),
@@ -160,8 +162,8 @@ struct PixelAffine: Sendable, Hashable {
         let xs = corners.map { x($0.0, $0.1) }
         let ys = corners.map { y($0.0, $0.1) }
         return (
-            Int(xs.min()!.rounded(.down)) - 2...Int(xs.max()!.rounded(.down)) + 3,
-            Int(ys.min()!.rounded(.down)) - 2...Int(ys.max()!.rounded(.down)) + 3
+            Int(xs.min()!.rounded(.down)) - 6...Int(xs.max()!.rounded(.down)) + 7,
+            Int(ys.min()!.rounded(.down)) - 6...Int(ys.max()!.rounded(.down)) + 7
         )
     }
 }

@@ -7,6 +7,48 @@ protocol LinearRowSource: AnyObject {
     func nextRow(into row: UnsafeMutablePointer<Float>) throws
 }
 
+/// A lone turn sampled in the input's 8-bit codes (`SampleSpace.codes`): its rows are the
+/// output's, in codes, with no trip through linear light.
+protocol CodeRowSource: LinearRowSource {
+    /// Writes the next row: `region.width * 3` codes.
+    func nextCodes(into row: UnsafeMutablePointer<UInt8>) throws
+}
+
+/// A resampling step's input rows quantised to 8-bit sRGB as they arrive, as the encoder would
+/// quantise them. Straight from the decoder when nothing comes before (the same codes: sRGB →
+/// linear → sRGB gives them back).
+final class UpstreamCodes {
+    private let upstream: any LinearRowSource
+    private let pulled: UnsafeMutableBufferPointer<Float>
+    private let codes: UnsafeMutableBufferPointer<UInt8>
+    /// The row (in the upstream's frame) the next `next()` returns.
+    private(set) var nextY: Int
+
+    /// What it holds: an upstream row in floats and in codes.
+    static func bytes(width: Int) -> Int { width * (12 + 3) }
+
+    init(_ upstream: any LinearRowSource) {
+        self.upstream = upstream
+        pulled = .allocate(capacity: upstream.region.width * 3)
+        codes = .allocate(capacity: upstream.region.width * 3)
+        nextY = upstream.region.y
+    }
+
+    deinit {
+        pulled.deallocate()
+        codes.deallocate()
+    }
+
+    /// The next input row's codes, valid until the next call.
+    func next() throws -> UnsafePointer<UInt8> {
+        nextY += 1
+        if let decoded = upstream as? DecodedRows { return try decoded.nextCodes() }
+        try upstream.nextRow(into: pulled.baseAddress!)
+        SRGB.encode(pulled.baseAddress!, into: codes.baseAddress!, count: codes.count)
+        return UnsafePointer(codes.baseAddress!)
+    }
+}
+
 /// The decoded, oriented pixels of the render's read rectangle, in linear light.
 final class DecodedRows: LinearRowSource {
     let region: PixelRect
@@ -35,17 +77,16 @@ final class DecodedRows: LinearRowSource {
         nextInStrip += 1
     }
 
-    /// The next row as decoded, 8-bit sRGB (what `nextRow` gives, before it goes to linear light).
-    func nextCodes(into codes: UnsafeMutablePointer<UInt8>) throws {
+    /// The next row as decoded, 8-bit sRGB (what `nextRow` gives, before it goes to linear
+    /// light), where the decoder left it: valid until the next call.
+    func nextCodes() throws -> UnsafePointer<UInt8> {
         if nextInStrip == stripRows {
             stripRows = try wrap { try source.nextStrip(into: strip) }
             nextInStrip = 0
             precondition(stripRows > 0, "asked for more rows than the region has")
         }
-        let rowBytes = region.width * 3
-        codes.update(
-            from: strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * rowBytes, count: rowBytes)
-        nextInStrip += 1
+        defer { nextInStrip += 1 }
+        return UnsafePointer(strip.baseAddress!.assumingMemoryBound(to: UInt8.self) + nextInStrip * region.width * 3)
     }
 }
 
@@ -88,9 +129,16 @@ enum RowChain {
             case .neighbourhood(let operation, let canvas, _, let output):
                 chain = GaussianRows(upstream: chain, operation: operation, canvas: canvas, output: output)
             case .resample(let step, _, let output):
-                chain = ResampledRows(
-                    upstream: chain, step: step, output: output, plan: resamplings.next()!,
-                    spillDirectory: spillDirectory, isCancelled: isCancelled)
+                let resample = resamplings.next()!
+                if resample.method == .shears {
+                    chain = ShearedRows(
+                        upstream: chain, step: step, output: output, plan: resample,
+                        spillDirectory: spillDirectory, isCancelled: isCancelled)
+                } else {
+                    chain = ResampledRows(
+                        upstream: chain, step: step, output: output, plan: resample, spillDirectory: spillDirectory,
+                        isCancelled: isCancelled)
+                }
             }
         }
         return chain

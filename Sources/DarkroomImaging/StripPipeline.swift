@@ -106,7 +106,9 @@ extension StripPipeline {
             plan: plan, source: source, spillDirectory: spillDirectory, isCancelled: isCancelled)
         if plan.resampling.first?.space == .codes {
             // The plan samples in codes only when the turn is the whole chain: its rows are the output's.
-            guard let turn = chain as? ResampledRows else { preconditionFailure("codes are sampled by a lone turn") }
+            guard let turn = chain as? any CodeRowSource else {
+                preconditionFailure("codes are sampled by a lone turn")
+            }
             var produced = 0
             return { buffer in
                 let rows = min(plan.stripHeight, output.height - produced)

@@ -128,8 +128,8 @@ for budget in 32 64 256; do
 done
 
 # ---- straighten: a 2° turn against a plain crop of the same size ---------------------
-# One core at 64 MiB. The turn keeps the largest upright rectangle: it reads a band of input
-# rows (the slant of one output row) and interpolates 16 taps a pixel, where the crop copies.
+# One core at 64 MiB. The turn keeps the largest upright rectangle: it holds a band of rows
+# (the slant of one output row) and interpolates as three shears, where the crop copies.
 straighten='{"operations":[{"op":"rotate","degrees":2}]}'
 turned=$("$darkroom" render photo24.jpg --explain --data "$straighten" --memory-budget 64MiB | awk '/^output/ {print $2}')
 out_w=${turned%×*}

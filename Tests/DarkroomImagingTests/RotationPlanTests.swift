@@ -63,29 +63,43 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: folder.file("out.jpg")))
     }
 
-    /// A band holds the rows a strip of 16 output rows slants across; a turn past 90° reads
-    /// rows bottom-up and so always tiles.
+    /// A band holds the rows an output row slants across: for the 2D sampler, a strip of 16
+    /// output rows' (the taps' reach besides), in floats; for a lone turn's three shears, one
+    /// output row's (four taps besides), in codes, skewed. A turn past 90° reads rows bottom-up
+    /// and so always tiles.
     @Test func theBandIsTheSlantOfAnOutputRow() throws {
         let size = PixelSize(width: 6000, height: 4000)
         for (degrees, band) in [(2.0, true), (-4, true), (95, false), (180, false)] {
-            let geometry = try RenderGeometry(
-                storedSize: size, orientation: .up,
-                operations: [.rotate(Rotation(degrees: degrees, window: .largestUpright))])
-            let stage = try #require(geometry.resampleSteps.first)
-            #expect(stage.step.streamsRows == band)
-            let plan = try RenderPlanner.plan(
-                source: .jpeg(Self.header(size)), geometry: geometry, encoding: OutputEncoding(quality: 90),
-                limits: RenderLimits(memoryBudget: 64 << 20))
-            if band {
+            for alone in [true, false] {
+                let turn = ImageOperation.rotate(Rotation(degrees: degrees, window: .largestUpright))
+                let geometry = try RenderGeometry(
+                    storedSize: size, orientation: .up, operations: alone ? [turn] : [turn, .exposure(ev: 0.1)])
+                let stage = try #require(geometry.resampleSteps.first)
+                #expect(stage.step.streamsRows == band)
+                let plan = try RenderPlanner.plan(
+                    source: .jpeg(Self.header(size)), geometry: geometry, encoding: OutputEncoding(quality: 90),
+                    limits: RenderLimits(memoryBudget: 64 << 20))
+                let resample = plan.resampling[0]
+                #expect(resample.method == (alone && band ? .shears : .bicubic))
                 let theta = degrees * .pi / 180
-                let slant = Int(
-                    (abs(sin(theta)) * Double(stage.output.width - 1) + cos(theta) * 15).rounded(.up))
-                #expect(plan.resampling[0].mode == .band(rows: slant + 8))
-                #expect(plan.resampling[0].bytes >= (slant + 8) * stage.input.width * 12)
-            } else {
-                #expect(Self.kind(plan.resampling[0]) == "tiles-file")
+                switch (band, resample.mode) {
+                case (false, _):
+                    #expect(Self.kind(resample) == "tiles-file")
+                case (true, .band(let rows)) where alone:
+                    // The columns the turn's rows reach: the output's, and the third pass's slant.
+                    let columns = Double(stage.output.width) + abs(tan(theta / 2)) * Double(stage.output.height)
+                    let slant = abs(sin(theta)) * columns
+                    #expect(abs(Double(rows) - (slant + 5)) <= 3, "\(degrees)°: \(rows) rows")
+                    #expect(resample.bytes >= rows * stage.output.width * 3)
+                case (true, .band(let rows)):
+                    let slant = Int((abs(sin(theta)) * Double(stage.output.width - 1) + cos(theta) * 15).rounded(.up))
+                    #expect(rows == slant + 16)
+                    #expect(resample.bytes >= rows * stage.input.width * 16)
+                default:
+                    Issue.record("\(degrees)°: \(resample)")
+                }
+                #expect(plan.memory.total <= 64 << 20)
             }
-            #expect(plan.memory.total <= 64 << 20)
         }
     }
 

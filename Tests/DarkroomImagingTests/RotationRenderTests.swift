@@ -1,7 +1,8 @@
-import DarkroomImaging
 import DarkroomTestSupport
 import Foundation
 import Testing
+
+@testable import DarkroomImaging
 
 /// Rotation by any angle through the whole renderer, against `RotationReference`.
 @Suite struct RotationRenderTests {
@@ -33,12 +34,16 @@ import Testing
         (33, .wholeCanvas, RGBColor(red: 0.2, green: 0.4, blue: 0.6)),
         (135, .wholeCanvas, RGBColor(red: 0, green: 0, blue: 0)),
         (-100, .rect(PixelRect(x: 20, y: 8, width: 40, height: 50)), nil),
+        (-30, .wholeCanvas, nil),
+        (44, .largestUpright, nil),
     ]
 
     /// A lone turn samples the 8-bit codes; with a colour operation beside it (an exposure of
-    /// 0 EV, which changes nothing), linear light. Each matches the reference in its space.
+    /// 0 EV, which changes nothing), linear light. Each matches the reference in its space: the
+    /// 2D bicubic, or, for a lone turn by at most 45° with no fill, its three Catmull-Rom passes
+    /// written out (`ShearedTurnTests.naive`).
     @Test(arguments: referenceCases.indices, [SampleSpace.codes, .linear])
-    func matchesTheWholeImageBicubicReference(_ index: Int, space: SampleSpace) throws {
+    func matchesTheWholeImageReference(_ index: Int, space: SampleSpace) throws {
         let (degrees, window, fill) = Self.referenceCases[index]
         let folder = try TemporaryFolder()
         defer { folder.remove() }
@@ -50,9 +55,17 @@ import Testing
         let rendered = try render(operations, input: path, folder: folder, name: "out.jpg")
         #expect(rendered.plan.resampling.map(\.space) == [space])
         #expect(rendered.image.width == rect.width && rendered.image.height == rect.height)
-        let reference = RotationReference.rotate(
-            pixels, degrees: degrees, window: rect,
-            fill: fill.map { [Double($0.red), Double($0.green), Double($0.blue)] }, in: space)
+        let sheared = space == .codes && fill == nil && abs(degrees) <= 45
+        #expect(rendered.plan.resampling.map(\.method) == [sheared ? .shears : .bicubic])
+        let reference =
+            sheared
+            ? ShearedTurnTests.naive(
+                pixels.pixels, turn: try #require(ShearedTurn(map: PixelAffine(rotation, on: Self.size))),
+                output: PixelRect(size: rect.size), size: Self.size
+            ).map(Double.init)
+            : RotationReference.rotate(
+                pixels, degrees: degrees, window: rect,
+                fill: fill.map { [Double($0.red), Double($0.green), Double($0.blue)] }, in: space)
         let psnr = RotationReference.psnr(rendered.image, reference)
         #expect(psnr > 42, "\(degrees)° in \(space): \(psnr) dB")
     }
