@@ -224,7 +224,8 @@ final class ShearedRows: CodeRowSource {
             let wanted = Self.skewedRows(rect.y..<rect.maxY)
             precondition(
                 readColumns.count * rows.count * 3 <= blockCodes.count
-                    && columns.count * wanted.count * 3 <= blockFirstPass.count)
+                    && columns.count * wanted.count * 3 <= blockFirstPass.count
+                    && columns.count * 3 <= firstPassRow.count, "the plan's block sides hold every block")
             let read = PixelRect(
                 x: readColumns.lowerBound + canvas.x - input.x, y: rows.lowerBound + canvas.y - input.y,
                 width: readColumns.count, height: rows.count)
