@@ -93,13 +93,13 @@ import Testing
         }
     }
 
-    /// What the three passes cost in accuracy: against the truth, within 1.5 dB of the 2D
-    /// sampler (0.6 to 1.4 dB here). A real photo, blurred by a Gaussian (which commutes with a
+    /// What the three passes cost in accuracy: against the truth, 0.6 to 1.4 dB under the 2D
+    /// sampler here; a change that loses more than 2 dB fails. A real photo, blurred by a Gaussian (which commutes with a
     /// turn) and taken at every 4th pixel, is the input; the truth is the same blurred photo read
     /// at the turned positions, at 4× the resolution, where a Lanczos-3 interpolation of it is as
     /// near exact as needed.
     @Test(arguments: [2.0, -9, 31])
-    func threePassesAreWithinADecibelAndAHalfOf2DBicubic(degrees: Double) throws {
+    func threePassesAreWithinTwoDecibelsOf2DBicubic(degrees: Double) throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
         let photo = try DecodedImage(path: Fixtures.exifSample("gps/DSCN0010.jpg").path)
@@ -171,7 +171,7 @@ import Testing
         let shearedPSNR = RotationReference.psnr(sheared, truth)
         let bicubicPSNR = RotationReference.psnr(bicubic, truth)
         #expect(
-            shearedPSNR > bicubicPSNR - 1.5 && shearedPSNR > 37,
+            shearedPSNR > bicubicPSNR - 2 && shearedPSNR > 37,
             "\(degrees)°: shears \(shearedPSNR) dB, 2D bicubic \(bicubicPSNR) dB")
     }
 
