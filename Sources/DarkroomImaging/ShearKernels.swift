@@ -3,7 +3,7 @@
 ///
 /// Why Catmull-Rom, the 2D sampler's kernel: against Photos' own renders, which judge a
 /// straighten, three passes of it land 0.3 dB from the 2D sampler, where three Lanczos-3
-/// passes land 1.6 dB from it (and cost 10% more CPU), though nearer the truth
+/// passes land 1.6 dB from it (and cost 7 % more CPU), though nearer the truth
 /// (docs/rendering.md has the measurements).
 ///
 /// Why 128ths: a code times a weight, summed, spans −0.125·255·128 … 1.125·255·128 (the
