@@ -56,10 +56,10 @@ public struct ResamplePlan: Sendable, Equatable, CustomStringConvertible {
         return .linear
     }
 
-    /// Three shears for a lone turn by at most 45° with no fill: a quarter of the 2D sampler's
-    /// work, in codes, where the fill's anti-aliased edge and linear light need the 2D sampler.
+    /// Three shears for a lone turn by at most 45°, in codes: a quarter of the 2D sampler's work.
+    /// Beside colour operations (linear light), past 45° or mirrored, the 2D sampler.
     static func method(for step: ResampleStep, space: SampleSpace) -> Method {
-        space == .codes && step.fill == nil && ShearedTurn(map: step.map) != nil ? .shears : .bicubic
+        space == .codes && ShearedTurn(map: step.map) != nil ? .shears : .bicubic
     }
 
     /// The band when output rows read input rows in order and it fits in `available` bytes,

@@ -13,6 +13,7 @@ final class ShearedRows: CodeRowSource {
     let region: PixelRect
     private let pull: UpstreamCodes
     private let turn: ShearedTurn
+    private let fill: ShearedFill?
     private let mode: ResamplePlan.Mode
     private let spillDirectory: String
     private let isCancelled: @Sendable () -> Bool
@@ -43,6 +44,7 @@ final class ShearedRows: CodeRowSource {
     ) {
         guard let turn = ShearedTurn(map: step.map) else { preconditionFailure("the plan shears only turns ≤ 45°") }
         self.turn = turn
+        fill = ShearedFill(step)
         region = output
         input = upstream.region
         canvas = step.canvas
@@ -164,7 +166,7 @@ final class ShearedRows: CodeRowSource {
     }
 
     /// The output rows of `rect` from the skewed rows of I1: the second pass into
-    /// `secondPass`, the third into `target`, row i at i · `stride` codes.
+    /// `secondPass`, the third into `target`, row i at i · `stride` codes, then the fill.
     private func makeRows(
         _ rect: PixelRect, from skewed: ShearKernels.Skewed, weights: ColumnWeights,
         into target: UnsafeMutablePointer<UInt8>, stride: Int
@@ -172,9 +174,11 @@ final class ShearedRows: CodeRowSource {
         for y in rect.y..<rect.maxY {
             let columns = turn.columns(for: PixelRect(x: rect.x, y: y, width: rect.width, height: 1))
             ShearKernels.down(skewed, row: y, columns: columns, weights: weights, into: secondPass.baseAddress!)
+            let row = target + (y - rect.y) * stride
             ShearKernels.along(
                 secondPass.baseAddress!, available: columns, position: turn.thirdPass(row: y),
-                columns: rect.x..<rect.maxX, into: target + (y - rect.y) * stride)
+                columns: rect.x..<rect.maxX, into: row)
+            fill?.mix(row: y, columns: rect.x..<rect.maxX, into: row)
         }
     }
 

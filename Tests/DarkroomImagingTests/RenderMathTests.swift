@@ -23,8 +23,9 @@ import Testing
         "orient": (1, 0xb46b_f02b_b94b_313a),
         "photoEffect": (1, 0x30e1_6794_6dc3_1599),
         "posterize": (1, 0x77e5_2f97_d7e3_90c6),
-        "rotate": (2, 0x0bc0_6d9e_3908_37e2),
+        "rotate": (2, 0xc221_32c8_9285_bc00),
         "rotate, sheared": (2, 0x7c2b_e44a_307f_09e0),
+        "rotate, 2D": (2, 0x5b0b_10f5_055c_3ca4),
         "sepia": (1, 0x05a4_295d_6c32_c7f8),
         "unsharpMask": (1, 0x33cc_0560_a816_317e),
         "vignette": (1, 0x4466_d053_afaf_308a),
@@ -57,9 +58,14 @@ import Testing
     ]
 
     /// Operations whose math takes another path in some renders, each a golden of its own: a
-    /// lone turn by at most 45° with no fill goes through three shears, not the 2D sampler.
+    /// lone turn by at most 45° goes through three shears (the example, with a fill, and without
+    /// one), a turn past 45° through the 2D sampler.
     static let paths: [(golden: String, operation: ImageOperation)] = [
-        ("rotate, sheared", .rotate(Rotation(degrees: 7, window: .largestUpright)))
+        ("rotate, sheared", .rotate(Rotation(degrees: 7, window: .largestUpright))),
+        (
+            "rotate, 2D",
+            .rotate(Rotation(degrees: 60, window: .wholeCanvas, fill: RGBColor(red: 0.9, green: 0.5, blue: 0.1)))
+        ),
     ]
 
     @Test func everyOperationHasAVersionAndAnExample() {

@@ -40,8 +40,8 @@ import Testing
 
     /// A lone turn samples the 8-bit codes; with a colour operation beside it (an exposure of
     /// 0 EV, which changes nothing), linear light. Each matches the reference in its space: the
-    /// 2D bicubic, or, for a lone turn by at most 45° with no fill, its three Catmull-Rom passes
-    /// written out (`ShearedTurnTests.naive`).
+    /// 2D bicubic, or, for a lone turn by at most 45°, its three Catmull-Rom passes written out
+    /// (`ShearedTurnTests.naive`).
     @Test(arguments: referenceCases.indices, [SampleSpace.codes, .linear])
     func matchesTheWholeImageReference(_ index: Int, space: SampleSpace) throws {
         let (degrees, window, fill) = Self.referenceCases[index]
@@ -55,13 +55,16 @@ import Testing
         let rendered = try render(operations, input: path, folder: folder, name: "out.jpg")
         #expect(rendered.plan.resampling.map(\.space) == [space])
         #expect(rendered.image.width == rect.width && rendered.image.height == rect.height)
-        let sheared = space == .codes && fill == nil && abs(degrees) <= 45
+        let sheared = space == .codes && abs(degrees) <= 45
         #expect(rendered.plan.resampling.map(\.method) == [sheared ? .shears : .bicubic])
         let reference =
             sheared
             ? ShearedTurnTests.naive(
-                pixels.pixels, turn: try #require(ShearedTurn(map: PixelAffine(rotation, on: Self.size))),
-                output: PixelRect(size: rect.size), size: Self.size
+                pixels.pixels,
+                step: ResampleStep(
+                    map: PixelAffine(rotation, on: Self.size), canvas: PixelRect(size: Self.size), size: rect.size,
+                    fill: fill),
+                output: PixelRect(size: rect.size)
             ).map(Double.init)
             : RotationReference.rotate(
                 pixels, degrees: degrees, window: rect,
