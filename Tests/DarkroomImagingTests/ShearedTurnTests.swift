@@ -74,7 +74,7 @@ import Testing
         let canvas = PixelRect(size: Self.size)
         let window = rotation.windowRect(on: Self.size)
         let step = ResampleStep(
-            map: PixelAffine(rotation, on: Self.size), canvas: canvas, size: window.size, fill: nil)
+            map: PixelAffine(rotation, on: Self.size), canvas: canvas, size: window.size, fill: rotation.fill)
         let output = PixelRect(size: window.size)
         let input = step.inputRegion(for: output)
         let expected = Self.naive(image, step: step, output: output)
@@ -85,8 +85,7 @@ import Testing
             #expect(plan.method == .shears)
             let rows = ShearedRows(
                 upstream: CodeImageRows(image, width: Self.size.width, region: input), step: step, output: output,
-                plan: plan,
-                spillDirectory: folder.path, isCancelled: { false })
+                plan: plan, spillDirectory: folder.path, isCancelled: { false })
             var made = [UInt8](repeating: 0, count: output.width * output.height * 3)
             try made.withUnsafeMutableBufferPointer { buffer in
                 for y in 0..<output.height { try rows.nextCodes(into: buffer.baseAddress! + y * output.width * 3) }
@@ -97,10 +96,10 @@ import Testing
     }
 
     /// What the three passes cost in accuracy: against the truth, 0.6 to 1.4 dB under the 2D
-    /// sampler here; a change that loses more than 2 dB fails. A real photo, blurred by a Gaussian (which commutes with a
-    /// turn) and taken at every 4th pixel, is the input; the truth is the same blurred photo read
-    /// at the turned positions, at 4× the resolution, where a Lanczos-3 interpolation of it is as
-    /// near exact as needed.
+    /// sampler here; a change that loses more than 2 dB fails. A real photo, blurred by a
+    /// Gaussian (which commutes with a turn) and taken at every 4th pixel, is the input; the
+    /// truth is the same blurred photo read at the turned positions, at 4× the resolution, where
+    /// a Lanczos-3 interpolation of it is as near exact as needed.
     @Test(arguments: [2.0, -9, 31])
     func threePassesAreWithinTwoDecibelsOf2DBicubic(degrees: Double) throws {
         let folder = try TemporaryFolder()
