@@ -81,8 +81,7 @@ final class ResampledRows: CodeRowSource {
             case .tiles(let tile, let blockSize, let kind, _):
                 if spill == nil {
                     spill = try TileSpill(
-                        width: input.width, height: input.height, tile: tile, kind: kind, directory: spillDirectory,
-                        isCancelled: isCancelled, pull: pull.next)
+                        filledFrom: pull, tile: tile, kind: kind, directory: spillDirectory, isCancelled: isCancelled)
                 }
                 try makeStrip(blockSize: blockSize)
             }
@@ -129,11 +128,7 @@ final class ResampledRows: CodeRowSource {
 
     /// Input rows (relative to the canvas) whose taps the output `rect` reads, within the input.
     private func inputRows(_ rect: PixelRect) -> ClosedRange<Int> {
-        let rows = sampler.map.footprint(of: rect).rows
-        let top = input.y - canvas.y
-        let bottom = input.maxY - 1 - canvas.y
-        let low = min(max(rows.lowerBound, top), bottom)
-        return low...max(min(rows.upperBound, bottom), low)
+        sampler.map.footprint(of: rect).rows.clamped(to: (input.y - canvas.y)...(input.maxY - 1 - canvas.y))
     }
 
     // MARK: Tiles

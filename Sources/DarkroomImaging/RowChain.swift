@@ -23,6 +23,8 @@ final class UpstreamCodes {
     private let codes: UnsafeMutableBufferPointer<UInt8>
     /// The row (in the upstream's frame) the next `next()` returns.
     private(set) var nextY: Int
+    /// The rows it gives, in the upstream's frame.
+    var region: PixelRect { upstream.region }
 
     /// What it holds: an upstream row in floats and in codes.
     static func bytes(width: Int) -> Int { width * (12 + 3) }

@@ -118,8 +118,7 @@ final class ShearedRows: CodeRowSource {
             if nextOutputY == stripTop + stripRows {
                 if spill == nil {
                     spill = try TileSpill(
-                        width: input.width, height: input.height, tile: tile, kind: kind, directory: spillDirectory,
-                        isCancelled: isCancelled, pull: pull.next)
+                        filledFrom: pull, tile: tile, kind: kind, directory: spillDirectory, isCancelled: isCancelled)
                 }
                 try makeStrip(block: block)
             }
@@ -129,9 +128,7 @@ final class ShearedRows: CodeRowSource {
 
     /// Input rows (canvas) `rect`'s output reads, within the input.
     private func neededRows(_ rect: PixelRect) -> ClosedRange<Int> {
-        let rows = turn.rows(for: rect)
-        let low = min(max(rows.lowerBound, inputRows.lowerBound), inputRows.upperBound)
-        return low...max(min(rows.upperBound, inputRows.upperBound), low)
+        turn.rows(for: rect).clamped(to: inputRows)
     }
 
     /// The skewed rows the second pass reads for the output rows `rows`.
@@ -222,9 +219,7 @@ final class ShearedRows: CodeRowSource {
             let rect = PixelRect(x: blockX, y: stripTop, width: min(block, region.maxX - blockX), height: stripRows)
             let columns = turn.columns(for: rect)
             let rows = neededRows(rect)
-            let reach = turn.inputColumns(rows: rows, columns: columns)
-            let low = min(max(reach.lowerBound, inputColumns.lowerBound), inputColumns.upperBound)
-            let readColumns = low...max(min(reach.upperBound, inputColumns.upperBound), low)
+            let readColumns = turn.inputColumns(rows: rows, columns: columns).clamped(to: inputColumns)
             let wanted = Self.skewedRows(rect.y..<rect.maxY)
             precondition(
                 readColumns.count * rows.count * 3 <= blockCodes.count

@@ -16,12 +16,11 @@ final class TileSpill {
     /// Working bytes besides the spill: a band of a tile's rows, a tile packed, a tile read.
     static func workingBytes(width: Int, tile: Int) -> Int { tile * width * 3 + 2 * tile * tile * 3 }
 
-    /// Fills the spill with `height` rows of `width` codes, each from `pull`.
+    /// Fills the spill with every row of a step's input, from `pull`.
     init(
-        width: Int, height: Int, tile: Int, kind: SpillKind, directory: String,
-        isCancelled: () -> Bool, pull: () throws -> UnsafePointer<UInt8>
+        filledFrom pull: UpstreamCodes, tile: Int, kind: SpillKind, directory: String, isCancelled: () -> Bool
     ) throws {
-        (self.width, self.height, self.tile) = (width, height, tile)
+        (width, height, self.tile) = (pull.region.width, pull.region.height, tile)
         storage =
             kind == .memory
             ? MemorySpill(byteCount: Self.bytes(PixelSize(width: width, height: height), tile: tile))
@@ -34,7 +33,7 @@ final class TileSpill {
             if isCancelled() { throw RenderError.cancelled }
             let rows = min(tile, height - tileRow * tile)
             for row in 0..<rows {
-                (band.baseAddress! + row * width * 3).update(from: try pull(), count: width * 3)
+                (band.baseAddress! + row * width * 3).update(from: try pull.next(), count: width * 3)
             }
             for column in 0..<columns {
                 let x = column * tile
