@@ -35,8 +35,11 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.0.0"),
         // Already built for Hummingbird; the route tests take its in-memory channel from it
-        // (Tests/DarkroomWebTests/RouterTesting.swift).
+        // (Tests/DarkroomWebTests/RouterTesting.swift), and the listeners' request deadlines are
+        // channel handlers (DarkroomMetricsEndpoint/RequestDeadlines.swift).
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        // Already built for Hummingbird: the HTTP parts those handlers see.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.0"),
         // Already built for Hummingbird; the route tests build requests with its types.
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
@@ -175,6 +178,9 @@ let package = Package(
             dependencies: [
                 "DarkroomMetrics", "DarkroomDatabase",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -12,17 +12,15 @@ public enum MetricsServer {
     /// (the one asked for, or the one the system chose for port 0).
     public static func service(
         listeningOn address: ListenAddress, registry: PrometheusCollectorRegistry = ProcessMetrics.registry,
-        database: MetricsDatabaseRead? = nil, logger: Logger,
+        database: MetricsDatabaseRead? = nil, limits: ServerLimits = .defaults, logger: Logger,
         onListening: @escaping @Sendable (Int) async -> Void = { _ in }
     ) -> some Service {
         let router = Router()
         router.addMetrics(registry: registry, database: database)
         router.addHealthCheck()
         return Application(
-            router: router,
-            configuration: ApplicationConfiguration(
-                address: .hostname(address.host, port: address.port),
-                serverName: "darkroom-worker"),
+            router: router, server: limits.server,
+            configuration: limits.configuration(address: address, serverName: "darkroom-worker", logger: logger),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? address.port) },
             logger: logger)
     }

@@ -17,13 +17,18 @@ public struct Dashboard: Sendable {
         /// Mark the session cookie Secure (behind TLS, or a proxy that terminates it).
         public var secureCookies: Bool
         public var sessionLifetime: Duration
+        /// The host names (and addresses) requests must be addressed to, besides the loopback names.
+        public var allowedHosts: Set<String>
 
         public init(
-            accounts: AccountFile?, secureCookies: Bool = false, sessionLifetime: Duration = .seconds(12 * 3600)
+            accounts: AccountFile?, secureCookies: Bool = false, sessionLifetime: Duration = .seconds(12 * 3600),
+            allowedHosts: Set<String> = []
         ) {
             self.accounts = accounts
             self.secureCookies = secureCookies
             self.sessionLifetime = sessionLifetime
+            self.allowedHosts = Set(allowedHosts.compactMap(HostCheck<DashboardContext>.configuredName))
+                .union(HostCheck<DashboardContext>.loopbackNames)
         }
     }
 
@@ -60,6 +65,8 @@ public struct Dashboard: Sendable {
         // Before the session and the sign-in gate: Prometheus has no session. This process's
         // metrics and the queue's, read from the views at each scrape through the pool.
         router.addMetrics(database: { [pool] read in try await pool.withConnection(read) })
+        // Prometheus scrapes by address, and the metrics carry no session: only the pages check.
+        router.add(middleware: HostCheck(allowed: options.allowedHosts))
         router.add(
             middleware: SessionMiddleware(
                 storage: sessions,

@@ -25,7 +25,10 @@ struct SignInGate: RouterMiddleware {
         -> Response
     {
         var request = request
-        if let localOperator, context.sessions.session?.user == nil {
+        // Without accounts, a page's forms need a session's CSRF token; nothing else does, so a
+        // stylesheet, a photo or a refused request stores no session.
+        let localRead = localOperator != nil && (request.method == .get || request.method == .head)
+        if let localOperator, localRead, context.sessions.session?.user == nil, Self.isPage(request.uri.path) {
             context.sessions.createSession(WebSession(user: localOperator, role: .operator))
         }
         if request.method == .post {
@@ -52,7 +55,7 @@ struct SignInGate: RouterMiddleware {
         if Self.openPaths.contains(request.uri.path) {
             return try await next(request, context)
         }
-        guard context.signedIn != nil else {
+        guard context.signedIn != nil || localRead else {
             if request.method == .get || request.method == .head {
                 let target = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
                 return Response(status: .seeOther, headers: [.location: "/sign-in?next=" + urlComponent(target)])
@@ -60,6 +63,11 @@ struct SignInGate: RouterMiddleware {
             return Page.refusal(.forbidden, "Sign in first.")
         }
         return try await next(request, context)
+    }
+
+    /// A page (its forms carry a CSRF token), not a file: pages' paths have no extension.
+    static func isPage(_ path: String) -> Bool {
+        !openPaths.contains(path) && !(path.split(separator: "/").last?.contains(".") ?? false)
     }
 
     /// Why the form's CSRF token is refused; nil: it is good.

@@ -100,9 +100,13 @@ struct SignInRoutes {
         return response
     }
 
-    /// Only a path on this site: never a redirect to another host.
+    /// Only a path on this site: never a redirect to another host. Browsers drop tabs and newlines
+    /// anywhere in a URL and read a backslash as a slash (`/<TAB>/evil.example` is `//evil.example`),
+    /// so anything but printable ASCII, a space or a backslash refuses `next` whole.
     static func safeNext(_ next: String?) -> String {
-        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\") else { return "/" }
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), next.utf8.count <= 2048,
+            next.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\\") })
+        else { return "/" }
         return next
     }
 

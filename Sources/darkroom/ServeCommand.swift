@@ -20,6 +20,7 @@ extension Darkroom {
                 """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "Slow and greedy clients") var serverLimits: ServerLimitOptions
         @Option(help: "Address to listen on, host:port.") var listen: String = "127.0.0.1:8080"
         @Option(help: "The account file (default: $DARKROOM_ACCOUNTS).") var accounts: String?
         @Option(name: .customLong("add-user"), help: "Add or replace this account in --accounts, then exit.")
@@ -31,6 +32,12 @@ extension Darkroom {
             name: .customLong("audit-file"),
             help: "Also append every sign-in and action to this file, one JSON line each.")
         var auditFile: String?
+        @Option(
+            name: .customLong("allowed-host"),
+            help: ArgumentHelp(
+                "A host name the dashboard answers to, besides localhost and its listen address (repeatable; default: $DARKROOM_ALLOWED_HOSTS, comma-separated).",
+                discussion: "Requests for any other name get 421: a site that rebinds its name to this machine reaches nothing."))
+        var allowedHosts: [String] = []
         @Option(name: .customLong("pool-size"), help: "Database connections (one thread each).") var poolSize: Int = 4
         @Option(
             name: .customLong("thumbnail-memory-budget"),
@@ -67,10 +74,8 @@ extension Darkroom {
             // In PostgreSQL: a restart signs nobody out, and every replica knows every session.
             let sessions = DatabaseSessionStore(pool: dashboard.pool, logger: logger)
             let app = Application(
-                router: dashboard.router(sessions: sessions),
-                configuration: ApplicationConfiguration(
-                    address: .hostname(address.host, port: address.port),
-                    serverName: "darkroom"),
+                router: dashboard.router(sessions: sessions), server: serverLimits.limits.server,
+                configuration: serverLimits.limits.configuration(address: address, serverName: "darkroom", logger: logger),
                 services: [sessions],
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port ?? address.port
@@ -113,13 +118,24 @@ extension Darkroom {
             let thumbnails = Thumbnails(
                 storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
             let pool = DatabasePool(url: databaseURL, size: poolSize, logger: logger)
-            let options = Dashboard.Options(accounts: accountFile, secureCookies: secureCookies)
+            let options = Dashboard.Options(
+                accounts: accountFile, secureCookies: secureCookies, allowedHosts: hostNames(listeningOn: address))
             return (
                 Dashboard(
                     pool: pool, thumbnails: thumbnails, audit: audit, signInForms: signInForms, options: options,
                     logger: logger),
                 address, logger
             )
+        }
+
+        /// The flags' names, else the environment's, and the listen address unless it is a wildcard.
+        private func hostNames(listeningOn address: ListenAddress) -> Set<String> {
+            var names = Set(allowedHosts)
+            if names.isEmpty, let listed = ProcessInfo.processInfo.environment["DARKROOM_ALLOWED_HOSTS"] {
+                names.formUnion(listed.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+            }
+            if !["0.0.0.0", "::", ""].contains(address.host) { names.insert(address.host) }
+            return names
         }
 
         private func add(_ name: String) throws {

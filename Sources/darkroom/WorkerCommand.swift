@@ -17,6 +17,8 @@ extension Darkroom {
                 """)
 
         @OptionGroup var global: GlobalOptions
+        @OptionGroup(title: "The metrics listener's limits on slow and greedy clients")
+        var serverLimits: ServerLimitOptions
 
         @Flag(help: "Exit when no runnable job is left.") var drain = false
         @Flag(
@@ -111,7 +113,7 @@ extension Darkroom {
             var companions: [any Service] = []
             if let address = metricsListen.flatMap(ListenAddress.init) {
                 companions.append(
-                    MetricsServer.service(listeningOn: address, logger: logger) { port in
+                    MetricsServer.service(listeningOn: address, limits: serverLimits.limits, logger: logger) { port in
                         var bound = address
                         bound.port = port
                         logger.info("metrics at http://\(bound)/metrics")

@@ -101,7 +101,14 @@ import Testing
 
     @Test func signInSendsBackOnlyToPathsOnThisSite() {
         #expect(SignInRoutes.safeNext("/batches/spring?x=1") == "/batches/spring?x=1")
-        for hostile in ["https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", nil] {
+        // Browsers drop tabs and newlines anywhere in a URL and read a backslash as a slash: each of
+        // these is `//evil.example/…` to them.
+        let hostile: [String?] = [
+            "https://evil.example/", "//evil.example/", "/\\evil.example", "javascript:alert(1)", nil,
+            "/\t/evil.example/phish", "/\n/evil.example", "/\r\n/evil.example", "/ /evil.example", "/\u{0}/evil",
+            "/\u{7f}/evil", "/\u{3000}/evil.example", "/%09x\t", String(repeating: "/a", count: 2000),
+        ]
+        for hostile in hostile {
             #expect(SignInRoutes.safeNext(hostile) == "/", "\(hostile ?? "nil")")
         }
     }

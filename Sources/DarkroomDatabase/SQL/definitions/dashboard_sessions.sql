@@ -84,14 +84,16 @@ LANGUAGE sql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
        AND f.last_failure_at > now() - interval '1 day'
 $$;
 
--- Records a sign-in's outcome: a failure counts against the account name and the address, a
--- success clears both. Returns the wait that applies now.
+-- Records a sign-in's outcome: a failure counts against the account name and the address; a
+-- success clears the account name's count only. The address's count stays until a day passes
+-- without a failure: else whoever holds one account could sign in between guesses at others'
+-- passwords and never be slowed. Returns the wait that applies now.
 CREATE OR REPLACE FUNCTION darkroom.record_sign_in(account text, address text, succeeded boolean) RETURNS double precision
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     IF succeeded THEN
         DELETE FROM darkroom.sign_in_failures AS f
-         WHERE (f.scope = 'account' AND f.key = record_sign_in.account) OR (f.scope = 'address' AND f.key = record_sign_in.address);
+         WHERE f.scope = 'account' AND f.key = record_sign_in.account;
     ELSE
         INSERT INTO darkroom.sign_in_failures AS f (scope, key, failures, last_failure_at)
         VALUES ('account', record_sign_in.account, 1, now()), ('address', record_sign_in.address, 1, now())
