@@ -290,7 +290,7 @@ let package = Package(
             dependencies: [
                 "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams",
                 "JPEGTurbo", "DarkroomImaging",
-                "DarkroomMetrics",
+                "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),

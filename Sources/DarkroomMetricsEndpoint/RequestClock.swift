@@ -19,7 +19,8 @@ public struct RequestClock<Instant: Comparable & Sendable>: Sendable {
     let advance: @Sendable (Instant, Duration) -> Instant
 
     /// `advance(instant, duration)`: the instant `duration` after `instant` (the clock is injected).
-    public init(limits: ServerLimits, opened now: Instant, advance: @escaping @Sendable (Instant, Duration) -> Instant) {
+    public init(limits: ServerLimits, opened now: Instant, advance: @escaping @Sendable (Instant, Duration) -> Instant)
+    {
         self.limits = limits
         self.advance = advance
         deadline = advance(now, limits.idleTimeout)

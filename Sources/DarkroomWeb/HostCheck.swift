@@ -40,7 +40,9 @@ struct HostCheck<Context: RequestContext>: RouterMiddleware {
         if host.hasPrefix("[") {
             guard let close = host.firstIndex(of: "]") else { return nil }
             let rest = host[host.index(after: close)...]
-            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else { return nil }
+            guard rest.isEmpty || (rest.hasPrefix(":") && rest.dropFirst().allSatisfy(\.isASCIIDigit)) else {
+                return nil
+            }
             host = host[host.index(after: host.startIndex)..<close]
         } else if let colon = host.lastIndex(of: ":") {
             guard host[host.index(after: colon)...].allSatisfy(\.isASCIIDigit) else { return nil }

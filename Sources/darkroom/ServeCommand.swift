@@ -36,7 +36,9 @@ extension Darkroom {
             name: .customLong("allowed-host"),
             help: ArgumentHelp(
                 "A host name the dashboard answers to, besides localhost and its listen address (repeatable; default: $DARKROOM_ALLOWED_HOSTS, comma-separated).",
-                discussion: "Requests for any other name get 421: a site that rebinds its name to this machine reaches nothing."))
+                discussion:
+                    "Requests for any other name get 421: a site that rebinds its name to this machine reaches nothing."
+            ))
         var allowedHosts: [String] = []
         @Option(name: .customLong("pool-size"), help: "Database connections (one thread each).") var poolSize: Int = 4
         @Option(
@@ -75,7 +77,8 @@ extension Darkroom {
             let sessions = DatabaseSessionStore(pool: dashboard.pool, logger: logger)
             let app = Application(
                 router: dashboard.router(sessions: sessions), server: serverLimits.limits.server,
-                configuration: serverLimits.limits.configuration(address: address, serverName: "darkroom", logger: logger),
+                configuration: serverLimits.limits.configuration(
+                    address: address, serverName: "darkroom", logger: logger),
                 services: [sessions],
                 onServerRunning: { channel in
                     let port = channel.localAddress?.port ?? address.port

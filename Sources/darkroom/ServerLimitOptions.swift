@@ -22,7 +22,8 @@ struct ServerLimitOptions: ParsableArguments {
 
     var limits: ServerLimits {
         ServerLimits(
-            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)), bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
+            headerTimeout: .milliseconds(Int64(headerTimeout * 1000)),
+            bodyTimeout: .milliseconds(Int64(bodyTimeout * 1000)),
             idleTimeout: .milliseconds(Int64(idleTimeout * 1000)), maxConnections: maxConnections)
     }
 
