@@ -285,6 +285,7 @@ let package = Package(
                 "DarkroomOperatorScripts", "DarkroomDatabase", "DarkroomStorage", "ByteStreams", "LibPQ",
                 "DarkroomTestSupport",
             ]),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ"]),
         .testTarget(
             name: "DarkroomWebTests",
             dependencies: [

@@ -44,7 +44,7 @@ public struct S3Configuration: Sendable, Equatable {
             throw StorageError(
                 code: .notConfigured,
                 message:
-                    "no credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or --aws-access-key-id and --aws-secret-access-key)",
+                    "no credentials: set AWS_ACCESS_KEY_ID (or --aws-access-key-id) and AWS_SECRET_ACCESS_KEY (or AWS_SECRET_ACCESS_KEY_FILE, naming a file that holds it)",
                 path: url)
         }
         self.bucket = parsed.bucket

@@ -2,8 +2,8 @@ import DarkroomStorage
 import Foundation
 
 /// How a command finds its storage: `DARKROOM_STORAGE` (or `--storage`) is a local storage
-/// root, or `s3://bucket/prefix` with the AWS variables (or their flags). Flags win over the
-/// environment. The one place a backend is chosen; the CLI only parses.
+/// root, or `s3://bucket/prefix` with the AWS variables (or the flags of those that are not
+/// secret). Flags win over the environment. The one place a backend is chosen; the CLI only parses.
 public struct StorageSettings: Sendable, Equatable {
     public var storage: String?
     public var endpointURL: String?
@@ -30,17 +30,27 @@ public struct StorageSettings: Sendable, Equatable {
         self.scratch = scratch
     }
 
-    /// These settings with every one not given taken from `environment`.
-    public func filled(from environment: [String: String]) -> StorageSettings {
+    /// These settings with every one not given taken from `environment`; the secrets (which have
+    /// no flag) from `AWS_SECRET_ACCESS_KEY` and `AWS_SESSION_TOKEN`, or the files their `_FILE`
+    /// variables name.
+    public func filled(from environment: [String: String]) throws(StorageError) -> StorageSettings {
         func pick(_ flag: String?, _ name: String) -> String? {
             flag ?? environment[name].flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func secret(_ given: String?, _ name: String) throws(StorageError) -> String? {
+            if let given { return given }
+            do throws(SecretFileError) {
+                return try SecretVariable.value(name, in: environment)
+            } catch {
+                throw StorageError(code: .notConfigured, message: error.description, path: error.path)
+            }
         }
         return StorageSettings(
             storage: pick(storage, "DARKROOM_STORAGE"), endpointURL: pick(endpointURL, "AWS_ENDPOINT_URL"),
             region: pick(region, "AWS_REGION") ?? environment["AWS_DEFAULT_REGION"].flatMap { $0.isEmpty ? nil : $0 },
             accessKeyID: pick(accessKeyID, "AWS_ACCESS_KEY_ID"),
-            secretAccessKey: pick(secretAccessKey, "AWS_SECRET_ACCESS_KEY"),
-            sessionToken: pick(sessionToken, "AWS_SESSION_TOKEN"),
+            secretAccessKey: try secret(secretAccessKey, "AWS_SECRET_ACCESS_KEY"),
+            sessionToken: try secret(sessionToken, "AWS_SESSION_TOKEN"),
             addressing: pick(addressing, "DARKROOM_S3_ADDRESSING"),
             scratch: pick(scratch, "DARKROOM_SCRATCH") ?? pick(nil, "TMPDIR") ?? "/tmp")
     }

@@ -41,7 +41,7 @@ public final class PostgresConnection {
                 code: .connectionFailed, message: "libpq could not allocate a connection (out of memory)")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let message = Self.errorMessage(of: connection)
+            let message = ConnectionString.redacting(Self.errorMessage(of: connection), secretsOf: conninfo)
             PQfinish(connection)
             throw PostgresError(code: .connectionFailed, message: message)
         }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomDatabase
 import DarkroomMetrics
 import DarkroomObjectStore
 import DarkroomWorker
@@ -43,12 +44,6 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("aws-access-key-id"), help: "S3 access key (default: $AWS_ACCESS_KEY_ID).")
     var awsAccessKeyID: String?
 
-    @Option(name: .customLong("aws-secret-access-key"), help: "S3 secret key (default: $AWS_SECRET_ACCESS_KEY).")
-    var awsSecretAccessKey: String?
-
-    @Option(name: .customLong("aws-session-token"), help: "S3 session token (default: $AWS_SESSION_TOKEN).")
-    var awsSessionToken: String?
-
     @Option(
         name: .customLong("s3-addressing"),
         help: "path or virtual (default: $DARKROOM_S3_ADDRESSING, else path with an endpoint).")
@@ -63,18 +58,39 @@ struct GlobalOptions: ParsableArguments {
     var logLevel: Logger.Level = .info
 
     func resolvedDatabaseURL() throws -> String {
-        guard let url = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"], !url.isEmpty else {
+        guard
+            let url = try Self.databaseURL(
+                flag: databaseURL, flagName: "--database-url", variable: "DATABASE_URL")
+        else {
             throw CommandFailure.cannotWork("no database configured: set DATABASE_URL or pass --database-url")
         }
         return url
+    }
+
+    /// A database URL from its flag (never one with a password: `ps` shows it to every local
+    /// user), else `variable`, else the file `variable_FILE` names.
+    static func databaseURL(flag: String?, flagName: String, variable: String) throws -> String? {
+        if let flag, !flag.isEmpty {
+            guard !DatabaseURL.carriesPassword(flag) else {
+                throw CommandFailure.invalidInput(
+                    "\(flagName) carries a password, which every user of this machine can read in `ps`; "
+                        + "set \(variable) instead, or \(variable)_FILE naming a file that holds the URL, "
+                        + "or keep the password in PGPASSFILE (~/.pgpass)")
+            }
+            return flag
+        }
+        do {
+            return try SecretVariable.value(variable, in: ProcessInfo.processInfo.environment)
+        } catch {
+            throw CommandFailure.cannotWork(error.description)
+        }
     }
 
     /// The storage flags as given; the library fills the rest from the environment.
     var storageSettings: StorageSettings {
         StorageSettings(
             storage: storage, endpointURL: awsEndpointURL, region: awsRegion, accessKeyID: awsAccessKeyID,
-            secretAccessKey: awsSecretAccessKey, sessionToken: awsSessionToken, addressing: s3Addressing,
-            scratch: scratch)
+            addressing: s3Addressing, scratch: scratch)
     }
 
     func makeLogger(label: String = "darkroom") -> Logger {

@@ -18,7 +18,8 @@ enum Environment {
     /// The storage every command reads and publishes through: the one place a backend is chosen.
     static func storage(_ options: GlobalOptions, create: Bool = false) throws -> any ObjectStorage {
         do throws(StorageError) {
-            return try options.storageSettings.filled(from: ProcessInfo.processInfo.environment).open(create: create)
+            return try options.storageSettings.filled(from: ProcessInfo.processInfo.environment).open(
+                create: create)
         } catch {
             throw CommandFailure.cannotWork(error.description)
         }

@@ -95,9 +95,8 @@ extension Darkroom {
                 if let problem = try JobQueue(connection, logger: global.makeLogger()).leaseProblem(.seconds(lease)) {
                     throw CommandFailure.invalidInput("--lease: \(problem)")
                 }
-                let listenURL =
-                    listenDatabaseURL
-                    ?? ProcessInfo.processInfo.environment["DARKROOM_LISTEN_URL"].flatMap { $0.isEmpty ? nil : $0 }
+                let listenURL = try GlobalOptions.databaseURL(
+                    flag: listenDatabaseURL, flagName: "--listen-database-url", variable: "DARKROOM_LISTEN_URL")
                 options = WorkerOptions(
                     databaseURL: databaseURL, listenURL: listenURL, storage: try Environment.storage(global),
                     concurrency: concurrency, drain: drain, memoryBudget: ByteCount.parse(memoryBudget)!,

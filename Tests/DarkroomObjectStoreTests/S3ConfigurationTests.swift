@@ -76,20 +76,47 @@ import Timing
             "AWS_ACCESS_KEY_ID": "env-key", "AWS_SECRET_ACCESS_KEY": "env-secret", "DARKROOM_S3_ADDRESSING": "virtual",
             "DARKROOM_SCRATCH": "/var/tmp/x",
         ]
-        let settings = StorageSettings(storage: "s3://flag-bucket", accessKeyID: "flag-key").filled(from: environment)
+        let settings = try StorageSettings(storage: "s3://flag-bucket", accessKeyID: "flag-key").filled(from: environment)
         #expect(
             settings.storage == "s3://flag-bucket" && settings.accessKeyID == "flag-key"
                 && settings.secretAccessKey == "env-secret")
         #expect(settings.region == "eu-west-1" && settings.scratch == "/var/tmp/x")
         let configuration = try #require(try settings.s3Configuration())
         #expect(configuration.addressing == .virtual && configuration.bucket == "flag-bucket")
-        #expect(StorageSettings().filled(from: ["TMPDIR": "/t"]).scratch == "/t")
+        #expect(try StorageSettings().filled(from: ["TMPDIR": "/t"]).scratch == "/t")
         #expect(try StorageSettings(storage: "/srv/darkroom").s3Configuration() == nil, "a path is a local root")
         #expect(throws: StorageError.self) {
             _ = try StorageSettings(storage: "s3://b-1", accessKeyID: "k", secretAccessKey: "s", addressing: "dns")
                 .s3Configuration()
         }
         #expect(throws: StorageError.self) { _ = try StorageSettings().open() }
+    }
+
+    @Test func secretsComeFromTheEnvironmentOrAFileNeverAFlag() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("secrets-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("s3-secret").path
+        try "from-a-file\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let settings = try StorageSettings(storage: "s3://b").filled(from: [
+            "AWS_SECRET_ACCESS_KEY_FILE": file, "AWS_SESSION_TOKEN": "token",
+        ])
+        #expect(settings.secretAccessKey == "from-a-file" && settings.sessionToken == "token")
+        #expect(
+            try StorageSettings().filled(from: ["AWS_SECRET_ACCESS_KEY": "plain", "AWS_SECRET_ACCESS_KEY_FILE": file])
+                .secretAccessKey == "plain", "the variable wins over its file")
+        for (contents, reason) in [("", "is empty"), (String(repeating: "x", count: 70_000), "larger than")] {
+            try contents.write(toFile: file, atomically: true, encoding: .utf8)
+            let error = try #require(throws: StorageError.self) {
+                _ = try StorageSettings().filled(from: ["AWS_SECRET_ACCESS_KEY_FILE": file])
+            }
+            #expect(error.code == .notConfigured && error.message.contains(reason) && error.message.contains(file))
+            #expect(!error.message.contains("xxxx"), "a secret file's contents are never shown")
+        }
+        let missing = try #require(throws: StorageError.self) {
+            _ = try StorageSettings().filled(from: ["AWS_SESSION_TOKEN_FILE": folder.path + "/none"])
+        }
+        #expect(missing.message.contains("AWS_SESSION_TOKEN_FILE") && missing.message.contains("cannot be opened"))
     }
 
     @Test func retriesBackOffWithinBounds() {

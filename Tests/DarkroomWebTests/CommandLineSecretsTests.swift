@@ -1,0 +1,36 @@
+import DarkroomTestSupport
+import Foundation
+import Testing
+
+/// No secret in a command line (every local user reads it in `ps`) or in a message.
+@Suite struct CommandLineSecretsTests {
+    @Test func aPasswordInAURLFlagIsRefusedWithTheWayOut() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let darkroom = DarkroomBinary(databaseURL: url, storage: "/nonexistent")
+            try darkroom.run(["migrate"])
+            let withPassword = url.replacingOccurrences(of: "postgresql://darkroom@", with: "postgresql://darkroom:hunter22@")
+            #expect(withPassword != url)
+            for flag in [["status", "--database-url", withPassword], ["worker", "--drain", "--listen-database-url", withPassword]] {
+                let refused = try darkroom.outcome(flag)
+                #expect(refused.status == 1, "\(flag[0]): \(refused.errors)")
+                #expect(refused.errors.contains("ps") && refused.errors.contains("_FILE"), "\(refused.errors)")
+                #expect(!refused.errors.contains("hunter22"))
+            }
+            let unknown = try darkroom.outcome(["status", "--aws-secret-access-key", "s3cret"])
+            #expect(unknown.status != 0, "the S3 secret has no flag")
+
+            // The URL from a file, as a container platform mounts a secret.
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("url-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: file) }
+            try (url + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+            let fromFile = try darkroom.outcome(["status"], changes: ["DATABASE_URL": nil, "DATABASE_URL_FILE": file])
+            #expect(fromFile.status == 0, "\(fromFile.errors)")
+
+            // A URL libpq cannot read: its message quotes the part it choked on, never shown.
+            let malformed = try darkroom.outcome(
+                ["status"], changes: ["DATABASE_URL": "postgresql://darkroom:p%zzhunter22@127.0.0.1:1/x"])
+            #expect(malformed.status == 2)
+            #expect(!malformed.errors.contains("hunter22"), "\(malformed.errors)")
+        }
+    }
+}
