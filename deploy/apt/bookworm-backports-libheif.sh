@@ -68,6 +68,8 @@ apt-get update -qq
 if [ "$simulate" = yes ]; then
   apt-get install -s --no-install-recommends "${packages[@]}" | awk '/^Inst /'
   apt-cache policy libheif1 | awk '/Candidate:/ { print "libheif1 candidate " $2 }'
+  version=$(installed libheif1)
+  [ -z "$version" ] || echo "libheif1 installed $version"
   exit 0
 fi
 if [ ${#missing[@]} -gt 0 ]; then
