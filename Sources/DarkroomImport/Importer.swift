@@ -19,6 +19,9 @@ public struct ImportOutcome: Sendable {
     public var warnings: [String]
     /// What became of an Apple Photos edit beside the file (its `.AAE`, Apple's render), if any.
     public var appleEdit: String? = nil
+    /// Why the Apple Photos edit beside the photo was not imported, when it was refused: the
+    /// photo itself was.
+    public var sidecarRefusal: ImportError? = nil
 }
 
 /// Brings originals into the storage and records one asset per distinct photo. Files are
@@ -29,12 +32,17 @@ public struct Importer {
     let assets: AssetStore
     let queue: JobQueue
     let logger: Logger
+    /// Whether a symlink to a file outside its own folder is imported (`--follow-symlinks`).
+    let followsSymlinks: Bool
 
-    public init(storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger) {
+    public init(
+        storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger, followsSymlinks: Bool = false
+    ) {
         self.storage = storage
         assets = AssetStore(connection)
         queue = JobQueue(connection, logger: logger)
         self.logger = logger
+        self.followsSymlinks = followsSymlinks
     }
 
     /// Imports a photo and, as exported from Apple Photos, the edit beside it: its `.AAE`
@@ -43,21 +51,19 @@ public struct Importer {
     public func importFile(_ source: String) throws -> ImportOutcome {
         var outcome = try importOriginal(source)
         if outcome.status != .restored {
-            outcome.appleEdit = try importAppleEdit(
-                besides: URL(fileURLWithPath: source).standardizedFileURL.path, assetID: outcome.assetID)
+            do {
+                outcome.appleEdit = try importAppleEdit(
+                    besides: URL(fileURLWithPath: source).standardizedFileURL.path, assetID: outcome.assetID)
+            } catch let refusal as ImportError {
+                outcome.sidecarRefusal = refusal
+            }
         }
         return outcome
     }
 
     func importOriginal(_ source: String) throws -> ImportOutcome {
-        let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: absolute, isDirectory: &isDirectory) else {
-            throw ImportError(.fileNotFound, source: source, message: "no such file; check the path")
-        }
-        guard !isDirectory.boolValue else {
-            throw ImportError(.isFolder, source: source, message: "is a folder; pass the photos inside it")
-        }
+        let file = try ImportSource(source, followsSymlinks: followsSymlinks)
+        let absolute = file.path
         let (digest, fileSize) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
             // Restored only when the storage says for sure it is gone; a key it refuses is left alone.
@@ -78,7 +84,8 @@ public struct Importer {
         let header = try readHeader(source: source) { () throws(StreamError) in
             try FileSource(path: absolute, name: source)
         }
-        let stored = try storeOriginal(absolute, digest: digest, fileExtension: header.fileExtension, source: source)
+        let stored = try storeOriginal(
+            absolute, realPath: file.realPath, digest: digest, fileExtension: header.fileExtension, source: source)
         return try register(header, digest: digest, byteSize: fileSize, stored: stored, source: source)
     }
 
@@ -99,7 +106,11 @@ public struct Importer {
             let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
             outcome = try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
         }
-        outcome.appleEdit = try importAppleEdit(besides: key, assetID: outcome.assetID)
+        do {
+            outcome.appleEdit = try importAppleEdit(besides: key, assetID: outcome.assetID)
+        } catch let refusal as ImportError {
+            outcome.sidecarRefusal = refusal
+        }
         return outcome
     }
 
@@ -110,6 +121,12 @@ public struct Importer {
         } catch let error as StreamError {
             throw ImportError(.unreadable, source: source, message: "cannot be read: \(error.message)", cause: error)
         } catch let error as CodecError {
+            // libjpeg quotes the bytes a file starts with; a refusal names the file, never its content.
+            if error.format == .jpeg, error.code == .corrupt, error.byteOffset == 0 {
+                throw ImportError(
+                    .notAPhoto, source: source,
+                    message: "is not a photo darkroom reads (JPEG, HEIC or AVIF, told by content)")
+            }
             throw ImportError(
                 .notAPhoto, source: source, message: error.message + Self.unreadableNote(error), cause: error)
         }
@@ -158,8 +175,10 @@ public struct Importer {
 
     /// Files already in the storage are registered where they are; others are copied to the
     /// key the layout gives their hash, published whole or not at all.
-    func storeOriginal(_ absolute: String, digest: String, fileExtension: String, source: String) throws -> String {
-        if let inPlace = storage.key(ofLocalFile: absolute) { return inPlace.rawValue }
+    func storeOriginal(_ absolute: String, realPath: String, digest: String, fileExtension: String, source: String)
+        throws -> String
+    {
+        if let inPlace = storage.key(ofLocalFile: realPath) { return inPlace.rawValue }
         let key = StorageLayout.original(sha256: digest, fileExtension: fileExtension)
         if try !exists(key, source: source) { try copy(absolute, to: key, source: source) }
         return key.rawValue
@@ -228,6 +247,8 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
     public enum Code: String, Sendable, Hashable {
         case fileNotFound = "import_file_not_found"
         case isFolder = "import_is_folder"
+        /// A FIFO, socket or device, or a symlink out of its folder: nothing a photo's file is.
+        case notARegularFile = "import_not_a_regular_file"
         /// The file or object could not be read.
         case unreadable = "import_unreadable"
         /// The bytes are no photo darkroom reads (neither a readable JPEG nor HEIF).

@@ -25,7 +25,8 @@ public enum SecretVariable {
         guard let text = String(data: bytes, encoding: .utf8) else {
             throw SecretFileError(variable: name + "_FILE", path: path, reason: "is not UTF-8 text")
         }
-        let value = text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
+        let value =
+            text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
         guard !value.isEmpty else { throw SecretFileError(variable: name + "_FILE", path: path, reason: "is empty") }
         return value
     }

@@ -105,7 +105,10 @@ extension Logger.Level: @retroactive ExpressibleByArgument {}
 
 enum LoggingSetup {
     /// Logs go to stderr so stdout stays for results people and scripts read.
-    static let bootstrap: Void = LoggingSystem.bootstrap(StreamLogHandler.standardError)
+    /// Every value escaped first (`EscapingLogHandler`): one event is one line.
+    static let bootstrap: Void = LoggingSystem.bootstrap { label in
+        EscapingLogHandler(wrapped: StreamLogHandler.standardError(label: label))
+    }
     static func bootstrapOnce() { _ = bootstrap }
 }
 
@@ -141,10 +144,10 @@ extension ParsableCommand {
         } catch let failure as CommandFailure {
             switch failure {
             case .cannotWork(let message):
-                FileHandle.standardError.write(Data("darkroom: \(message)\n".utf8))
+                FileHandle.standardError.write(Data("darkroom: \(Printable.field(message))\n".utf8))
                 throw ExitCode(2)
             case .invalidInput(let message):
-                FileHandle.standardError.write(Data("darkroom: \(message)\n".utf8))
+                FileHandle.standardError.write(Data("darkroom: \(Printable.field(message))\n".utf8))
                 throw ExitCode(1)
             case .exit(let code):
                 throw ExitCode(code)

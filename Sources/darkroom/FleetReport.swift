@@ -24,13 +24,14 @@ struct FleetReport {
                 : "rendering "
                     + worker.rendering.map { "job \($0.jobID) (asset \($0.assetID))" }.joined(separator: ", ")
             lines.append(
-                "  \(worker.name) on \(worker.host) pid \(worker.pid): \(state), last heartbeat "
+                "  \(Printable.field(worker.name)) on \(Printable.field(worker.host)) pid \(worker.pid): \(state), last heartbeat "
                     + "\(Int(worker.silence.seconds))s ago, \(jobs)")
         }
         if !waiting.isEmpty {
             lines.append("waiting for a newer editor:")
             for group in waiting {
-                let format = [group.formatIdentifier, group.formatVersion].compactMap { $0 }.joined(separator: " ")
+                let format = Printable.field(
+                    [group.formatIdentifier, group.formatVersion].compactMap { $0 }.joined(separator: " "))
                 lines.append(
                     "  \(group.jobs) \(group.kind) job(s)\(format.isEmpty ? "" : " of " + format), oldest queued \(group.oldest.formatted(.iso8601))"
                 )

@@ -19,13 +19,19 @@ extension Darkroom {
             help: "Photos or folders to import: JPEG, HEIC/HEIF or AVIF (told by their content, not their names).")
         var paths: [String]
 
+        @Flag(
+            name: .customLong("follow-symlinks"),
+            help: "Import what a symlink points to even outside its folder (default: refused).")
+        var followSymlinks = false
+
         func run() throws {
             try withExitCodes {
                 let logger = global.makeLogger()
                 let connection = try Environment.connect(global)
                 try Environment.requireSchema(connection)
                 let storage = try Environment.storage(global, create: true)
-                let importer = Importer(storage: storage, connection: connection, logger: logger)
+                let importer = Importer(
+                    storage: storage, connection: connection, logger: logger, followsSymlinks: followSymlinks)
                 var failures = 0
                 for path in try paths.flatMap(expand) {
                     do {
@@ -37,11 +43,19 @@ extension Darkroom {
                                 try importer.importFile(path)
                             }
                         print(
-                            "asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(path)"
-                                + (outcome.appleEdit.map { "\t\($0)" } ?? ""))
+                            "asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(Printable.field(path))"
+                                + (outcome.appleEdit.map { "\t\(Printable.field($0))" } ?? ""))
+                        if let refusal = outcome.sidecarRefusal {
+                            failures += 1
+                            FileHandle.standardError.write(
+                                Data(
+                                    "darkroom: import refused the edit beside it: \(Printable.field("\(refusal)")); the photo itself was imported as asset \(outcome.assetID)\n"
+                                        .utf8))
+                        }
                     } catch let error as ImportError {
                         failures += 1
-                        FileHandle.standardError.write(Data("darkroom: import refused: \(error)\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("darkroom: import refused: \(Printable.field("\(error)"))\n".utf8))
                     }
                 }
                 if failures > 0 { throw CommandFailure.exit(1) }

@@ -80,7 +80,7 @@ extension Darkroom {
                     let elapsed = (ContinuousClock.now - started).formatted(
                         .units(allowed: [.seconds, .milliseconds], width: .narrow))
                     if job.files != nil {
-                        for path in report.deletedFiles { print("deleted\t\(path)") }
+                        for path in report.deletedFiles { print("deleted\t\(Printable.field(path))") }
                         print(
                             "job \(name): deleted \(report.deletedFiles.count) orphaned render file(s) in \(elapsed) (run \(report.runID))"
                         )
@@ -90,7 +90,7 @@ extension Darkroom {
                         )
                     } else {
                         print(report.columns.joined(separator: "\t"))
-                        for row in report.rows { print(row.map { $0 ?? "" }.joined(separator: "\t")) }
+                        for row in report.rows { print(row.map { Printable.field($0 ?? "") }.joined(separator: "\t")) }
                         print("job \(name): \(report.rows.count) row(s) in \(elapsed) (run \(report.runID))")
                     }
                 }

@@ -64,7 +64,7 @@ extension Darkroom {
                 print("recent failures:")
                 for failure in status.recentFailures {
                     print(
-                        "  job \(failure.jobID) asset \(failure.assetID) after \(failure.attempts) attempt(s): \(failure.lastError ?? "?")"
+                        "  job \(failure.jobID) asset \(failure.assetID) after \(failure.attempts) attempt(s): \(Printable.field(failure.lastError ?? "?"))"
                     )
                 }
             }

@@ -93,12 +93,19 @@ import Testing
             let text = NSTemporaryDirectory() + "darkroom-\(UUID().uuidString).jpg"
             try Data("hello\n".utf8).write(to: URL(fileURLWithPath: text))
             defer { try? FileManager.default.removeItem(atPath: text) }
-            #expect { try importer.importFile(text) } throws: {
-                ($0 as? ImportError)?.message.contains("Not a JPEG file") == true
-            }
-            // Why, as a code, with the codec's error kept typed underneath.
+            // Why, as a code; the refusal names the file and says nothing of its content (libjpeg's
+            // message quotes the bytes a file starts with: none of it is kept).
             let refused = try #require(throws: ImportError.self) { try importer.importFile(text) }
-            #expect(refused.code == .notAPhoto && refused.cause is CodecError, "\(refused)")
+            #expect(refused.code == .notAPhoto && refused.message.contains("not a photo darkroom reads"), "\(refused)")
+            #expect(!refused.description.contains("0x68") && refused.cause == nil, "\(refused)")
+            // A photo damaged past its start keeps the codec's error, typed, underneath.
+            var damaged = try Data(contentsOf: Fixtures.exifSample("Canon_40D.jpg"))
+            damaged.replaceSubrange(2..<64, with: Data(repeating: 0x41, count: 62))
+            let damagedPath = text + ".damaged.jpg"
+            try damaged.write(to: URL(fileURLWithPath: damagedPath))
+            defer { try? FileManager.default.removeItem(atPath: damagedPath) }
+            let refusedDamaged = try #require(throws: ImportError.self) { try importer.importFile(damagedPath) }
+            #expect(refusedDamaged.code == .notAPhoto && refusedDamaged.cause is CodecError, "\(refusedDamaged)")
             let missing = try #require(throws: ImportError.self) { try importer.importFile(text + ".missing") }
             #expect(missing.code == .fileNotFound && missing.cause == nil)
             #expect(entries(storage.path + "/originals") == afterFirst)

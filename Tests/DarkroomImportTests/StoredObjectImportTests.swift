@@ -108,9 +108,10 @@ import Testing
             try Self.publish(
                 [("wedding_edited.jpg", "IMG_0008.JPG"), ("wedding_edited.jpg", "IMG_0008.AAE")], under: "originals/b",
                 to: bucket)
-            let refused = try #require(throws: ImportError.self) {
-                try importer.importStoredObject(try StorageKey("originals/b/IMG_0008.JPG"))
-            }
+            // The photo is imported; the sidecar's refusal is said beside it.
+            let withRefusal = try importer.importStoredObject(try StorageKey("originals/b/IMG_0008.JPG"))
+            #expect(withRefusal.status == .imported && withRefusal.appleEdit == nil)
+            let refused = try #require(withRefusal.sidecarRefusal)
             #expect(refused.code == .badSidecar && refused.source.hasSuffix("originals/b/IMG_0008.AAE"), "\(refused)")
 
             // A sidecar past the bound is refused unread beyond it.
@@ -119,9 +120,8 @@ import Testing
             try bucket.publish(try StorageKey("originals/c/IMG_0009.AAE")) { upload in
                 try huge.withUnsafeBytes { try upload.write($0) }
             }
-            let tooBig = try #require(throws: ImportError.self) {
-                try importer.importStoredObject(try StorageKey("originals/c/IMG_0009.JPG"))
-            }
+            let tooBig = try #require(
+                try importer.importStoredObject(try StorageKey("originals/c/IMG_0009.JPG")).sidecarRefusal)
             #expect(tooBig.code == .badSidecar && tooBig.message.contains("not a sidecar"), "\(tooBig)")
         }
     }

@@ -76,7 +76,8 @@ import Timing
             "AWS_ACCESS_KEY_ID": "env-key", "AWS_SECRET_ACCESS_KEY": "env-secret", "DARKROOM_S3_ADDRESSING": "virtual",
             "DARKROOM_SCRATCH": "/var/tmp/x",
         ]
-        let settings = try StorageSettings(storage: "s3://flag-bucket", accessKeyID: "flag-key").filled(from: environment)
+        let settings = try StorageSettings(storage: "s3://flag-bucket", accessKeyID: "flag-key").filled(
+            from: environment)
         #expect(
             settings.storage == "s3://flag-bucket" && settings.accessKeyID == "flag-key"
                 && settings.secretAccessKey == "env-secret")

@@ -8,9 +8,13 @@ import Testing
         try await TestDatabase.withFreshDatabase { url in
             let darkroom = DarkroomBinary(databaseURL: url, storage: "/nonexistent")
             try darkroom.run(["migrate"])
-            let withPassword = url.replacingOccurrences(of: "postgresql://darkroom@", with: "postgresql://darkroom:hunter22@")
+            let withPassword = url.replacingOccurrences(
+                of: "postgresql://darkroom@", with: "postgresql://darkroom:hunter22@")
             #expect(withPassword != url)
-            for flag in [["status", "--database-url", withPassword], ["worker", "--drain", "--listen-database-url", withPassword]] {
+            for flag in [
+                ["status", "--database-url", withPassword],
+                ["worker", "--drain", "--listen-database-url", withPassword],
+            ] {
                 let refused = try darkroom.outcome(flag)
                 #expect(refused.status == 1, "\(flag[0]): \(refused.errors)")
                 #expect(refused.errors.contains("ps") && refused.errors.contains("_FILE"), "\(refused.errors)")

@@ -22,7 +22,8 @@ import Testing
 
     @Test func aConnectionErrorNeverEchoesThePassword() throws {
         // libpq quotes the part of a URI it cannot percent-decode, here the password.
-        for url in ["postgresql://render:p%zzass-word@127.0.0.1:1/darkroom", "host=127.0.0.1 port=1 password=hunter22"] {
+        for url in ["postgresql://render:p%zzass-word@127.0.0.1:1/darkroom", "host=127.0.0.1 port=1 password=hunter22"]
+        {
             let error = try #require(throws: PostgresError.self) { _ = try PostgresConnection(url) }
             #expect(error.code == .connectionFailed)
             #expect(!error.message.contains("p%zzass-word") && !error.message.contains("hunter22"), "\(error.message)")

@@ -1,0 +1,86 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// The file an import reads, opened once and checked before a byte of it is read: a regular file
+/// (a FIFO would hang the import, a device like `/dev/zero` read forever), reached by no symlink
+/// that leads out of the folder it is in unless the operator allows it. Every later read goes
+/// through `path`, the descriptor's own name in `/proc/self/fd`, so what is read is what was
+/// checked, whatever is renamed or relinked meanwhile.
+final class ImportSource {
+    private let descriptor: Int32
+    /// Reads the checked file, not whatever the name points at now.
+    let path: String
+    /// The file as the operator named it, for messages.
+    let source: String
+    /// Where the file is, symlinks resolved: tells a file already inside the storage root.
+    let realPath: String
+
+    init(_ source: String, followsSymlinks: Bool) throws {
+        self.source = source
+        let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
+        var link = stat()
+        guard lstat(absolute, &link) == 0 else {
+            throw ImportError(
+                errno == ENOENT ? .fileNotFound : .unreadable, source: source,
+                message: errno == ENOENT ? "no such file; check the path" : "cannot be read: \(Self.reason(errno))")
+        }
+        var target = absolute
+        if (link.st_mode & S_IFMT) == S_IFLNK {
+            guard let resolved = Self.resolved(absolute) else {
+                throw ImportError(.fileNotFound, source: source, message: "is a symlink to nothing; check the path")
+            }
+            let folder = (absolute as NSString).deletingLastPathComponent
+            let realFolder = Self.resolved(folder) ?? folder
+            guard followsSymlinks || resolved.hasPrefix(realFolder.hasSuffix("/") ? realFolder : realFolder + "/")
+            else {
+                throw ImportError(
+                    .notARegularFile, source: source,
+                    message:
+                        "is a symlink out of its folder (to \(resolved)); import that file itself, or pass --follow-symlinks"
+                )
+            }
+            target = resolved
+        }
+        // Non-blocking: opening a FIFO for reading would wait for a writer; O_NOFOLLOW: the target
+        // cannot turn into a symlink between the check and the open.
+        let opened = open(target, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+        guard opened >= 0 else {
+            throw ImportError(.unreadable, source: source, message: "cannot be opened: \(Self.reason(errno))")
+        }
+        var status = stat()
+        guard fstat(opened, &status) == 0 else {
+            let code = errno
+            close(opened)
+            throw ImportError(.unreadable, source: source, message: "cannot be read: \(Self.reason(code))")
+        }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR:
+            close(opened)
+            throw ImportError(.isFolder, source: source, message: "is a folder; pass the photos inside it")
+        default:
+            close(opened)
+            throw ImportError(
+                .notARegularFile, source: source,
+                message: "is not a regular file (a FIFO, socket or device); only photos' files are imported")
+        }
+        // Reads block from here on, as a regular file's do anyway.
+        _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
+        descriptor = opened
+        path = "/proc/self/fd/\(opened)"
+        realPath = Self.resolved(target) ?? target
+    }
+
+    deinit { close(descriptor) }
+
+    private static func resolved(_ path: String) -> String? {
+        guard let real = realpath(path, nil) else { return nil }
+        defer { free(real) }
+        return String(cString: real)
+    }
+
+    private static func reason(_ code: Int32) -> String { String(cString: strerror(code)) }
+}

@@ -1,0 +1,48 @@
+import DarkroomDatabase
+import DarkroomTestSupport
+import Foundation
+import LibPQ
+import Testing
+
+/// What darkroom prints of text from outside (a file's name, a job's error, a worker's host)
+/// cannot start a line of its own or drive the terminal.
+@Suite struct CommandLineEscapingTests {
+    @Test func namesAndErrorsPrintAsOneLineWithoutEscapeSequences() async throws {
+        try await TestDatabase.withFreshDatabase { url in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "darkroom-escaping-\(UUID().uuidString)"
+            ).path
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            try FileManager.default.createDirectory(atPath: folder + "/storage", withIntermediateDirectories: true)
+            let darkroom = DarkroomBinary(databaseURL: url, storage: folder + "/storage")
+            try darkroom.run(["migrate"])
+            // A photo whose name forges a second line of import's output and colours the terminal.
+            let hostile = folder + "/IMG\nasset 99\timported\toriginals-forged.jpg\u{1B}[31m.jpg"
+            try FileManager.default.copyItem(atPath: Fixtures.exifSample("Canon_40D.jpg").path, toPath: hostile)
+            let imported = try darkroom.outcome(["import", hostile])
+            #expect(imported.status == 0, "\(imported.errors)")
+            #expect(imported.output.split(separator: "\n").count == 1, "\(imported.output)")
+            #expect(imported.output.contains("IMG\\nasset 99\\timported") && !imported.output.contains("\u{1B}"))
+            let notAPhoto = folder + "/notes\n\u{1B}]0;owned\u{7}.txt"
+            try "not a photo".write(toFile: notAPhoto, atomically: true, encoding: .utf8)
+            let refused = try darkroom.outcome(["import", notAPhoto])
+            #expect(refused.status == 1)
+            #expect(refused.errors.split(separator: "\n").count == 1, "\(refused.errors)")
+            #expect(!refused.errors.contains("\u{1B}") && !refused.errors.contains("\u{7}"))
+
+            // A failure whose recorded error and a worker whose host carry the same.
+            let connection = try PostgresConnection(url)
+            let asset = try connection.query("SELECT min(id) AS id FROM darkroom.assets")[0]["id"].decode(Int64.self)
+            let job = try JobQueue(connection, logger: .quiet).enqueue(
+                assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                data: Array(#"{"operations":[]}"#.utf8))
+            _ = try connection.query(
+                "UPDATE darkroom.jobs SET state = 'failed', attempts = 1, finished_at = now(), last_error = $1 WHERE id = $2",
+                [.text("decode failed\njob 1 asset 1 after 1 attempt(s): \u{1B}[2Jall good"), .int(job)])
+            let status = try darkroom.outcome(["status"])
+            #expect(status.status == 0, "\(status.errors)")
+            #expect(!status.output.contains("\u{1B}"), "\(status.output)")
+            #expect(status.output.contains("decode failed\\njob 1 asset 1"), "\(status.output)")
+        }
+    }
+}
