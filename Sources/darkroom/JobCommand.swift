@@ -99,11 +99,12 @@ extension Darkroom {
     }
 }
 
-/// Where the job files are: --jobs-dir, $DARKROOM_JOBS_DIR, ./Jobs, then the installed copy.
+/// Where the job files are: --jobs-dir, $DARKROOM_JOBS_DIR, then the installed copy. Never the
+/// current folder: a `Jobs/` that whoever owns it left there would run as the schema's owner.
 struct JobsLocation: ParsableArguments {
     @Option(
         name: .customLong("jobs-dir"),
-        help: "Folder of job files (default: $DARKROOM_JOBS_DIR, ./Jobs, /usr/share/darkroom/jobs).")
+        help: "Folder of job files (default: $DARKROOM_JOBS_DIR, else the installed /usr/share/darkroom/jobs).")
     var jobsDir: String?
 
     func folder() throws -> String {
@@ -113,7 +114,6 @@ struct JobsLocation: ParsableArguments {
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent()
         let candidates = [
-            FileManager.default.currentDirectoryPath + "/Jobs",
             executable.appendingPathComponent("../share/darkroom/jobs").standardizedFileURL.path,
             "/usr/share/darkroom/jobs",
         ]

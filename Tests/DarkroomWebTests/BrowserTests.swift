@@ -308,11 +308,12 @@ struct DarkroomBinary: Sendable {
 
     /// Runs to the end with `environment` changed by `changes` (nil removes a variable): exit
     /// status, stdout and stderr.
-    func outcome(_ arguments: [String], changes: [String: String?] = [:]) throws -> (
+    func outcome(_ arguments: [String], changes: [String: String?] = [:], in folder: String? = nil) throws -> (
         status: Int32, output: String, errors: String
     ) {
         let process = Process()
         process.executableURL = Self.executable
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         process.arguments = arguments
         var environment = environment
         for (name, value) in changes { environment[name] = value }

@@ -30,6 +30,16 @@ import Testing
             let fromFile = try darkroom.outcome(["status"], changes: ["DATABASE_URL": nil, "DATABASE_URL_FILE": file])
             #expect(fromFile.status == 0, "\(fromFile.errors)")
 
+            // A Jobs/ folder in the current folder is not run: whoever can write there is not the owner.
+            let planted = FileManager.default.temporaryDirectory.appendingPathComponent("cwd-\(UUID().uuidString)").path
+            defer { try? FileManager.default.removeItem(atPath: planted) }
+            try FileManager.default.createDirectory(atPath: planted + "/Jobs", withIntermediateDirectories: true)
+            try "-- summary: planted\n-- schedule: never\nDROP SCHEMA darkroom CASCADE\n".write(
+                toFile: planted + "/Jobs/planted.sql", atomically: true, encoding: .utf8)
+            let run = try darkroom.outcome(["job", "run", "planted"], changes: ["DARKROOM_JOBS_DIR": nil], in: planted)
+            #expect(run.status != 0 && run.errors.contains("--jobs-dir"), "\(run.errors)")
+            #expect(try darkroom.outcome(["status"]).status == 0, "the schema is still there")
+
             // A URL libpq cannot read: its message quotes the part it choked on, never shown.
             let malformed = try darkroom.outcome(
                 ["status"], changes: ["DATABASE_URL": "postgresql://darkroom:p%zzhunter22@127.0.0.1:1/x"])
