@@ -7,12 +7,13 @@ extension Darkroom {
         static let configuration = CommandConfiguration(
             abstract: "Create or upgrade the darkroom schema (safe to run any number of times).",
             discussion: """
-                Also creates, if missing, three group roles that cannot log in and grants them \
+                Also creates, if missing, four group roles that cannot log in and grants them \
                 exactly what SQL/definitions/roles.sql says: the viewer reads the views, the \
-                operator also calls the operator API, the worker calls the worker API. A role \
-                name not given keeps the one the last migration used (darkroom_viewer, \
-                darkroom_operator, darkroom_worker at first). Log in as roles of your own: \
-                CREATE ROLE alice LOGIN IN ROLE darkroom_operator.
+                operator also calls the operator API, the worker calls the worker API, serve keeps \
+                the dashboard's sessions. A role name not given keeps the one the last migration \
+                used (darkroom_viewer, darkroom_operator, darkroom_worker, darkroom_serve at first). \
+                Log in as roles of your own: CREATE ROLE alice LOGIN IN ROLE darkroom_operator; \
+                serve's login: CREATE ROLE dashboard LOGIN IN ROLE darkroom_operator, darkroom_serve.
                 """)
 
         @OptionGroup var global: GlobalOptions
@@ -31,6 +32,11 @@ extension Darkroom {
             help: "The role workers and imports run as (default: $DARKROOM_WORKER_ROLE).")
         var workerRole: String?
 
+        @Option(
+            name: .customLong("serve-role"),
+            help: "The role whose members keep the dashboard's sessions: serve's login only (default: $DARKROOM_SERVE_ROLE).")
+        var serveRole: String?
+
         func run() throws {
             try withExitCodes {
                 let logger = global.makeLogger()
@@ -42,7 +48,7 @@ extension Darkroom {
                 let roles = AccessRoles(
                     viewer: name(viewerRole, "DARKROOM_VIEWER_ROLE"),
                     operator: name(operatorRole, "DARKROOM_OPERATOR_ROLE"),
-                    worker: name(workerRole, "DARKROOM_WORKER_ROLE"))
+                    worker: name(workerRole, "DARKROOM_WORKER_ROLE"), serve: name(serveRole, "DARKROOM_SERVE_ROLE"))
                 let applied: [Int]
                 do {
                     applied = try Migrator(roles: roles).migrate(on: connection, logger: logger)

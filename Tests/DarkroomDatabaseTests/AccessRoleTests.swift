@@ -121,7 +121,10 @@ struct AccessRoleTests {
             let jobActions: Set<String> = ["job_can_be_cancelled", "job_can_be_retried"]
             #expect(
                 try executable(by: viewer, on: connection)
-                    == Set(["waiting_for_editor_rows", "asset_chain", "stale_count"]).union(serve).union(jobActions))
+                    == Set(["waiting_for_editor_rows", "asset_chain", "stale_count"]).union(jobActions))
+            // The dashboard's sessions, throttle and keys: serve's role alone, which reads nothing.
+            #expect(try executable(by: roles.serve!, on: connection) == serve)
+            #expect(try usable(by: roles.serve!, on: connection).isEmpty)
 
             #expect(try usable(by: operatorRole, on: connection) == readViews)
             #expect(
@@ -131,7 +134,7 @@ struct AccessRoleTests {
                         "enqueue_rerender", "add_filter", "filter_rerender_counts", "enqueue_filter_rerender",
                         "stale_counts", "enqueue_stale_rerender", "stale_count",
                         "cancel_job", "cancel_batch", "retry_job", "retry_batch",
-                    ]).union(serve).union(jobActions))
+                    ]).union(jobActions))
 
             #expect(
                 try usable(by: worker, on: connection) == [
@@ -200,7 +203,7 @@ struct AccessRoleTests {
                 try Migrator(roles: AccessRoles(viewer: shared, operator: shared)).migrate(
                     on: try PostgresConnection(url), logger: .quiet)
             }
-            #expect(error?.description.contains("three different roles") == true)
+            #expect(error?.description.contains("four different roles") == true)
         }
     }
 }

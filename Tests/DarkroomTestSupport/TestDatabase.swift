@@ -78,11 +78,11 @@ public enum TestDatabase {
         databaseName(of: url) + "_" + suffix
     }
 
-    /// The viewer, operator and worker roles of the test database at `url`.
+    /// The viewer, operator, worker and serve roles of the test database at `url`.
     public static func accessRoles(forDatabaseAt url: String) -> AccessRoles {
         AccessRoles(
             viewer: roleName("viewer", forDatabaseAt: url), operator: roleName("operator", forDatabaseAt: url),
-            worker: roleName("worker", forDatabaseAt: url))
+            worker: roleName("worker", forDatabaseAt: url), serve: roleName("serve", forDatabaseAt: url))
     }
 
     /// The `DARKROOM_*_ROLE` variables that make `darkroom migrate` use those roles.
@@ -90,7 +90,7 @@ public enum TestDatabase {
         let roles = accessRoles(forDatabaseAt: url)
         return [
             "DARKROOM_VIEWER_ROLE": roles.viewer ?? "", "DARKROOM_OPERATOR_ROLE": roles.operatorRole ?? "",
-            "DARKROOM_WORKER_ROLE": roles.worker ?? "",
+            "DARKROOM_WORKER_ROLE": roles.worker ?? "", "DARKROOM_SERVE_ROLE": roles.serve ?? "",
         ]
     }
 

@@ -25,14 +25,16 @@ struct DashboardFixture {
     /// `login`: given the database URL, the URL the dashboard's pool logs in with (default: the owner's).
     /// It runs on threads of its own (`DedicatedThreads`), the in-process dashboard's handlers
     /// too: synchronous suites running beside it hold the cooperative pool's threads for minutes.
-    /// A `login` for `with`: a new login role `name` that is a member of the viewer role only.
+    /// A `login` for `with`: a new login role `name` that is a member of the viewer role and of
+    /// the serve role (which keeps the dashboard's sessions), as serve's own login would be.
     static func viewerLogin(_ name: String) -> (String) throws -> String {
         { url in
             let role = TestDatabase.roleName(name, forDatabaseAt: url)
             let owner = try PostgresConnection(url)
+            let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             try owner.execute(
                 "CREATE ROLE \(try owner.quotedIdentifier(role)) LOGIN IN ROLE "
-                    + (try owner.quotedIdentifier(TestDatabase.accessRoles(forDatabaseAt: url).viewer!)))
+                    + (try owner.quotedIdentifier(roles.viewer!)) + ", " + (try owner.quotedIdentifier(roles.serve!)))
             return try TestDatabase.url(url, as: role)
         }
     }

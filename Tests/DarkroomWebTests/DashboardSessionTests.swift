@@ -174,6 +174,43 @@ import Testing
         }
     }
 
+    /// A person's operator (or viewer) login cannot store a session for an account it names, nor
+    /// read the sign-in form's key: only members of the serve role keep the dashboard's sessions,
+    /// and each session records the login that stored it.
+    @Test func onlyServesLoginMayStoreASession() async throws {
+        try await DashboardFixture.with { fixture, dashboard in
+            let roles = TestDatabase.accessRoles(forDatabaseAt: fixture.url)
+            let owner = try PostgresConnection(fixture.url)
+            for (name, group) in [("mallory", roles.operatorRole!), ("vic", roles.viewer!)] {
+                let login = TestDatabase.roleName(name, forDatabaseAt: fixture.url)
+                try owner.execute(
+                    "CREATE ROLE \(try owner.quotedIdentifier(login)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))")
+                let connection = try PostgresConnection(try TestDatabase.url(fixture.url, as: login))
+                for sql in [
+                    "SELECT darkroom.save_session($1, '{\"user\":\"olga\",\"role\":\"operator\"}'::jsonb, 3600, true)",
+                    "SELECT darkroom.dashboard_key('sign-in')",
+                ] {
+                    let binds: [PostgresBind] = sql.contains("$1") ? [.bytes(DatabaseSessionStore.tokenHash("mine"))] : []
+                    let refused = try #require(throws: PostgresError.self) { try connection.query(sql, binds) }
+                    #expect(refused.sqlState == .insufficientPrivilege, "\(name): \(refused)")
+                }
+            }
+            #expect(try fixture.query("SELECT 1 FROM darkroom.dashboard_sessions").isEmpty)
+        }
+        let serveLogin = DashboardFixture.viewerLogin("dashboard")
+        try await DashboardFixture.with(login: serveLogin) { fixture, dashboard in
+            try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in
+                var browser = Browser(client)
+                let signedIn = try await browser.signIn(DashboardFixture.viewerName)
+                #expect(signedIn.status == .seeOther)
+            }
+            let stored = try fixture.query("SELECT database_user FROM darkroom.dashboard_sessions")
+            #expect(
+                try stored.map { try $0["database_user"].decode(String.self) }
+                    == [TestDatabase.roleName("dashboard", forDatabaseAt: fixture.url)])
+        }
+    }
+
     @Test func failedSignInsBackOffPerAccountAndPerAddress() async throws {
         try await DashboardFixture.with { fixture, dashboard in
             try await Self.app(dashboard, pool: dashboard.pool).test(.router) { client in

@@ -1,17 +1,21 @@
 import LibPQ
 
-/// The three group roles `darkroom migrate` grants to (`SQL/definitions/roles.sql` says what
+/// The four group roles `darkroom migrate` grants to (`SQL/definitions/roles.sql` says what
 /// each may do): a name given here, else the one the last migration recorded, else
-/// `darkroom_viewer`, `darkroom_operator`, `darkroom_worker` (the database decides).
+/// `darkroom_viewer`, `darkroom_operator`, `darkroom_worker`, `darkroom_serve` (the database decides).
 public struct AccessRoles: Sendable, Hashable {
     public var viewer: String?
     public var operatorRole: String?
     public var worker: String?
+    /// `darkroom serve`'s sessions, sign-in throttle and keys, and nothing else.
+    public var serve: String?
 
-    public init(viewer: String? = nil, operator operatorRole: String? = nil, worker: String? = nil) {
+    public init(viewer: String? = nil, operator operatorRole: String? = nil, worker: String? = nil, serve: String? = nil)
+    {
         self.viewer = viewer
         self.operatorRole = operatorRole
         self.worker = worker
+        self.serve = serve
     }
 
     /// Whatever the database recorded last, or the defaults.
@@ -22,10 +26,10 @@ public struct AccessRoles: Sendable, Hashable {
     @discardableResult
     func grant(on connection: PostgresConnection) throws -> [AccessRole] {
         try connection.query(
-            "SELECT kind, role_name, created FROM darkroom.grant_access($1::text, $2::text, $3::text)",
+            "SELECT kind, role_name, created FROM darkroom.grant_access($1::text, $2::text, $3::text, $4::text)",
             [
                 .optional(viewer, PostgresBind.text), .optional(operatorRole, PostgresBind.text),
-                .optional(worker, PostgresBind.text),
+                .optional(worker, PostgresBind.text), .optional(serve, PostgresBind.text),
             ]
         ).map(AccessRole.init(row:))
     }
@@ -37,7 +41,7 @@ public struct AccessRoles: Sendable, Hashable {
         return try connection.query(
             """
             SELECT kind, role_name, false AS created FROM darkroom.access_roles
-             ORDER BY array_position(ARRAY['viewer', 'operator', 'worker'], kind)
+             ORDER BY array_position(ARRAY['viewer', 'operator', 'worker', 'serve'], kind)
             """
         ).map(AccessRole.init(row:))
     }
@@ -46,7 +50,7 @@ public struct AccessRoles: Sendable, Hashable {
 /// One of the group roles, as the database granted to it.
 public struct AccessRole: Sendable, Hashable {
     public enum Kind: String, Sendable, Hashable, CaseIterable {
-        case viewer, `operator`, worker
+        case viewer, `operator`, worker, serve
     }
 
     public var kind: Kind

@@ -3,7 +3,6 @@
 --   viewer   reads darkroom's views (queue_summary, batch_summary, failures, worker_status,
 --            waiting_for_editor, audit_trail, asset_records, adjustment_records, …) and no
 --            table; an asset's chain through asset_chain, which runs with the owner's rights;
---            serve's sessions, sign-in throttle and keys through dashboard_sessions.sql's functions;
 --            the overview's stale count through stale_count.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
 --            enqueue_revert, enqueue_rerender, enqueue_filter_rerender, enqueue_stale_rerender,
@@ -18,16 +17,21 @@
 --            the photo and the layers it renders as AssetStore does (asset_records,
 --            adjustment_records, asset_chain) and, for current_chains and rerender_scope,
 --            which run with its rights, darkroom.assets and darkroom.adjustments.
+--   serve    keeps `darkroom serve`'s sessions, sign-in throttle and keys through
+--            dashboard_sessions.sql's functions, and nothing else: serve's login is a member of
+--            it and of the viewer or operator role. Apart, so that a person's viewer or operator
+--            login cannot store a session for an account it names (and act as it on the
+--            dashboard) nor read the key that signs the sign-in form.
 -- Everything else (the tables, settings, prune_jobs, Jobs/ scripts, migrations) is the owner's,
 -- and PUBLIC may do nothing in the schema.
 
--- Applies the above to three roles: the names given, else those recorded in
--- darkroom.access_roles by the last call, else darkroom_viewer, darkroom_operator and
--- darkroom_worker. Creates missing roles (NOLOGIN), strips each role (and a role a name
+-- Applies the above to four roles: the names given, else those recorded in
+-- darkroom.access_roles by the last call, else darkroom_viewer, darkroom_operator,
+-- darkroom_worker and darkroom_serve. Creates missing roles (NOLOGIN), strips each role (and a role a name
 -- replaced) of everything in the schema, then grants the lists below, so the grants stay true
 -- as functions and views change: `darkroom migrate` calls it after every other definition,
 -- in the same transaction. Returns the roles and whether each was created now.
-CREATE OR REPLACE FUNCTION darkroom.grant_access(viewer text DEFAULT NULL, operator text DEFAULT NULL, worker text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION darkroom.grant_access(viewer text DEFAULT NULL, operator text DEFAULT NULL, worker text DEFAULT NULL, serve text DEFAULT NULL)
 RETURNS TABLE (kind text, role_name text, created boolean)
 LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -37,10 +41,6 @@ DECLARE
         'darkroom.asset_chain(bigint)',
         -- the asset_jobs view's can_cancel and can_retry
         'darkroom.job_can_be_cancelled(text)', 'darkroom.job_can_be_retried(text, boolean)',
-        -- serve's sessions, sign-in throttle and keys (dashboard_sessions.sql), whatever its login.
-        'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
-        'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
-        'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)',
         -- the overview's stale count
         'darkroom.stale_count(jsonb)'];
     operator_functions text[] := ARRAY[
@@ -73,9 +73,13 @@ DECLARE
         'darkroom.asset_chain(bigint)',
         'darkroom.current_chains(bigint[])', 'darkroom.rerender_scope(text, text, bigint[])',
         'darkroom.semver_sort_key(text)', 'darkroom.semver_prerelease_key(text)'];
+    serve_functions text[] := ARRAY[
+        'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
+        'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
+        'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)'];
     worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments', 'darkroom.asset_records', 'darkroom.adjustment_records'];
-    kinds text[] := ARRAY['viewer', 'operator', 'worker'];
-    given text[] := ARRAY[grant_access.viewer, grant_access.operator, grant_access.worker];
+    kinds text[] := ARRAY['viewer', 'operator', 'worker', 'serve'];
+    given text[] := ARRAY[grant_access.viewer, grant_access.operator, grant_access.worker, grant_access.serve];
     names text[] := '{}';
     made boolean[] := '{}';
     strip text[] := '{}';
@@ -83,7 +87,7 @@ DECLARE
     chosen text;
     item text;
 BEGIN
-    FOR i IN 1 .. 3 LOOP
+    FOR i IN 1 .. 4 LOOP
         SELECT r.role_name INTO previous FROM darkroom.access_roles AS r WHERE r.kind = kinds[i];
         chosen := coalesce(given[i], previous, 'darkroom_' || kinds[i]);
         IF chosen = '' OR octet_length(chosen) > 63 OR chosen ~ '^pg_' THEN
@@ -99,7 +103,7 @@ BEGIN
                 USING ERRCODE = 'invalid_parameter_value', HINT = 'name a role of its own, e.g. darkroom_' || kinds[i];
         END IF;
         IF chosen = ANY (names) THEN
-            RAISE EXCEPTION 'the viewer, operator and worker roles must be three different roles; % is given twice', quote_ident(chosen)
+            RAISE EXCEPTION 'the viewer, operator, worker and serve roles must be four different roles; % is given twice', quote_ident(chosen)
                 USING ERRCODE = 'invalid_parameter_value';
         END IF;
         made := made || false;
@@ -137,7 +141,7 @@ BEGIN
         EXECUTE format('REVOKE ALL ON SCHEMA darkroom FROM %I', chosen);
     END LOOP;
 
-    EXECUTE format('GRANT USAGE ON SCHEMA darkroom TO %I, %I, %I', names[1], names[2], names[3]);
+    EXECUTE format('GRANT USAGE ON SCHEMA darkroom TO %I, %I, %I, %I', names[1], names[2], names[3], names[4]);
     FOR item IN SELECT c.oid::regclass::text FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace
                  WHERE n.nspname = 'darkroom' AND c.relkind IN ('v', 'm') LOOP
         EXECUTE format('GRANT SELECT ON %s TO %I, %I', item, names[1], names[2]);
@@ -150,6 +154,9 @@ BEGIN
     END LOOP;
     FOREACH item IN ARRAY worker_functions LOOP
         EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', item::regprocedure, names[3]);
+    END LOOP;
+    FOREACH item IN ARRAY serve_functions LOOP
+        EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO %I', item::regprocedure, names[4]);
     END LOOP;
     FOREACH item IN ARRAY worker_tables LOOP
         EXECUTE format('GRANT SELECT ON %s TO %I', item::regclass, names[3]);
