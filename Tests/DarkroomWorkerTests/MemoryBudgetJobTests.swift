@@ -95,4 +95,27 @@ import Testing
             #expect(try metrics.expectGauge(DarkroomMetric.jobsWaitingForMemory.name).lastValue == 0)
         }
     }
+
+    /// A running worker's heartbeat carries its memory in use and jobs waiting for memory;
+    /// `darkroom status` shows them beside what it renders.
+    @Test func statusShowsEachWorkersMemory() throws {
+        try TestDatabase.withFreshDatabase { url in
+            let storage = NSTemporaryDirectory() + "darkroom-budget-status-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            _ = try StorageRoot.create(storage)
+            let command = DarkroomCommand(databaseURL: url, storage: storage)
+            let migrate = try command.run("migrate")
+            try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
+            let worker = try RunningCommand(
+                command, ["worker", "--concurrency", "2", "--memory-budget", "64MiB", "--poll-interval", "1"])
+            var status = try command.run("status").stdout
+            let deadline = Date().addingTimeInterval(60)
+            while !status.contains("waiting for memory"), Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.2)
+                status = try command.run("status").stdout
+            }
+            #expect(status.contains("idle; memory 0 B in use, 0 job(s) waiting for memory"), "\(status)")
+            #expect(worker.terminate() == 0, "\(worker.output)")
+        }
+    }
 }
