@@ -318,6 +318,7 @@ let package = Package(
                 "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib", "Timing",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
     ]
 )

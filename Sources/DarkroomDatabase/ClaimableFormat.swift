@@ -47,3 +47,15 @@ public struct WorkerIdentity: Sendable, Hashable {
         self.release = release
     }
 }
+
+/// How much of its memory budget a worker's renders hold and how many jobs wait for theirs, as
+/// its heartbeat reports them (`worker_status.memory_reserved`, `memory_waiting`).
+public struct WorkerMemoryReport: Sendable, Hashable {
+    public var reservedBytes: Int
+    public var jobsWaiting: Int
+
+    public init(reservedBytes: Int, jobsWaiting: Int) {
+        self.reservedBytes = reservedBytes
+        self.jobsWaiting = jobsWaiting
+    }
+}

@@ -17,7 +17,8 @@ extension JobQueue {
                         lastSeenAt: try row["last_seen_at"].decode(Date.self),
                         silence: .seconds(try row["silent_seconds"].decode(Double.self)),
                         isAlive: try row["alive"].decode(Bool.self), isStopping: try row["stopping"].decode(Bool.self),
-                        slotsBusy: try row["running"].decode(Int.self), rendering: []))
+                        slotsBusy: try row["running"].decode(Int.self), rendering: [],
+                        memory: try Self.memoryReport(row)))
             }
             if let jobID = try row["job_id"].decode(Int64?.self) {
                 workers[workers.count - 1].rendering.append(
@@ -25,6 +26,14 @@ extension JobQueue {
             }
         }
         return workers
+    }
+
+    /// nil for a worker that does not say (an older release).
+    private static func memoryReport(_ row: PostgresRow) throws -> WorkerMemoryReport? {
+        guard let reserved = try row["memory_reserved"].decode(Int?.self),
+            let waiting = try row["memory_waiting"].decode(Int?.self)
+        else { return nil }
+        return WorkerMemoryReport(reservedBytes: reserved, jobsWaiting: waiting)
     }
 
     /// Jobs finished in the last hour (`darkroom.throughput`).
@@ -76,6 +85,8 @@ public struct WorkerStatus: Sendable, Hashable {
     public var slotsBusy: Int
     /// The jobs the queue has leased to it now, by id.
     public var rendering: [RunningJob]
+    /// Its memory budget's use at its last heartbeat; nil when it does not say.
+    public var memory: WorkerMemoryReport?
 }
 
 /// The last hour's finished jobs (`darkroom.throughput`).

@@ -117,25 +117,24 @@ public struct JobQueue {
         return rows.count
     }
 
-    /// One round trip for a whole worker process: records it as alive (`darkroom.workers`) and
-    /// extends the leases of `jobs` by `lease`. Returns what it learned about each job; a job
-    /// whose check is not `held` must stop and write nothing.
+    /// One round trip for a whole worker process: records it as alive (`darkroom.workers`), with
+    /// its memory budget's use when it says, and extends the leases of `jobs` by `lease`.
+    /// Returns what it learned about each job; a job whose check is not `held` must stop and
+    /// write nothing.
     public func heartbeat(
         _ worker: WorkerIdentity, lease: Duration, jobs: [ClaimedJob], formats: [ClaimableFormat],
-        stopping: Bool = false
+        stopping: Bool = false, memory: WorkerMemoryReport? = nil
     ) throws -> [Int64: LeaseCheck] {
         let ids = "{" + jobs.map { String($0.id) }.joined(separator: ",") + "}"
         let tokens = "{" + jobs.map { $0.leaseToken.uuidString }.joined(separator: ",") + "}"
         let rows = try connection.query(
-            """
-            SELECT job_id, loss
-              FROM darkroom.heartbeat($1::text, $2::text, $3::int, $4::double precision, $5::bigint[], $6::uuid[],
-                                      $7::jsonb, $8::boolean, $9::text)
-            """,
+            .sendHeartbeat,
             [
                 .text(worker.name), .text(worker.host), .int(Int64(worker.pid)), .double(lease.seconds),
                 .text(ids), .text(tokens), .text(ClaimableFormat.json(formats)), .bool(stopping),
                 .optional(worker.release, PostgresBind.text),
+                .optional(memory.map { Int64($0.reservedBytes) }, PostgresBind.int),
+                .optional(memory.map { Int64($0.jobsWaiting) }, PostgresBind.int),
             ])
         var checks: [Int64: LeaseCheck] = [:]
         for row in rows {

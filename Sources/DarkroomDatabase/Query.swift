@@ -16,6 +16,7 @@ struct Query: Sendable {
     static let readOldestQueued = Query(PackageResources.read_oldest_queued_sql)
     static let statementTimeout = Query(PackageResources.statement_timeout_sql)
     static let leaseProblem = Query(PackageResources.lease_problem_sql)
+    static let sendHeartbeat = Query(PackageResources.send_heartbeat_sql)
     static let loadSession = Query(PackageResources.load_session_sql)
     static let saveSession = Query(PackageResources.save_session_sql)
     static let endSession = Query(PackageResources.end_session_sql)

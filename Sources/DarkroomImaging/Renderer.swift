@@ -33,6 +33,10 @@ public struct RenderRequest: Sendable {
     /// 2: the JPEG encoder runs on a second thread. A worker running as many jobs as
     /// there are cores uses 1; a lone render uses 2.
     public var threads: Int
+    /// Shares `limits.memoryBudget` with other renders: the render reserves its plan's price
+    /// here before it allocates its strips, waiting while others hold the memory. nil: the
+    /// render has the budget to itself.
+    public var memoryAdmission: (any MemoryAdmission)? = nil
 
     public init(
         operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: OutputEncoding.defaultQuality),
@@ -112,10 +116,16 @@ public enum Renderer {
         display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderResult {
+        // Held until both uploads are committed or aborted: an upload's buffer is priced too.
+        var reservation: MemoryReservation?
+        defer { if let reservation { request.memoryAdmission?.release(reservation) } }
         do {
             let result = try encode(
                 request, from: input, to: output, display: display, gainMapSource: gainMapSource,
-                orientation: orientation)
+                orientation: orientation
+            ) { price in
+                reservation = try request.memoryAdmission?.reserve(price, isCancelled: request.isCancelled)
+            }
             let bytes = try publish(output)
             let displayBytes = try display.map(publish)
             return RenderResult(
@@ -131,10 +141,12 @@ public enum Renderer {
 
     /// Decodes, runs the strips and finishes both encoders; commits nothing. With a gain map, the
     /// map is loaded and rendered first, both JPEGs wait in scratch files, then each is joined to
-    /// its map on the way out.
+    /// its map on the way out. `admit` gets the render's price once everything is planned, before
+    /// the strips (and the map's render) allocate.
     static func encode(
         _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-        gainMapSource: (() throws -> any ByteSource)? = nil, orientation: (SourceHeader) throws -> Orientation
+        gainMapSource: (() throws -> any ByteSource)? = nil, orientation: (SourceHeader) throws -> Orientation,
+        admit: (_ price: Int) throws -> Void = { _ in }
     ) throws -> (plan: RenderPlan, warnings: [RenderWarning], hdr: CarriedHDR?) {
         var warnings: [RenderWarning] = []
         let decoder = try openDecoder(input, request: request)
@@ -150,12 +162,25 @@ public enum Renderer {
         let turn = try orientation(decoder.header)
         var plan = try plan(
             request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil)
-        var map: RenderedGainMap?
+        var mapPlan: (plan: RenderPlan, held: Int)?
         if let loaded = carry {
+            do {
+                mapPlan = try planGainMap(
+                    loaded, request: request, header: decoder.header, orientation: turn, plan: plan)
+            } catch let drop as GainMapCarry.Drop {
+                warnings.append(.gainMapDropped(reason: drop.reason))
+                carry = nil
+            }
+        }
+        // Only the header (a HEIF's whole file) and a map's samples are held yet; the price counts them.
+        try admit(RenderPlanner.admissionPrice(plan, gainMap: mapPlan))
+        var map: RenderedGainMap?
+        if let loaded = carry, let mapPlan {
             carry = nil  // the samples go once the map is rendered
             do {
-                let rendered = try renderGainMap(
-                    loaded, request: request, header: decoder.header, orientation: turn, plan: plan)
+                let rendered = try loaded.render(
+                    plan: mapPlan.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
+                    isCancelled: request.isCancelled)
                 plan = try Self.plan(
                     request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil,
                     holding: heldBytes(rendered))
@@ -268,17 +293,8 @@ public enum Renderer {
     }
 
     /// The map through the image's geometry, priced on its own: its samples, its strips and its
-    /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file).
-    static func renderGainMap(
-        _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
-    ) throws -> RenderedGainMap {
-        let map = try planGainMap(carry, request: request, header: header, orientation: orientation, plan: plan)
-        return try carry.render(
-            plan: map.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
-            isCancelled: request.isCancelled)
-    }
-
-    /// The map's own plan, and the bound on its JPEGs that the plan leaves room for.
+    /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file); and the
+    /// bound on its JPEGs that the plan leaves room for.
     static func planGainMap(
         _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
     ) throws -> (plan: RenderPlan, held: Int) {

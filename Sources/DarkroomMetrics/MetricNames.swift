@@ -52,7 +52,7 @@ public enum DarkroomMetric {
             + "the planner keeps each render within darkroom_worker_render_memory_budget_bytes.")
     public static let renderMemoryBudget = MetricDefinition(
         "darkroom_worker_render_memory_budget_bytes", .gauge,
-        help: "One job's memory budget: --memory-budget divided between --concurrency jobs.")
+        help: "The budget each render is planned against: the worker's whole --memory-budget, which its jobs share.")
     public static let renderMemoryUsed = MetricDefinition(
         "darkroom_worker_render_memory_budget_ratio", .histogram,
         buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1],
@@ -63,6 +63,13 @@ public enum DarkroomMetric {
     public static let slots = MetricDefinition(
         "darkroom_worker_slots", .gauge,
         help: "Jobs this worker renders at once at most (--concurrency).")
+    public static let memoryReserved = MetricDefinition(
+        "darkroom_worker_memory_reserved_bytes", .gauge,
+        help: "Bytes of --memory-budget the worker's running renders have reserved (their planned prices).")
+    public static let jobsWaitingForMemory = MetricDefinition(
+        "darkroom_worker_memory_waiting_jobs", .gauge,
+        help:
+            "Jobs waiting until their planned memory is free in the worker's --memory-budget, first come first served.")
 
     // MARK: The queue's (read from the views at each scrape by `QueueMetrics`)
 
@@ -93,7 +100,7 @@ public enum DarkroomMetric {
     public static let worker: [MetricDefinition] = [
         claimDuration, renderDuration, jobs, bytesRead, bytesWritten, renderMemoryPeak, renderMemoryBudget,
         renderMemoryUsed,
-        jobsInHand, slots,
+        jobsInHand, slots, memoryReserved, jobsWaitingForMemory,
     ]
     public static let queue: [MetricDefinition] = [
         queueJobs, oldestQueuedAge, batchJobs, workers, workerHeartbeatAge, waitingForEditor, viewUp,

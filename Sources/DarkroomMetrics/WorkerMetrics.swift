@@ -91,4 +91,10 @@ public final class WorkerMetrics: Sendable {
         gauge(DarkroomMetric.jobsInHand).record(count)
         gauge(DarkroomMetric.slots).record(slots)
     }
+
+    /// The worker's memory budget: bytes its renders hold now, and jobs waiting for theirs.
+    public func memory(reserved: Int, waiting: Int) {
+        gauge(DarkroomMetric.memoryReserved).record(reserved)
+        gauge(DarkroomMetric.jobsWaitingForMemory).record(waiting)
+    }
 }

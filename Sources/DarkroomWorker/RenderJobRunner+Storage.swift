@@ -39,6 +39,7 @@ extension RenderJobRunner {
         request.displayLongestSide = settings.displayLongestSide
         request.streamBufferBytes = storage.bufferedBytesPerStream
         request.isCancelled = isCancelled
+        request.memoryAdmission = settings.memoryAdmission
         let result: RenderResult
         do {
             // A JPEG's gain map follows its image: read the original again to reach it.

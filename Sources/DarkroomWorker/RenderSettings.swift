@@ -1,11 +1,15 @@
 import DarkroomImaging
 
-/// How a worker renders: output quality, and the memory a single job may use.
+/// How a worker renders: output quality, and the memory budget each render is planned against.
 public struct RenderSettings: Sendable {
     public var quality: Int
     public var huffman: RenderPlanner.HuffmanOptimisation
-    /// For one job; the worker divides its whole budget between its concurrent jobs.
-    public var memoryBudgetPerJob: Int
+    /// The whole budget: every render is planned against it. A worker's renders share it
+    /// through `memoryAdmission`, so together they never use more.
+    public var memoryBudget: Int
+    /// Where a render reserves its price before it allocates (the worker's `WorkerMemory`); nil
+    /// for a render that has the budget to itself.
+    public var memoryAdmission: (any MemoryAdmission)?
     public var maxPixels: Int
     /// Threads per render: 2 runs the JPEG encoder beside decoding and color work. The worker
     /// sets it for each job as it starts (`SlotResources.renderThreads`).
@@ -21,19 +25,20 @@ public struct RenderSettings: Sendable {
 
     public init(
         quality: Int = OutputEncoding.defaultQuality, huffman: RenderPlanner.HuffmanOptimisation = .off,
-        memoryBudgetPerJob: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
-        threads: Int = 1
+        memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+        threads: Int = 1, memoryAdmission: (any MemoryAdmission)? = nil
     ) {
         self.threads = threads
         self.quality = quality
         self.huffman = huffman
-        self.memoryBudgetPerJob = memoryBudgetPerJob
+        self.memoryBudget = memoryBudget
+        self.memoryAdmission = memoryAdmission
         self.maxPixels = maxPixels
     }
 
     /// 4:2:0 below quality 90, 4:4:4 from 90 up.
     public var encoding: OutputEncoding { OutputEncoding(quality: quality) }
-    public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudgetPerJob, maxPixels: maxPixels) }
+    public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudget, maxPixels: maxPixels) }
 }
 
 /// `--hdr keep|drop`: whether a render of an original with an HDR gain map carries the map

@@ -113,6 +113,7 @@ extension Worker {
         }
         var settings = options.renderSettings
         settings.threads = running.threads
+        settings.memoryAdmission = memory
         let runner = RenderJobRunner(
             storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics,
             filters: filters)
@@ -122,8 +123,7 @@ extension Worker {
                     job, asset: asset, chain: inputs.chain, rerenderNeeded: inputs.rerenderNeeded,
                     logger: running.logger, isCancelled: { !running.renderIsWanted }))
         } catch {
-            return .renderFailed(
-                SlotResources.advise(error, memoryBudget: options.memoryBudget, slots: options.concurrency))
+            return .renderFailed(error)
         }
     }
 

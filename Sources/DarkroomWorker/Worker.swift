@@ -21,12 +21,17 @@ public final class Worker: Sendable {
     let state: WorkerState
     /// The filters' LUTs, read once and shared by the slots.
     let filters = FilterTables()
+    /// `--memory-budget`, shared by the slots' renders.
+    let memory: WorkerMemory
 
     public init(options: WorkerOptions, logger: Logger) {
         self.options = options
         self.logger = logger
         let slots = max(options.concurrency, 1)
         state = WorkerState { [metrics = options.metrics] in metrics.jobsInHand($0, slots: slots) }
+        memory = WorkerMemory(budget: options.memoryBudget) { [metrics = options.metrics] usage in
+            metrics.memory(reserved: usage.reserved, waiting: usage.waiting)
+        }
     }
 
     /// Stop claiming; jobs in hand get `shutdownGrace` to finish, then are released.
@@ -36,6 +41,7 @@ public final class Worker: Sendable {
     public func run() -> WorkerSummary {
         let started = ContinuousClock.now
         options.metrics.jobsInHand(0, slots: max(options.concurrency, 1))
+        options.metrics.memory(reserved: 0, waiting: 0)
         var threads: [DispatchGroup] = []
         let slots = DispatchGroup()
         for slot in 0..<max(options.concurrency, 1) {
@@ -161,10 +167,12 @@ public final class Worker: Sendable {
             // Keep going while jobs are in hand during shutdown; their leases must stay alive.
             if stopping && jobs.isEmpty { return }
             let sentAt = ContinuousClock.now
+            let memory = self.memory.usage
             let checks = connection.attempt { live in
                 try JobQueue(live, logger: logger).heartbeat(
                     identity, lease: options.lease, jobs: jobs.map(\.job),
-                    formats: options.formats ?? [], stopping: stopping)
+                    formats: options.formats ?? [], stopping: stopping,
+                    memory: WorkerMemoryReport(reservedBytes: memory.reserved, jobsWaiting: memory.waiting))
             }
             for running in jobs {
                 if let check = checks?[running.job.id] {

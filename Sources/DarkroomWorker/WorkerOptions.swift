@@ -17,8 +17,9 @@ public struct WorkerOptions: Sendable {
     public var concurrency: Int
     /// Exit once no job is runnable, instead of waiting for more.
     public var drain: Bool
-    /// For the whole worker; each concurrent job gets an equal share, so the jobs together never
-    /// use more.
+    /// For the whole worker: each render is planned against all of it and reserves its price
+    /// from it before it allocates (`WorkerMemory`), so the jobs together never use more, and a
+    /// job that needs most of it waits for the others and runs alone.
     public var memoryBudget: Int
     public var quality: Int
     /// How long a claimed job is ours without a heartbeat. A worker that dies loses its jobs
@@ -88,11 +89,10 @@ public struct WorkerOptions: Sendable {
         self.metrics = metrics
     }
 
-    /// How every job renders; the worker sets `threads` per job when it starts.
+    /// How every job renders; the worker sets `threads` per job when it starts, and its
+    /// `WorkerMemory` as the admission.
     public var renderSettings: RenderSettings {
-        var settings = RenderSettings(
-            quality: quality,
-            memoryBudgetPerJob: SlotResources.memoryBudgetPerJob(total: memoryBudget, slots: concurrency))
+        var settings = RenderSettings(quality: quality, memoryBudget: memoryBudget)
         settings.appleGeometryOnly = appleGeometryOnly
         settings.hdr = hdr
         return settings

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomImaging
 import Foundation
 import Timing
 
@@ -23,9 +24,12 @@ struct FleetReport {
                 ? "idle"
                 : "rendering "
                     + worker.rendering.map { "job \($0.jobID) (asset \($0.assetID))" }.joined(separator: ", ")
+            let memory = worker.memory.map {
+                "; memory \(ByteCount.format($0.reservedBytes)) in use, \($0.jobsWaiting) job(s) waiting for memory"
+            }
             lines.append(
                 "  \(Printable.field(worker.name)) on \(Printable.field(worker.host)) pid \(worker.pid): \(state), last heartbeat "
-                    + "\(Int(worker.silence.seconds))s ago, \(jobs)")
+                    + "\(Int(worker.silence.seconds))s ago, \(jobs)\(memory ?? "")")
         }
         if !waiting.isEmpty {
             lines.append("waiting for a newer editor:")

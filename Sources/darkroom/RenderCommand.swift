@@ -79,7 +79,7 @@ extension Darkroom {
                     formatVersion: adjustment.formatVersion, data: adjustment.data,
                     settings: RenderSettings(
                         quality: quality, huffman: huffman,
-                        memoryBudgetPerJob: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
+                        memoryBudget: ByteCount.parse(memoryBudget)!, maxPixels: maxPixels,
                         threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 job.settings.hdr = hdr

@@ -37,7 +37,7 @@ extension Darkroom {
         @Option(
             name: .customLong("memory-budget"),
             help:
-                "Memory for all running renders together, e.g. 256MiB; each of the --concurrency jobs gets an equal share."
+                "Memory all running renders share, e.g. 256MiB; a job is planned against all of it and waits until its price is free."
         )
         var memoryBudget: String = "256MiB"
         @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = OutputEncoding

@@ -164,6 +164,19 @@ struct WorkerRoleTests {
                 "SELECT name, release FROM darkroom.worker_status WHERE name IN ('new/0', 'old/0') ORDER BY name"
             ).map { try $0["release"].decode(String?.self) }
             #expect(releases == ["0.24.0", nil])
+            // So does its memory budget's use; an older worker says none.
+            _ = try queue.heartbeat(
+                released, lease: .seconds(60), jobs: [], formats: [],
+                memory: WorkerMemoryReport(reservedBytes: 48 << 20, jobsWaiting: 2))
+            let memory = try JobQueue(operatorSession, logger: .quiet).workers()
+                .filter { ["new/0", "old/0"].contains($0.name) }.map(\.memory)
+            #expect(memory == [WorkerMemoryReport(reservedBytes: 48 << 20, jobsWaiting: 2), nil])
+            #expect(
+                sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '[]', false, NULL, -1, 0)")
+                    == "22023")
+            #expect(
+                sqlState("SELECT * FROM darkroom.heartbeat('w', 'h', 1, 60, '{}', '{}', '[]', false, NULL, 0, -1)")
+                    == "22023")
             #expect(
                 sqlState(
                     "SELECT * FROM darkroom.fail_job($1, $2::uuid, true, 0, 'no spaces allowed', 'm')",

@@ -32,7 +32,7 @@ import Testing
     /// (its warnings' stable codes) or `refused CODE` (the failure code a job records).
     static func outcome(of file: String, budget: Int, output: String) -> String {
         var settings = RenderSettings()
-        settings.memoryBudgetPerJob = budget
+        settings.memoryBudget = budget
         settings.threads = 1
         let render = FileRender(
             inputPath: folder.appendingPathComponent(file).path, outputPath: output,
@@ -69,7 +69,7 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let atDefault = Self.outcome(
-            of: expectation.file, budget: RenderSettings().memoryBudgetPerJob, output: folder + "/default.jpg")
+            of: expectation.file, budget: RenderSettings().memoryBudget, output: folder + "/default.jpg")
         let at64 = Self.outcome(of: expectation.file, budget: 64 << 20, output: folder + "/64.jpg")
         #expect(atDefault == expectation.atDefault, "\(expectation.file) at the default budget")
         #expect(at64 == expectation.at64MiB, "\(expectation.file) at 64 MiB")

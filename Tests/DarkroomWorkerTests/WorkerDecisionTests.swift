@@ -11,15 +11,6 @@ import Timing
 
 @Suite("Worker decisions without a worker")
 struct WorkerDecisionTests {
-    @Test func theBudgetIsSharedAndNeverExceeded() {
-        #expect(SlotResources.memoryBudgetPerJob(total: 256 << 20, slots: 2) == 128 << 20)
-        #expect(SlotResources.memoryBudgetPerJob(total: 256 << 20, slots: 1) == 256 << 20)
-        for slots in 1...64 {
-            #expect(SlotResources.memoryBudgetPerJob(total: 1_000_003, slots: slots) * slots <= 1_000_003)
-        }
-        #expect(SlotResources.memoryBudgetPerJob(total: 64 << 20, slots: 0) == 64 << 20, "no slots counts as one")
-    }
-
     @Test func aLoneJobGetsTheEncoderThreadOnTwoCores() {
         #expect(SlotResources.renderThreads(threadsInUse: 0, cores: 2) == 2)
         // Started beside it: one thread each, so the two jobs keep both cores busy.
@@ -47,25 +38,8 @@ struct WorkerDecisionTests {
         let options = WorkerOptions(
             databaseURL: "", storage: try StorageRoot(NSTemporaryDirectory()), memoryBudget: 256 << 20)
         #expect(options.concurrency == WorkerOptions.defaultConcurrency)
-        #expect(options.renderSettings.memoryBudgetPerJob == (256 << 20) / options.concurrency)
-    }
-
-    @Test func aRenderThatDoesNotFitNamesTheWholeBudgetItNeeds() {
-        let error = RenderError.budgetTooSmall(needed: 150 << 20, budget: 128 << 20, reason: "a progressive JPEG")
-        let failure = JobFailure.permanent(code: .memoryBudgetExceeded, message: "a.jpg: \(error)", cause: error)
-        let advised = SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 2)
-        #expect(advised.code == .memoryBudgetExceeded && advised.isPermanent)
-        #expect(advised.message.hasPrefix(failure.message))
-        #expect(
-            advised.message.hasSuffix(
-                "this worker shares --memory-budget 256 MiB between 2 jobs: give it at least 300 MiB, or lower --concurrency"
-            ))
-        #expect(
-            SlotResources.advise(failure, memoryBudget: 256 << 20, slots: 1) == failure, "one slot has the whole budget"
-        )
-        let other = JobFailure.transient(
-            code: .storageIO, message: "m", cause: RenderError.spill(path: "p", message: "m"))
-        #expect(SlotResources.advise(other, memoryBudget: 256 << 20, slots: 2) == other)
+        // Every render is planned against the whole budget; the slots share it by admission.
+        #expect(options.renderSettings.memoryBudget == 256 << 20)
     }
 
     @Test func reconnectBackoffDoublesToItsCapWithinItsJitter() {

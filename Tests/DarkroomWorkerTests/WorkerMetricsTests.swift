@@ -109,11 +109,14 @@ import Testing
             #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "render"]) == Double(written))
             #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "display"]) == Double(displays))
 
-            // Memory: each render's planned peak within its share of the budget.
-            let share = Double(Self.budget / Self.concurrency)
-            #expect(scrape.value("darkroom_worker_render_memory_budget_bytes") == share)
+            // Memory: each render planned against the whole budget, which the slots share; nothing
+            // reserved or waiting once drained.
+            let budget = Double(Self.budget)
+            #expect(scrape.value("darkroom_worker_render_memory_budget_bytes") == budget)
             let peak = try #require(scrape.value("darkroom_worker_render_memory_peak_bytes"))
-            #expect(peak > 0 && peak <= share)
+            #expect(peak > 0 && peak <= budget)
+            #expect(scrape.value("darkroom_worker_memory_reserved_bytes") == 0)
+            #expect(scrape.value("darkroom_worker_memory_waiting_jobs") == 0)
             #expect(scrape.value("darkroom_worker_render_memory_budget_ratio_count") == 2)
             #expect(try #require(scrape.value("darkroom_worker_render_memory_budget_ratio_bucket", ["le": "1.0"])) == 2)
 

@@ -45,5 +45,7 @@ public struct Migration: Sendable, Hashable {
         Migration(26, "imported_layers", PackageResources._026_imported_layers_sql),
         Migration(27, "filter_upgrades", PackageResources._027_filter_upgrades_sql),
         Migration(28, "claims_name_the_release", PackageResources._028_claims_name_the_release_sql),
+        Migration(29, "worker_memory", PackageResources._029_worker_memory_sql),
+        Migration(30, "serve_role", PackageResources._030_serve_role_sql),
     ]
 }

@@ -1,13 +1,14 @@
 -- Workers reporting in: alive, what they hold, what they can render; and leaving.
 
 -- One round trip per worker process every few seconds: records the worker as alive and
--- extends the leases it still holds, and keeps its darkroom release (worker_release, NULL when
--- it does not say). Returns one row per job asked about; a loss (see darkroom.lease_loss)
--- means the worker must stop that job and write nothing.
+-- extends the leases it still holds, and keeps its darkroom release (worker_release) and its
+-- memory budget's use (memory_reserved: bytes its renders hold; memory_waiting: jobs waiting
+-- for theirs), each NULL when it does not say. Returns one row per job asked about; a loss
+-- (see darkroom.lease_loss) means the worker must stop that job and write nothing.
 CREATE OR REPLACE FUNCTION darkroom.heartbeat(
     worker_name text, host text, pid int, lease_seconds double precision,
     job_ids bigint[], lease_tokens uuid[], formats jsonb DEFAULT '[]', stopping boolean DEFAULT false,
-    worker_release text DEFAULT NULL
+    worker_release text DEFAULT NULL, memory_reserved bigint DEFAULT NULL, memory_waiting int DEFAULT NULL
 ) RETURNS TABLE (job_id bigint, loss text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -32,12 +33,18 @@ BEGIN
     IF worker_release IS NOT NULL THEN
         PERFORM darkroom.require_semver(worker_release);
     END IF;
-    INSERT INTO darkroom.workers AS w (name, host, pid, lease_seconds, formats, running, stopping, release)
+    IF memory_reserved < 0 OR memory_waiting < 0 THEN
+        RAISE EXCEPTION 'memory_reserved and memory_waiting must not be negative'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    INSERT INTO darkroom.workers AS w (name, host, pid, lease_seconds, formats, running, stopping, release,
+                                       memory_reserved, memory_waiting)
     VALUES (worker_name, host, pid, lease_seconds, coalesce(formats, '[]'), coalesce(cardinality(job_ids), 0), stopping,
-            worker_release)
+            worker_release, memory_reserved, memory_waiting)
     ON CONFLICT (name) DO UPDATE
        SET last_seen_at = now(), lease_seconds = EXCLUDED.lease_seconds, formats = EXCLUDED.formats,
-           running = EXCLUDED.running, stopping = EXCLUDED.stopping, release = EXCLUDED.release;
+           running = EXCLUDED.running, stopping = EXCLUDED.stopping, release = EXCLUDED.release,
+           memory_reserved = EXCLUDED.memory_reserved, memory_waiting = EXCLUDED.memory_waiting;
     -- Every worker passes by here every few seconds: a fitting place to fold the job counts.
     PERFORM darkroom.compact_job_counts();
     RETURN QUERY

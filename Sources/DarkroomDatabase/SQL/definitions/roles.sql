@@ -60,7 +60,7 @@ DECLARE
         'darkroom.claim_jobs(text, int, double precision, jsonb, text)', 'darkroom.lease_problem(double precision)',
         'darkroom.leases_have_expired()',
         'darkroom.rescue_expired_leases()',
-        'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean, text)',
+        'darkroom.heartbeat(text, text, int, double precision, bigint[], uuid[], jsonb, boolean, text, bigint, int)',
         'darkroom.worker_stopped(text)',
         'darkroom.complete_job(bigint, uuid, boolean, bigint, text, text, bigint, text[], text[], bytea[], text[], int[], int[], bigint[], bigint[], jsonb, jsonb)',
         'darkroom.fail_job(bigint, uuid, boolean, double precision, text, text)',

@@ -4,7 +4,7 @@ import LibHeif
 
 /// A worker's path through a HEIF or AVIF: the file read whole and its header (boxes, Exif
 /// item, colour, a `tmap` item's gain map) through libheif, the render planner's admission (64 MiB
-/// slot budget, 8 MP as in fuzz-jpeg), then the decode (a grid's tiles a row at a time, else the
+/// budget, 8 MP as in fuzz-jpeg), then the decode (a grid's tiles a row at a time, else the
 /// whole image) and every coded row. Odd-length inputs skip half the rows, as a crop does.
 /// Properties: refusals are `HEIFError`s that blame the data, or the planner's; a `tmap`'s map
 /// decodes to at most twice the picture per side, its samples filling it, or is refused so; an

@@ -4,7 +4,7 @@ import JPEGTurbo
 
 /// A worker's path through a photo's bytes: the header (markers, EXIF, ICC) through the setjmp
 /// boundary, the render planner's admission (pixel limit, the progressive coefficient buffer
-/// against a 64 MiB slot budget), then every row through the scanline API (CMYK rows for CMYK
+/// against a 64 MiB budget), then every row through the scanline API (CMYK rows for CMYK
 /// and YCCK files) and the trailer.
 /// Inputs of odd length skip their first half of rows, as a crop does.
 /// Properties: refusals are `JPEGError`s that blame the data (never misuse or I/O: the source
