@@ -34,7 +34,9 @@ extension Darkroom {
 
         @Option(
             name: .customLong("serve-role"),
-            help: "The role whose members keep the dashboard's sessions: serve's login only (default: $DARKROOM_SERVE_ROLE).")
+            help:
+                "The role whose members keep the dashboard's sessions: serve's login only (default: $DARKROOM_SERVE_ROLE)."
+        )
         var serveRole: String?
 
         func run() throws {

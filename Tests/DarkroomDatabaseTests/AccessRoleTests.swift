@@ -48,12 +48,13 @@ struct AccessRoleTests {
             ).map { try $0["name"].decode(String.self) })
     }
 
-    @Test func migrateCreatesThreeGroupRolesAndRemembersThem() throws {
+    @Test func migrateCreatesFourGroupRolesAndRemembersThem() throws {
         try withQueueDatabase { url, connection in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             let recorded = try AccessRoles.recorded(on: connection)
-            #expect(recorded.map(\.kind) == [.viewer, .operator, .worker])
-            #expect(recorded.map(\.name) == [roles.viewer, roles.operatorRole, roles.worker].compactMap { $0 })
+            #expect(recorded.map(\.kind) == [.viewer, .operator, .worker, .serve])
+            #expect(
+                recorded.map(\.name) == [roles.viewer, roles.operatorRole, roles.worker, roles.serve].compactMap { $0 })
             for role in recorded {
                 let row = try connection.query(
                     "SELECT rolcanlogin, rolsuper, rolinherit FROM pg_roles WHERE rolname = $1", [.text(role.name)])

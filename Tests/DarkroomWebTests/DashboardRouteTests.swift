@@ -341,15 +341,16 @@ import Testing
     }
 
     /// Logged in to PostgreSQL as a member of the operator role (reads through views, acts
-    /// through the API) and the worker role (reads the catalogue the way a worker does), the
-    /// pages work and each action lands in darkroom.audit_trail under the signed-in account.
+    /// through the API), the worker role (reads the catalogue the way a worker does) and the
+    /// serve role (keeps the sessions), the pages work and each action lands in
+    /// darkroom.audit_trail under the signed-in account.
     @Test func underTheDatabaseRolesActionsAreAuditedByTheDatabaseWithTheAccountAsActor() async throws {
         let login = { (url: String) throws -> String in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             let name = TestDatabase.roleName("dashboard", forDatabaseAt: url)
             let owner = try PostgresConnection(url)
             try owner.execute(
-                "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!))"
+                "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!)), \(try owner.quotedIdentifier(roles.serve!))"
             )
             return try TestDatabase.url(url, as: name)
         }

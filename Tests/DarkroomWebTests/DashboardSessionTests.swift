@@ -184,13 +184,15 @@ import Testing
             for (name, group) in [("mallory", roles.operatorRole!), ("vic", roles.viewer!)] {
                 let login = TestDatabase.roleName(name, forDatabaseAt: fixture.url)
                 try owner.execute(
-                    "CREATE ROLE \(try owner.quotedIdentifier(login)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))")
+                    "CREATE ROLE \(try owner.quotedIdentifier(login)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))"
+                )
                 let connection = try PostgresConnection(try TestDatabase.url(fixture.url, as: login))
                 for sql in [
                     "SELECT darkroom.save_session($1, '{\"user\":\"olga\",\"role\":\"operator\"}'::jsonb, 3600, true)",
                     "SELECT darkroom.dashboard_key('sign-in')",
                 ] {
-                    let binds: [PostgresBind] = sql.contains("$1") ? [.bytes(DatabaseSessionStore.tokenHash("mine"))] : []
+                    let binds: [PostgresBind] =
+                        sql.contains("$1") ? [.bytes(DatabaseSessionStore.tokenHash("mine"))] : []
                     let refused = try #require(throws: PostgresError.self) { try connection.query(sql, binds) }
                     #expect(refused.sqlState == .insufficientPrivilege, "\(name): \(refused)")
                 }

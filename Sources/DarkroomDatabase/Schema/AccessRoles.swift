@@ -10,8 +10,9 @@ public struct AccessRoles: Sendable, Hashable {
     /// `darkroom serve`'s sessions, sign-in throttle and keys, and nothing else.
     public var serve: String?
 
-    public init(viewer: String? = nil, operator operatorRole: String? = nil, worker: String? = nil, serve: String? = nil)
-    {
+    public init(
+        viewer: String? = nil, operator operatorRole: String? = nil, worker: String? = nil, serve: String? = nil
+    ) {
         self.viewer = viewer
         self.operatorRole = operatorRole
         self.worker = worker
