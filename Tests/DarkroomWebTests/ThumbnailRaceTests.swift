@@ -1,0 +1,89 @@
+import DarkroomStorage
+import DarkroomTestSupport
+import DarkroomWeb
+import Foundation
+import Hummingbird
+import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// Issue 31, finding 2: the dashboard checked a stored path, then opened it again by name, so
+/// a symlink swapped in between served a file from outside the storage. Here a thread keeps
+/// swapping the original between the real file and a symlink to an outside JPEG while the
+/// original's thumbnail is fetched again and again (no cache, so each one reads the storage):
+/// every answer is the real photo's thumbnail or a refusal, never a byte of the outside file.
+@Suite struct ThumbnailRaceTests {
+    /// Renames the stored original back and forth between a hard link of the real photo and a
+    /// symlink to the outside file, each swap atomic, until stopped.
+    final class Flipper: @unchecked Sendable {
+        private let lock = NSLock()
+        private var running = true
+        private(set) var flips = 0
+        let done = DispatchSemaphore(value: 0)
+
+        func start(original: String, inside: String, outside: String) {
+            Thread.detachNewThread { [self] in
+                let link = original + ".link"
+                let copy = original + ".copy"
+                while lock.withLock({ running }) {
+                    unlink(link)
+                    symlink(outside, link)
+                    rename(link, original)
+                    unlink(copy)
+                    Glibc.link(inside, copy)
+                    rename(copy, original)
+                    lock.withLock { flips += 1 }
+                }
+                done.signal()
+            }
+        }
+
+        func stop() {
+            lock.withLock { running = false }
+            done.wait()
+        }
+    }
+
+    @Test func aSymlinkSwappedInNeverServesAnOutsideFile() async throws {
+        try await DashboardFixture.with(thumbnailCacheBytes: 0) { fixture, dashboard in
+            let outsideFolder = NSTemporaryDirectory() + "darkroom-race-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: outsideFolder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: outsideFolder) }
+            let outside = outsideFolder + "/secret.jpg"
+            try FileManager.default.copyItem(atPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, toPath: outside)
+            let original =
+                fixture.storagePath + "/" + StorageLayout.original(sha256: String(repeating: "ab", count: 32)).rawValue
+            // The real photo, kept under another name inside the root for the flipper to link back.
+            let inside = fixture.storagePath + "/tmp/inside.jpg"
+            try FileManager.default.copyItem(atPath: original, toPath: inside)
+
+            try await Application(router: dashboard.router(sessions: MemoryPersistDriver())).test(.router) { client in
+                var browser = Browser(client)
+                _ = try await browser.signIn(DashboardFixture.viewerName)
+                let path = "/assets/\(fixture.assetID)/original.jpg"
+                let real = try await browser.get(path)
+                #expect(real.status == .ok)
+
+                let flipper = Flipper()
+                flipper.start(original: original, inside: inside, outside: outside)
+                var served = 0
+                var refused = 0
+                var foreign = 0
+                for _ in 0..<300 {
+                    let page = try await browser.get(path)
+                    if page.status == .ok {
+                        if page.bytes == real.bytes { served += 1 } else { foreign += 1 }
+                    } else {
+                        refused += 1
+                    }
+                }
+                flipper.stop()
+                #expect(foreign == 0, "served something other than the stored photo \(foreign) times")
+                // Both states were met: the race ran.
+                #expect(served > 0 && refused > 0, "served \(served), refused \(refused), \(flipper.flips) swaps")
+            }
+        }
+    }
+}
