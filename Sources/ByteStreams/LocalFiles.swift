@@ -82,8 +82,8 @@ public final class FileSource: ByteSource {
 public final class FileUpload: ObjectUpload {
     public let objectName: String
     /// The final and the temporary file's names in the folder.
-    public let fileName: String
-    public let temporaryName: String
+    private let fileName: String
+    private let temporaryName: String
     private let folder: Int32
     private var descriptor: Int32
     private var written = 0

@@ -83,9 +83,9 @@ public final class LocalFolder {
     public var isWritable: Bool { faccessat(descriptor, ".", W_OK, 0) == 0 }
 
     /// Every regular file under this folder (symlinks neither listed nor followed), with its
-    /// path relative to it and its status.
-    public func files() throws(StreamError) -> [(path: String, status: stat)] {
-        var found: [(path: String, status: stat)] = []
+    /// path relative to it and when it last changed (seconds since 1970).
+    public func files() throws(StreamError) -> [(path: String, modified: Double)] {
+        var found: [(path: String, modified: Double)] = []
         try collectFiles(prefix: "", into: &found)
         return found
     }
@@ -156,7 +156,8 @@ public final class LocalFolder {
         return current
     }
 
-    private func collectFiles(prefix: String, into found: inout [(path: String, status: stat)]) throws(StreamError) {
+    private func collectFiles(prefix: String, into found: inout [(path: String, modified: Double)]) throws(StreamError)
+    {
         // fdopendir takes its descriptor over; closedir closes that copy, not ours.
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
         guard copy >= 0, let stream = fdopendir(copy) else {
@@ -174,9 +175,21 @@ public final class LocalFolder {
             guard fstatat(descriptor, entryName, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
             let path = prefix + entryName
             switch info.st_mode & S_IFMT {
-            case S_IFREG: found.append((path, info))
+            case S_IFREG:
+                #if canImport(Darwin)
+                    let modified = info.st_mtimespec
+                #else
+                    let modified = info.st_mtim
+                #endif
+                found.append((path, Double(modified.tv_sec) + Double(modified.tv_nsec) / 1e9))
             case S_IFDIR:
-                try openFolder(entryName, object: named(entryName) + "/").collectFiles(prefix: path + "/", into: &found)
+                // A folder removed meanwhile (an asset's renders, cleaned) has nothing to list.
+                do {
+                    let folder = try openFolder(entryName, object: named(entryName) + "/")
+                    try folder.collectFiles(prefix: path + "/", into: &found)
+                } catch  where error.code == .notFound {
+                    continue
+                }
             default: continue
             }
         }

@@ -12,13 +12,8 @@ extension StorageRoot {
                 try folder.files()
             }
         }
-        return files.compactMap { file -> StoredObject? in
-            let modified = Date(
-                timeIntervalSince1970: TimeInterval(file.status.st_mtim.tv_sec)
-                    + TimeInterval(file.status.st_mtim.tv_nsec) / 1e9)
-            guard modified < cutoff else { return nil }
-            return Self.storedObject(named: prefix + "/" + file.path)
-        }.sorted { $0.name < $1.name }
+        return files.filter { Date(timeIntervalSince1970: $0.modified) < cutoff }
+            .map { Self.storedObject(named: prefix + "/" + $0.path) }.sorted { $0.name < $1.name }
     }
 
     public func remove(_ name: String) throws(StreamError) {
