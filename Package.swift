@@ -86,8 +86,12 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // System calls without a C library wrapper: openat2(2), which keeps the storage's opens
+        // beneath its root.
+        .target(name: "CSystemCalls"),
+
         // Byte sources and sinks: what codecs read and write, whatever the storage.
-        .target(name: "ByteStreams"),
+        .target(name: "ByteStreams", dependencies: ["CSystemCalls"]),
         // HDR gain maps without pixels: the MPF index, the gain-map XMP (hdrgm, Apple's), ISO
         // 21496-1 metadata, Apple's headroom, and the math that applies a map.
         .target(name: "GainMaps", swiftSettings: optimizedInDebug),

@@ -26,26 +26,44 @@ public final class FileSource: ByteSource {
     public let objectName: String
     private let descriptor: Int32
     private var offset = 0
+    /// Reads at its own offset (`pread`): a copy made by `again` shares the open file.
+    private let positional: Bool
 
     /// Opens `path`; `name` is what errors call it (the storage key), the path by default.
-    public init(path: String, name: String? = nil) throws(StreamError) {
-        objectName = name ?? path
+    public convenience init(path: String, name: String? = nil) throws(StreamError) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .system(errno, object: objectName, doing: "cannot open it") }
+        guard descriptor >= 0 else { throw .system(errno, object: name ?? path, doing: "cannot open it") }
+        try self.init(owning: descriptor, name: name ?? path)
+    }
+
+    /// Takes `descriptor` over (closed here, also when this throws).
+    init(owning descriptor: Int32, name: String, positional: Bool = false) throws(StreamError) {
+        objectName = name
         var info = stat()
         if fstat(descriptor, &info) == 0, (info.st_mode & S_IFMT) == S_IFDIR {
             close(descriptor)
-            throw StreamError(code: .io, object: objectName, message: "it is a folder, not a file", systemErrno: EISDIR)
+            throw StreamError(code: .io, object: name, message: "it is a folder, not a file", systemErrno: EISDIR)
         }
         self.descriptor = descriptor
+        self.positional = positional
     }
 
     deinit { close(descriptor) }
 
+    /// Another stream of the file this one opened, from its start, whatever its name leads to
+    /// by now: a header pass and then the decode read the same file.
+    public func again() throws(StreamError) -> FileSource {
+        let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .system(errno, object: objectName, doing: "cannot read it again") }
+        return try FileSource(owning: copy, name: objectName, positional: true)
+    }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {
-            let got = systemRead(descriptor, base, buffer.count)
+            let got =
+                positional
+                ? pread(descriptor, base, buffer.count, off_t(offset)) : systemRead(descriptor, base, buffer.count)
             if got >= 0 {
                 offset += got
                 return got
@@ -59,11 +77,14 @@ public final class FileSource: ByteSource {
 /// A local file that appears whole or not at all: written under a unique temporary name in
 /// the same folder, then synced, renamed over the final name, and the folder synced, so a
 /// crash leaves either nothing or a complete file (and at worst a `.partial` temporary for the
-/// orphan cleanup).
+/// orphan cleanup). Every step goes through the folder's descriptor, which it owns: the
+/// folder is looked up once, when the upload begins.
 public final class FileUpload: ObjectUpload {
     public let objectName: String
-    public let finalPath: String
-    public let temporaryPath: String
+    /// The final and the temporary file's names in the folder.
+    private let fileName: String
+    private let temporaryName: String
+    private let folder: Int32
     private var descriptor: Int32
     private var written = 0
     private var state: State = .writing
@@ -73,28 +94,50 @@ public final class FileUpload: ObjectUpload {
     static let temporarySuffix = ".partial"
 
     /// Starts the temporary file beside `finalPath`, whose folder must exist.
-    public init(finalPath: String, name: String? = nil) throws(StreamError) {
-        objectName = name ?? finalPath
-        self.finalPath = finalPath
-        let (folder, file) = Self.split(finalPath)
-        var suffix = ""
-        for _ in 0..<12 { suffix.append("abcdefghijklmnopqrstuvwxyz0123456789".randomElement()!) }
-        temporaryPath = "\(folder)/.\(file).\(suffix)\(Self.temporarySuffix)"
-        // O_EXCL: never write over anything, not even a stale temporary.
-        let descriptor = open(temporaryPath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-        guard descriptor >= 0 else {
+    public convenience init(finalPath: String, name: String? = nil) throws(StreamError) {
+        let (folderPath, file) = Self.split(finalPath)
+        let folder = open(folderPath, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard folder >= 0 else {
             let number = errno
             if number == ENOENT {
                 throw StreamError(
-                    code: .notFound, object: objectName, message: "the folder \(folder) does not exist",
+                    code: .notFound, object: name ?? finalPath, message: "the folder \(folderPath) does not exist",
                     systemErrno: number)
             }
-            throw .system(number, object: objectName, doing: "cannot create a temporary file in \(folder)")
+            throw .system(number, object: name ?? finalPath, doing: "cannot open the folder \(folderPath)")
+        }
+        try self.init(owningFolder: folder, file: file, name: name ?? finalPath)
+    }
+
+    /// Starts the temporary file in `folder` (a copy of its descriptor is kept), to become `file`.
+    convenience init(in folder: LocalFolder, file: String, name: String) throws(StreamError) {
+        let copy = fcntl(folder.descriptor, F_DUPFD_CLOEXEC, 0)
+        guard copy >= 0 else { throw .system(errno, object: name, doing: "cannot hold its folder open") }
+        try self.init(owningFolder: copy, file: file, name: name)
+    }
+
+    /// Takes `folder` over (closed here, also when this throws).
+    private init(owningFolder folder: Int32, file: String, name: String) throws(StreamError) {
+        objectName = name
+        fileName = file
+        self.folder = folder
+        var suffix = ""
+        for _ in 0..<12 { suffix.append("abcdefghijklmnopqrstuvwxyz0123456789".randomElement()!) }
+        temporaryName = ".\(file).\(suffix)\(Self.temporarySuffix)"
+        // O_EXCL: never write over anything, not even a stale temporary; O_NOFOLLOW: nor through a link.
+        let descriptor = openat(folder, temporaryName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else {
+            let number = errno
+            close(folder)
+            throw .system(number, object: name, doing: "cannot create a temporary file in its folder")
         }
         self.descriptor = descriptor
     }
 
-    deinit { abort() }
+    deinit {
+        abort()
+        close(folder)
+    }
 
     public func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
         guard state == .writing else {
@@ -125,18 +168,14 @@ public final class FileUpload: ObjectUpload {
         }
         close(descriptor)
         descriptor = -1
-        guard rename(temporaryPath, finalPath) == 0 else {
+        guard renameat(folder, temporaryName, folder, fileName) == 0 else {
             let number = errno
             abort()
             throw .system(number, object: objectName, doing: "cannot move the finished file into place")
         }
         state = .committed
         // The rename is durable once the folder is; a failure here only risks the name.
-        let folder = open(Self.split(finalPath).folder, O_RDONLY | O_CLOEXEC)
-        if folder >= 0 {
-            _ = fsync(folder)
-            close(folder)
-        }
+        _ = fsync(folder)
         return written
     }
 
@@ -147,7 +186,7 @@ public final class FileUpload: ObjectUpload {
             close(descriptor)
             descriptor = -1
         }
-        _ = unlink(temporaryPath)
+        _ = unlinkat(folder, temporaryName, 0)
     }
 
     /// The final file name of a temporary `.NAME.XXXXXXXXXXXX.partial`, or nil if `name` is not one.

@@ -20,6 +20,9 @@ public struct StreamError: Error, Sendable, Equatable, CustomStringConvertible {
         case rejected = "storage_rejected"
         /// The name leads outside the storage (a symlink out of the root): never followed.
         case outsideStorage = "path_outside_storage_root"
+        /// The path goes through a symlink under the storage root: never followed, whether it
+        /// leads out of the root or not, so a job fails at once.
+        case symlinkInPath = "symlink_in_storage_path"
         /// Reading or writing failed part way (a disk error, a full disk, a dropped connection).
         case io = "storage_io"
     }

@@ -11,6 +11,12 @@ public protocol ObjectStorage: Sendable {
     var isAvailable: Bool { get }
     /// A stream of the object's bytes, front to back. A missing object is `.notFound`.
     func openForReading(_ key: StorageKey) throws(StreamError) -> any ByteSource
+    /// Lends `body` streams of one object, each from its start (a header pass, then the
+    /// decode), all of the object as it was opened. An object store's objects never change
+    /// under their key, so the default opens it by key each time; a local file is opened once.
+    func withObject<T>(
+        _ key: StorageKey, _ body: (_ stream: () throws(StreamError) -> any ByteSource) throws -> T
+    ) throws -> T
     /// Starts writing `key`: nothing is visible under it until the upload is committed, and an
     /// aborted (or dropped) upload leaves nothing behind. A committed upload replaces the object.
     func beginPublishing(_ key: StorageKey) throws(StreamError) -> any ObjectUpload
@@ -48,6 +54,12 @@ public struct StoredObject: Sendable, Hashable {
 }
 
 extension ObjectStorage {
+    public func withObject<T>(
+        _ key: StorageKey, _ body: (_ stream: () throws(StreamError) -> any ByteSource) throws -> T
+    ) throws -> T {
+        try body { () throws(StreamError) in try openForReading(key) }
+    }
+
     /// Publishes `key` from what `body` writes into the upload: committed when `body` returns,
     /// aborted when it throws. Returns the bytes committed.
     @discardableResult

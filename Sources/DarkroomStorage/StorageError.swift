@@ -5,6 +5,8 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
         case notConfigured = "storage_not_configured"
         case unavailable = "storage_unavailable"
         case outsideRoot = "path_outside_storage_root"
+        /// A folder of the layout is a symlink: never followed (`StreamError.Code.symlinkInPath`).
+        case symlinkInPath = "symlink_in_storage_path"
     }
 
     public var code: Code

@@ -2,24 +2,18 @@ import ByteStreams
 import Foundation
 
 /// Listing and removal for the orphan cleanup. An unfinished upload is a `FileUpload`
-/// temporary (`.NAME.XXXXXXXXXXXX.partial`) beside the object it would have become.
+/// temporary (`.NAME.XXXXXXXXXXXX.partial`) beside the object it would have become. Both go
+/// through the root's descriptor like every other use: a symlinked folder is neither listed
+/// nor emptied.
 extension StorageRoot {
     public func list(under prefix: String, modifiedBefore cutoff: Date) throws(StreamError) -> [StoredObject] {
-        let folder = path + "/" + prefix
-        guard let walker = FileManager.default.enumerator(atPath: folder) else {
-            throw StreamError(
-                code: .unavailable, object: prefix + "/", message: "cannot list it; is the share mounted?")
+        let files = try withRoot { root throws(StreamError) in
+            try root.withFolder(prefix, creating: false, name: prefix + "/") { folder throws(StreamError) in
+                try folder.files()
+            }
         }
-        var found: [StoredObject] = []
-        while let relative = walker.nextObject() as? String {
-            let attributes = walker.fileAttributes ?? [:]
-            guard attributes[.type] as? FileAttributeType == .typeRegular,
-                let modified = attributes[.modificationDate] as? Date, modified < cutoff
-            else { continue }
-            let name = prefix + "/" + relative
-            found.append(Self.storedObject(named: name))
-        }
-        return found.sorted { $0.name < $1.name }
+        return files.filter { Date(timeIntervalSince1970: $0.modified) < cutoff }
+            .map { Self.storedObject(named: prefix + "/" + $0.path) }.sorted { $0.name < $1.name }
     }
 
     public func remove(_ name: String) throws(StreamError) {
@@ -29,10 +23,16 @@ extension StorageRoot {
         } catch {
             throw StreamError(code: .outsideStorage, object: name, message: error.message)
         }
-        let file = try absolutePath(of: key)
-        guard unlink(file) == 0 || errno == ENOENT else {
+        let (folder, file) = Self.split(key)
+        do {
+            try withRoot { root throws(StreamError) in
+                guard let folder else { return try root.remove(file, name: name) }
+                try root.withFolder(folder, creating: false, name: name) { parent throws(StreamError) in
+                    try parent.remove(file, name: name)
+                }
+            }
+        } catch  where error.code == .notFound {
             // Already gone (another cleaner, or removed by hand) is fine; anything else is not.
-            throw .system(errno, object: name, doing: "cannot delete it")
         }
     }
 

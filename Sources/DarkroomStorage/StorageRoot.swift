@@ -3,7 +3,9 @@ import Foundation
 
 /// The local filesystem as an `ObjectStorage`: a folder every key is relative to
 /// (`DARKROOM_STORAGE`), laid out by `StorageLayout`. Nothing is ever read or written outside
-/// it: keys are checked when made, and symlinks are resolved before every use.
+/// it: keys are checked when made, and every open, create, rename and delete starts from the
+/// root's descriptor and goes beneath it through no symlink (`LocalFolder`), so no name is
+/// checked first and looked up again later.
 public struct StorageRoot: ObjectStorage {
     /// Absolute, symlinks resolved.
     public let path: String
@@ -33,17 +35,25 @@ public struct StorageRoot: ObjectStorage {
         return root
     }
 
-    /// Makes the layout's folders and checks that renders can be written.
+    /// Makes the layout's folders (refusing a symlink in place of one) and checks that renders
+    /// can be written.
     public func prepare() throws(StorageError) {
-        for folder in StorageLayout.folders {
-            do {
-                try FileManager.default.createDirectory(atPath: path + "/" + folder, withIntermediateDirectories: true)
-            } catch {
-                throw StorageError(
-                    code: .unavailable, message: "cannot create \(folder)/: \(error.localizedDescription)", path: path)
+        let rendersWritable: Bool
+        do {
+            rendersWritable = try withRoot { root throws(StreamError) in
+                var writable = false
+                for folder in StorageLayout.folders {
+                    let isWritable = try root.withFolder(folder, creating: true, name: folder + "/") { $0.isWritable }
+                    if folder == StorageLayout.rendersFolder { writable = isWritable }
+                }
+                return writable
             }
+        } catch {
+            throw StorageError(
+                code: error.code == .symlinkInPath ? .symlinkInPath : .unavailable,
+                message: "cannot create \(error.object): \(error.message)", path: path)
         }
-        guard access(path + "/" + StorageLayout.rendersFolder, W_OK) == 0 else {
+        guard rendersWritable else {
             throw StorageError(
                 code: .unavailable, message: "\(StorageLayout.rendersFolder)/ is not writable by this user", path: path)
         }
@@ -67,37 +77,43 @@ public struct StorageRoot: ObjectStorage {
     // MARK: Objects
 
     public func openForReading(_ key: StorageKey) throws(StreamError) -> any ByteSource {
-        let file = try absolutePath(of: key)
-        do {
-            return try FileSource(path: file, name: key.rawValue)
-        } catch  where error.code == .notFound && !isAvailable {
-            throw unavailable(key)
-        }
+        try openFile(key)
+    }
+
+    /// Opens the file once: every stream `body` asks for reads that file, from its start.
+    public func withObject<T>(
+        _ key: StorageKey, _ body: (_ stream: () throws(StreamError) -> any ByteSource) throws -> T
+    ) throws -> T {
+        let file = try openFile(key)
+        return try body { () throws(StreamError) in try file.again() }
     }
 
     public func beginPublishing(_ key: StorageKey) throws(StreamError) -> any ObjectUpload {
-        let file = try absolutePath(of: key)
-        let folder = (file as NSString).deletingLastPathComponent
+        let (folder, file) = Self.split(key)
         do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw StreamError(
-                code: isAvailable ? .io : .unavailable, object: key.rawValue,
-                message: "cannot create its folder: \(error.localizedDescription)")
+            return try withRoot { root throws(StreamError) in
+                guard let folder else { return try root.beginUpload(file, name: key.rawValue) }
+                return try root.withFolder(folder, creating: true, name: key.rawValue) { parent throws(StreamError) in
+                    try parent.beginUpload(file, name: key.rawValue)
+                }
+            }
+        } catch  where error.code == .notFound || error.code == .io {
+            throw isAvailable ? error : unavailable(key)
         }
-        return try FileUpload(finalPath: file, name: key.rawValue)
     }
 
     public func exists(_ key: StorageKey) throws(StreamError) -> Bool {
-        let file = try absolutePath(of: key)
-        var info = stat()
-        if stat(file, &info) == 0 { return true }
-        let number = errno
-        guard number == ENOENT || number == ENOTDIR else {
-            throw .system(number, object: key.rawValue, doing: "cannot look it up")
+        let found = try withRoot { root throws(StreamError) in try root.status(of: key.rawValue, name: key.rawValue) }
+        guard let found else {
+            guard isAvailable else { throw unavailable(key) }
+            return false
         }
-        guard isAvailable else { throw unavailable(key) }
-        return false
+        guard found.st_mode & S_IFMT != S_IFLNK else {
+            throw StreamError(
+                code: .symlinkInPath, object: key.rawValue,
+                message: "it is a symbolic link, which the storage never follows; replace it with the file itself")
+        }
+        return true
     }
 
     public func key(ofLocalFile path: String) -> StorageKey? {
@@ -106,24 +122,6 @@ public struct StorageRoot: ObjectStorage {
 
     // MARK: Paths
 
-    /// The absolute path of a stored relative path, refusing anything that could leave the
-    /// root: absolute paths, `..`, empty components, and symlinks that point outside.
-    public func resolve(_ relative: String) throws(StorageError) -> String {
-        try resolve(StorageKey(relative))
-    }
-
-    public func resolve(_ key: StorageKey) throws(StorageError) -> String {
-        let joined = path + "/" + key.rawValue
-        // Resolve symlinks on whatever part exists, then check containment.
-        let resolved = URL(fileURLWithPath: joined).resolvingSymlinksInPath().path
-        guard resolved == path || resolved.hasPrefix(path + "/") else {
-            throw StorageError(
-                code: .outsideRoot,
-                message: "the stored path \"\(key)\" leads outside the storage root (through a symlink)", path: joined)
-        }
-        return joined
-    }
-
     /// The stored (relative) form of an absolute path inside the root, or nil if outside.
     public func relativePath(of absolute: String) -> String? {
         let resolved = URL(fileURLWithPath: absolute).standardizedFileURL.resolvingSymlinksInPath().path
@@ -131,17 +129,30 @@ public struct StorageRoot: ObjectStorage {
         return String(resolved.dropFirst(path.count + 1))
     }
 
-    /// Pure check of a stored path's shape.
-    public static func checkRelative(_ relative: String) throws(StorageError) {
-        _ = try StorageKey(relative)
+    /// Lends `body` the root's folder, opened for this call: a share mounted again meanwhile is
+    /// the one used.
+    func withRoot<T>(_ body: (LocalFolder) throws(StreamError) -> T) throws(StreamError) -> T {
+        do {
+            return try LocalFolder.with(path: path, body)
+        } catch  where error.object == path {
+            throw StreamError(
+                code: .unavailable, object: error.object,
+                message: "the storage root is not available (\(error.message)); is the share mounted?",
+                systemErrno: error.systemErrno)
+        }
     }
 
-    func absolutePath(of key: StorageKey) throws(StreamError) -> String {
+    func openFile(_ key: StorageKey) throws(StreamError) -> FileSource {
         do {
-            return try resolve(key)
-        } catch {
-            throw StreamError(code: .outsideStorage, object: key.rawValue, message: error.message)
+            return try withRoot { root throws(StreamError) in try root.openFile(key.rawValue, name: key.rawValue) }
+        } catch  where error.code == .notFound && !isAvailable {
+            throw unavailable(key)
         }
+    }
+
+    /// A key's folder and file name ("renders/17", "241.jpg"); no folder for a key at the top.
+    static func split(_ key: StorageKey) -> (folder: String?, file: String) {
+        (key.rawValue.lastIndex(of: "/").map { String(key.rawValue[..<$0]) }, String(key.name))
     }
 
     func unavailable(_ key: StorageKey) -> StreamError {

@@ -50,20 +50,21 @@ public final class Thumbnails: Sendable {
         return bytes
     }
 
-    /// Reads the header once to pick the scale, then renders from a fresh stream.
+    /// Reads the header once to pick the scale, then renders from a fresh stream of the same object.
     func make(_ source: Source) throws -> [UInt8] {
         var request = RenderRequest(
             operations: [], encoding: OutputEncoding(quality: 82),
             limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
             keepICCProfile: true, threads: 1)
         request.streamBufferBytes = storage.bufferedBytesPerStream
-        let stored = try Renderer.plan(request, input: try storage.openForReading(source.key)) { _ in .up }.geometry
-            .storedSize
-        request.decodeScaleEighths = Renderer.decodeScaleEighths(toReach: longestSide, from: stored)
-        let output = MemoryUpload(name: "thumbnail of \(source.key)")
-        _ = try Renderer.render(
-            request, from: try storage.openForReading(source.key), to: output, orientation: source.orientation)
-        return output.bytes
+        // One object opened once for both passes: what was checked is what is served (issue 31).
+        return try storage.withObject(source.key) { stream in
+            let stored = try Renderer.plan(request, input: try stream()) { _ in .up }.geometry.storedSize
+            request.decodeScaleEighths = Renderer.decodeScaleEighths(toReach: longestSide, from: stored)
+            let output = MemoryUpload(name: "thumbnail of \(source.key)")
+            _ = try Renderer.render(request, from: try stream(), to: output, orientation: source.orientation)
+            return output.bytes
+        }
     }
 
     /// The bytes cached now (for the dashboard's own tests and logs).

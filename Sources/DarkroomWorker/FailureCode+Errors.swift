@@ -63,6 +63,7 @@ extension FailureCode {
         case .notConfigured: self = .storageNotConfigured
         case .unavailable: self = .storageUnavailable
         case .outsideRoot: self = .pathOutsideStorageRoot
+        case .symlinkInPath: self = .symlinkInStoragePath
         }
     }
 
@@ -73,6 +74,7 @@ extension FailureCode {
         case .refused: self = .permissionDenied
         case .rejected: self = .storageRejected
         case .outsideStorage: self = .pathOutsideStorageRoot
+        case .symlinkInPath: self = .symlinkInStoragePath
         case .io: self = .storageIO
         }
     }

@@ -89,6 +89,8 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case storageNotConfigured = "storage_not_configured"
     case storageUnavailable = "storage_unavailable"
     case pathOutsideStorageRoot = "path_outside_storage_root"
+    /// A stored path goes through a symlink under the storage root, which is never followed.
+    case symlinkInStoragePath = "symlink_in_storage_path"
     case originalMissing = "original_missing"
     case storageIO = "storage_io"
     /// An object the storage does not have (not an original or a base render: those have their own).

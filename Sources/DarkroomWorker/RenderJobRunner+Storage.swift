@@ -110,12 +110,12 @@ extension RenderJobRunner {
         }
     }
 
-    /// A key that leads outside the storage, and credentials the object store rejects, are
-    /// permanent; everything else may pass.
+    /// A key that leads outside the storage or through a symlink in it, and credentials the
+    /// object store rejects, are permanent; everything else may pass.
     static func failure(_ error: StreamError, doing what: String) -> JobFailure {
         let message = "\(error.object): \(what): \(error.message)"
         switch error.code {
-        case .outsideStorage, .rejected:
+        case .outsideStorage, .symlinkInPath, .rejected:
             return .permanent(code: FailureCode(error.code), message: message, cause: error)
         case .notFound, .unavailable, .refused, .io:
             return .transient(code: FailureCode(error.code), message: message, cause: error)

@@ -39,19 +39,22 @@ struct DashboardFixture {
         }
     }
 
+    /// `thumbnailCacheBytes`: 0 makes every thumbnail from the storage.
     static func with<T>(
         accounts withAccounts: Bool = true, secureCookies: Bool = false, login: (String) throws -> String = { $0 },
-        _ body: (DashboardFixture, Dashboard) async throws -> T
+        thumbnailCacheBytes: Int = 64 << 20, _ body: (DashboardFixture, Dashboard) async throws -> T
     ) async throws -> T {
         let threads = DedicatedThreads(name: "dashboard-test")
         defer { threads.shutdown() }
         return try await withTaskExecutorPreference(threads) {
-            try await prepared(accounts: withAccounts, secureCookies: secureCookies, login: login, body)
+            try await prepared(
+                accounts: withAccounts, secureCookies: secureCookies, login: login,
+                thumbnailCacheBytes: thumbnailCacheBytes, body)
         }
     }
 
     private static func prepared<T>(
-        accounts withAccounts: Bool, secureCookies: Bool, login: (String) throws -> String,
+        accounts withAccounts: Bool, secureCookies: Bool, login: (String) throws -> String, thumbnailCacheBytes: Int,
         _ body: (DashboardFixture, Dashboard) async throws -> T
     ) async throws -> T {
         try await TestDatabase.withFreshDatabase { url in
@@ -99,7 +102,8 @@ struct DashboardFixture {
             let pool = DatabasePool(url: loginURL, size: 2, logger: .quiet)
             defer { pool.close() }
             let dashboard = Dashboard(
-                pool: pool, thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20),
+                pool: pool,
+                thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20, cacheBytes: thumbnailCacheBytes),
                 audit: try ActionAudit(path: fixture.auditPath, logger: .quiet),
                 signInForms: try SignInForms.load(from: try PostgresConnection(loginURL)),
                 options: .init(

@@ -113,9 +113,9 @@ struct WorkerDecisionTests {
             .unsupportedVersion, .dataTooLarge, .unrepresentable,
         ]
         for code in adjustment { #expect(FailureCode(code).rawValue == code.rawValue) }
-        let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot]
+        let storage: [StorageError.Code] = [.notConfigured, .unavailable, .outsideRoot, .symlinkInPath]
         for code in storage { #expect(FailureCode(code).rawValue == code.rawValue) }
-        let streams: [StreamError.Code] = [.notFound, .unavailable, .refused, .outsideStorage, .io]
+        let streams: [StreamError.Code] = [.notFound, .unavailable, .refused, .outsideStorage, .symlinkInPath, .io]
         for code in streams { #expect(FailureCode(code).rawValue == code.rawValue) }
     }
 
