@@ -27,7 +27,11 @@ struct Darkroom: AsyncParsableCommand {
 
 /// Options every database command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .customLong("database-url"), help: "libpq URI or conninfo (default: $DATABASE_URL).")
+    @Option(
+        name: .customLong("database-url"),
+        help:
+            "libpq URI or conninfo, without a password (default: $DATABASE_URL, else the file $DATABASE_URL_FILE names)."
+    )
     var databaseURL: String?
 
     @Option(name: .customLong("storage"), help: "Storage root, or s3://BUCKET/PREFIX (default: $DARKROOM_STORAGE).")
@@ -41,7 +45,13 @@ struct GlobalOptions: ParsableArguments {
     @Option(name: .customLong("aws-region"), help: "S3 region (default: $AWS_REGION, else us-east-1).")
     var awsRegion: String?
 
-    @Option(name: .customLong("aws-access-key-id"), help: "S3 access key (default: $AWS_ACCESS_KEY_ID).")
+    @Option(
+        name: .customLong("aws-access-key-id"),
+        help: ArgumentHelp(
+            "S3 access key (default: $AWS_ACCESS_KEY_ID).",
+            discussion:
+                "The secret key and session token have no flag: $AWS_SECRET_ACCESS_KEY and $AWS_SESSION_TOKEN, or the files $AWS_SECRET_ACCESS_KEY_FILE and $AWS_SESSION_TOKEN_FILE name."
+        ))
     var awsAccessKeyID: String?
 
     @Option(

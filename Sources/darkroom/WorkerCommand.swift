@@ -58,7 +58,7 @@ extension Darkroom {
         @Option(
             name: .customLong("listen-database-url"),
             help:
-                "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the database URL)."
+                "A direct PostgreSQL connection for LISTEN when --database-url goes through PgBouncer (default: $DARKROOM_LISTEN_URL, else the file $DARKROOM_LISTEN_URL_FILE names, else the database URL)."
         )
         var listenDatabaseURL: String?
         @Option(
