@@ -18,6 +18,13 @@ public struct HEIFLimits: Sendable, Equatable {
         self.maxSide = maxSide
         self.decodingThreads = decodingThreads
     }
+
+    /// A colour profile is a few KiB (Display P3's is 548 bytes); libheif's default allows 100 MiB.
+    public static let maxColorProfileBytes = 4 << 20
+    /// A 65 500-pixel side in 256-pixel tiles; libheif's default allows 16 million.
+    public static let maxTiles = 65_536
+    /// A phone's HEIC has a few dozen items (its tiles, thumbnails, gain map, Exif, XMP).
+    public static let maxItems = 1_000
 }
 
 /// Owns everything libheif hands out for one file: the file's bytes (libheif reads them in
@@ -234,8 +241,17 @@ final class Context {
         }
         self.pointer = pointer
         self.file = file
-        // Before reading: libheif checks `ispe` against it while it parses.
+        // Before reading: libheif checks these while it parses. Set explicitly rather than left at
+        // libheif's defaults, which are sized for a desktop viewer: no memory block (an item's
+        // data, a box's payload) larger than the file may be (which the render's budget bounds).
         heif_context_set_maximum_image_size_limit(pointer, Int32(clamping: limits.maxSide))
+        if let security = heif_context_get_security_limits(pointer) {
+            security.pointee.max_image_size_pixels = UInt64(limits.maxSide) * UInt64(limits.maxSide)
+            security.pointee.max_memory_block_size = UInt64(max(limits.maxFileBytes, 1))
+            security.pointee.max_color_profile_size = UInt32(HEIFLimits.maxColorProfileBytes)
+            security.pointee.max_number_of_tiles = UInt64(HEIFLimits.maxTiles)
+            security.pointee.max_items = UInt32(HEIFLimits.maxItems)
+        }
         // 0 decodes on the calling thread; n > 1 decodes n tiles at once.
         heif_context_set_max_decoding_threads(
             pointer, limits.decodingThreads > 1 ? Int32(clamping: limits.decodingThreads) : 0)

@@ -106,6 +106,17 @@ import Testing
         #expect(Self.open(bytes, limits: HEIFLimits(maxFileBytes: bytes.count)) == nil, "exactly the limit is allowed")
     }
 
+    /// libheif's own limits are set, not left at its desktop defaults (a 100 MiB colour profile):
+    /// a profile past `HEIFLimits.maxColorProfileBytes` is refused as libheif reads the file.
+    @Test func aColorProfileLargerThanAnyRealOneIsRefused() throws {
+        let huge = [UInt8](repeating: 0x41, count: HEIFLimits.maxColorProfileBytes + 1)
+        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding(iccProfile: huge))
+        let error = try #require(Self.open(bytes), "a \(huge.count)-byte profile")
+        #expect(error.libheifCode != 0, "\(error)")
+        let fits = [UInt8](repeating: 0x41, count: 64 << 10)
+        #expect(Self.open(try HEIFDecoderTests.encoded(HEIFEncoding(iccProfile: fits))) == nil)
+    }
+
     @Test func aFailingStreamIsAnIOErrorWithItsCause() throws {
         let bytes = try HEIFDecoderTests.encoded()
         do {
