@@ -126,7 +126,7 @@ let package = Package(
         .target(
             name: "DarkroomMetadata",
             dependencies: [
-                "LibExif",
+                "LibExif", "GainMaps",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

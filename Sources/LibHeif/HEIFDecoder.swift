@@ -312,6 +312,7 @@ final class PrimaryImage {
             header.exifPayload = exif.payload
             if let problem = exif.problem { header.warnings.append(problem) }
         }
+        header.xmpPacket = try xmp(of: pointer)
         return header
     }
 
