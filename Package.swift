@@ -130,7 +130,7 @@ let package = Package(
         .target(
             name: "DarkroomMetadata",
             dependencies: [
-                "LibExif",
+                "LibExif", "GainMaps",
                 .product(name: "Logging", package: "swift-log"),
             ]),
         .target(

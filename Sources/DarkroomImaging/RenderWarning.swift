@@ -8,6 +8,9 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     case input(InputWarning, object: String)
     /// The original's EXIF could not be rewritten for the output, which carries none.
     case exifNotCopied(reason: String)
+    /// The original's EXIF is larger than a JPEG's APP1 segment: the render carries what fits,
+    /// without what `reason` names (the thumbnail and MakerNote first).
+    case exifShortened(reason: String)
     /// The original's colours are described by nclx alone and no equivalent ICC profile could
     /// be built: the render carries none, so viewers read it as sRGB.
     case colorProfileNotEmbedded(reason: String)
@@ -23,6 +26,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .input(let warning, _): warning.code
         case .exifNotCopied: "exif.not_copied"
+        case .exifShortened: "exif.shortened"
         case .colorProfileNotEmbedded: "colour.profile_not_embedded"
         case .cmykProfileNotUsed: "colour.cmyk_profile_not_used"
         case .gainMapDropped: "gain_map.dropped"
@@ -33,6 +37,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .input(let warning, _): warning.message
         case .exifNotCopied(let reason): "EXIF not copied to the render: \(reason)"
+        case .exifShortened(let reason):
+            "the original's EXIF is larger than a JPEG's APP1 segment, so the render carries it without \(reason)"
         case .colorProfileNotEmbedded(let reason):
             "no ICC profile embedded for the original's nclx colours, so viewers will read the render as sRGB: \(reason)"
         case .cmykProfileNotUsed(let reason):

@@ -12,9 +12,11 @@ public struct RenderRequest: Sendable {
     public var limits: RenderLimits
     /// Where a spill file may go (the storage's scratch folder, or TMPDIR).
     public var spillDirectory: String
-    /// Builds the output's EXIF (APP1 payload) from the original's and the new size;
+    /// Builds the output's EXIF (APP1 payload) from the original's and the new size, with what
+    /// was left out of the original's to fit one APP1 segment (`RenderWarning.exifShortened`);
     /// nil writes none. Thrown errors become warnings: metadata never fails a render.
-    public var rewriteExif: @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> [UInt8]?
+    public var rewriteExif:
+        @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> (payload: [UInt8], leftOut: [String])?
     public var keepICCProfile: Bool
     /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), written when
     /// `render` is given a display upload: the same render, scaled.
@@ -42,7 +44,9 @@ public struct RenderRequest: Sendable {
         operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: OutputEncoding.defaultQuality),
         huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(),
         spillDirectory: String,
-        rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> [UInt8]? = { _, _ in nil },
+        rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> (payload: [UInt8], leftOut: [String])? = {
+            _, _ in nil
+        },
         keepICCProfile: Bool = true, threads: Int = 1
     ) {
         self.operations = operations
@@ -336,7 +340,10 @@ public enum Renderer {
         if let original = header.exifPayload {
             do {
                 if let exif = try request.rewriteExif(original, size) {
-                    try wrap { try encoder.writeMarker(app: 1, payload: exif) }
+                    try wrap { try encoder.writeMarker(app: 1, payload: exif.payload) }
+                    // The display copy leaves out the same: say it once.
+                    let warning = RenderWarning.exifShortened(reason: exif.leftOut.joined(separator: ", "))
+                    if !exif.leftOut.isEmpty, !warnings.contains(warning) { warnings.append(warning) }
                 }
             } catch let error as RenderError {
                 throw error

@@ -56,6 +56,15 @@ public struct SourceHeader: Sendable, Equatable {
         }
     }
 
+    /// The XMP packet (a JPEG's XMP APP1 segment after its signature, a HEIF's XMP item), whose
+    /// capture date and location an import reads when the EXIF has none.
+    public var xmpPacket: [UInt8]? {
+        switch codec {
+        case .jpeg(let header): header.xmpPacket
+        case .heif(let header): header.xmpPacket
+        }
+    }
+
     /// The ICC profile the file embeds (a JPEG's APP2, a HEIF's `colr`), which describes its
     /// pixels and which a render carries (`OutputColorProfile`).
     public var iccProfile: [UInt8]? {
@@ -68,10 +77,7 @@ public struct SourceHeader: Sendable, Equatable {
     /// What the header says about metadata darkroom cannot read (an import records these).
     public var metadataWarnings: [String] {
         switch codec {
-        case .jpeg(let header):
-            header.exifPayload == nil && header.hasXMP
-                ? ["no EXIF block, only XMP, which darkroom does not read: location, date and orientation left empty"]
-                : []
+        case .jpeg: []
         case .heif(let header): header.warnings
         }
     }

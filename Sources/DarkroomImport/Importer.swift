@@ -145,7 +145,7 @@ public struct Importer {
     func register(_ header: SourceHeader, digest: String, byteSize: Int64, stored: String, source: String) throws
         -> ImportOutcome
     {
-        var metadata = MetadataReader.read(app1Payload: header.exifPayload)
+        var metadata = MetadataReader.read(app1Payload: header.exifPayload, xmpPacket: header.xmpPacket)
         metadata.warnings += header.metadataWarnings
         for warning in metadata.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])

@@ -15,16 +15,25 @@ public enum ExifDateTime {
     /// Trailing NULs and spaces are tolerated. Returns `nil` for blanks, the all-zero
     /// "unknown" date, impossible calendar values (2023:02:30, 24:00:00), or a non-blank
     /// offset that is malformed.
+    ///
+    /// Some writers put an ISO 8601 string where EXIF wants its own (`2021-07-04T10:15:30`,
+    /// `ISODateTime`): it is read too, its own offset winning over `offset`, and so is its
+    /// fraction of a second.
     public static func parse(_ value: String, offset: String?) -> Date? {
-        guard let wallClock = WallClock(value) else { return nil }
+        let iso = ISODateTime(value.trimmingTrailing(where: isPadding))
+        guard let wallClock = iso?.wallClock ?? WallClock(value) else { return nil }
         let offsetSeconds: Int
-        if let offset, !isBlank(offset) {
+        if let own = iso?.offsetSeconds {
+            offsetSeconds = own
+        } else if let offset, !isBlank(offset) {
             guard let parsed = utcOffsetSeconds(offset) else { return nil }
             offsetSeconds = parsed
         } else {
             offsetSeconds = 0
         }
-        return Date(timeIntervalSince1970: TimeInterval(wallClock.secondsSinceEpochAsUTC - offsetSeconds))
+        return Date(
+            timeIntervalSince1970: TimeInterval(wallClock.secondsSinceEpochAsUTC - offsetSeconds) + (iso?.fraction ?? 0)
+        )
     }
 
     /// `"+HH:MM"`, `"-HH:MM"` or `"Z"` to seconds east of UTC. Real zones lie within ±14 h.
@@ -48,12 +57,12 @@ public enum ExifDateTime {
         value.allSatisfy { $0 == " " || $0 == ":" || $0 == "\0" }
     }
 
-    fileprivate static func isPadding(_ character: Character) -> Bool {
+    static func isPadding(_ character: Character) -> Bool {
         character == "\0" || character == " "
     }
 
     /// The unsigned decimal number spelled by `digits`, or `nil` if any byte is not a digit.
-    fileprivate static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
+    static func decimal(_ digits: ArraySlice<UInt8>) -> Int? {
         var value = 0
         for byte in digits {
             guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
@@ -64,8 +73,17 @@ public enum ExifDateTime {
 }
 
 /// A validated proleptic-Gregorian date and time of day, zone unknown.
-private struct WallClock {
+struct WallClock {
     var year, month, day, hour, minute, second: Int
+
+    init?(year: Int, month: Int, day: Int, hour: Int, minute: Int, second: Int) {
+        guard year >= 1, (1...12).contains(month),
+            (1...WallClock.daysIn(month: month, year: year)).contains(day),
+            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
+        else { return nil }
+        (self.year, self.month, self.day) = (year, month, day)
+        (self.hour, self.minute, self.second) = (hour, minute, second)
+    }
 
     init?(_ value: String) {
         let bytes = Array(value.trimmingTrailing(where: ExifDateTime.isPadding).utf8)
@@ -79,13 +97,7 @@ private struct WallClock {
             let minute = ExifDateTime.decimal(bytes[14...15]),
             let second = ExifDateTime.decimal(bytes[17...18])
         else { return nil }
-
-        guard year >= 1, (1...12).contains(month),
-            (1...WallClock.daysIn(month: month, year: year)).contains(day),
-            (0...23).contains(hour), (0...59).contains(minute), (0...59).contains(second)
-        else { return nil }
-        (self.year, self.month, self.day) = (year, month, day)
-        (self.hour, self.minute, self.second) = (hour, minute, second)
+        self.init(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
     }
 
     var secondsSinceEpochAsUTC: Int {

@@ -1,3 +1,5 @@
+import LibExif
+
 /// Builds the EXIF block for a rendered JPEG from the original's.
 ///
 /// The rendered pixels are upright and possibly resized, so the original block would lie
@@ -53,6 +55,23 @@ public enum OutputExif {
         return layout.buffer.payload
     }
 
-    static let maximumPayloadSize = 65533
-    private static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
+    /// The EXIF a render carries: `rewrite`'s, from a block first rebuilt to fit one APP1
+    /// segment when the original is larger (a HEIF's Exif item can be): `dropped` then names
+    /// what was left out (the thumbnail and MakerNote first, `ExifCompaction`), for a warning.
+    ///
+    /// - Throws: `ExifRewriteError` as `rewrite` does, or when the original is larger than
+    ///   `ExifCompaction.maximumInputSize` or does not fit even rebuilt.
+    public static func fitted(app1Payload: [UInt8], pixelWidth: Int, pixelHeight: Int) throws(ExifRewriteError)
+        -> (payload: [UInt8], dropped: [String])
+    {
+        guard app1Payload.count > maximumPayloadSize else {
+            return (try rewrite(app1Payload: app1Payload, pixelWidth: pixelWidth, pixelHeight: pixelHeight), [])
+        }
+        let compacted = try ExifCompaction.compact(app1Payload, fitting: maximumPayloadSize)
+        let payload = try rewrite(app1Payload: compacted.payload, pixelWidth: pixelWidth, pixelHeight: pixelHeight)
+        return (payload, compacted.dropped)
+    }
+
+    static let maximumPayloadSize = ExifDocument.maximumPayloadSize
+    private static let exifHeader = TIFFBuffer.exifHeader
 }

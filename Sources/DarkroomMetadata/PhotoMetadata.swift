@@ -20,6 +20,9 @@ public struct PhotoMetadata: Sendable, Equatable {
     /// that parses. Without an offset the wall-clock time is taken as UTC, because EXIF
     /// does not record the zone; such a date can be off by the camera's UTC offset.
     public var creationDate: Date?
+    /// Where `creationDate` came from: the EXIF tag (`EXIF DateTimeOriginal`) or, when EXIF has
+    /// none, the XMP property (`XMP xmp:CreateDate`); nil without a date.
+    public var creationDateSource: String?
     public var cameraMake: String?
     public var cameraModel: String?
 
@@ -29,6 +32,7 @@ public struct PhotoMetadata: Sendable, Equatable {
         longitude: Double? = nil,
         altitude: Double? = nil,
         creationDate: Date? = nil,
+        creationDateSource: String? = nil,
         cameraMake: String? = nil,
         cameraModel: String? = nil
     ) {
@@ -37,6 +41,7 @@ public struct PhotoMetadata: Sendable, Equatable {
         self.longitude = longitude
         self.altitude = altitude
         self.creationDate = creationDate
+        self.creationDateSource = creationDateSource
         self.cameraMake = cameraMake
         self.cameraModel = cameraModel
     }

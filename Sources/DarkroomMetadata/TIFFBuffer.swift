@@ -3,6 +3,7 @@
 struct TIFFBuffer {
     /// `Exif\0\0` precedes the TIFF header in the APP1 payload.
     static let tiffStart = 6
+    static let exifHeader: [UInt8] = Array("Exif".utf8) + [0, 0]
 
     private(set) var payload: [UInt8]
     let isBigEndian: Bool
@@ -38,6 +39,11 @@ struct TIFFBuffer {
         let first = UInt32(try uint16(at: offset))
         let second = UInt32(try uint16(at: offset + 2))
         return isBigEndian ? first << 16 | second : second << 16 | first
+    }
+
+    func bytes(at offset: Int, length: Int) throws(ExifRewriteError) -> [UInt8] {
+        let start = try checkedStart(offset, length: length)
+        return Array(payload[start..<start + length])
     }
 
     mutating func setUInt16(_ value: UInt16, at offset: Int) throws(ExifRewriteError) {

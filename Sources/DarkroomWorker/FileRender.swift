@@ -67,7 +67,9 @@ public struct FileRender {
             encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: spillDirectory,
             rewriteExif: { original, size in
-                try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                let exif = try OutputExif.fitted(
+                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                return (exif.payload, exif.dropped)
             },
             threads: settings.threads)
         request.displayLongestSide = displayLongestSide

@@ -33,7 +33,9 @@ extension RenderJobRunner {
             operations: operations, encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: storage.scratchDirectory,
             rewriteExif: { original, size in
-                try OutputExif.rewrite(app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                let exif = try OutputExif.fitted(
+                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                return (exif.payload, exif.dropped)
             },
             threads: settings.threads)
         request.displayLongestSide = settings.displayLongestSide

@@ -1,14 +1,16 @@
 /// Finds properties of one namespace in an XMP packet without an XML parser: the prefix its
 /// `xmlns:` declaration binds, then each property as an attribute (`p:Name="v"`) or an element
 /// (`<p:Name>v</p:Name>`, or an `rdf:Seq` of `rdf:li` values). Linear scans of a bounded packet;
-/// never a crash on text that is not XML (it simply finds nothing).
-struct XMPScanner {
+/// never a crash on text that is not XML (it simply finds nothing). No entity is ever expanded:
+/// values come back as the bytes spell them. Shared by the gain-map XMP and `DarkroomMetadata`'s
+/// capture date and location, which bound the packet before they scan it.
+public struct XMPScanner {
     let bytes: [UInt8]
 
-    init(_ bytes: [UInt8]) { self.bytes = bytes }
+    public init(_ bytes: [UInt8]) { self.bytes = bytes }
 
     /// Every prefix declared for `namespace` (usually one).
-    func prefixes(of namespace: String) -> [String] {
+    public func prefixes(of namespace: String) -> [String] {
         var found: [String] = []
         let declaration = Array("xmlns:".utf8)
         var index = 0
@@ -28,7 +30,7 @@ struct XMPScanner {
 
     /// The values of `prefix:name`: one for an attribute or a plain element, one per `li` of a
     /// list; nil when the property is absent. At most `maxValues`; more is `nil` with `tooMany`.
-    func values(_ prefix: String, _ name: String) -> [String]? {
+    public func values(_ prefix: String, _ name: String) -> [String]? {
         let qualified = Array("\(prefix):\(name)".utf8)
         var index = 0
         while let start = find(qualified, from: index) {
@@ -86,7 +88,7 @@ struct XMPScanner {
         return (Array(bytes[index + 1..<end]), end + 1)
     }
 
-    func find(_ pattern: [UInt8], from start: Int) -> Int? {
+    public func find(_ pattern: [UInt8], from start: Int) -> Int? {
         guard let first = pattern.first, start >= 0 else { return nil }
         var index = start
         let last = bytes.count - pattern.count

@@ -235,7 +235,7 @@ public final class JPEGDecoder {
             }
         }
         var exif: [UInt8]?
-        var hasXMP = false
+        var xmp: [UInt8]?
         var hasMPF = false
         var iccChunks: [JPEGWarning.ICCChunk] = []
         var marker = info.marker_list
@@ -255,7 +255,8 @@ public final class JPEGDecoder {
             if Int32(current.pointee.marker) == JPEG_APP0 + 1, length >= 6, let data = current.pointee.data {
                 let bytes = UnsafeBufferPointer(start: data, count: length)
                 if exif == nil, bytes.starts(with: Array("Exif".utf8) + [0, 0]) { exif = Array(bytes) }
-                if bytes.starts(with: Array("http://ns.adobe.com/xap/1.0/".utf8)) { hasXMP = true }
+                let xmpSignature = Array("http://ns.adobe.com/xap/1.0/".utf8) + [0]
+                if xmp == nil, bytes.starts(with: xmpSignature) { xmp = Array(bytes.dropFirst(xmpSignature.count)) }
             }
             marker = current.pointee.next
         }
@@ -277,7 +278,7 @@ public final class JPEGDecoder {
             isProgressive: info.progressive_mode != 0 || jpegHasMultipleScans(handle),
             bitsPerSample: Int(info.data_precision), samplingFactors: factors,
             exifPayload: exif, iccProfile: icc)
-        header.hasXMP = hasXMP
+        header.xmpPacket = xmp
         header.hasMPF = hasMPF
         header.adobeTransform = info.saw_Adobe_marker != 0 ? Int(info.Adobe_transform) : nil
         // libjpeg refused the chunks (and said so with a warning, recorded by the boundary).

@@ -19,8 +19,9 @@ public struct JPEGHeader: Sendable, Equatable {
     public var exifPayload: [UInt8]?
     /// The ICC profile reassembled from its APP2 chunks.
     public var iccProfile: [UInt8]?
-    /// Whether an APP1 segment holds an XMP packet (darkroom reads EXIF, not XMP).
-    public var hasXMP: Bool = false
+    /// The first XMP APP1 segment's packet (after its `http://ns.adobe.com/xap/1.0/\0`
+    /// signature), as stored; nil without one.
+    public var xmpPacket: [UInt8]?
     /// Whether an APP2 segment holds an MPF index (CIPA DC-007): images follow this one, a gain
     /// map among them perhaps.
     public var hasMPF: Bool = false

@@ -91,8 +91,9 @@ extension PrimaryImage {
         return try body(handle)
     }
 
-    /// The handle's XMP packet (a `mime` item of type application/rdf+xml), if any.
-    private func xmp(of handle: OpaquePointer) throws(HEIFError) -> [UInt8]? {
+    /// The handle's XMP packet (a `mime` item of type application/rdf+xml), if any: an auxiliary
+    /// image's, or the primary's (its capture date and location, when EXIF has none).
+    func xmp(of handle: OpaquePointer) throws(HEIFError) -> [UInt8]? {
         let count = min(Int(heif_image_handle_get_number_of_metadata_blocks(handle, "mime")), maxAuxiliaryImages)
         guard count > 0 else { return nil }
         var ids = [heif_item_id](repeating: 0, count: count)

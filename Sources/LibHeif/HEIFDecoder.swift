@@ -328,6 +328,12 @@ final class PrimaryImage {
             header.exifPayload = exif.payload
             if let problem = exif.problem { header.warnings.append(problem) }
         }
+        // Its date and location only stand in for EXIF's: an unreadable item spoils no photo.
+        do {
+            header.xmpPacket = try xmp(of: pointer)
+        } catch {
+            header.warnings.append("the XMP item cannot be read: \(error.message)")
+        }
         return header
     }
 

@@ -19,6 +19,8 @@ public struct HEIFHeader: Sendable, Equatable {
     public var bitDepth: Int
     /// The `Exif` item as a JPEG APP1 payload (`Exif\0\0` + TIFF), see `HEIFExifBlock`.
     public var exifPayload: [UInt8]?
+    /// The primary image's XMP packet (a `mime` item of type application/rdf+xml), as stored.
+    public var xmpPacket: [UInt8]?
     /// The `colr` box's ICC profile (`prof` or `rICC`), as stored.
     public var iccProfile: [UInt8]?
     /// The `colr` box's nclx description, when the file has one.

@@ -110,7 +110,7 @@ import Testing
         var request = request(folder: folder)
         request.rewriteExif = { original, size in
             #expect(size == PixelSize(width: 600, height: 450))
-            return original
+            return (original, [])
         }
         _ = try Renderer.render(request, input: input, output: output, orientation: .right)
         let original = try JPEGDecoder(source: FileSource(path: input)).header

@@ -38,7 +38,7 @@ import Testing
 
     @Test(arguments: [
         "0000:00:00 00:00:00", "    :  :     :  :  ", "", "   ",
-        "2008-10-22 16:28:39", "2008:10:22T16:28:39", "2008:10:22 16:28", "2008:10:22",
+        "2008:10:22T16:28:39", "2008:10:22 16:28", "2008:10:22",
         "2008:13:01 00:00:00", "2008:00:10 00:00:00", "2023:02:29 00:00:00", "2008:04:31 00:00:00",
         "2008:10:22 24:00:00", "2008:10:22 12:60:00", "2008:10:22 12:00:60", "20a8:10:22 16:28:39",
         " 2008:10:22 16:28:39", "2008:10:22 16:28:39x",
@@ -59,5 +59,39 @@ import Testing
         #expect(ExifDateTime.parse("1969:12:31 23:59:59", offset: nil) == Date(timeIntervalSince1970: -1))
         #expect(
             ExifDateTime.parse("2001:01:01 00:00:00", offset: "+01:00") == Date(timeIntervalSinceReferenceDate: -3600))
+    }
+
+    /// ISO 8601, as XMP writes dates and some writers put them in EXIF's date tags.
+    @Test(arguments: [
+        ("2008-10-22T16:28:39", nil as String?, 0.0),
+        ("2008-10-22 16:28:39", nil, 0),
+        ("2008-10-22T16:28:39\0 ", nil, 0),
+        ("2008-10-22T18:28:39+02:00", nil, 0),
+        ("2008-10-22T18:28:39+0200", nil, 0),
+        ("2008-10-22T18:28:39+02", nil, 0),
+        ("2008-10-22T11:58:39-04:30", nil, 0),
+        ("2008-10-22T16:28:39Z", "+05:00", 0),  // its own zone wins over OffsetTime's
+        ("2008-10-22T18:28:39", "+02:00", 0),  // OffsetTime's when it has none
+        ("2008-10-22T16:28:39.25", nil, 0.25),
+        ("2008-10-22T18:28:39.123456789+02:00", nil, 0.123456789),
+        ("2008-10-22T16:28", nil, -39),
+    ])
+    func iso8601(value: String, offset: String?, shift: Double) {
+        let parsed = ExifDateTime.parse(value, offset: offset)
+        // A fraction rounds differently from one epoch to another: within a microsecond.
+        #expect(
+            parsed.map { abs($0.timeIntervalSince(dscn0010Instant) - shift) < 1e-6 } == true,
+            "\(String(describing: parsed))")
+    }
+
+    @Test(arguments: [
+        "2008-10-22", "2008-10-22T", "2008-10-22T16", "2008-13-22T16:28:39", "2008-02-30T16:28:39",
+        "2008-10-22T24:00:00", "2008-10-22T16:28:60", "2008-10-22T16:28:39+15:00", "2008-10-22T16:28:39+02:60",
+        "2008-10-22T16:28:39.", "2008-10-22T16:28:39.1234567890", "2008-10-22T16:28:39 junk",
+        "2008-10-22T16:28:39+2", "2008-10-22T16:28:39z", "2008/10/22T16:28:39", "2008-10-22X16:28:39",
+        "2008-10-22T16:28:39" + String(repeating: "0", count: 40),
+    ])
+    func malformedISO8601GivesNil(value: String) {
+        #expect(ExifDateTime.parse(value, offset: nil) == nil)
     }
 }

@@ -135,4 +135,16 @@ import Testing
         #expect(metadata.cameraMake == "Canon")
         #expect(metadata.cameraModel == nil)
     }
+
+    /// An ISO 8601 string in DateTimeOriginal is a date, not a warning; OffsetTimeOriginal
+    /// applies when the string has no zone of its own.
+    @Test(arguments: [("2021-07-04T10:15:30+02:00", nil as String?), ("2021-07-04T10:15:30", "+02:00")])
+    func iso8601DateTimeOriginalIsRead(value: String, offset: String?) {
+        var exif = SyntheticExif(bigEndian: false)
+        exif.ifd0 = [exif.short(0x0112, 1)]
+        exif.exif = [exif.ascii(0x9003, value)] + (offset.map { [exif.ascii(0x9011, $0)] } ?? [])
+        let result = MetadataReader.read(app1Payload: exif.payload)
+        #expect(result.metadata.creationDate == ISO8601DateFormatter().date(from: "2021-07-04T08:15:30Z"))
+        #expect(result.warnings == [])
+    }
 }

@@ -19,6 +19,8 @@ public struct HEIFEncoding: Sendable {
     /// EXIF as a JPEG's APP1 payload (`Exif\0\0` + TIFF) or bare TIFF; libheif finds the TIFF
     /// header and writes the offset before it.
     public var exif: [UInt8]?
+    /// An XMP packet for the image's `mime` item (application/rdf+xml).
+    public var xmp: [UInt8]?
     /// An ICC profile for a `colr prof` box.
     public var iccProfile: [UInt8]?
     /// An nclx `colr` box (also the matrix and range the RGB pixels are coded with).
@@ -26,7 +28,7 @@ public struct HEIFEncoding: Sendable {
 
     public init(
         codec: Codec = .hevc, quality: Int = 90, lossless: Bool = false, chroma: String = "420", orientation: Int = 1,
-        exif: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil
+        exif: [UInt8]? = nil, xmp: [UInt8]? = nil, iccProfile: [UInt8]? = nil, nclx: HEIFColorDescription? = nil
     ) {
         self.codec = codec
         self.quality = quality
@@ -34,6 +36,7 @@ public struct HEIFEncoding: Sendable {
         self.chroma = chroma
         self.orientation = orientation
         self.exif = exif
+        self.xmp = xmp
         self.iccProfile = iccProfile
         self.nclx = nclx
     }
@@ -88,6 +91,9 @@ private final class EncodingContext {
         try check(error, path: name)
         if let exif = encoding.exif, let handle {
             try check(heif_context_add_exif_metadata(pointer, handle, exif, Int32(exif.count)), path: name)
+        }
+        if let xmp = encoding.xmp, let handle {
+            try check(heif_context_add_XMP_metadata(pointer, handle, xmp, Int32(xmp.count)), path: name)
         }
     }
 

@@ -51,6 +51,11 @@ public struct SyntheticExif {
             })
     }
 
+    /// UNDEFINED bytes (a MakerNote, a UserComment, padding), `count` of `filler`.
+    public func undefined(_ tag: UInt16, count: Int, filler: UInt8 = 0x55) -> Field {
+        Field(tag: tag, type: 7, count: UInt32(count), bytes: [UInt8](repeating: filler, count: count))
+    }
+
     public func encode(_ value: UInt16) -> [UInt8] {
         let bytes = [UInt8(value >> 8), UInt8(truncatingIfNeeded: value)]
         return bigEndian ? bytes : bytes.reversed()

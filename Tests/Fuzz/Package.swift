@@ -24,6 +24,7 @@ let parsers = [
     "fuzz-s3-xml",  // the object store's answers (errors, listings, upload ids): S3XML, S3Error
     "fuzz-mpf",  // MPF index APP2 payloads and whole gain-map JPEGs: MPFIndex, GainMapJPEG
     "fuzz-gainmap-xmp",  // gain-map XMP packets (hdrgm, Apple's HDRGainMap): GainMapXMP
+    "fuzz-xmp-metadata",  // XMP packets → capture date and location: XMPMetadata
     "fuzz-iso-gainmap",  // ISO 21496-1 gain-map metadata and HEIF tmap items: ISOGainMapMetadata
     "fuzz-apple-headroom",  // EXIF blocks → Apple MakerNote tags 33/48: AppleHeadroom
     "fuzz-cube",  // .cube LUT files (filters): CubeFile, and the filter kernel on what it reads

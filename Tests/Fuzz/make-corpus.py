@@ -184,6 +184,17 @@ for name in ["seine_sdr_gainmap_srgb.jpg", "paris_exif_xmp_gainmap_littleendian.
         if marker == 0xE1 and data.startswith(b"Exif\0\0"):
             put("fuzz-apple-headroom", stem + ".exif", data)
 
+# XMP date and location: a fixture with XMP instead of EXIF, and Lightroom's shape of the properties.
+for marker, data in segments(read("exif-samples/invalid/image01551.jpg")):
+    if marker == 0xE1 and data.startswith(XMP):
+        put("fuzz-xmp-metadata", f"image01551-{len(data) - len(XMP)}.xmp", data[len(XMP):])
+lightroom = (b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+             b'<rdf:Description rdf:about="" xmlns:xmp="http://ns.adobe.com/xap/1.0/" xmlns:exif="http://ns.adobe.com/exif/1.0/" '
+             b'xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" xmp:CreateDate="2021-07-04T10:15:30.25+02:00" '
+             b'exif:GPSLatitude="47,13.637334N" exif:GPSLongitude="39,41,59.97E"><exif:DateTimeOriginal>2018-05-06T07:08:09-03:00'
+             b'</exif:DateTimeOriginal><photoshop:DateCreated>2019-01-01</photoshop:DateCreated></rdf:Description></rdf:RDF></x:xmpmeta>')
+put("fuzz-xmp-metadata", f"lightroom-{len(lightroom)}.xmp", lightroom)
+
 
 def be(value, signed=False):
     return value.to_bytes(4, "big", signed=signed)
