@@ -23,9 +23,10 @@ final class ImportSource {
         let absolute = URL(fileURLWithPath: source).standardizedFileURL.path
         var link = stat()
         guard lstat(absolute, &link) == 0 else {
+            let code = errno
             throw ImportError(
-                errno == ENOENT ? .fileNotFound : .unreadable, source: source,
-                message: errno == ENOENT ? "no such file; check the path" : "cannot be read: \(Self.reason(errno))")
+                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                message: code == ENOENT ? "no such file; check the path" : "cannot be read: \(Self.reason(code))")
         }
         var target = absolute
         if (link.st_mode & S_IFMT) == S_IFLNK {
@@ -48,7 +49,8 @@ final class ImportSource {
         // cannot turn into a symlink between the check and the open.
         let opened = open(target, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
         guard opened >= 0 else {
-            throw ImportError(.unreadable, source: source, message: "cannot be opened: \(Self.reason(errno))")
+            let code = errno
+            throw ImportError(.unreadable, source: source, message: "cannot be opened: \(Self.reason(code))")
         }
         var status = stat()
         guard fstat(opened, &status) == 0 else {
