@@ -305,30 +305,4 @@ struct DarkroomBinary: Sendable {
         }
         return String(decoding: bytes, as: UTF8.self)
     }
-
-    /// Runs to the end with `environment` changed by `changes` (nil removes a variable): exit
-    /// status, stdout and stderr.
-    func outcome(_ arguments: [String], changes: [String: String?] = [:], in folder: String? = nil) throws -> (
-        status: Int32, output: String, errors: String
-    ) {
-        let process = Process()
-        process.executableURL = Self.executable
-        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-        process.arguments = arguments
-        var environment = environment
-        for (name, value) in changes { environment[name] = value }
-        process.environment = environment
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let outputBytes = PipeReader.readAll(output.fileHandleForReading.fileDescriptor)
-        let errorBytes = PipeReader.readAll(errors.fileHandleForReading.fileDescriptor)
-        process.waitUntilExit()
-        return (
-            process.terminationStatus, String(decoding: outputBytes, as: UTF8.self),
-            String(decoding: errorBytes, as: UTF8.self)
-        )
-    }
 }

@@ -6,8 +6,8 @@ import Testing
 @Suite struct CommandLineSecretsTests {
     @Test func aPasswordInAURLFlagIsRefusedWithTheWayOut() async throws {
         try await TestDatabase.withFreshDatabase { url in
-            let darkroom = DarkroomBinary(databaseURL: url, storage: "/nonexistent")
-            try darkroom.run(["migrate"])
+            let darkroom = DarkroomCommand(databaseURL: url, storage: "/nonexistent")
+            try #require(try darkroom.run("migrate").status == 0)
             let withPassword = url.replacingOccurrences(
                 of: "postgresql://darkroom@", with: "postgresql://darkroom:hunter22@")
             #expect(withPassword != url)
@@ -15,20 +15,21 @@ import Testing
                 ["status", "--database-url", withPassword],
                 ["worker", "--drain", "--listen-database-url", withPassword],
             ] {
-                let refused = try darkroom.outcome(flag)
-                #expect(refused.status == 1, "\(flag[0]): \(refused.errors)")
-                #expect(refused.errors.contains("ps") && refused.errors.contains("_FILE"), "\(refused.errors)")
-                #expect(!refused.errors.contains("hunter22"))
+                let refused = try darkroom.run(flag)
+                #expect(refused.status == 1, "\(flag[0]): \(refused.stderr)")
+                #expect(refused.stderr.contains("ps") && refused.stderr.contains("_FILE"), "\(refused.stderr)")
+                #expect(!refused.stderr.contains("hunter22"))
             }
-            let unknown = try darkroom.outcome(["status", "--aws-secret-access-key", "s3cret"])
+            let unknown = try darkroom.run("status", "--aws-secret-access-key", "s3cret")
             #expect(unknown.status != 0, "the S3 secret has no flag")
 
             // The URL from a file, as a container platform mounts a secret.
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("url-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: file) }
             try (url + "\n").write(toFile: file, atomically: true, encoding: .utf8)
-            let fromFile = try darkroom.outcome(["status"], changes: ["DATABASE_URL": nil, "DATABASE_URL_FILE": file])
-            #expect(fromFile.status == 0, "\(fromFile.errors)")
+            let fromFile = try darkroom.run(
+                ["status"], environment: ["DATABASE_URL_FILE": file], removing: ["DATABASE_URL"])
+            #expect(fromFile.status == 0, "\(fromFile.stderr)")
 
             // A Jobs/ folder in the current folder is not run: whoever can write there is not the owner.
             let planted = FileManager.default.temporaryDirectory.appendingPathComponent("cwd-\(UUID().uuidString)").path
@@ -36,15 +37,15 @@ import Testing
             try FileManager.default.createDirectory(atPath: planted + "/Jobs", withIntermediateDirectories: true)
             try "-- summary: planted\n-- schedule: never\nDROP SCHEMA darkroom CASCADE\n".write(
                 toFile: planted + "/Jobs/planted.sql", atomically: true, encoding: .utf8)
-            let run = try darkroom.outcome(["job", "run", "planted"], changes: ["DARKROOM_JOBS_DIR": nil], in: planted)
-            #expect(run.status != 0 && run.errors.contains("--jobs-dir"), "\(run.errors)")
-            #expect(try darkroom.outcome(["status"]).status == 0, "the schema is still there")
+            let run = try darkroom.run(["job", "run", "planted"], removing: ["DARKROOM_JOBS_DIR"], in: planted)
+            #expect(run.status != 0 && run.stderr.contains("--jobs-dir"), "\(run.stderr)")
+            #expect(try darkroom.run("status").status == 0, "the schema is still there")
 
             // A URL libpq cannot read: its message quotes the part it choked on, never shown.
-            let malformed = try darkroom.outcome(
-                ["status"], changes: ["DATABASE_URL": "postgresql://darkroom:p%zzhunter22@127.0.0.1:1/x"])
+            let malformed = try darkroom.run(
+                ["status"], environment: ["DATABASE_URL": "postgresql://darkroom:p%zzhunter22@127.0.0.1:1/x"])
             #expect(malformed.status == 2)
-            #expect(!malformed.errors.contains("hunter22"), "\(malformed.errors)")
+            #expect(!malformed.stderr.contains("hunter22"), "\(malformed.stderr)")
         }
     }
 }
