@@ -7,12 +7,12 @@ import Foundation
 /// The file an import reads, opened once and checked before a byte of it is read: a regular file
 /// (a FIFO would hang the import, a device like `/dev/zero` read forever), reached by no symlink
 /// that leads out of the folder it is in unless the operator allows it. Every later read goes
-/// through `path`, the descriptor's own name in `/proc/self/fd`, so what is read is what was
-/// checked, whatever is renamed or relinked meanwhile.
+/// through the descriptor's own name in `/proc/self/fd` (`withPath`), so what is read is what
+/// was checked, whatever is renamed or relinked meanwhile.
 final class ImportSource {
     private let descriptor: Int32
-    /// Reads the checked file, not whatever the name points at now.
-    let path: String
+    /// Names the checked file only while the descriptor is open: lent by `withPath`.
+    private let path: String
     /// The file as the operator named it, for messages.
     let source: String
     /// Where the file is, symlinks resolved: tells a file already inside the storage root.
@@ -77,6 +77,12 @@ final class ImportSource {
     }
 
     deinit { close(descriptor) }
+
+    /// Runs `body` with a path that reads the checked file, not whatever the name points at now;
+    /// the path means nothing once `body` returns.
+    func withPath<T>(_ body: (String) throws -> T) rethrows -> T {
+        try withExtendedLifetime(self) { try body(path) }
+    }
 
     private static func resolved(_ path: String) -> String? {
         guard let real = realpath(path, nil) else { return nil }

@@ -107,14 +107,17 @@ extension Importer {
         let path = source(name, in: place)
         switch place {
         case .folder:
-            let header = try readHeader(source: path) { () throws(StreamError) in
-                try FileSource(path: path, name: path)
+            // Checked as the photo is, and read through the descriptor checked.
+            return try ImportSource(path, followsSymlinks: followsSymlinks).withPath { checked in
+                let header = try readHeader(source: path) { () throws(StreamError) in
+                    try FileSource(path: checked, name: path)
+                }
+                let (digest, byteSize) = try hashFile(checked, source: path)
+                let key = StorageLayout.importedRender(
+                    assetID: assetID, sha256: digest, fileExtension: header.fileExtension)
+                if try !exists(key, source: path) { try copy(checked, to: key, source: path) }
+                return (key, header, byteSize)
             }
-            let (digest, byteSize) = try hashFile(path, source: path)
-            let key = StorageLayout.importedRender(
-                assetID: assetID, sha256: digest, fileExtension: header.fileExtension)
-            if try !exists(key, source: path) { try copy(path, to: key, source: path) }
-            return (key, header, byteSize)
         case .stored(let folder):
             let key = try storedKey(folder + "/" + name, source: path)
             let header = try readHeader(source: path) { () throws(StreamError) in try storage.openForReading(key) }
@@ -163,7 +166,12 @@ extension Importer {
         do {
             let stream: any ByteSource =
                 switch place {
-                case .folder: try FileSource(path: path, name: path)
+                // Checked as the photo is: a FIFO named `.AAE` would hold the import. The stream
+                // keeps a descriptor of its own once opened.
+                case .folder:
+                    try ImportSource(path, followsSymlinks: followsSymlinks).withPath { checked throws(StreamError) in
+                        try FileSource(path: checked, name: path)
+                    }
                 case .stored(let folder): try storage.openForReading(try storedKey(folder + "/" + name, source: path))
                 }
             let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 1)

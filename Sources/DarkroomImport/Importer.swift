@@ -63,7 +63,13 @@ public struct Importer {
 
     func importOriginal(_ source: String) throws -> ImportOutcome {
         let file = try ImportSource(source, followsSymlinks: followsSymlinks)
-        let absolute = file.path
+        return try file.withPath { absolute in
+            try importOriginal(reading: absolute, realPath: file.realPath, source: source)
+        }
+    }
+
+    /// `absolute` reads the checked file (`ImportSource.withPath`); `realPath` is where it is.
+    private func importOriginal(reading absolute: String, realPath: String, source: String) throws -> ImportOutcome {
         let (digest, fileSize) = try hashFile(absolute, source: source)
         if let existing = try assets.asset(contentSHA256: digest) {
             // Restored only when the storage says for sure it is gone; a key it refuses is left alone.
@@ -85,7 +91,7 @@ public struct Importer {
             try FileSource(path: absolute, name: source)
         }
         let stored = try storeOriginal(
-            absolute, realPath: file.realPath, digest: digest, fileExtension: header.fileExtension, source: source)
+            absolute, realPath: realPath, digest: digest, fileExtension: header.fileExtension, source: source)
         return try register(header, digest: digest, byteSize: fileSize, stored: stored, source: source)
     }
 

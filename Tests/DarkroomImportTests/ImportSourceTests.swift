@@ -60,6 +60,18 @@ import Testing
             #expect(throws: ImportError.self) { try importer().importFile(dangling) }
             #expect(
                 try connection.query("SELECT count(*) AS n FROM darkroom.assets")[0]["n"].decode(Int64.self) == 1)
+
+            // A FIFO named as Apple's sidecar beside a photo: the photo is imported, the sidecar
+            // refused at once rather than waited on.
+            let export = base + "/export"
+            try FileManager.default.createDirectory(atPath: export, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.exifSample("gps/DSCN0010.jpg").path, toPath: export + "/IMG_0001.JPG")
+            #expect(mkfifo(export + "/IMG_0001.AAE", 0o600) == 0)
+            let besideFIFO = Date()
+            let withFIFO = try importer().importFile(export + "/IMG_0001.JPG")
+            #expect(withFIFO.status == .imported && Date().timeIntervalSince(besideFIFO) < 5)
+            #expect(withFIFO.sidecarRefusal?.code == .notARegularFile, "\(String(describing: withFIFO.sidecarRefusal))")
         }
     }
 }
