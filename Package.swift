@@ -115,7 +115,9 @@ let package = Package(
             ],
             swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
-        .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
+        .target(
+            name: "DarkroomStorage",
+            dependencies: ["ByteStreams", .product(name: "Crypto", package: "swift-crypto")]),
         // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
         // multipart uploads), and the factory that picks a backend from DARKROOM_STORAGE.
         // What an S3-compatible server answers: its XML documents and its errors, classified.
@@ -194,8 +196,6 @@ let package = Package(
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
                 "ByteStreams", "DarkroomMetrics", "Timing",
-                // SHA-256 of a filter's LUT, checked against the hash recorded when it was added.
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),

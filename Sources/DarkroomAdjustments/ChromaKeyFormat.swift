@@ -119,7 +119,7 @@ public struct ChromaKeySettings: Sendable, Equatable {
 }
 
 /// `com.shinobicontrols.chromakey`: reads 1.0 (and 1.0.0), writes 1.0.
-public struct ChromaKeyEditor: Editor {
+public struct ChromaKeyEditor: OperationEditor {
     public init() {}
     public var formatIdentifier: String { ChromaKeySettings.identifier }
     public var currentVersion: SemanticVersion { ChromaKeySettings.currentVersion }

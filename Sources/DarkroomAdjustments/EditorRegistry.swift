@@ -7,20 +7,45 @@ public protocol Editor: Sendable {
     var currentVersion: SemanticVersion { get }
     /// Largest `data` it accepts.
     var maxDataBytes: Int { get }
+    /// Whether it writes data of its format (`upgrade` then rewrites it as `currentVersion`);
+    /// an editor that only reads one (Apple's) keeps the data and its version as they are.
+    var writesItsFormat: Bool { get }
     /// Whether it reads data of `version` (older data is migrated by code, never guessed).
     func canRead(_ version: SemanticVersion) -> Bool
-    /// The render steps `data` describes.
-    func operations(from data: [UInt8], version: SemanticVersion) throws -> [ImageOperation]
-    /// Data of `currentVersion`, in this format's own form (JSON for the pipeline, an
-    /// NSKeyedArchiver archive for the sample extensions' formats), that renders
-    /// `operations`. Throws `.unrepresentable` for operations the format cannot express.
-    func encode(_ operations: [ImageOperation]) throws -> [UInt8]
+    /// `adjustment` (of a readable `version`, within the size limit) planned on `picture`: the
+    /// one way a layer's data becomes a render. The plan's record is `adjustment`.
+    func plan(_ adjustment: EncodedAdjustment, version: SemanticVersion, picture: Picture, options: EditOptions)
+        throws -> EditPlan
     /// `data` of a readable `version`, rewritten as `currentVersion` data that renders the
     /// same: what a re-render stores in the new adjustment record.
     func upgrade(_ data: [UInt8], from version: SemanticVersion) throws -> [UInt8]
 }
 
 extension Editor {
+    public var writesItsFormat: Bool { true }
+}
+
+/// An editor whose data names its render steps whatever the picture (darkroom's pipeline, the
+/// sample extensions' formats): it plans them as they are, and writes them back.
+public protocol OperationEditor: Editor {
+    /// The render steps `data` describes.
+    func operations(from data: [UInt8], version: SemanticVersion) throws -> [ImageOperation]
+    /// Data of `currentVersion`, in this format's own form (JSON for the pipeline, an
+    /// NSKeyedArchiver archive for the sample extensions' formats), that renders
+    /// `operations`. Throws `.unrepresentable` for operations the format cannot express.
+    func encode(_ operations: [ImageOperation]) throws -> [UInt8]
+}
+
+extension OperationEditor {
+    /// The data's steps on the picture as it stands upright.
+    public func plan(_ adjustment: EncodedAdjustment, version: SemanticVersion, picture: Picture, options: EditOptions)
+        throws -> EditPlan
+    {
+        EditPlan(
+            operations: try operations(from: adjustment.data, version: version), orientation: picture.orientation,
+            record: adjustment)
+    }
+
     /// Decode, then encode: right whenever `operations` carries everything the data says.
     public func upgrade(_ data: [UInt8], from version: SemanticVersion) throws -> [UInt8] {
         try encode(operations(from: data, version: version))
@@ -41,7 +66,7 @@ public struct EncodedAdjustment: Sendable, Equatable {
 }
 
 /// `io.darkroom.pipeline`: reads 1.x, writes 1.0.0.
-public struct PipelineEditor: Editor {
+public struct PipelineEditor: OperationEditor {
     public init() {}
     public var formatIdentifier: String { PipelineFormat.identifier }
     public var currentVersion: SemanticVersion { PipelineFormat.currentVersion }
@@ -97,12 +122,34 @@ public struct EditorRegistry: Sendable {
         return editor
     }
 
-    /// Decodes an adjustment into render steps, enforcing the editor's size limit.
+    /// `adjustment` planned on `picture` by its editor, within the editor's size limit. With
+    /// `upgrading` (a re-render), the data is first migrated to the editor's current version,
+    /// and the plan's record keeps the migrated data.
+    public func plan(
+        _ adjustment: EncodedAdjustment, picture: Picture, options: EditOptions = EditOptions(),
+        upgrading: Bool = false
+    ) throws -> EditPlan {
+        let given = try editor(for: adjustment.formatIdentifier, version: adjustment.formatVersion)
+        try checkSize(adjustment.data, of: given, what: "")
+        let planned =
+            upgrading
+            ? try upgrade(
+                identifier: adjustment.formatIdentifier, version: adjustment.formatVersion, data: adjustment.data)
+            : adjustment
+        let editor = try editor(for: planned.formatIdentifier, version: planned.formatVersion)
+        return try editor.plan(
+            planned, version: SemanticVersion(planned.formatVersion)!, picture: picture, options: options)
+    }
+
+    /// The render steps of an adjustment whose editor names them whatever the picture; an
+    /// editor that plans on the picture (Apple's) answers only `plan`.
     public func operations(identifier: String, version: String, data: [UInt8]) throws -> [ImageOperation] {
         let editor = try editor(for: identifier, version: version)
-        guard data.count <= editor.maxDataBytes else {
+        try checkSize(data, of: editor, what: "")
+        guard let editor = editor as? any OperationEditor else {
             throw AdjustmentError(
-                .dataTooLarge, "\(identifier) data is \(data.count) bytes; the limit is \(editor.maxDataBytes)")
+                .unrepresentable,
+                "\(identifier) plans its render on the picture it is applied to; it has no steps alone")
         }
         return try editor.operations(from: data, version: SemanticVersion(version)!)
     }
@@ -113,17 +160,24 @@ public struct EditorRegistry: Sendable {
             let known = editors.keys.sorted().joined(separator: ", ")
             throw AdjustmentError(.unknownFormat, "no editor for format \"\(identifier)\"; this worker knows \(known)")
         }
-        let data = try editor.encode(operations)
+        guard let writer = editor as? any OperationEditor, editor.writesItsFormat else {
+            throw AdjustmentError(.unrepresentable, "darkroom reads \(identifier) but never writes it")
+        }
+        let data = try writer.encode(operations)
         try checkSize(data, of: editor, what: "encoded")
         return EncodedAdjustment(formatIdentifier: identifier, formatVersion: editor.currentVersion.text, data: data)
     }
 
     /// A stored adjustment rewritten for the editor's current version (for re-renders after
-    /// an editor upgrade). Data already at the current version comes back equivalent.
+    /// an editor upgrade). Data already at the current version comes back equivalent; data of
+    /// a format darkroom only reads comes back checked, as it was.
     public func upgrade(identifier: String, version: String, data: [UInt8]) throws -> EncodedAdjustment {
         let editor = try editor(for: identifier, version: version)
         try checkSize(data, of: editor, what: "")
         let upgraded = try editor.upgrade(data, from: SemanticVersion(version)!)
+        guard editor.writesItsFormat else {
+            return EncodedAdjustment(formatIdentifier: identifier, formatVersion: version, data: upgraded)
+        }
         try checkSize(upgraded, of: editor, what: "upgraded")
         return EncodedAdjustment(
             formatIdentifier: identifier, formatVersion: editor.currentVersion.text, data: upgraded)

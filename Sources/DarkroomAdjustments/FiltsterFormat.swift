@@ -83,7 +83,7 @@ public struct FiltsterSettings: Sendable, Equatable {
 }
 
 /// `com.shinobicontrols.filster`: reads 1.0 (and 1.0.0), writes 1.0.
-public struct FiltsterEditor: Editor {
+public struct FiltsterEditor: OperationEditor {
     public init() {}
     public var formatIdentifier: String { FiltsterSettings.identifier }
     public var currentVersion: SemanticVersion { FiltsterSettings.currentVersion }

@@ -17,6 +17,8 @@ public struct OutputEncoding: Sendable, Equatable {
     /// The quality renders are written at unless told otherwise: the one home of the default
     /// (the worker, `darkroom render` and the thumbnails take it from here).
     public static let defaultQuality = 92
+    /// libjpeg's scale.
+    public static let qualities = 1...100
     /// The chroma subsampling the encoder uses, as records spell it: "4:4:4" or "4:2:0".
     public var chromaSubsampling: String { jpeg.fullChroma ? "4:4:4" : "4:2:0" }
 

@@ -12,8 +12,10 @@ public struct RenderLimits: Sendable, Equatable {
     public var maxScans: Int
 
     public static let defaultMaxPixels = 268_402_689  // libvips' default: 16384²
+    /// What a render or a worker has when no budget is given.
+    public static let defaultMemoryBudget = 256 << 20
     public init(
-        memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+        memoryBudget: Int = RenderLimits.defaultMemoryBudget, maxPixels: Int = RenderLimits.defaultMaxPixels,
         maxScans: Int = JPEGDecoder.defaultMaxScans
     ) {
         self.memoryBudget = memoryBudget

@@ -21,6 +21,8 @@ public struct RenderRequest: Sendable {
     /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), written when
     /// `render` is given a display upload: the same render, scaled.
     public static let defaultDisplayLongestSide = 2048
+    /// From a thumbnail to the largest side a JPEG can have.
+    public static let displayLongestSides = 16...65_500
     public var displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide
     /// Memory each stream's backend holds beyond the codec's own buffers (a read-ahead, an
     /// upload part), counted in the budget. Local files hold none.
@@ -91,9 +93,19 @@ public enum Renderer {
         _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderPlan {
+        try plan(request, input: input, withDisplayCopy: withDisplayCopy) { header in
+            PictureEdit(operations: request.operations, orientation: try orientation(header))
+        }
+    }
+
+    /// As above, with the operations too decided from the header (`edit` replaces the request's).
+    public static func plan(
+        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> RenderPlan {
         let decoder = try openDecoder(input, request: request)
-        return try plan(
-            request, header: decoder.header, orientation: orientation(decoder.header), withDisplayCopy: withDisplayCopy)
+        let (request, turn) = try request.applying(edit(decoder.header))
+        return try plan(request, header: decoder.header, orientation: turn, withDisplayCopy: withDisplayCopy)
     }
 
     /// Renders what `input` holds into `output`, and a display-size copy into `display` when
@@ -120,13 +132,25 @@ public enum Renderer {
         display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderResult {
+        try render(request, from: input, to: output, display: display, gainMapSource: gainMapSource) { header in
+            PictureEdit(operations: request.operations, orientation: try orientation(header))
+        }
+    }
+
+    /// As above, with the operations too decided from the header: `edit` gives what to apply to
+    /// the picture once its header is read (an edit planned on the picture's size), replacing
+    /// the request's operations.
+    public static func render(
+        _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
+        edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> RenderResult {
         // Held until both uploads are committed or aborted: an upload's buffer is priced too.
         var reservation: MemoryReservation?
         defer { if let reservation { request.memoryAdmission?.release(reservation) } }
         do {
             let result = try encode(
-                request, from: input, to: output, display: display, gainMapSource: gainMapSource,
-                orientation: orientation
+                request, from: input, to: output, display: display, gainMapSource: gainMapSource, edit: edit
             ) { price in
                 reservation = try request.memoryAdmission?.reserve(price, isCancelled: request.isCancelled)
             }
@@ -149,11 +173,12 @@ public enum Renderer {
     /// the strips (and the map's render) allocate.
     static func encode(
         _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-        gainMapSource: (() throws -> any ByteSource)? = nil, orientation: (SourceHeader) throws -> Orientation,
+        gainMapSource: (() throws -> any ByteSource)? = nil, edit: (SourceHeader) throws -> PictureEdit,
         admit: (_ price: Int) throws -> Void = { _ in }
     ) throws -> (plan: RenderPlan, warnings: [RenderWarning], hdr: CarriedHDR?) {
         var warnings: [RenderWarning] = []
         let decoder = try openDecoder(input, request: request)
+        let (request, turn) = try request.applying(edit(decoder.header))
         var carry: GainMapCarry?
         if let gainMapSource {
             do {
@@ -163,7 +188,6 @@ public enum Renderer {
                 warnings.append(.gainMapDropped(reason: error.reason))
             }
         }
-        let turn = try orientation(decoder.header)
         var plan = try plan(
             request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil)
         var mapPlan: (plan: RenderPlan, held: Int)?
@@ -277,8 +301,18 @@ public enum Renderer {
         _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
         gainMapSource: (() throws -> any ByteSource)?, orientation: (SourceHeader) throws -> Orientation
     ) throws -> String {
+        try explanation(request, input: input, withDisplayCopy: withDisplayCopy, gainMapSource: gainMapSource) {
+            header in PictureEdit(operations: request.operations, orientation: try orientation(header))
+        }
+    }
+
+    /// As above, with the operations too decided from the header (`edit` replaces the request's).
+    public static func explanation(
+        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        gainMapSource: (() throws -> any ByteSource)?, edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> String {
         let decoder = try openDecoder(input, request: request)
-        let turn = try orientation(decoder.header)
+        let (request, turn) = try request.applying(edit(decoder.header))
         let plan = try plan(request, header: decoder.header, orientation: turn, withDisplayCopy: withDisplayCopy)
         guard let gainMapSource else { return plan.description }
         do {

@@ -1,4 +1,5 @@
 import Crypto
+import DarkroomStorage
 
 #if canImport(Glibc)
     import Glibc
@@ -46,20 +47,10 @@ struct FileDigest: Sendable, Equatable {
             hasher.update(bufferPointer: chunk)
             total += Int64(count)
         }
-        sha256 = Self.hex(hasher.finalize())
+        sha256 = ContentDigest.hex(hasher.finalize())
         byteCount = total
     }
 
-    static func hex(_ digest: SHA256.Digest) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text = [UInt8]()
-        text.reserveCapacity(SHA256.Digest.byteCount * 2)
-        for byte in digest {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
 }
 
 /// A failed read of the file being hashed, naming it.

@@ -1,5 +1,4 @@
 import ByteStreams
-import Crypto
 import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
@@ -75,6 +74,6 @@ public struct FilterImporter {
 
     /// Lowercase hex, the form `darkroom.filters.sha256` holds.
     public static func sha256(_ bytes: [UInt8]) -> String {
-        FileDigest.hex(SHA256.hash(data: bytes))
+        ContentDigest.sha256(bytes)
     }
 }

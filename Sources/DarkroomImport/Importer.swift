@@ -1,5 +1,6 @@
 import ByteStreams
 import Crypto
+import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetadata
@@ -170,13 +171,13 @@ public struct Importer {
     }
 
     /// What `assets.orientation` holds: how the rows the decoder delivers must be turned to
-    /// stand upright, which is what a render applies. For a JPEG that is its EXIF orientation
-    /// (the stored size is before it). A HEIF's render applies its `irot`/`imir` first and the
-    /// recorded size is already the displayed one, so the answer is 1 whatever its EXIF says
-    /// (phones write a matching EXIF orientation, which HEIF treats as information only):
-    /// recording that 6 would turn the photo a second time.
+    /// stand upright, which is what a render of the original applies (`Picture`'s rule: a
+    /// HEIF's is 1 whatever its EXIF says, since its decoder applies `irot`/`imir` itself).
     static func orientation(of header: SourceHeader, exif: PhotoMetadata) -> Int {
-        header.carriesOwnOrientation ? 1 : exif.orientation
+        Picture(
+            size: header.storedSize, start: .original(recorded: nil), decoderTurnsUpright: header.carriesOwnOrientation,
+            exifOrientation: Orientation(exifValue: exif.orientation)
+        ).orientation.rawValue
     }
 
     /// Files already in the storage are registered where they are; others are copied to the
@@ -229,7 +230,7 @@ public struct Importer {
         } catch {
             throw ImportError(.unreadable, source: source, message: "cannot be read from the storage", cause: error)
         }
-        return (FileDigest.hex(hasher.finalize()), count)
+        return (ContentDigest.hex(hasher.finalize()), count)
     }
 
     /// SHA-256 and size in one streaming read (swift-crypto; as fast as `sha256sum`). A new

@@ -1,4 +1,5 @@
 import Crypto
+import DarkroomStorage
 import Foundation
 import LibCurl
 import S3Answers
@@ -73,7 +74,7 @@ final class S3Client: Sendable {
         _ method: String, objectKey: String, query: [(String, String)] = [], headers: [String] = [],
         body: UnsafeRawBufferPointer? = nil, accepting: Set<Int> = [], operation: String
     ) throws(S3Error) -> HTTPResponse {
-        let hash = body.map(Self.sha256Hex) ?? Self.emptyPayloadHash
+        let hash = body.map(ContentDigest.sha256) ?? Self.emptyPayloadHash
         let request = request(method, objectKey: objectKey, query: query, headers: headers, payloadHash: hash)
         return try withRetries(objectKey: objectKey, operation: operation) { () throws(S3Error) -> HTTPResponse in
             let response: HTTPResponse
@@ -108,9 +109,4 @@ final class S3Client: Sendable {
         }
     }
 
-    static func sha256Hex(_ bytes: UnsafeRawBufferPointer) -> String {
-        var hasher = SHA256()
-        hasher.update(bufferPointer: bytes)
-        return hasher.finalize().map { String(format: "%02x", $0) }.joined()
-    }
 }

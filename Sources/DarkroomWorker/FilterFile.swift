@@ -49,21 +49,24 @@ public struct FilterFile: Sendable, Hashable {
                     path: "")
             }
             let bytes = try file.read()
-            let digest = FilterTables.sha256(bytes)
-            if let recorded = step.sha256, recorded != digest {
-                throw FilterFileError(
-                    .hashMismatch,
-                    "filter \(step.name)@\(file.version.text) has SHA-256 \(digest), not the \(recorded) the "
-                        + "adjustment data records; give the LUT that version was added with",
-                    path: file.path)
-            }
             do {
-                step.table = try CubeFile.parse(bytes)
+                let lut = try FilterLUT.table(bytes, recorded: step.sha256)
+                step.table = lut.table
+                step.sha256 = lut.sha256
             } catch {
-                throw FilterFileError(.unreadable, "\(error) [\(error.code.rawValue)]", path: file.path, cause: error)
+                switch error {
+                case .hashMismatch(let found):
+                    throw FilterFileError(
+                        .hashMismatch,
+                        "filter \(step.name)@\(file.version.text) has SHA-256 \(found), not the \(step.sha256 ?? "") "
+                            + "the adjustment data records; give the LUT that version was added with",
+                        path: file.path)
+                case .unreadable(let error):
+                    throw FilterFileError(
+                        .unreadable, "\(error) [\(error.code.rawValue)]", path: file.path, cause: error)
+                }
             }
             step.version = file.version.text
-            step.sha256 = digest
             loaded[index] = .filter(step)
         }
         return loaded

@@ -1,5 +1,4 @@
 import ByteStreams
-import Crypto
 import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
@@ -29,47 +28,49 @@ public final class FilterTables: Sendable {
     public var held: [String] { state.withLock { $0.order } }
 
     /// `operations` with every filter's table attached, read through `storage` when not held.
-    func load(_ operations: [ImageOperation], from storage: any ObjectStorage, job: ClaimedJob) throws(JobFailure)
+    func load(_ operations: [ImageOperation], from storage: any ObjectStorage, jobID: Int64) throws(JobFailure)
         -> [ImageOperation]
     {
         var loaded = operations
         for (index, operation) in operations.enumerated() {
             guard case .filter(var step) = operation else { continue }
-            step.table = try table(for: step, index: index, from: storage, job: job)
+            step.table = try table(for: step, index: index, from: storage, jobID: jobID)
             loaded[index] = .filter(step)
         }
         return loaded
     }
 
-    func table(for step: FilterStep, index: Int, from storage: any ObjectStorage, job: ClaimedJob) throws(JobFailure)
+    func table(for step: FilterStep, index: Int, from storage: any ObjectStorage, jobID: Int64) throws(JobFailure)
         -> ColorLookupTable
     {
         guard let digest = step.sha256, step.version != nil else {
             throw .permanent(
                 code: .filterMissing,
                 message:
-                    "job \(job.id): operation \(index) names filter \(step.label) without the version and LUT hash "
+                    "job \(jobID): operation \(index) names filter \(step.label) without the version and LUT hash "
                     + "darkroom.enqueue_edit writes; queue the edit through enqueue_edit")
         }
         if let table = state.withLock({ $0.tables[digest] }) { return table }
         let key = StorageLayout.filter(sha256: digest)
-        let bytes = try read(key, from: storage, step: step, job: job)
-        let found = Self.sha256(bytes)
-        guard found == digest else {
-            throw .permanent(
-                code: .filterHashMismatch,
-                message:
-                    "job \(job.id): filter \(step.label): \(key) has SHA-256 \(found), not the \(digest) recorded "
-                    + "when the version was added; the stored LUT was changed or damaged: store the original bytes "
-                    + "again (darkroom filter add refuses a new version with the old name and version)")
-        }
+        let bytes = try read(key, from: storage, step: step, jobID: jobID)
         let table: ColorLookupTable
         do {
-            table = try CubeFile.parse(bytes)
+            table = try FilterLUT.table(bytes, recorded: digest).table
         } catch {
-            throw .permanent(
-                code: .filterUnreadable,
-                message: "job \(job.id): filter \(step.label): \(key): \(error) [\(error.code.rawValue)]", cause: error)
+            switch error {
+            case .hashMismatch(let found):
+                throw .permanent(
+                    code: .filterHashMismatch,
+                    message:
+                        "job \(jobID): filter \(step.label): \(key) has SHA-256 \(found), not the \(digest) recorded "
+                        + "when the version was added; the stored LUT was changed or damaged: store the original "
+                        + "bytes again (darkroom filter add refuses a new version with the old name and version)")
+            case .unreadable(let error):
+                throw .permanent(
+                    code: .filterUnreadable,
+                    message: "job \(jobID): filter \(step.label): \(key): \(error) [\(error.code.rawValue)]",
+                    cause: error)
+            }
         }
         state.withLock { cache in
             guard cache.tables[digest] == nil else { return }
@@ -84,16 +85,8 @@ public final class FilterTables: Sendable {
         return table
     }
 
-    /// Lowercase hex, as `darkroom.filters.sha256` holds it.
-    static func sha256(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in SHA256.hash(data: bytes) { text += [digits[Int(byte >> 4)], digits[Int(byte & 0x0F)]] }
-        return String(decoding: text, as: UTF8.self)
-    }
-
     /// The whole object, refused past the largest LUT the reader accepts.
-    func read(_ key: StorageKey, from storage: any ObjectStorage, step: FilterStep, job: ClaimedJob) throws(JobFailure)
+    func read(_ key: StorageKey, from storage: any ObjectStorage, step: FilterStep, jobID: Int64) throws(JobFailure)
         -> [UInt8]
     {
         var bytes: [UInt8] = []
@@ -108,7 +101,7 @@ public final class FilterTables: Sendable {
                 guard bytes.count <= CubeFile.maxBytes else {
                     throw JobFailure.permanent(
                         code: .filterUnreadable,
-                        message: "job \(job.id): filter \(step.label): \(key) is larger than \(CubeFile.maxBytes) bytes"
+                        message: "job \(jobID): filter \(step.label): \(key) is larger than \(CubeFile.maxBytes) bytes"
                     )
                 }
             }
@@ -118,7 +111,7 @@ public final class FilterTables: Sendable {
             throw .permanent(
                 code: .filterMissing,
                 message:
-                    "job \(job.id): filter \(step.label): its LUT \(key) is missing from the storage; "
+                    "job \(jobID): filter \(step.label): its LUT \(key) is missing from the storage; "
                     + "store it again with darkroom filter add (the same bytes go to the same key)",
                 cause: error)
         } catch let error as StreamError {

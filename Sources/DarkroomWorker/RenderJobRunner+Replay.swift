@@ -27,6 +27,9 @@ extension RenderJobRunner {
             + "\(upgrade.version); nothing to re-render"
     }
 
+    /// The warning a re-render records when it keeps the stored render of a layer.
+    static let storedRenderKeptWarning = "apple_render_kept"
+
     /// Renders `chain` again from the original: layer 1 from the original, each next one on
     /// the one before. Returns the new records, bottom first, for `JobQueue.complete`.
     func replay(
@@ -35,88 +38,69 @@ extension RenderJobRunner {
     ) throws(JobFailure) -> [NewAdjustment] {
         var layers: [NewAdjustment] = []
         var input = try originalInput(of: asset)
-        var orientation = Orientation(exifValue: asset.orientation)
         for (index, old) in chain.enumerated() {
             let isTop = index == chain.count - 1
-            // An Apple layer keeps the render it has when it is Apple's own or darkroom cannot
-            // reproduce it (a geometry-only one); the layers above are rendered on it.
-            if try keepsStoredRender(of: old, input: input, isOriginal: index == 0, job: job) {
-                let kept = try renderInput(of: old, asset: asset)
-                layers.append(
-                    NewAdjustment(
-                        formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data,
-                        baseAdjustmentID: nil, renderedPath: old.renderedPath, renderedWidth: old.renderedWidth,
-                        renderedHeight: old.renderedHeight, renderedBytes: old.renderedBytes, rerenderOf: old.id,
-                        warnings: [
-                            RecordedWarning(
-                                code: Self.appleRenderKeptWarning,
-                                message:
-                                    "kept the stored render of adjustment \(old.id): Apple's own, or one darkroom cannot reproduce",
-                                object: old.renderedPath)
-                        ]))
-                input = kept
-                orientation = .up
+            let layer = LayerRenderer.Layer(
+                EncodedAdjustment(
+                    formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data),
+                start: index == 0 ? originalStart(of: asset) : .render, isReplay: true)
+            // A layer keeps the render it has when darkroom did not make it or cannot make it
+            // again (a geometry-only one); the layers above are rendered on it.
+            if try keepsStoredRender(of: old, layer: layer, input: input, job: job) {
+                layers.append(Self.kept(old))
+                input = try renderInput(of: old, asset: asset)
                 continue
             }
-            if old.formatIdentifier == ApplePhotoFormat.identifier {
-                let output =
-                    isTop
-                    ? StorageLayout.render(assetID: asset.id, jobID: job.id)
-                    : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
-                let apple = try appleRender(
-                    data: old.data, input: input, isOriginal: index == 0, geometryOnly: false, job: job)
-                let result = try render(
-                    apple.operations, from: input, orientation: apple.orientation, to: output,
-                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
-                    asset: asset, job: job, logger: logger, isCancelled: isCancelled)
-                layers.append(
-                    NewAdjustment(
-                        formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data,
-                        baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-                        renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
-                        rerenderOf: old.id, warnings: result.warnings.map(RecordedWarning.init)))
-                input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
-                orientation = .up
-                continue
-            }
-            let upgraded: EncodedAdjustment
-            do {
-                upgraded = try registry.upgrade(
-                    identifier: old.formatIdentifier, version: old.formatVersion, data: old.data)
-            } catch let error as AdjustmentError {
-                throw .permanent(
-                    code: FailureCode(error.code), message: "job \(job.id): adjustment \(old.id): \(error.message)",
-                    cause: error)
-            } catch {
-                throw .permanent(
-                    code: .adjustmentData, message: "job \(job.id): adjustment \(old.id): \(error)", cause: error)
-            }
-            let operations = try decode(
-                identifier: upgraded.formatIdentifier, version: upgraded.formatVersion,
-                data: upgraded.data, job: job)
             let output =
                 isTop
                 ? StorageLayout.render(assetID: asset.id, jobID: job.id)
                 : StorageLayout.layer(assetID: asset.id, jobID: job.id, layer: index + 1)
-            let result = try render(
-                operations, from: input, orientation: orientation, to: output,
-                display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
-                asset: asset, job: job, logger: logger, isCancelled: isCancelled)
             layers.append(
-                NewAdjustment(
-                    formatIdentifier: upgraded.formatIdentifier, formatVersion: upgraded.formatVersion,
-                    data: upgraded.data,
-                    baseAdjustmentID: nil, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-                    renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
-                    rerenderOf: old.id,
-                    warnings: result.warnings.map(RecordedWarning.init),
-                    renderedWith: RenderProvenance(
-                        operations: operations, settings: settings, display: isTop, hdr: result.hdr
-                    ).json))
+                try renderLayer(
+                    layer, from: input, to: output,
+                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
+                    baseAdjustmentID: nil, rerenderOf: old.id, asset: asset, job: job, logger: logger,
+                    isCancelled: isCancelled))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)
-            orientation = .up  // renders are upright already
         }
         return layers
+    }
+
+    /// Whether a re-render keeps `old`'s stored render instead of rendering it again. Only a
+    /// layer in a format darkroom reads but does not write (Apple's) can: when its render is
+    /// the editor's own (imported with it: PhotoKit's output is the truth darkroom only
+    /// approximates), or when its adjustments cannot be reproduced (its render is a
+    /// geometry-only one that must not be lost). Other failures still fail the job.
+    func keepsStoredRender(of old: Adjustment, layer: LayerRenderer.Layer, input: RenderInput, job: ClaimedJob)
+        throws(JobFailure) -> Bool
+    {
+        guard registry.editors[old.formatIdentifier]?.writesItsFormat == false else { return false }
+        if let key = try? StorageKey(old.renderedPath), StorageLayout.renderOutput(key) == nil { return true }
+        let header = try header(of: input)
+        do {
+            _ = try layers(for: job).plan(layer, header: header)
+            return false
+        } catch let error as AdjustmentError where [.appleAdjustmentUnsupported, .unrepresentable].contains(error.code)
+        {
+            return true
+        } catch {
+            throw failure(error, input: input, job: job, adjustmentID: old.id)
+        }
+    }
+
+    /// The record of a layer whose stored render a re-render keeps.
+    static func kept(_ old: Adjustment) -> NewAdjustment {
+        NewAdjustment(
+            formatIdentifier: old.formatIdentifier, formatVersion: old.formatVersion, data: old.data,
+            baseAdjustmentID: nil, renderedPath: old.renderedPath, renderedWidth: old.renderedWidth,
+            renderedHeight: old.renderedHeight, renderedBytes: old.renderedBytes, rerenderOf: old.id,
+            warnings: [
+                RecordedWarning(
+                    code: storedRenderKeptWarning,
+                    message:
+                        "kept the stored render of adjustment \(old.id): Apple's own, or one darkroom cannot reproduce",
+                    object: old.renderedPath)
+            ])
     }
 
     /// "adjustment 3 (io.darkroom.pipeline 1.0.0) under 5 (com.shinobicontrols.filster 1.0)".

@@ -1,4 +1,5 @@
 import ByteStreams
+import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetadata
@@ -9,13 +10,13 @@ import Logging
 /// How a job's render reads its input and publishes its outputs: through `storage`, by key,
 /// with the input's identity kept alongside so failures name the right object and remedy.
 extension RenderJobRunner {
-    /// Renders `operations` from `input` to `output` (and `display`). Nothing is visible under
-    /// either key unless the whole render succeeded.
-    func render(
-        _ operations: [ImageOperation], from input: RenderInput, orientation: Orientation, to output: StorageKey,
-        display: StorageKey?, asset: Asset, job: ClaimedJob, logger: Logger,
+    /// Renders `layer` from `input` to `output` (and `display`) and returns its record. Nothing
+    /// is visible under either key unless the whole render succeeded.
+    func renderLayer(
+        _ layer: LayerRenderer.Layer, from input: RenderInput, to output: StorageKey, display: StorageKey?,
+        baseAdjustmentID: Int64?, rerenderOf: Int64?, asset: Asset, job: ClaimedJob, logger: Logger,
         isCancelled: @escaping @Sendable () -> Bool
-    ) throws(JobFailure) -> RenderResult {
+    ) throws(JobFailure) -> NewAdjustment {
         let reads = CountingSource.Tally()
         let source = CountingSource(try open(input), tally: reads)
         defer { metrics.read(reads.bytes, from: input.metricsInput) }
@@ -29,44 +30,71 @@ extension RenderJobRunner {
                 throw error
             }
         }
-        var request = RenderRequest(
-            operations: operations, encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
-            spillDirectory: storage.scratchDirectory,
-            rewriteExif: { original, size in
-                let exif = try OutputExif.fitted(
-                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
-                return (exif.payload, exif.dropped)
-            },
-            threads: settings.threads)
-        request.displayLongestSide = settings.displayLongestSide
-        request.streamBufferBytes = storage.bufferedBytesPerStream
-        request.isCancelled = isCancelled
-        request.memoryAdmission = settings.memoryAdmission
-        let result: RenderResult
+        // A JPEG's gain map follows its image: the original is read again to reach it.
+        var streams = LayerRenderer.Streams(
+            input: source,
+            reopen: { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) },
+            output: upload, display: displayUpload, scratchDirectory: storage.scratchDirectory)
+        streams.bufferedBytesPerStream = storage.bufferedBytesPerStream
+        streams.isCancelled = isCancelled
+        let rendered: LayerRenderer.Rendered
         do {
-            // A JPEG's gain map follows its image: read the original again to reach it.
-            let reopen: (() throws -> any ByteSource)? =
-                settings.hdr == .keep
-                ? { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) } : nil
-            result = try Renderer.render(
-                request, from: source, to: upload, display: displayUpload, gainMapSource: reopen,
-                orientation: orientation)
-        } catch let error as RenderError {
-            throw classify(error, input: input)
+            rendered = try layers(for: job).render(layer, streams: streams)
         } catch {
-            throw .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
+            throw failure(error, input: input, job: job, adjustmentID: rerenderOf)
         }
+        let result = rendered.result
         metrics.wrote(result.outputBytes, to: .render)
         metrics.wrote(result.displayBytes ?? 0, to: .display)
         metrics.renderMemory(peak: result.plan.memory.total, budget: result.plan.budget)
-        for warning in result.warnings {
+        let warnings =
+            rendered.plan.warnings.map {
+                RecordedWarning(code: $0.code, message: $0.message, object: input.key.rawValue)
+            }
+            + result.warnings.map(RecordedWarning.init)
+        for warning in warnings {
             logger.warning(
                 "render warning",
                 metadata: [
-                    "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)", "reason": "\(warning)",
+                    "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)",
+                    "reason": "\(warning.message)",
                 ])
         }
-        return result
+        let record = rendered.plan.record
+        return NewAdjustment(
+            formatIdentifier: record.formatIdentifier, formatVersion: record.formatVersion, data: record.data,
+            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
+            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: rerenderOf,
+            warnings: warnings, renderedWith: rendered.provenance.json)
+    }
+
+    /// What a failed layer render records. Adjustment data that cannot be planned is refused
+    /// for good; the codecs' errors name the object at fault.
+    func failure(_ error: any Error, input: RenderInput, job: ClaimedJob, adjustmentID: Int64?) -> JobFailure {
+        switch error {
+        case let failure as JobFailure: failure
+        case let error as AdjustmentError: Self.refused(error, job: job, adjustmentID: adjustmentID)
+        case let error as RenderError: classify(error, input: input)
+        default: .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
+        }
+    }
+
+    static func refused(_ error: AdjustmentError, job: ClaimedJob, adjustmentID: Int64?) -> JobFailure {
+        let subject = "job \(job.id): " + (adjustmentID.map { "adjustment \($0): " } ?? "")
+        return .permanent(code: FailureCode(error.code), message: subject + error.message, cause: error)
+    }
+
+    func header(of input: RenderInput) throws(JobFailure) -> SourceHeader {
+        let source = try open(input)
+        do {
+            return try SourceHeader.read(from: source)
+        } catch let error as CodecError {
+            throw classify(.codec(error), input: input)
+        } catch let error as StreamError {
+            throw Self.failure(error, doing: "cannot read the header of \(input)")
+        } catch {
+            throw .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
+        }
     }
 
     /// The asset's original, by the key its import recorded.

@@ -94,62 +94,56 @@ public struct RenderJobRunner: Sendable {
         _ job: ClaimedJob, identifier: String, version: String, data: [UInt8], asset: Asset, chain: [Adjustment],
         logger: Logger, isCancelled: @escaping @Sendable () -> Bool
     ) throws(JobFailure) -> NewAdjustment {
-        if identifier == ApplePhotoFormat.identifier {
-            return try appleEdit(
-                job, version: version, data: data, asset: asset, chain: chain, logger: logger, isCancelled: isCancelled)
+        let adjustment = EncodedAdjustment(formatIdentifier: identifier, formatVersion: version, data: data)
+        do {
+            // Data no editor here reads is refused before anything is read or written.
+            _ = try registry.editor(for: identifier, version: version)
+        } catch let error as AdjustmentError {
+            throw Self.refused(error, job: job, adjustmentID: nil)
+        } catch {
+            throw .permanent(code: .adjustmentData, message: "job \(job.id): \(error)", cause: error)
         }
-        let operations = try decode(identifier: identifier, version: version, data: data, job: job)
-        let current = chain.last
+        let base = try startingPoint(forEditIn: identifier, asset: asset, chain: chain)
+        return try renderLayer(
+            LayerRenderer.Layer(adjustment, start: base.start), from: base.input,
+            to: StorageLayout.render(assetID: asset.id, jobID: job.id),
+            display: StorageLayout.display(assetID: asset.id, jobID: job.id),
+            baseAdjustmentID: base.adjustmentID, rerenderOf: nil, asset: asset, job: job, logger: logger,
+            isCancelled: isCancelled)
+    }
+
+    /// What an edit in `identifier` starts from, by the can-handle rule: the original, or the
+    /// recorded render of a layer in `chain` (then named as the new record's base).
+    func startingPoint(forEditIn identifier: String, asset: Asset, chain: [Adjustment]) throws(JobFailure)
+        -> (input: RenderInput, start: Picture.Start, adjustmentID: Int64?)
+    {
         let base = registry.baseImage(
             forEditIn: identifier,
-            over: current.map {
+            over: chain.last.map {
                 CurrentAdjustment(
                     id: $0.id, formatIdentifier: $0.formatIdentifier, formatVersion: $0.formatVersion,
                     baseAdjustmentID: $0.baseAdjustmentID)
             })
-        let input: RenderInput
-        let orientation: Orientation
-        let baseAdjustmentID: Int64?
         switch base {
         case .original:
-            input = try originalInput(of: asset)
-            orientation = Orientation(exifValue: asset.orientation)
-            baseAdjustmentID = nil
+            return (try originalInput(of: asset), originalStart(of: asset), nil)
         case .rendered(let id):
             guard let layer = chain.first(where: { $0.id == id }) else {
                 throw .permanent(
                     code: .baseAdjustmentMissing,
                     message: "asset \(asset.id): adjustment \(id), the base of this edit, is not in its chain")
             }
-            input = try renderInput(of: layer, asset: asset)
-            orientation = .up  // renders are upright already
-            baseAdjustmentID = id
+            return (try renderInput(of: layer, asset: asset), .render, id)
         }
-        let output = StorageLayout.render(assetID: asset.id, jobID: job.id)
-        let result = try render(
-            operations, from: input, orientation: orientation, to: output,
-            display: StorageLayout.display(assetID: asset.id, jobID: job.id), asset: asset, job: job,
-            logger: logger, isCancelled: isCancelled)
-        return NewAdjustment(
-            formatIdentifier: identifier, formatVersion: version, data: data,
-            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes),
-            warnings: result.warnings.map(RecordedWarning.init),
-            renderedWith: RenderProvenance(operations: operations, settings: settings, display: true, hdr: result.hdr)
-                .json)
     }
 
-    func decode(identifier: String, version: String, data: [UInt8], job: ClaimedJob) throws(JobFailure)
-        -> [ImageOperation]
-    {
-        let operations: [ImageOperation]
-        do {
-            operations = try registry.operations(identifier: identifier, version: version, data: data)
-        } catch let error as AdjustmentError {
-            throw .permanent(code: FailureCode(error.code), message: "job \(job.id): \(error.message)", cause: error)
-        } catch {
-            throw .permanent(code: .adjustmentData, message: "job \(job.id): \(error)", cause: error)
-        }
-        return try filters.load(operations, from: storage, job: job)
+    /// An original starts in the orientation its import recorded.
+    func originalStart(of asset: Asset) -> Picture.Start {
+        .original(recorded: Orientation(exifValue: asset.orientation))
+    }
+
+    /// The renderer of this job's layers: its filters' LUTs come from the storage.
+    func layers(for job: ClaimedJob) -> LayerRenderer {
+        LayerRenderer(registry: registry, settings: settings, filters: .storage(filters, storage, jobID: job.id))
     }
 }

@@ -25,7 +25,7 @@ public struct RenderSettings: Sendable {
 
     public init(
         quality: Int = OutputEncoding.defaultQuality, huffman: RenderPlanner.HuffmanOptimisation = .off,
-        memoryBudget: Int = 256 << 20, maxPixels: Int = RenderLimits.defaultMaxPixels,
+        memoryBudget: Int = RenderLimits.defaultMemoryBudget, maxPixels: Int = RenderLimits.defaultMaxPixels,
         threads: Int = 1, memoryAdmission: (any MemoryAdmission)? = nil
     ) {
         self.threads = threads

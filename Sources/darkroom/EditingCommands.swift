@@ -94,8 +94,8 @@ extension Darkroom {
             if stale, belowVersion != nil { throw ValidationError("--stale takes no --below-version") }
             if let sample, sample < 1 { throw ValidationError("--sample must be 1 or more") }
             if let chunk, chunk < 1 { throw ValidationError("--chunk must be 1 or more") }
-            guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
-            guard displaySize > 0 else { throw ValidationError("--display-size must be 1 or more") }
+            try RenderOptionBounds.check(quality: quality)
+            try RenderOptionBounds.check(displaySize: displaySize)
         }
 
         func run() throws {

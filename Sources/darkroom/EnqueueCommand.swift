@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomAdjustments
 import DarkroomDatabase
 
 extension Darkroom {
@@ -10,7 +11,7 @@ extension Darkroom {
         @OptionGroup var global: GlobalOptions
 
         @Option(help: "The asset to edit.") var asset: Int64
-        @Option(name: .customLong("format-identifier")) var formatIdentifier: String = "io.darkroom.pipeline"
+        @Option(name: .customLong("format-identifier")) var formatIdentifier: String = PipelineFormat.identifier
         @Option(name: .customLong("format-version")) var formatVersion: String = "1.0.0"
         @Option(help: "Adjustment data (JSON for io.darkroom.pipeline).") var data: String
         @Option(help: "Higher runs first.") var priority: Int = 0

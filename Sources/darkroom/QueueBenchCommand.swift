@@ -1,4 +1,5 @@
 import ArgumentParser
+import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomStorage
 import Foundation
@@ -55,7 +56,7 @@ extension Darkroom {
                                 _ = try queue.complete(
                                     job,
                                     with: NewAdjustment(
-                                        formatIdentifier: job.formatIdentifier ?? "io.darkroom.pipeline",
+                                        formatIdentifier: job.formatIdentifier ?? PipelineFormat.identifier,
                                         formatVersion: job.formatVersion ?? "1.0",
                                         data: job.data ?? [],
                                         renderedPath: StorageLayout.render(assetID: job.assetID, jobID: job.id)

@@ -28,7 +28,8 @@ extension Darkroom {
             name: .customLong("apple-geometry-only"),
             help: "Render only an Apple edit's geometry, leaving out (with a warning) what darkroom cannot reproduce.")
         var appleGeometryOnly = false
-        @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String = "256MiB"
+        @Option(name: .customLong("memory-budget"), help: "e.g. 64MiB.") var memoryBudget: String =
+            ByteCount.format(RenderLimits.defaultMemoryBudget)
         @Option(help: "JPEG quality, 1–100.") var quality: Int = OutputEncoding.defaultQuality
         @Option(
             help: "EXIF orientation 1–8 to apply instead of a JPEG's own (to a HEIF: on top of its upright decode).")
@@ -58,10 +59,10 @@ extension Darkroom {
             guard ByteCount.parse(memoryBudget) != nil else {
                 throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB")
             }
-            guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
+            try RenderOptionBounds.check(quality: quality)
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
-            guard (16...65_500).contains(displaySize) else { throw ValidationError("--display-size must be 16…65500") }
+            try RenderOptionBounds.check(displaySize: displaySize)
             for argument in filterFiles where FilterFile(argument: argument) == nil {
                 throw ValidationError("--filter-file: cannot read \"\(argument)\"; write NAME@VERSION=PATH.cube")
             }
@@ -83,23 +84,24 @@ extension Darkroom {
                         threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 job.settings.hdr = hdr
+                job.settings.displayLongestSide = displaySize
+                job.settings.appleGeometryOnly = appleGeometryOnly
                 job.displayOutputPath = display
-                job.displayLongestSide = displaySize
-                job.appleGeometryOnly = appleGeometryOnly
                 job.filterFiles = filterFiles.compactMap(FilterFile.init(argument:))
                 do {
-                    if let warning = try job.applePlan()?.geometryOnlyWarning {
-                        let line = "darkroom: warning: apple_geometry_only: \(warning)\n"
-                        FileHandle.standardError.write(Data(line.utf8))
-                    }
                     if explain {
-                        print(try job.explanation())
+                        let explained = try job.explanation()
+                        Self.warn(explained.edit.warnings)
+                        print(explained.text)
                         return
                     }
                     let started = ContinuousClock.now
-                    let result = try job.render()
+                    let rendered = try job.render()
+                    let result = rendered.result
+                    Self.warn(rendered.plan.warnings)
                     for warning in result.warnings {
-                        FileHandle.standardError.write(Data("darkroom: warning: \(warning)\n".utf8))
+                        FileHandle.standardError.write(
+                            Data("darkroom: warning: \(Printable.field("\(warning)"))\n".utf8))
                     }
                     let elapsed = ContinuousClock.now - started
                     print(
@@ -123,6 +125,14 @@ extension Darkroom {
 }
 
 extension Darkroom.Render {
+    /// What the edit's plan left out (`apple_geometry_only`), on stderr.
+    static func warn(_ warnings: [EditWarning]) {
+        for warning in warnings {
+            FileHandle.standardError.write(
+                Data("darkroom: warning: \(warning.code): \(Printable.field(warning.message))\n".utf8))
+        }
+    }
+
     /// The adjustment to render: --aae's sidecar; else --data or --data-file; else, with none of
     /// them and no --format-identifier, the Apple sidecar beside the input, if any.
     func adjustment() throws -> (formatIdentifier: String, formatVersion: String, data: [UInt8]) {
@@ -133,14 +143,15 @@ extension Darkroom.Render {
             let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
             if let name = AppleExportFiles.find(for: url.lastPathComponent, among: names).sidecar {
                 let path = (folder as NSString).appendingPathComponent(name)
-                FileHandle.standardError.write(Data("darkroom: rendering the Apple edit in \(path)\n".utf8))
+                FileHandle.standardError.write(
+                    Data("darkroom: rendering the Apple edit in \(Printable.field(path))\n".utf8))
                 return try sidecar(path)
             }
         }
         return (formatIdentifier, formatVersion, try adjustmentData())
     }
 
-    static let defaultIdentifier = "io.darkroom.pipeline"
+    static let defaultIdentifier = PipelineFormat.identifier
 
     /// An `.AAE` read within its bound.
     func sidecar(_ path: String) throws -> (formatIdentifier: String, formatVersion: String, data: [UInt8]) {

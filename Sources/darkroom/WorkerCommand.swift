@@ -39,7 +39,7 @@ extension Darkroom {
             help:
                 "Memory all running renders share, e.g. 256MiB; a job is planned against all of it and waits until its price is free."
         )
-        var memoryBudget: String = "256MiB"
+        var memoryBudget: String = ByteCount.format(RenderLimits.defaultMemoryBudget)
         @Option(help: "JPEG quality of renders, 1–100 (4:4:4 chroma from 90 up).") var quality: Int = OutputEncoding
             .defaultQuality
         @Option(name: .customLong("max-duration"), help: "Stop claiming after this many seconds (or 30m, 6h).")
@@ -70,7 +70,7 @@ extension Darkroom {
 
         func validate() throws {
             guard (1...64).contains(concurrency) else { throw ValidationError("--concurrency must be 1…64") }
-            guard (1...100).contains(quality) else { throw ValidationError("--quality must be 1…100") }
+            try RenderOptionBounds.check(quality: quality)
             guard ByteCount.parse(memoryBudget) != nil else {
                 throw ValidationError("--memory-budget: cannot read \"\(memoryBudget)\"; write e.g. 64MiB or 1GiB")
             }

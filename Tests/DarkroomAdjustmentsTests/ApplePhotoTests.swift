@@ -249,6 +249,13 @@ struct ApplePhotoTests {
         let data = try Fixtures.bytes(of: Fixtures.root.appendingPathComponent("apple/wedding.AAE"))
         let sidecar = try AppleSidecar.decode(data)
         #expect(try editor.upgrade(sidecar.data, from: SemanticVersion("1.4")!) == sidecar.data)
-        #expect(throws: AdjustmentError.self) { try editor.encode([.sepia(intensity: 1)]) }
+        #expect(!editor.writesItsFormat)
+        #expect(throws: AdjustmentError.self) {
+            try registry.encode([.sepia(intensity: 1)], identifier: "com.apple.photo")
+        }
+        let upgraded = try registry.upgrade(identifier: "com.apple.photo", version: "1.4", data: sidecar.data)
+        #expect(
+            upgraded == EncodedAdjustment(formatIdentifier: "com.apple.photo", formatVersion: "1.4", data: sidecar.data)
+        )
     }
 }

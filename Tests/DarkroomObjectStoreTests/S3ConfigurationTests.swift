@@ -151,9 +151,9 @@ import Timing
             client.request("GET", objectKey: "k").headers.contains("x-amz-content-sha256: \(S3Client.emptyPayloadHash)")
         )
         let empty = [UInt8]()
-        #expect(empty.withUnsafeBytes(S3Client.sha256Hex) == S3Client.emptyPayloadHash)
+        #expect(empty.withUnsafeBytes(ContentDigest.sha256) == S3Client.emptyPayloadHash)
         #expect(
-            Array("abc".utf8).withUnsafeBytes(S3Client.sha256Hex)
+            Array("abc".utf8).withUnsafeBytes(ContentDigest.sha256)
                 == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
     }
 

@@ -39,7 +39,7 @@ import Testing
             formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
             settings: settings)
         do {
-            let result = try render.render()
+            let result = try render.render().result
             let codes = Set(result.warnings.map(\.code)).sorted()
             return codes.isEmpty ? "rendered" : "rendered with " + codes.joined(separator: ",")
         } catch let error as RenderError {

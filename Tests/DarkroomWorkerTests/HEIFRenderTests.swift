@@ -37,7 +37,7 @@ import Testing
         try FileRender(
             inputPath: input, outputPath: output, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
             data: Array(data.utf8), settings: RenderSettings()
-        ).render()
+        ).render().result
     }
 
     /// What the render's own EXIF says, read back the way an import reads it.

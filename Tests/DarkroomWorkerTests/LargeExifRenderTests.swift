@@ -18,7 +18,7 @@ import Testing
             inputPath: Fixtures.root.appendingPathComponent("corpus/pillow_heif/xiaomi.heic").path,
             outputPath: folder + "/out.jpg", formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
             data: Array(#"{"operations":[]}"#.utf8), settings: settings)
-        let result = try render.render()
+        let result = try render.render().result
         let shortened = result.warnings.filter { $0.code == "exif.shortened" }
         #expect(shortened.count == 1)
         #expect(shortened.first?.message.contains("thumbnail (IFD1)") == true, "\(result.warnings)")

@@ -14,7 +14,7 @@ import Testing
 
 /// `io.darkroom.pipeline` as a later release would ship it: it writes 1.1.0 and reads 1.x up
 /// to that. (Same operations, so renders must not change.)
-struct PipelineEditor110: Editor {
+struct PipelineEditor110: OperationEditor {
     var formatIdentifier: String { PipelineFormat.identifier }
     var currentVersion: SemanticVersion { SemanticVersion("1.1.0")! }
     var maxDataBytes: Int { PipelineFormat.maxDataBytes }

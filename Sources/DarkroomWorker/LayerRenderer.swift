@@ -1,0 +1,168 @@
+import ByteStreams
+import DarkroomAdjustments
+import DarkroomImaging
+import DarkroomMetadata
+
+/// One layer's render: its adjustment data planned on the picture it starts from (the edit
+/// plan, `EditorRegistry.plan`), rendered with the request `settings` make. A worker's first
+/// render of an edit, its replay of a chain and `darkroom render` all come through here, so
+/// the command renders exactly what a worker does.
+public struct LayerRenderer: Sendable {
+    public var registry: EditorRegistry
+    public var settings: RenderSettings
+    public var filters: FilterSource
+
+    public init(registry: EditorRegistry = .standard, settings: RenderSettings, filters: FilterSource) {
+        self.registry = registry
+        self.settings = settings
+        self.filters = filters
+    }
+
+    /// One layer to render.
+    public struct Layer: Sendable {
+        public var adjustment: EncodedAdjustment
+        public var start: Picture.Start
+        /// A re-render: the data is migrated to its editor's current version and planned
+        /// strictly (a geometry-only Apple render is kept, never made again).
+        public var isReplay: Bool
+
+        public init(_ adjustment: EncodedAdjustment, start: Picture.Start, isReplay: Bool = false) {
+            self.adjustment = adjustment
+            self.start = start
+            self.isReplay = isReplay
+        }
+    }
+
+    /// Where a render reads and writes.
+    public struct Streams {
+        public var input: any ByteSource
+        /// The same input again, for the HDR gain map a JPEG keeps after its image.
+        public var reopen: () throws -> any ByteSource
+        public var output: any ObjectUpload
+        public var display: (any ObjectUpload)?
+        /// Where spill files go.
+        public var scratchDirectory: String
+        /// Memory each stream's backend holds beyond the codec's buffers (`ObjectStorage.bufferedBytesPerStream`).
+        public var bufferedBytesPerStream = 0
+        public var isCancelled: @Sendable () -> Bool = { false }
+
+        public init(
+            input: any ByteSource, reopen: @escaping () throws -> any ByteSource, output: any ObjectUpload,
+            display: (any ObjectUpload)?, scratchDirectory: String
+        ) {
+            self.input = input
+            self.reopen = reopen
+            self.output = output
+            self.display = display
+            self.scratchDirectory = scratchDirectory
+        }
+    }
+
+    /// A rendered layer: its plan, the render, and what made it.
+    public struct Rendered: Sendable {
+        public var plan: EditPlan
+        public var result: RenderResult
+        public var provenance: RenderProvenance
+    }
+
+    /// The picture a layer starts from, read from its header: the one place this is decided.
+    public static func picture(of header: SourceHeader, start: Picture.Start) -> Picture {
+        let exif = MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation
+        return Picture(
+            size: header.storedSize, start: start, decoderTurnsUpright: header.carriesOwnOrientation,
+            exifOrientation: Orientation(exifValue: exif))
+    }
+
+    /// `layer` planned on the picture `header` describes, its filters' LUTs attached.
+    /// Throws `AdjustmentError` for data that cannot be planned, and the filter source's errors.
+    public func plan(_ layer: Layer, header: SourceHeader) throws -> EditPlan {
+        let options = EditOptions(leaveOutUnsupported: settings.appleGeometryOnly && !layer.isReplay)
+        var plan: EditPlan
+        do {
+            plan = try registry.plan(
+                layer.adjustment, picture: Self.picture(of: header, start: layer.start), options: options,
+                upgrading: layer.isReplay)
+        } catch let error as AdjustmentError {
+            throw error
+        } catch {
+            throw AdjustmentError(.malformedData, "\(error)")
+        }
+        plan.operations = try filters.attach(plan.operations)
+        return plan
+    }
+
+    /// Renders `layer`; the outputs appear only if the whole render succeeds.
+    public func render(_ layer: Layer, streams: Streams) throws -> Rendered {
+        var planned: EditPlan?
+        let result = try Renderer.render(
+            request(streams), from: streams.input, to: streams.output, display: streams.display,
+            gainMapSource: settings.hdr == .keep ? streams.reopen : nil
+        ) { header in
+            let edit = try self.plan(layer, header: header)
+            planned = edit
+            return edit.pictureEdit
+        }
+        let plan = planned!  // the renderer plans before it writes anything
+        return Rendered(
+            plan: plan, result: result,
+            provenance: RenderProvenance(
+                operations: plan.operations, settings: settings, display: streams.display != nil, hdr: result.hdr))
+    }
+
+    /// The render's plan, without decoding a pixel, and the edit's.
+    public func renderPlan(_ layer: Layer, input: any ByteSource, withDisplayCopy: Bool, scratchDirectory: String)
+        throws -> (edit: EditPlan, render: RenderPlan)
+    {
+        var planned: EditPlan?
+        let plan = try Renderer.plan(
+            request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy
+        ) { header in
+            let edit = try self.plan(layer, header: header)
+            planned = edit
+            return edit.pictureEdit
+        }
+        return (planned!, plan)
+    }
+
+    /// The render's plan in words, with the gain map's when `settings.hdr` keeps it (`reopen`
+    /// reads the input again for a JPEG's).
+    public func explanation(
+        _ layer: Layer, input: any ByteSource, reopen: @escaping () throws -> any ByteSource, withDisplayCopy: Bool,
+        scratchDirectory: String
+    ) throws -> (edit: EditPlan, text: String) {
+        var planned: EditPlan?
+        let text = try Renderer.explanation(
+            request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy,
+            gainMapSource: settings.hdr == .keep ? reopen : nil
+        ) { header in
+            let edit = try self.plan(layer, header: header)
+            planned = edit
+            return edit.pictureEdit
+        }
+        return (planned!, text)
+    }
+
+    /// The request every render of a layer makes: output, limits and threads from `settings`;
+    /// the operations come from the edit plan once the header is read.
+    func request(_ streams: Streams) -> RenderRequest {
+        var request = request(scratchDirectory: streams.scratchDirectory)
+        request.streamBufferBytes = streams.bufferedBytesPerStream
+        request.isCancelled = streams.isCancelled
+        return request
+    }
+
+    func request(scratchDirectory: String) -> RenderRequest {
+        var request = RenderRequest(
+            operations: [], encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
+            spillDirectory: scratchDirectory,
+            rewriteExif: { original, size in
+                let exif = try OutputExif.fitted(
+                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                return (exif.payload, exif.dropped)
+            },
+            threads: settings.threads)
+        request.displayLongestSide = settings.displayLongestSide
+        request.memoryAdmission = settings.memoryAdmission
+        return request
+    }
+}
