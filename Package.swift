@@ -12,14 +12,15 @@ let package = Package(
     products: [
         .executable(name: "darkroom", targets: ["darkroom"]),
         // Every module that parses bytes from outside, for the fuzz targets in Tests/Fuzz (a
-        // package of its own, built with sanitizers; `make fuzz`). A new parser joins this list.
+        // package of its own, built with sanitizers; `make fuzz`). A new parser joins a list:
+        // the parsers of data link no codec; the codecs and the renderer are apart.
         .library(
             name: "DarkroomParsers",
             targets: [
-                "ByteStreams", "JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging", "DarkroomMetadata", "LibExif",
-                "DarkroomAdjustments", "Zlib",
+                "ByteStreams", "EditVocabulary", "DarkroomMetadata", "LibExif", "DarkroomAdjustments", "Zlib",
                 "DarkroomOperatorScripts", "S3Answers", "GainMaps",
             ]),
+        .library(name: "DarkroomCodecs", targets: ["JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -108,10 +109,13 @@ let package = Package(
         .target(name: "Zlib", dependencies: ["CZlib"]),
 
         // Domain modules.
+        // What an edit says, as values: operations, orientations, sizes, LUTs. Below both the
+        // parsers of adjustment data and the renderer, so the parsers link no codec.
+        .target(name: "EditVocabulary", swiftSettings: optimizedInDebug),
         .target(
             name: "DarkroomImaging",
             dependencies: [
-                "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams", "GainMaps",
+                "EditVocabulary", "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams", "GainMaps",
             ],
             swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
@@ -138,7 +142,7 @@ let package = Package(
         .target(
             name: "DarkroomAdjustments",
             dependencies: [
-                "DarkroomImaging", "Zlib",
+                "EditVocabulary", "Zlib",
             ]),
         // Everything that talks to PostgreSQL: the schema and every statement (its SQL lives in SQL/
         // as .sql files, embedded in the binary: no bundle to deploy), assets, adjustments, the job
@@ -233,7 +237,7 @@ let package = Package(
             name: "DarkroomTestSupport",
             dependencies: [
                 "LibPQ", "ByteStreams", "DarkroomDatabase", "DarkroomObjectStore", "DarkroomStorage", "JPEGTurbo",
-                "LibHeif", "CHeif", "LibCurl", "LittleCMS", "Timing",
+                "LibHeif", "CHeif", "LibCurl", "LittleCMS", "Timing", "GainMaps",
                 .product(name: "Logging", package: "swift-log"),
             ], path: "Tests/DarkroomTestSupport"),
 

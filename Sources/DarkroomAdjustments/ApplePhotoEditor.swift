@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// `com.apple.photo` as an editor a worker runs: it reads any 1.x and writes none. Its
 /// geometry is relative to the picture it was made on, so its plan is `ApplePhotoPlan` on

@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// Apple's geometry as darkroom renders it, a pure value: turn the picture by `straightenAngle`
 /// about its centre, keep `window`, then show it in `orientation`.

@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// Reads a `.cube` LUT (Adobe's Cube LUT Specification 1.0, as Resolve, Photoshop, Affinity
 /// and darktable write it) into a `ColorLookupTable`. Bounded: it refuses files over

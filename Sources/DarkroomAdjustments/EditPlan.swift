@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// The picture a layer starts from: the rows the decoder delivers, and how they stand.
 public struct Picture: Sendable, Equatable {

@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// Code that understands one adjustment format, as a PhotoKit editing extension does.
 public protocol Editor: Sendable {

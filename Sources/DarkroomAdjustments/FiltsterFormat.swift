@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// The settings of Filtster, the sample PhotoKit extension whose format is
 /// `com.shinobicontrols.filster` 1.0: an NSKeyedArchiver archive of an NSDictionary with

@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 extension PipelineFormat {
     /// `operations` as `io.darkroom.pipeline` JSON: one operation per object, every

@@ -1,4 +1,4 @@
-import DarkroomImaging
+import EditVocabulary
 
 /// darkroom's native adjustment format, `io.darkroom.pipeline`: UTF-8 JSON
 /// `{"operations":[{"op":"sepia","intensity":0.8}, ...]}`, applied in order.

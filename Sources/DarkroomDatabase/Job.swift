@@ -20,9 +20,6 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     /// Attempts in a row, before this one, whose worker died holding the job.
     public var crashes: Int
 
-    /// If this attempt fails, the job fails for good whatever the failure.
-    public var isLastAttempt: Bool { attempts >= maxAttempts }
-
     /// The edit's format (or, for a re-render, the upgraded one), for logs and claim rules.
     public var formatIdentifier: String? {
         switch work {

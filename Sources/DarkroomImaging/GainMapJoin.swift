@@ -78,16 +78,13 @@ enum GainMapJoin {
         }
     }
 
-    /// After the leading APP0 and APP1 segments (JFIF, EXIF), read from the scratch file a
-    /// header at a time.
+    /// `GainMapJPEGWriter.insertionOffset`, read from the scratch file a header at a time.
     static func insertionOffset(_ primary: ScratchSink) throws -> Int {
-        var offset = 2
-        var header = [UInt8](repeating: 0, count: 4)
-        while offset + 4 <= primary.length {
+        try GainMapJPEGWriter.insertionOffset { offset in
+            guard offset + 4 <= primary.length else { return nil }
+            var header = [UInt8](repeating: 0, count: 4)
             try header.withUnsafeMutableBytes { try primary.read(at: offset, into: $0) }
-            guard header[0] == 0xFF, header[1] == 0xE0 || header[1] == 0xE1 else { break }
-            offset += 2 + Int(header[2]) << 8 + Int(header[3])
+            return header
         }
-        return offset
     }
 }

@@ -203,26 +203,11 @@ public enum Renderer {
         // Only the header (a HEIF's whole file) and a map's samples are held yet; the price counts them.
         try admit(RenderPlanner.admissionPrice(plan, gainMap: mapPlan))
         var map: RenderedGainMap?
-        if let loaded = carry, let mapPlan {
-            carry = nil  // the samples go once the map is rendered
-            do {
-                let rendered = try loaded.render(
-                    plan: mapPlan.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
-                    isCancelled: request.isCancelled)
-                plan = try Self.plan(
-                    request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil,
-                    holding: heldBytes(rendered))
-                map = rendered
-            } catch let drop as GainMapCarry.Drop {
-                warnings.append(.gainMapDropped(reason: drop.reason))
-            } catch let error as RenderError where error.code == .memoryBudgetExceeded {
-                let needed = ByteCount.format(error.bytesNeeded ?? 0)
-                let budget = ByteCount.format(error.memoryBudget ?? 0)
-                warnings.append(
-                    .gainMapDropped(
-                        reason: "the image's render and its gain map's JPEGs need \(needed) "
-                            + "of the \(budget) left once the map is held"))
-            }
+        if let rendered = try renderGainMapFirst(
+            &carry, plan: mapPlan, request: request, header: decoder.header, orientation: turn,
+            withDisplayCopy: display != nil, warnings: &warnings)
+        {
+            (map, plan) = (rendered.map, rendered.plan)
         }
         let primarySink: any ByteSink =
             try map.map { _ in
@@ -231,47 +216,19 @@ public enum Renderer {
         let displaySink: (any ByteSink)? = try display.map { display in
             try map.map { _ in try ScratchSink(directory: request.spillDirectory, name: display.objectName) } ?? display
         }
-        let size = plan.geometry.outputSize
-        let encoder = try wrap { try JPEGEncoder(sink: primarySink) }
-        var encoding = request.encoding.jpeg
-        encoding.optimizeCoding = plan.optimizeCoding
-        try wrap {
-            let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths, rowsPerRead: plan.decodeRows)
-            guard decoded == plan.geometry.storedSize else {
-                throw JPEGError(
-                    code: .misuse,
-                    message: "the decoder delivers \(decoded), not the planned \(plan.geometry.storedSize)",
-                    path: input.objectName)
-            }
-            try encoder.start(width: size.width, height: size.height, encoding: encoding)
-        }
-        let profile = OutputColorProfile(for: decoder.header)
-        if let warning = profile.warning { warnings.append(warning) }
-        try writeMetadata(
-            to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
+        let encoders = try startEncoders(
+            request, decoder: decoder, plan: plan, primary: primarySink, display: displaySink, input: input,
             warnings: &warnings)
-        var derivative: Derivative?
-        if let displaySink, let displaySize = plan.displaySize {
-            let displayEncoder = try wrap { try JPEGEncoder(sink: displaySink) }
-            try wrap {
-                try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding)
-            }
-            try writeMetadata(
-                to: displayEncoder, size: displaySize, request: request, header: decoder.header,
-                profile: profile.iccProfile, warnings: &warnings)
-            derivative = Derivative(
-                encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
-        }
         try StripPipeline(
-            plan: plan, decoder: decoder.rows, encoder: encoder, spillDirectory: request.spillDirectory,
-            threads: request.threads, derivative: derivative, isCancelled: request.isCancelled
+            plan: plan, decoder: decoder.rows, encoder: encoders.primary, spillDirectory: request.spillDirectory,
+            threads: request.threads, derivative: encoders.display, isCancelled: request.isCancelled
         ).run()
         try wrap {
             // Decodes what is left, so damage below the last needed row still fails the render,
             // and judges how the input ended before either output is finished.
             try decoder.finish()
-            try encoder.finish()
-            try derivative?.encoder.finish()
+            try encoders.primary.finish()
+            try encoders.display?.encoder.finish()
         }
         // The bytes after a multi-picture JPEG's image are the images its MPF index declares
         // (kept as a gain map, or left out as every viewer leaves them): expected, not stray.
@@ -291,6 +248,43 @@ public enum Renderer {
             sourceFormat: map.kind.rawValue, mapSize: map.size,
             headroomStops: max(map.metadata.alternateHeadroom, map.metadata.baseHeadroom))
         return (plan, warnings, dropped ? nil : hdr)
+    }
+
+    /// Starts the decoder and the encoders (the display copy's with its downscaler), each
+    /// encoder with its metadata written, before the first row.
+    static func startEncoders(
+        _ request: RenderRequest, decoder: SourceDecoder, plan: RenderPlan, primary: any ByteSink,
+        display: (any ByteSink)?, input: any ByteSource, warnings: inout [RenderWarning]
+    ) throws -> (primary: JPEGEncoder, display: Derivative?) {
+        let size = plan.geometry.outputSize
+        let encoder = try wrap { try JPEGEncoder(sink: primary) }
+        var encoding = request.encoding.jpeg
+        encoding.optimizeCoding = plan.optimizeCoding
+        try wrap {
+            let decoded = try decoder.start(scaleEighths: request.decodeScaleEighths, rowsPerRead: plan.decodeRows)
+            guard decoded == plan.geometry.storedSize else {
+                throw decoder.misuse(
+                    "the decoder delivers \(decoded), not the planned \(plan.geometry.storedSize)",
+                    objectName: input.objectName)
+            }
+            try encoder.start(width: size.width, height: size.height, encoding: encoding)
+        }
+        let profile = OutputColorProfile(for: decoder.header)
+        if let warning = profile.warning { warnings.append(warning) }
+        try writeMetadata(
+            to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
+            warnings: &warnings)
+        guard let display, let displaySize = plan.displaySize else { return (encoder, nil) }
+        let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
+        try wrap {
+            try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding)
+        }
+        try writeMetadata(
+            to: displayEncoder, size: displaySize, request: request, header: decoder.header,
+            profile: profile.iccProfile, warnings: &warnings)
+        return (
+            encoder, Derivative(encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
+        )
     }
 
     /// `plan`'s words, and with `gainMapSource` those of the original's gain map, which a render
@@ -328,42 +322,6 @@ public enum Renderer {
         } catch let drop as GainMapCarry.Drop {
             return plan.description + "\n\ngain map   dropped: \(drop.reason)"
         }
-    }
-
-    /// The map through the image's geometry, priced on its own: its samples, its strips and its
-    /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file); and the
-    /// bound on its JPEGs that the plan leaves room for.
-    static func planGainMap(
-        _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
-    ) throws -> (plan: RenderPlan, held: Int) {
-        let picture = header.placement(scaleEighths: request.decodeScaleEighths).size
-        try carry.checkShape(picture: picture)
-        let geometry = try carry.geometry(picture: picture, orientation: orientation, operations: request.operations)
-        let display = plan.displaySize.map {
-            GainMapCarry.displaySize(mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: $0)
-        }
-        let channels = carry.samples.channels
-        let held =
-            GainMapCarry.encodedBound(geometry.outputSize, channels: channels)
-            + (display.map { GainMapCarry.encodedBound($0, channels: channels) } ?? 0)
-        // Before it starts, the image's decoder holds its input: all of a HEIF, little of a JPEG.
-        let available = request.limits.memoryBudget - (plan.heifDecode?.fileBytes ?? 0) - held
-        guard
-            let mapPlan = RenderPlanner.planGainMap(
-                geometry: geometry, samplesBytes: carry.samplesBytes, display: display, fullChroma: true,
-                budget: available)
-        else {
-            throw GainMapCarry.Drop(
-                reason:
-                    "rendering its \(carry.size) gain map does not fit the \(ByteCount.format(request.limits.memoryBudget)) budget"
-            )
-        }
-        return (mapPlan, held)
-    }
-
-    /// What the image's render holds for the map: its JPEGs and the join's buffer.
-    static func heldBytes(_ map: RenderedGainMap) -> Int {
-        map.jpeg.count + (map.displayJPEG?.count ?? 0) + GainMapJoin.chunkBytes
     }
 
     /// EXIF (rewritten for `size`) and the ICC profile, before the first row.

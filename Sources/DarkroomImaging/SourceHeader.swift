@@ -172,6 +172,15 @@ final class SourceDecoder {
         }
     }
 
+    /// darkroom's own mistake in driving this decoder, as its codec reports one (`misuse`), so
+    /// the failure names the input's format.
+    func misuse(_ message: String, objectName: String) -> any Error {
+        switch codec {
+        case .jpeg: JPEGError(code: .misuse, message: message, path: objectName)
+        case .heif: HEIFError(code: .misuse, message: message, path: objectName)
+        }
+    }
+
     /// Reads the first bytes of `input` to tell its format, then opens the decoder on all of it.
     static func open(_ input: any ByteSource, heifLimits: HEIFLimits, maxScans: Int = JPEGDecoder.defaultMaxScans)
         throws -> SourceDecoder

@@ -67,8 +67,8 @@ public final class Thumbnails: Sendable {
         }
     }
 
-    /// The bytes cached now (for the dashboard's own tests and logs).
-    public var cachedBytes: Int { cache.size }
+    /// The bytes cached now.
+    var cachedBytes: Int { cache.size }
 }
 
 /// Collects an encoder's bytes in memory: a thumbnail is small.

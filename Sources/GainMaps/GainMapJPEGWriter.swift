@@ -4,24 +4,18 @@
 /// gets its metadata as `hdrgm` XMP and as ISO 21496-1 APP2, and follows the primary's EOI.
 /// Bytes only: both JPEGs are encoded already.
 public enum GainMapJPEGWriter {
-    public static func join(primary: [UInt8], gainMap: [UInt8], metadata: GainMapMetadata) throws(GainMapError)
-        -> [UInt8]
-    {
-        let primarySegments = try JPEGSegments.read(primary)
-        try refuseXMP(in: primarySegments, of: primary)
-        let insertAt = insertionOffset(primarySegments)
-        let parts = try layout(insertAt: insertAt, primaryLength: primary.count, gainMap: gainMap, metadata: metadata)
-        return Array(primary[..<insertAt]) + parts.inserted + primary[insertAt...] + parts.secondary
+    /// Where the new segments go: after the leading APP0 and APP1 segments (JFIF, Exif), which
+    /// must stay first. `header(offset)` gives the 4 bytes at `offset`, nil past the end: the one
+    /// rule for a primary held whole and for one streamed from a scratch file.
+    public static func insertionOffset(header: (Int) throws -> [UInt8]?) rethrows -> Int {
+        var offset = 2
+        while let bytes = try header(offset), bytes.count == 4, bytes[0] == 0xFF, bytes[1] == 0xE0 || bytes[1] == 0xE1 {
+            offset += 2 + Int(bytes[2]) << 8 + Int(bytes[3])
+        }
+        return offset
     }
 
-    /// Where the new segments go: after JFIF's APP0 and Exif's APP1, which must stay first.
-    public static func insertionOffset(_ primarySegments: [JPEGSegment]) -> Int {
-        let leading = primarySegments.prefix { $0.marker == 0xE0 || $0.marker == 0xE1 }
-        return leading.last.map { $0.payload.upperBound } ?? 2
-    }
-
-    /// The join without the primary's bytes, for a primary too large to hold (a render streams it
-    /// from a scratch file): the segments to insert at `insertAt` of a primary `primaryLength`
+    /// The join without the primary's bytes, which a render streams from a scratch file: the segments to insert at `insertAt` of a primary `primaryLength`
     /// bytes long that carries no XMP or MPF index of its own, and the gain map's JPEG to write
     /// after it.
     public static func layout(insertAt: Int, primaryLength: Int, gainMap: [UInt8], metadata: GainMapMetadata)

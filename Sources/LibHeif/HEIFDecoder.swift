@@ -62,7 +62,6 @@ public final class HEIFDecoder {
 
     /// Coded rows, before the transformations.
     public var outputHeight: Int { header.codedHeight }
-    public var isStarted: Bool { decoded != nil }
 
     /// Starts decoding: an image coded whole is decoded now (and the file let go of); a grid's
     /// tiles are decoded as their rows are read.

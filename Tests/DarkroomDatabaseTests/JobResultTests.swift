@@ -182,7 +182,7 @@ struct JobResultTests {
             #expect(try queue.fail(first, failure, retryDelay: .seconds(30)) == .queued)
             _ = try connection.query("UPDATE darkroom.jobs SET run_at = now() WHERE id = $1", [.int(id)])
             let second = try #require(try queue.claim(workerID: "w2", limit: 1, lease: .seconds(60)).first)
-            #expect(second.attempts == 2 && second.isLastAttempt)
+            #expect(second.attempts == 2 && second.maxAttempts == 2)
             #expect(try queue.fail(second, failure, retryDelay: .seconds(30)) == .failed)
 
             let job = try #require(try queue.job(id: id))

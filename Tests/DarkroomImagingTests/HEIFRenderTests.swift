@@ -35,6 +35,25 @@ import Testing
         return (result, jpeg, try DecodedImage(jpeg: jpeg))
     }
 
+    /// darkroom's own mistake in driving a decoder names the input's format (a HEIF's is
+    /// `heif_misuse`, not `jpeg_misuse`).
+    @Test func aMisuseNamesTheDecodersFormat() throws {
+        let heif = try SourceDecoder.open(
+            ChunkedSource(try Self.heic(), name: "in.heic", maxChunk: 65536),
+            heifLimits: HEIFLimits(RenderLimits(), threads: 1))
+        let jpeg = try SourceDecoder.open(
+            FileSource(path: Fixtures.exifSample("Canon_40D.jpg").path),
+            heifLimits: HEIFLimits(RenderLimits(), threads: 1))
+        for (decoder, format) in [(heif, CodecError.Format.heif), (jpeg, .jpeg)] {
+            #expect {
+                try wrap { throw decoder.misuse("the decoder delivers 1×1", objectName: "in") }
+            } throws: { error in
+                let codec = (error as? RenderError)?.codecError
+                return codec?.format == format && codec?.code == .misuse
+            }
+        }
+    }
+
     @Test(arguments: [HEIFEncoding.Codec.hevc, .av1])
     func aHEIFRendersThroughTheStrips(codec: HEIFEncoding.Codec) throws {
         let rendered = try Self.render(try Self.heic(HEIFEncoding(codec: codec)))

@@ -1,10 +1,11 @@
 import DarkroomDatabase
 import DarkroomTestSupport
-import DarkroomWeb
 import Foundation
 import Hummingbird
 import LibPQ
 import Testing
+
+@testable import DarkroomWeb
 
 /// The routes as a browser meets them, against a real PostgreSQL: sign-in, sessions, CSRF,
 /// roles, the pages' numbers (the same calls `darkroom status` makes) and the actions.

@@ -30,6 +30,9 @@ let parsers = [
     "fuzz-cube",  // .cube LUT files (filters): CubeFile, and the filter kernel on what it reads
 ]
 
+// The targets that decode pixels or run the renderer's kernels; the others link no codec.
+let decodePixels: Set = ["fuzz-jpeg", "fuzz-heif", "fuzz-cube"]
+
 let package = Package(
     name: "darkroom-fuzz",
     platforms: [.macOS(.v15)],
@@ -37,13 +40,16 @@ let package = Package(
         .package(name: "darkroom", path: "../..")
     ],
     targets: [
-        .target(name: "FuzzSupport", dependencies: [.product(name: "DarkroomParsers", package: "darkroom")])
+        .target(name: "FuzzSupport", dependencies: [.product(name: "DarkroomParsers", package: "darkroom")]),
+        .target(
+            name: "FuzzImages",
+            dependencies: ["FuzzSupport", .product(name: "DarkroomCodecs", package: "darkroom")]),
     ]
         + parsers.map { name in
             .executableTarget(
                 name: name,
-                dependencies: [
-                    "FuzzSupport", .product(name: "DarkroomParsers", package: "darkroom"),
-                ])
+                dependencies: ["FuzzSupport", .product(name: "DarkroomParsers", package: "darkroom")]
+                    + (decodePixels.contains(name)
+                        ? ["FuzzImages", .product(name: "DarkroomCodecs", package: "darkroom")] : []))
         }
 )

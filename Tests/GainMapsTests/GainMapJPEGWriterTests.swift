@@ -59,15 +59,27 @@ import Testing
         #expect(gainMapTags["BaseRenditionIsHDR"] as? Bool == false || gainMapTags["BaseRenditionIsHDR"] as? Int == 0)
     }
 
-    @Test func refusesAJPEGThatAlreadyHasAnIndex() throws {
+    @Test func refusesAGainMapThatAlreadyHasXMPAndMetadataNoViewerCanUse() throws {
         let (file, gainMap) = try Self.joined()
         #expect(throws: GainMapError.self) {
-            try GainMapJPEGWriter.join(primary: file, gainMap: gainMap, metadata: Self.metadata)
+            try GainMapJPEGWriter.layout(insertAt: 2, primaryLength: 100, gainMap: file, metadata: Self.metadata)
         }
         var hdr = Self.metadata
         hdr.gamma = SIMD3(repeating: 0)
         #expect(throws: GainMapError.self) {
-            try GainMapJPEGWriter.join(primary: gainMap, gainMap: gainMap, metadata: hdr)
+            try GainMapJPEGWriter.layout(insertAt: 2, primaryLength: 100, gainMap: gainMap, metadata: hdr)
         }
+    }
+
+    /// The segments go after JFIF's APP0 and Exif's APP1, read a header at a time.
+    @Test func theSegmentsGoAfterTheLeadingAPP0AndAPP1() throws {
+        let camera = try GainMapFiles.bytes("exif-samples/Canon_40D.jpg")
+        let segments = try JPEGSegments.read(camera)
+        let leading = segments.prefix { $0.marker == 0xE0 || $0.marker == 0xE1 }
+        let offset = GainMapJPEGWriter.insertionOffset { at in
+            at + 4 <= camera.count ? Array(camera[at..<at + 4]) : nil
+        }
+        #expect(!leading.isEmpty && offset == leading.last!.payload.upperBound)
+        #expect(GainMapJPEGWriter.insertionOffset { _ in nil } == 2)
     }
 }

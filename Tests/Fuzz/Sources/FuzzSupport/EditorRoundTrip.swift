@@ -1,5 +1,5 @@
 import DarkroomAdjustments
-import DarkroomImaging
+import EditVocabulary
 
 /// What every editor promises for data a worker accepted: encoding its operations gives data
 /// (within the editor's limit) that decodes to the same operations, and upgrading the data

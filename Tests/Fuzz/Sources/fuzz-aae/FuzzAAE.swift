@@ -1,5 +1,5 @@
 import DarkroomAdjustments
-import DarkroomImaging
+import EditVocabulary
 import FuzzSupport
 
 /// The input is a `com.apple.photo` adjustment data blob (raw DEFLATE of JSON; a seed is

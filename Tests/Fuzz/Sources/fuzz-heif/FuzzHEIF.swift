@@ -1,4 +1,5 @@
 import DarkroomImaging
+import FuzzImages
 import FuzzSupport
 import LibHeif
 

@@ -1,4 +1,5 @@
 import DarkroomImaging
+import FuzzSupport
 import JPEGTurbo
 import LibHeif
 

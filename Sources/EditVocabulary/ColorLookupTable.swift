@@ -21,7 +21,7 @@ public final class ColorLookupTable: Sendable, Hashable, CustomStringConvertible
     /// For a cube, point `(r, g, b)` at `4·(r + size·(g + size·b))`, its RGB padded with a zero
     /// so the kernel reads each corner with one aligned four-float load; for curves, RGB triples,
     /// point `i` of every channel at `3·i`, and one spare float at the end.
-    let points: [Float]
+    public let points: [Float]
 
     /// `values` are the RGB triples in file order (`size³` or `size` of them). The caller
     /// checked them: a parser refuses what this would trap on.

@@ -1,0 +1,70 @@
+import ByteStreams
+
+/// A render's HDR gain map: planned through the image's geometry at its own resolution and
+/// priced on its own, rendered before the image, then held while the image renders.
+extension Renderer {
+    /// The map through the image's geometry, priced on its own: its samples, its strips and its
+    /// JPEGs, beside what the image's decoder holds before it starts (a HEIF's file); and the
+    /// bound on its JPEGs that the plan leaves room for.
+    static func planGainMap(
+        _ carry: GainMapCarry, request: RenderRequest, header: SourceHeader, orientation: Orientation, plan: RenderPlan
+    ) throws -> (plan: RenderPlan, held: Int) {
+        let picture = header.placement(scaleEighths: request.decodeScaleEighths).size
+        try carry.checkShape(picture: picture)
+        let geometry = try carry.geometry(picture: picture, orientation: orientation, operations: request.operations)
+        let display = plan.displaySize.map {
+            GainMapCarry.displaySize(mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: $0)
+        }
+        let channels = carry.samples.channels
+        let held =
+            GainMapCarry.encodedBound(geometry.outputSize, channels: channels)
+            + (display.map { GainMapCarry.encodedBound($0, channels: channels) } ?? 0)
+        // Before it starts, the image's decoder holds its input: all of a HEIF, little of a JPEG.
+        let available = request.limits.memoryBudget - (plan.heifDecode?.fileBytes ?? 0) - held
+        guard
+            let mapPlan = RenderPlanner.planGainMap(
+                geometry: geometry, samplesBytes: carry.samplesBytes, display: display, fullChroma: true,
+                budget: available)
+        else {
+            throw GainMapCarry.Drop(
+                reason:
+                    "rendering its \(carry.size) gain map does not fit the \(ByteCount.format(request.limits.memoryBudget)) budget"
+            )
+        }
+        return (mapPlan, held)
+    }
+
+    /// What the image's render holds for the map: its JPEGs and the join's buffer.
+    static func heldBytes(_ map: RenderedGainMap) -> Int {
+        map.jpeg.count + (map.displayJPEG?.count ?? 0) + GainMapJoin.chunkBytes
+    }
+
+    /// Renders the gain map before the image (its samples go once it is), and plans the image's
+    /// render again, holding the map's JPEGs; nil when the map is dropped, said in `warnings`.
+    static func renderGainMapFirst(
+        _ carry: inout GainMapCarry?, plan mapPlan: (plan: RenderPlan, held: Int)?, request: RenderRequest,
+        header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool, warnings: inout [RenderWarning]
+    ) throws -> (map: RenderedGainMap, plan: RenderPlan)? {
+        guard let loaded = carry, let mapPlan else { return nil }
+        carry = nil
+        do {
+            let rendered = try loaded.render(
+                plan: mapPlan.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
+                isCancelled: request.isCancelled)
+            let plan = try Self.plan(
+                request, header: header, orientation: orientation, withDisplayCopy: withDisplayCopy,
+                holding: heldBytes(rendered))
+            return (rendered, plan)
+        } catch let drop as GainMapCarry.Drop {
+            warnings.append(.gainMapDropped(reason: drop.reason))
+        } catch let error as RenderError where error.code == .memoryBudgetExceeded {
+            let needed = ByteCount.format(error.bytesNeeded ?? 0)
+            let budget = ByteCount.format(error.memoryBudget ?? 0)
+            warnings.append(
+                .gainMapDropped(
+                    reason: "the image's render and its gain map's JPEGs need \(needed) "
+                        + "of the \(budget) left once the map is held"))
+        }
+        return nil
+    }
+}
