@@ -15,8 +15,28 @@ struct GainMapCarry {
     var samples: GainMapSamples
 
     /// Why a map was not carried (the warning's reason).
-    struct Drop: Error {
+    /// Why a map is left out; the render goes on standard range and says so.
+    struct Drop: Error, Sendable, CustomStringConvertible {
+        enum Code: String, Sendable {
+            /// The map cannot be read or its metadata cannot be used.
+            case unreadable = "gain_map_unreadable"
+            /// It does not fit the budget, or is larger than darkroom holds.
+            case tooLarge = "gain_map_too_large"
+            /// Its shape does not follow the image's (another aspect, a crop it cannot follow).
+            case unaligned = "gain_map_unaligned"
+        }
+
+        var code: Code
         var reason: String
+        var cause: (any Error & Sendable)?
+
+        init(_ code: Code, reason: String, cause: (any Error & Sendable)? = nil) {
+            self.code = code
+            self.reason = reason
+            self.cause = cause
+        }
+
+        var description: String { "\(reason) [\(code.rawValue)]" }
     }
 
     /// The gain map of the input `decoder` has open (not started); nil when it has none. A HEIF's
@@ -32,11 +52,12 @@ struct GainMapCarry {
             do {
                 found = try SourceGainMap.find(in: heif.header)
             } catch {
-                throw Drop(reason: "its gain map is unreadable: \(error)")
+                throw Drop(.unreadable, reason: "its gain map is unreadable: \(error)", cause: error)
             }
             guard let found else { return nil }
             if let transfer = hdrTransfer(of: heif.header) {
                 throw Drop(
+                    .unreadable,
                     reason:
                         "the picture is coded for HDR displays (\(transfer == .pq ? "PQ" : "HLG")), which its render does not "
                         + "describe, so the map would not apply to the render's pixels")
@@ -45,7 +66,7 @@ struct GainMapCarry {
             do {
                 samples = try found.decode(from: heif)
             } catch {
-                throw Drop(reason: "its gain map could not be decoded: \(error)")
+                throw Drop(.unreadable, reason: "its gain map could not be decoded: \(error)", cause: error)
             }
             return try checked(found, samples: samples)
         case .jpeg(let jpeg):
@@ -56,13 +77,15 @@ struct GainMapCarry {
             } catch let error as Drop {
                 throw error
             } catch {
-                throw Drop(reason: "the original could not be read again for its gain map: \(error)")
+                throw Drop(
+                    .unreadable, reason: "the original could not be read again for its gain map: \(error)", cause: error
+                )
             }
             let found: SourceGainMap?
             do {
                 found = try SourceGainMap.find(in: bytes, objectName: name)
             } catch {
-                throw Drop(reason: "its gain map is unreadable: \(error)")
+                throw Drop(.unreadable, reason: "its gain map is unreadable: \(error)", cause: error)
             }
             guard let found else { return nil }
             do {
@@ -70,7 +93,7 @@ struct GainMapCarry {
             } catch let error as Drop {
                 throw error
             } catch {
-                throw Drop(reason: "its gain map could not be decoded: \(error)")
+                throw Drop(.unreadable, reason: "its gain map could not be decoded: \(error)", cause: error)
             }
         }
     }
@@ -86,7 +109,9 @@ struct GainMapCarry {
 
     private static func checked(_ found: SourceGainMap, samples: GainMapSamples) throws(Drop) -> GainMapCarry {
         if let size = found.size, size != PixelSize(width: samples.width, height: samples.height) {
-            throw Drop(reason: "the gain map decodes to \(samples.width)x\(samples.height), not its stated \(size)")
+            throw Drop(
+                .unreadable,
+                reason: "the gain map decodes to \(samples.width)x\(samples.height), not its stated \(size)")
         }
         return GainMapCarry(kind: found.kind, metadata: found.metadata, samples: samples)
     }
@@ -98,7 +123,8 @@ struct GainMapCarry {
             let got = try chunk.withUnsafeMutableBytes { buffer throws(StreamError) in try input.read(into: buffer) }
             if got == 0 { return bytes }
             guard bytes.count + got <= maxBytes else {
-                throw Drop(reason: "finding the gain map means holding the whole file, more than \(maxBytes) bytes")
+                throw Drop(
+                    .tooLarge, reason: "finding the gain map means holding the whole file, more than \(maxBytes) bytes")
             }
             bytes += chunk[..<got]
         }
@@ -114,17 +140,17 @@ struct GainMapCarry {
         let map = size
         guard map.width >= 1, map.height >= 1, map.width <= 2 * picture.width, map.height <= 2 * picture.height
         else {
-            throw Drop(reason: "a \(map) gain map for a \(picture) picture is of an absurd size")
+            throw Drop(.unaligned, reason: "a \(map) gain map for a \(picture) picture is of an absurd size")
         }
         let expectedHeight = Double(map.width) * Double(picture.height) / Double(picture.width)
         let expectedWidth = Double(map.height) * Double(picture.width) / Double(picture.height)
         guard abs(expectedHeight - Double(map.height)) <= 1 || abs(expectedWidth - Double(map.width)) <= 1 else {
-            throw Drop(reason: "a \(map) gain map does not have the shape of the \(picture) picture")
+            throw Drop(.unaligned, reason: "a \(map) gain map does not have the shape of the \(picture) picture")
         }
         do {
             _ = try metadata.validated(.xmp)
         } catch {
-            throw Drop(reason: "its gain map's metadata contradict themselves: \(error)")
+            throw Drop(.unreadable, reason: "its gain map's metadata contradict themselves: \(error)", cause: error)
         }
     }
 
@@ -138,7 +164,7 @@ struct GainMapCarry {
         do {
             return try RenderGeometry(storedSize: size, orientation: orientation, operations: operations)
         } catch {
-            throw Drop(reason: "the edit's geometry does not fit the gain map: \(error)")
+            throw Drop(.unaligned, reason: "the edit's geometry does not fit the gain map: \(error)", cause: error)
         }
     }
 

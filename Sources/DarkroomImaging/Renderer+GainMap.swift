@@ -27,6 +27,7 @@ extension Renderer {
                 budget: available)
         else {
             throw GainMapCarry.Drop(
+                .tooLarge,
                 reason:
                     "rendering its \(carry.size) gain map does not fit the \(ByteCount.format(request.limits.memoryBudget)) budget"
             )

@@ -1,3 +1,5 @@
+import GainMaps
+
 /// One entry with its value's bytes, in the block's byte order.
 struct ExifField {
     var tag: UInt16
@@ -43,7 +45,7 @@ struct ExifDirectoryReader {
     }
 
     private func value(of entry: TIFFDirectory.Entry, in directory: TIFFDirectory) -> [UInt8]? {
-        guard let size = TIFFDirectory.typeSizes[entry.type] else { return nil }
+        guard let size = TIFFType.byteSize(entry.type) else { return nil }
         let length = size * Int(entry.count)
         if length <= 4 { return try? buffer.bytes(at: entry.valueFieldOffset, length: length) }
         guard let range = directory.outOfLineValueRange(of: entry, in: buffer) else { return nil }

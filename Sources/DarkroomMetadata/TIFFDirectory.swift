@@ -1,3 +1,5 @@
+import GainMaps
+
 /// One image file directory as laid out in the bytes: a 2-byte count, 12-byte entries, then
 /// a 4-byte offset of the next directory.
 struct TIFFDirectory {
@@ -67,18 +69,13 @@ struct TIFFDirectory {
     /// it is inline, of a type whose size TIFF does not define, or not inside the payload
     /// (such a value has no bytes here to protect).
     func outOfLineValueRange(of entry: Entry, in buffer: TIFFBuffer) -> Range<Int>? {
-        guard let size = TIFFDirectory.typeSizes[entry.type] else { return nil }
+        guard let size = TIFFType.byteSize(entry.type) else { return nil }
         let length = size * Int(entry.count)
         guard length > 4, let start = try? Int(buffer.uint32(at: entry.valueFieldOffset)),
             buffer.contains(start, length: length)
         else { return nil }
         return start..<start + length
     }
-
-    /// Bytes per value for the twelve TIFF 6.0 types, plus IFD (13) from the TIFF supplement.
-    static let typeSizes: [UInt16: Int] = [
-        1: 1, 2: 1, 3: 2, 4: 4, 5: 8, 6: 1, 7: 1, 8: 2, 9: 4, 10: 8, 11: 4, 12: 8, 13: 4,
-    ]
 }
 
 extension TIFFDirectory.Entry {

@@ -218,9 +218,16 @@ public struct OperatorScript: Sendable, Hashable {
 }
 
 public struct OperatorScriptError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Stable, for programs and logs.
+    public enum Code: String, Sendable {
+        /// A job file (or the arguments given to it) darkroom refuses to run: the message says why.
+        case invalid = "job_file_invalid"
+    }
+
+    public var code: Code { .invalid }
+    /// The job file concerned, by name.
     public var job: String
     public var message: String
-    public var code: String { "job_file_invalid" }
     public var description: String { "job \(job): \(message)" }
 }
 

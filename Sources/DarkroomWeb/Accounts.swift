@@ -31,10 +31,30 @@ public struct Account: Sendable, Hashable {
 
 /// The problems an account file can have, each naming the file and line.
 public struct AccountFileError: Error, Sendable, CustomStringConvertible {
+    /// Stable, for programs and logs.
+    public enum Code: String, Sendable {
+        /// The file (or the audit file beside it) cannot be read, created or replaced.
+        case unreadable = "account_file_unreadable"
+        case unwritable = "account_file_unwritable"
+        /// A line that is not `name role bcrypt-hash`.
+        case malformed = "account_file_malformed"
+        /// A name or password `--add-user` refuses.
+        case invalidAccount = "account_invalid"
+    }
+
+    public var code: Code
+    public var message: String
     public var path: String
     public var line: Int?
-    public var reason: String
-    public var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(reason)" }
+
+    public init(_ code: Code, _ message: String, path: String, line: Int? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.line = line
+    }
+
+    public var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(message) [\(code.rawValue)]" }
 }
 
 /// The accounts `darkroom serve` signs people in with, read from a file once at start.
@@ -55,7 +75,7 @@ public struct AccountFile: Sendable {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw AccountFileError(
-                path: path, line: nil, reason: "cannot read the account file: \(error.localizedDescription)")
+                .unreadable, "cannot read the account file: \(error.localizedDescription)", path: path)
         }
         var file = AccountFile(path: path)
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -64,21 +84,21 @@ public struct AccountFile: Sendable {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard fields.count == 3 else {
                 throw AccountFileError(
-                    path: path, line: index + 1,
-                    reason: "expected `name role bcrypt-hash`, found \(fields.count) field(s)")
+                    .malformed, "expected `name role bcrypt-hash`, found \(fields.count) field(s)", path: path,
+                    line: index + 1)
             }
             if let problem = Account.nameProblem(fields[0]) {
-                throw AccountFileError(path: path, line: index + 1, reason: problem)
+                throw AccountFileError(.malformed, problem, path: path, line: index + 1)
             }
             guard let role = Role(rawValue: fields[1]) else {
                 throw AccountFileError(
-                    path: path, line: index + 1,
-                    reason: "role \(fields[1].debugDescription) is neither viewer nor operator")
+                    .malformed, "role \(fields[1].debugDescription) is neither viewer nor operator", path: path,
+                    line: index + 1)
             }
             guard fields[2].hasPrefix("$2") else {
                 throw AccountFileError(
-                    path: path, line: index + 1,
-                    reason: "the password hash is not bcrypt; create entries with `darkroom serve --add-user`")
+                    .malformed, "the password hash is not bcrypt; create entries with `darkroom serve --add-user`",
+                    path: path, line: index + 1)
             }
             file.accounts[fields[0]] = Account(name: fields[0], role: role, passwordHash: fields[2])
         }
@@ -87,10 +107,10 @@ public struct AccountFile: Sendable {
 
     /// Adds or replaces `name` with a fresh salted hash of `password`.
     public mutating func set(name: String, role: Role, password: String) throws(AccountFileError) {
-        if let problem = Account.nameProblem(name) { throw AccountFileError(path: path, line: nil, reason: problem) }
+        if let problem = Account.nameProblem(name) { throw AccountFileError(.invalidAccount, problem, path: path) }
         guard password.utf8.count >= 8, password.utf8.count <= 72 else {
             throw AccountFileError(
-                path: path, line: nil, reason: "a password has 8 to 72 bytes (bcrypt reads no further)")
+                .invalidAccount, "a password has 8 to 72 bytes (bcrypt reads no further)", path: path)
         }
         accounts[name] = Account(name: name, role: role, passwordHash: Bcrypt.hash(password, cost: Self.cost))
     }
@@ -106,12 +126,12 @@ public struct AccountFile: Sendable {
             FileManager.default.createFile(
                 atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         else {
-            throw AccountFileError(path: path, line: nil, reason: "cannot write \(temporary)")
+            throw AccountFileError(.unwritable, "cannot write \(temporary)", path: path)
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw AccountFileError(path: path, line: nil, reason: "cannot replace the account file: \(reason)")
+            throw AccountFileError(.unwritable, "cannot replace the account file: \(reason)", path: path)
         }
     }
 

@@ -29,16 +29,29 @@ public final class DatabasePool: Sendable {
             let accepted = queue.push { connection in
                 continuation.resume(with: Result { try body(try connection()) })
             }
-            if !accepted { continuation.resume(throwing: PoolClosed()) }
+            if !accepted { continuation.resume(throwing: DatabasePoolError.closed) }
         }
     }
 
     /// Lets the threads finish what they hold and end.
     public func close() { queue.close() }
+}
 
-    struct PoolClosed: Error, CustomStringConvertible {
-        var description: String { "the database pool is closed" }
+/// Work the dashboard's pool would not take.
+struct DatabasePoolError: Error, Sendable, CustomStringConvertible {
+    enum Code: String, Sendable {
+        /// The server is shutting down: the request came after its pool closed.
+        case closed = "database_pool_closed"
     }
+
+    var code: Code
+    var message: String
+
+    static let closed = DatabasePoolError(
+        code: .closed,
+        message: "the dashboard is shutting down and takes no more database work; retry on another replica")
+
+    var description: String { "\(message) [\(code.rawValue)]" }
 }
 
 /// One pool thread's connection: it alone opens, uses and drops it.

@@ -45,22 +45,11 @@ struct TIFFDirectory {
 
     func entry(_ tag: UInt16) -> Entry? { entries.first { $0.tag == tag } }
 
-    /// Bytes per value of the TIFF types darkroom reads; nil for others.
-    static func size(ofType type: UInt16) -> Int? {
-        switch type {
-        case 1, 2, 6, 7: 1
-        case 3, 8: 2
-        case 4, 9, 11: 4
-        case 5, 10, 12: 8
-        default: nil
-        }
-    }
-
     /// Where an entry's values lie: in its field when they fit in 4 bytes, else at its offset.
     static func valueRange(
         of entry: Entry, in bytes: [UInt8], base: Int, bigEndian: Bool, structure: GainMapError.Structure
     ) throws(GainMapError) -> Range<Int> {
-        guard let size = size(ofType: entry.type) else {
+        guard let size = TIFFType.byteSize(entry.type) else {
             throw GainMapError(.malformed, structure, "tag \(entry.tag) has the unknown type \(entry.type)")
         }
         let (length, overflow) = Int(entry.count).multipliedReportingOverflow(by: size)

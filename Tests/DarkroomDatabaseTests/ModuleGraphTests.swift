@@ -152,6 +152,90 @@ struct ModuleGraphTests {
         #expect(differences == [], "\n\(differences.joined(separator: "\n"))")
     }
 
+    /// The drawing's arrows, read as the eye reads them: `A ─▶ B` on a line; `├─▶ B` or `╰─▶ B`
+    /// from the module whose `┬` stands in that column above; `A, B ─▶ C` from each of A and B;
+    /// `─▶ B, C` to each. A parenthesised summary, `(─▶ …)`, is commentary.
+    static func drawn(_ markdown: String) throws -> [(from: String, to: String)] {
+        guard let start = markdown.range(of: "## Modules"),
+            let open = markdown[start.upperBound...].range(of: "```\n"),
+            let close = markdown[open.upperBound...].range(of: "```")
+        else { throw GraphError.problem("docs/architecture.md has no drawing under ## Modules") }
+        var edges: [(String, String)] = []
+        var branchOwner: [Int: String] = [:]
+        for line in markdown[open.upperBound..<close.lowerBound].split(separator: "\n") {
+            let text = Array(String(line.split(separator: "(─▶").first ?? line))
+            var column = 0
+            var previous: [String] = []
+            while column < text.count {
+                let character = text[column]
+                if character == "├" || character == "╰" || character == "┬" || character == "─" {
+                    // An arrow: find where it points.
+                    var end = column
+                    while end < text.count, "├╰┬─▶ ".contains(text[end]) { end += 1 }
+                    let arrow = String(text[column..<end])
+                    guard arrow.contains("▶") else {
+                        column = end
+                        continue
+                    }
+                    let sources =
+                        (character == "├" || character == "╰") ? branchOwner[column].map { [$0] } ?? [] : previous
+                    if let fork = arrow.firstIndex(of: "┬"), let owner = previous.last {
+                        branchOwner[column + arrow.distance(from: arrow.startIndex, to: fork)] = owner
+                    }
+                    let (targets, next) = names(in: text, from: end)
+                    for source in sources { for target in targets { edges.append((source, target)) } }
+                    previous = targets
+                    column = next
+                } else if character.isLetter {
+                    let (found, next) = names(in: text, from: column)
+                    previous = found
+                    column = next
+                } else {
+                    column += 1
+                }
+            }
+        }
+        return edges
+    }
+
+    /// The module names from `start`: one, or a comma-separated list; each name's parenthesised
+    /// note skipped. Returns them and where reading stopped.
+    static func names(in text: [Character], from start: Int) -> ([String], Int) {
+        var names: [String] = []
+        var index = start
+        while true {
+            while index < text.count, text[index] == " " { index += 1 }
+            var name = ""
+            while index < text.count, text[index].isLetter || text[index].isNumber {
+                name.append(text[index])
+                index += 1
+            }
+            guard !name.isEmpty else { break }
+            names.append(name)
+            while index < text.count, text[index] == " " { index += 1 }
+            if index < text.count, text[index] == "(" {
+                while index < text.count, text[index] != ")" { index += 1 }
+                index += 1
+            }
+            guard index < text.count, text[index] == "," else { break }
+            index += 1
+        }
+        return (names, index)
+    }
+
+    /// Every arrow of the drawing is a dependency Package.swift declares (a C library's own
+    /// name in a note, like `libjpeg-turbo`, is not a module and is not read).
+    @Test func theArchitectureDrawingIsWhatPackageSwiftDeclares() throws {
+        let declared = try Self.declared(try Self.read("Package.swift"))
+        let edges = try Self.drawn(try Self.read("docs/architecture.md"))
+        #expect(edges.count > 30, "read only \(edges.count) arrows from the drawing")
+        let wrong = edges.filter { declared[$0.from]?.contains($0.to) != true }.map { "\($0.from) ─▶ \($0.to)" }
+        #expect(wrong == [], "drawn but not declared:\n\(wrong.joined(separator: "\n"))")
+        let drawnModules = Set(edges.flatMap { [$0.from, $0.to] })
+        let missing = Set(declared.keys).subtracting(drawnModules).sorted()
+        #expect(missing == [], "modules missing from the drawing: \(missing)")
+    }
+
     @Test func eachModuleImportsWhatPackageSwiftDeclares() throws {
         // Only modules with Swift files: a C target's includes are not imports.
         let imported = try Self.imported()

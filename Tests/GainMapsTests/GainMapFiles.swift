@@ -1,5 +1,7 @@
 import DarkroomTestSupport
 import Foundation
+import GainMaps
+import Testing
 
 /// The gain-map fixtures: Tests/Fixtures/gainmaps (libavif's test files) and the corpus's.
 enum GainMapFiles {
@@ -17,4 +19,13 @@ enum GainMapFiles {
         ("corpus/libvips/ultra-hdr.jpg", "hdrgm"),
         ("corpus/pillow/frame_size.mpo", "apple"),
     ]
+}
+
+/// Every TIFF reader in darkroom sizes a field by the same table.
+@Suite struct TIFFTypeTests {
+    @Test func sizesAreTIFFsWithIFDAsAnOffset() {
+        let sizes = (1...13).map { TIFFType.byteSize(UInt16($0)) }
+        #expect(sizes == [1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4])
+        #expect(TIFFType.byteSize(0) == nil && TIFFType.byteSize(14) == nil)
+    }
 }

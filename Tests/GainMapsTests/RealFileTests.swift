@@ -12,7 +12,7 @@ import Testing
         let found = try #require(try GainMapJPEG.locate(in: bytes))
         #expect(found.kind.rawValue == GainMapFiles.jpegs.first { $0.path == path }!.kind)
         #expect(found.imageNumber == 1)
-        guard ExifTool.path != nil else { return }
+        try #require(ExifTool.path != nil, "exiftool is not installed (make tool-deps installs it)")
         let file = GainMapFiles.url(path).path
         let mpf = try ExifTool.tags(["-MPF:all", file])
         #expect(mpf["NumberOfImages"] as? Int == found.index.images.count)
