@@ -316,6 +316,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
+        // The command line's own behaviour, through the real executable (the render command's
+        // options, roles, refusals); end-to-end runs through a worker stay in DarkroomWorkerTests.
+        .testTarget(
+            name: "darkroomTests",
+            dependencies: [
+                "DarkroomTestSupport", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomImaging", "ByteStreams",
+                "LibPQ", "Zlib",
+            ]),
         .testTarget(
             name: "DarkroomWorkerTests",
             dependencies: [

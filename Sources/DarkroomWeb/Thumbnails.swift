@@ -3,6 +3,7 @@ import DarkroomImaging
 import DarkroomStorage
 import Dispatch
 import Foundation
+import Synchronization
 
 /// Thumbnails for the before/after views, made on request by darkroom's own streaming renderer:
 /// a scaled decode (libjpeg's DCT scaling) read in strips under a memory budget, so a full-size
@@ -86,38 +87,43 @@ final class MemoryUpload: ObjectUpload {
 }
 
 /// Least recently used entries go first once the bytes held would pass `capacity`.
-final class ByteCache: @unchecked Sendable {
-    private let lock = NSLock()
+final class ByteCache: Sendable {
+    private struct State {
+        var entries: [String: (bytes: [UInt8], lastUse: UInt64)] = [:]
+        var clock: UInt64 = 0
+        var size = 0
+    }
+
     private let capacity: Int
-    private var entries: [String: (bytes: [UInt8], lastUse: UInt64)] = [:]
-    private var clock: UInt64 = 0
-    private(set) var size = 0
+    private let state = Mutex(State())
 
     init(capacity: Int) { self.capacity = capacity }
 
+    var size: Int { state.withLock { $0.size } }
+
     subscript(key: String) -> [UInt8]? {
         get {
-            lock.withLock {
-                guard var entry = entries[key] else { return nil }
-                clock += 1
-                entry.lastUse = clock
-                entries[key] = entry
+            state.withLock { state in
+                guard var entry = state.entries[key] else { return nil }
+                state.clock += 1
+                entry.lastUse = state.clock
+                state.entries[key] = entry
                 return entry.bytes
             }
         }
         set {
-            lock.withLock {
-                if let old = entries.removeValue(forKey: key) { size -= old.bytes.count }
+            state.withLock { state in
+                if let old = state.entries.removeValue(forKey: key) { state.size -= old.bytes.count }
                 guard let newValue, newValue.count <= capacity else { return }
-                while size + newValue.count > capacity,
-                    let oldest = entries.min(by: { $0.value.lastUse < $1.value.lastUse })
+                while state.size + newValue.count > capacity,
+                    let oldest = state.entries.min(by: { $0.value.lastUse < $1.value.lastUse })
                 {
-                    size -= oldest.value.bytes.count
-                    entries.removeValue(forKey: oldest.key)
+                    state.size -= oldest.value.bytes.count
+                    state.entries.removeValue(forKey: oldest.key)
                 }
-                clock += 1
-                entries[key] = (newValue, clock)
-                size += newValue.count
+                state.clock += 1
+                state.entries[key] = (newValue, state.clock)
+                state.size += newValue.count
             }
         }
     }

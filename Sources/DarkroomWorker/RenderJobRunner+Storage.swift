@@ -161,13 +161,13 @@ extension RenderJobRunner {
                 ? .permanent(code: failure.code, message: failure.description, cause: failure)
                 : .transient(code: failure.code, message: failure.description, cause: failure)
         }
-        switch error.code {
-        case .memoryBudgetExceeded, .imageTooLarge, .cropOutOfBounds, .invalidRotation:
-            return .permanent(code: FailureCode(error), message: "\(input.key): \(error)", cause: error)
-        default:
-            return error.isPermanent
-                ? .permanent(code: FailureCode(error), message: "\(error)", cause: error)
-                : .transient(code: FailureCode(error), message: "\(error)", cause: error)
-        }
+        // Whether a retry could help is the renderer's to say (`RenderError.isPermanent`); an
+        // error about the picture's size or geometry names the input it concerns.
+        let concernsInput = [.memoryBudgetExceeded, .imageTooLarge, .cropOutOfBounds, .invalidRotation].contains(
+            error.code)
+        let message = concernsInput ? "\(input.key): \(error)" : "\(error)"
+        return error.isPermanent
+            ? .permanent(code: FailureCode(error), message: message, cause: error)
+            : .transient(code: FailureCode(error), message: message, cause: error)
     }
 }

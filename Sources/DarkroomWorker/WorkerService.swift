@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import ServiceLifecycle
+import Synchronization
 import Timing
 
 /// The worker as a swift-service-lifecycle `Service`. On graceful shutdown (SIGTERM or SIGINT
@@ -55,9 +56,8 @@ public final class WorkerService: Service, Sendable {
     }
 }
 
-private final class ResultBox: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: WorkerSummary?
-    var value: WorkerSummary? { lock.withLock { stored } }
-    func set(_ summary: WorkerSummary) { lock.withLock { stored = summary } }
+private final class ResultBox: Sendable {
+    private let stored = Mutex<WorkerSummary?>(nil)
+    var value: WorkerSummary? { stored.withLock { $0 } }
+    func set(_ summary: WorkerSummary) { stored.withLock { $0 = summary } }
 }

@@ -97,3 +97,15 @@ public struct DecodedImage: Equatable {
         try file.commit()
     }
 }
+
+extension DecodedImage {
+    /// PSNR over all samples against an image of the same size, in dB.
+    public func psnr(against other: DecodedImage) -> Double {
+        var total = 0.0
+        for index in pixels.indices {
+            let difference = Double(pixels[index]) - Double(other.pixels[index])
+            total += difference * difference
+        }
+        return 10 * log10(255 * 255 / (total / Double(pixels.count)))
+    }
+}

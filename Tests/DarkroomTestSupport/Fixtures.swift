@@ -9,6 +9,12 @@ public enum Fixtures {
         .appendingPathComponent("Fixtures")
 
     /// A file under `Tests/Fixtures/exif-samples`, e.g. `exifSample("orientation/landscape_6.jpg")`.
+    /// A file of Photos' exports (`Tests/Fixtures/apple`), by name.
+    public static func apple(_ name: String) -> String { root.appendingPathComponent("apple/\(name)").path }
+
+    /// A `.cube` LUT of `Tests/Fixtures/luts`, by name.
+    public static func lut(_ name: String) -> String { root.appendingPathComponent("luts/\(name)").path }
+
     public static func exifSample(_ relativePath: String) -> URL {
         root.appendingPathComponent("exif-samples").appendingPathComponent(relativePath)
     }

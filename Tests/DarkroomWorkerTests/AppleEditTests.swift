@@ -8,21 +8,13 @@ import Zlib
 /// `com.apple.photo` jobs end to end with Photos' own sidecars: a crop and a flip rendered and
 /// compared with Apple's renders, a straighten, a refusal by name, and geometry only on request.
 @Suite(.serialized) struct AppleEditTests {
-    static func apple(_ name: String) -> String { Fixtures.root.appendingPathComponent("apple/\(name)").path }
+    static func apple(_ name: String) -> String { Fixtures.apple(name) }
 
     static func sidecar(_ name: String) throws -> AppleSidecar {
         try AppleSidecar.decode(Fixtures.bytes(of: URL(fileURLWithPath: apple(name))))
     }
 
-    /// PSNR over all samples, in dB.
-    static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double {
-        var total = 0.0
-        for index in a.pixels.indices {
-            let difference = Double(a.pixels[index]) - Double(b.pixels[index])
-            total += difference * difference
-        }
-        return 10 * log10(255 * 255 / (total / Double(a.pixels.count)))
-    }
+    static func psnr(_ a: DecodedImage, _ b: DecodedImage) -> Double { a.psnr(against: b) }
 
     struct Session {
         let command: DarkroomCommand

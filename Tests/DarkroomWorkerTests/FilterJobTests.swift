@@ -10,8 +10,8 @@ import Testing
 /// `enqueue_edit` checks and fills in, a worker rendering a filter edit, the rules that keep
 /// a version unchanged and in place, and a LUT whose bytes no longer match their hash.
 @Suite(.serialized) struct FilterJobTests {
-    static let grayscale = Fixtures.root.appendingPathComponent("luts/obs-grayscale.cube").path
-    static let identity = Fixtures.root.appendingPathComponent("luts/obs-original.cube").path
+    static let grayscale = Fixtures.lut("obs-grayscale.cube")
+    static let identity = Fixtures.lut("obs-original.cube")
 
     /// A fresh database, migrated, and a storage folder of its own, for `body`.
     static func withMigrated(_ body: (String, String, DarkroomCommand) throws -> Void) throws {
@@ -243,20 +243,5 @@ import Testing
             let error = try row["last_error"].decode(String.self)
             #expect(error.hasPrefix("filter_hash_mismatch:") && error.contains(digest), "\(error)")
         }
-    }
-}
-
-/// SHA-256 of a file, from `sha256sum`'s point of view: lowercase hex.
-enum FilterDigest {
-    static func of(_ path: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
-        process.arguments = [path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(String(decoding: output, as: UTF8.self).prefix(64))
     }
 }

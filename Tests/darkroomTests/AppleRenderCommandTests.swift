@@ -38,13 +38,13 @@ import Zlib
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let name = "9488FC07-B06D-40F2-9F8F-5BE76D7E8215"
         let result = try Self.command.run(
-            "render", AppleEditTests.apple(name + ".jpeg"), "--aae", AppleEditTests.apple(name + ".plist"), "-o",
+            "render", Fixtures.apple(name + ".jpeg"), "--aae", Fixtures.apple(name + ".plist"), "-o",
             folder + "/out.jpg")
         try #require(result.status == 0, "\(result.stderr)")
         let ours = try DecodedImage(path: folder + "/out.jpg")
-        let apple = try DecodedImage(path: AppleEditTests.apple(name + "_1_201_a.jpeg"))
+        let apple = try DecodedImage(path: Fixtures.apple(name + "_1_201_a.jpeg"))
         #expect(ours.width == apple.width && ours.height == apple.height)
-        #expect(AppleEditTests.psnr(ours, apple) > 41.2, "\(AppleEditTests.psnr(ours, apple)) dB")
+        #expect(ours.psnr(against: apple) > 41.2, "\(ours.psnr(against: apple)) dB")
     }
 
     /// A render is tagged with the colour space its pixels are in, the original's: its profile,
@@ -62,37 +62,37 @@ import Zlib
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let result = try Self.command.run(
-            "render", AppleEditTests.apple(original), "--aae", AppleEditTests.apple(sidecar), "-o", folder + "/out.jpg")
+            "render", Fixtures.apple(original), "--aae", Fixtures.apple(sidecar), "-o", folder + "/out.jpg")
         try #require(result.status == 0, "\(result.stderr)")
         func profile(_ path: String) throws -> [UInt8]? {
             try SourceHeader.read(from: FileSource(path: path)).iccProfile
         }
         let ours = try profile(folder + "/out.jpg")
-        let originals = try profile(AppleEditTests.apple(original))
+        let originals = try profile(Fixtures.apple(original))
         #expect(ours == originals)
-        let appleProfile = try #require(try profile(AppleEditTests.apple(render)))
+        let appleProfile = try #require(try profile(Fixtures.apple(render)))
         #expect(appleProfile != originals)
         let rendered = try DecodedImage(path: folder + "/out.jpg")
-        let apple = try DecodedImage(path: AppleEditTests.apple(render))
+        let apple = try DecodedImage(path: Fixtures.apple(render))
         var converted = apple
         converted.pixels = try SRGBConversion(fromICC: appleProfile).convert(apple.pixels)
-        let stored = AppleEditTests.psnr(rendered, apple)
-        let inSRGB = AppleEditTests.psnr(rendered, converted)
+        let stored = rendered.psnr(against: apple)
+        let inSRGB = rendered.psnr(against: converted)
         #expect(inSRGB > stored && inSRGB > floor, "\(inSRGB) dB in sRGB, \(stored) dB as stored")
     }
 
     @Test func theSidecarBesideTheInputIsFoundByPhotosNaming() throws {
         let folder = try Self.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        try FileManager.default.copyItem(atPath: AppleEditTests.apple("wedding.jpg"), toPath: folder + "/IMG_1234.JPG")
-        try FileManager.default.copyItem(atPath: AppleEditTests.apple("wedding.AAE"), toPath: folder + "/img_1234.aae")
+        try FileManager.default.copyItem(atPath: Fixtures.apple("wedding.jpg"), toPath: folder + "/IMG_1234.JPG")
+        try FileManager.default.copyItem(atPath: Fixtures.apple("wedding.AAE"), toPath: folder + "/img_1234.aae")
         let result = try Self.command.run("render", folder + "/IMG_1234.JPG", "-o", folder + "/out.jpg")
         try #require(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("img_1234.aae"), "\(result.stderr)")
         let ours = try DecodedImage(path: folder + "/out.jpg")
-        let apple = try DecodedImage(path: AppleEditTests.apple("wedding_edited.jpg"))
+        let apple = try DecodedImage(path: Fixtures.apple("wedding_edited.jpg"))
         #expect(ours.width == 1526 && ours.height == 1325)
-        #expect(AppleEditTests.psnr(ours, apple) > 35)
+        #expect(ours.psnr(against: apple) > 35)
         // Adjustment data given says what to render: the sidecar is not looked for.
         let plain = try Self.command.run(
             "render", folder + "/IMG_1234.JPG", "--data", #"{"operations":[]}"#, "-o", folder + "/plain.jpg")
@@ -109,7 +109,7 @@ import Zlib
             {"identifier":"Crop","enabled":true,"settings":{"xOrigin":0,"yOrigin":1,"width":1526,"height":1325}}]}
             """
         try Self.aae(json).write(toFile: folder + "/toned.AAE", atomically: true, encoding: .utf8)
-        let arguments = ["render", AppleEditTests.apple("wedding.jpg"), "--aae", folder + "/toned.AAE"]
+        let arguments = ["render", Fixtures.apple("wedding.jpg"), "--aae", folder + "/toned.AAE"]
         let refused = try Self.command.run(arguments + ["-o", folder + "/refused.jpg"])
         #expect(refused.status != 0 && refused.stderr.contains("SmartTone"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: folder + "/refused.jpg"))

@@ -6,8 +6,8 @@ import Testing
 /// local `.cube`, under a worker's rules: a named version or the newest given, a
 /// recorded LUT hash that must be the file's, and the worker's failure codes.
 @Suite struct RenderFilterFileTests {
-    static let grayscale = FilterJobTests.grayscale
-    static let identity = FilterJobTests.identity
+    static let grayscale = Fixtures.lut("obs-grayscale.cube")
+    static let identity = Fixtures.lut("obs-original.cube")
     static let input = Fixtures.exifSample("canon_hdr_NO.jpg").path
 
     /// Runs `render` into a fresh folder; the output's bytes, or nil with the command's stderr.
