@@ -1,3 +1,5 @@
+import GainMaps
+
 /// A copy of an EXIF APP1 payload with bounds-checked, byte-order-aware access to its TIFF
 /// part. Offsets are relative to the TIFF header, as every offset inside EXIF is.
 struct TIFFBuffer {
@@ -61,6 +63,16 @@ struct TIFFBuffer {
     mutating func zero(_ range: Range<Int>) throws(ExifRewriteError) {
         let start = try checkedStart(range.lowerBound, length: range.count)
         payload.replaceSubrange(start..<start + range.count, with: repeatElement(0, count: range.count))
+    }
+
+    /// The entries of the directory at `offset` (`TIFFEntries`, the one reader), with offsets
+    /// relative to the TIFF header.
+    func entries(at offset: Int, partial: Bool) throws(TIFFEntries.Problem) -> [TIFFEntry] {
+        guard offset >= 0 else { throw .countOutside }
+        return try TIFFEntries.read(
+            payload, at: TIFFBuffer.tiffStart + offset, origin: TIFFBuffer.tiffStart, bigEndian: isBigEndian,
+            partial: partial
+        ).entries
     }
 
     /// Whether `count` bytes at `offset` lie inside the TIFF data.

@@ -68,7 +68,7 @@ public enum AppleHeadroom {
             bigEndian: bigEndian, structure: .appleMakerNote)
         guard let exifPointer = ifd0.entry(0x8769) else { return nil }
         let exifOffset = try ByteReader.u32(
-            tiff, at: exifPointer.fieldOffset, bigEndian: bigEndian, structure: .appleMakerNote)
+            tiff, at: exifPointer.valueFieldOffset, bigEndian: bigEndian, structure: .appleMakerNote)
         let exifIFD = try TIFFDirectory(
             tiff, base: 0, offset: exifOffset, bigEndian: bigEndian, structure: .appleMakerNote)
         guard let makerNote = exifIFD.entry(0x927C) else { return nil }

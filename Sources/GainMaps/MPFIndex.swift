@@ -72,7 +72,7 @@ public struct MPFIndex: Sendable, Equatable {
         guard let number = ifd.entry(0xB001), number.count == 1, number.type == 4 else {
             throw GainMapError(.malformed, .mpfIndex, "no NumberOfImages tag of one LONG")
         }
-        let count = try ByteReader.u32(tiff, at: number.fieldOffset, bigEndian: bigEndian, structure: .mpfIndex)
+        let count = try ByteReader.u32(tiff, at: number.valueFieldOffset, bigEndian: bigEndian, structure: .mpfIndex)
         guard count >= 1, count <= Self.maxImages else {
             throw GainMapError(.tooLarge, .mpfIndex, "\(count) images (darkroom reads 1 to \(Self.maxImages))")
         }

@@ -2,13 +2,7 @@
 /// bounds: offsets are relative to `base` (where the TIFF header or the MakerNote starts) and
 /// every value must lie inside the bytes.
 struct TIFFDirectory {
-    struct Entry {
-        var tag: UInt16
-        var type: UInt16
-        var count: UInt32
-        /// Where the 4-byte value-or-offset field lies in the bytes.
-        var fieldOffset: Int
-    }
+    typealias Entry = TIFFEntry
 
     /// More entries than any index, EXIF IFD or MakerNote darkroom reads holds.
     static let maxEntries = 1024
@@ -16,31 +10,23 @@ struct TIFFDirectory {
     var entries: [Entry]
     var nextOffset: UInt32
 
-    /// Reads the IFD at `base + offset`.
+    /// Reads the IFD at `base + offset` (entries' offsets are the bytes' own).
     init(_ bytes: [UInt8], base: Int, offset: UInt32, bigEndian: Bool, structure: GainMapError.Structure)
         throws(GainMapError)
     {
         let start = base + Int(offset)
-        var reader = ByteReader(bytes, structure: structure, bigEndian: bigEndian, offset: start)
-        let count = Int(try reader.u16())
+        let count = Int(try ByteReader.u16(bytes, at: start, bigEndian: bigEndian, structure: structure))
         guard count <= Self.maxEntries else {
             throw GainMapError(
                 .tooLarge, structure, "an IFD of \(count) entries (at most \(Self.maxEntries))", at: start)
         }
-        guard reader.remaining >= count * 12 + 4 else {
+        do {
+            entries = try TIFFEntries.read(bytes, at: start, bigEndian: bigEndian).entries
+        } catch {
             throw GainMapError(.cut, structure, "an IFD of \(count) entries runs past the end", at: start)
         }
-        var entries: [Entry] = []
-        entries.reserveCapacity(count)
-        for _ in 0..<count {
-            let tag = try reader.u16()
-            let type = try reader.u16()
-            let valueCount = try reader.u32()
-            entries.append(Entry(tag: tag, type: type, count: valueCount, fieldOffset: reader.offset))
-            reader.offset += 4
-        }
-        self.entries = entries
-        nextOffset = try reader.u32()
+        nextOffset = try ByteReader.u32(
+            bytes, at: start + 2 + 12 * count, bigEndian: bigEndian, structure: structure)
     }
 
     func entry(_ tag: UInt16) -> Entry? { entries.first { $0.tag == tag } }
@@ -56,16 +42,16 @@ struct TIFFDirectory {
         guard !overflow, length <= bytes.count else {
             throw GainMapError(
                 .inconsistent, structure, "tag \(entry.tag) claims \(entry.count) values, more than the bytes hold",
-                at: entry.fieldOffset)
+                at: entry.valueFieldOffset)
         }
-        if length <= 4 { return entry.fieldOffset..<entry.fieldOffset + length }
+        if length <= 4 { return entry.valueFieldOffset..<entry.valueFieldOffset + length }
         let start =
             base
-            + Int(try ByteReader.u32(bytes, at: entry.fieldOffset, bigEndian: bigEndian, structure: structure))
+            + Int(try ByteReader.u32(bytes, at: entry.valueFieldOffset, bigEndian: bigEndian, structure: structure))
         guard start >= 0, start <= bytes.count - length else {
             throw GainMapError(
                 .inconsistent, structure, "tag \(entry.tag)'s \(length) bytes lie outside the data",
-                at: entry.fieldOffset)
+                at: entry.valueFieldOffset)
         }
         return start..<start + length
     }
