@@ -119,9 +119,10 @@ let package = Package(
             ],
             swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
-        .target(
-            name: "DarkroomStorage",
-            dependencies: ["ByteStreams", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "DarkroomStorage", dependencies: ["ByteStreams"]),
+        // SHA-256 as hex, the one way content is named (originals, LUTs, S3 payloads). Apart, so
+        // the fuzz build of the parsers needs no crypto library.
+        .target(name: "ContentDigest", dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // S3-compatible object storage behind the same seam (streamed reads with ranged resumes,
         // multipart uploads), and the factory that picks a backend from DARKROOM_STORAGE.
         // What an S3-compatible server answers: its XML documents and its errors, classified.
@@ -130,7 +131,7 @@ let package = Package(
         .target(
             name: "DarkroomObjectStore",
             dependencies: [
-                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers", "Timing",
+                "DarkroomStorage", "ByteStreams", "LibCurl", "S3Answers", "Timing", "ContentDigest",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
         .target(
@@ -167,7 +168,7 @@ let package = Package(
             name: "DarkroomImport",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "DarkroomAdjustments",
-                "ByteStreams",
+                "ByteStreams", "ContentDigest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ]),
@@ -199,7 +200,7 @@ let package = Package(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams", "DarkroomMetrics", "Timing",
+                "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -277,7 +278,7 @@ let package = Package(
             name: "DarkroomObjectStoreTests",
             dependencies: [
                 "DarkroomObjectStore", "S3Answers", "DarkroomStorage", "DarkroomOperatorScripts", "ByteStreams",
-                "LibCurl", "DarkroomTestSupport", "Timing",
+                "LibCurl", "DarkroomTestSupport", "Timing", "ContentDigest",
             ]),
         .testTarget(
             name: "DarkroomAdjustmentsTests",

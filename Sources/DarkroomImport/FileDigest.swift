@@ -1,5 +1,5 @@
+import ContentDigest
 import Crypto
-import DarkroomStorage
 
 #if canImport(Glibc)
     import Glibc

@@ -1,3 +1,4 @@
+import ContentDigest
 import ByteStreams
 import DarkroomAdjustments
 import DarkroomDatabase

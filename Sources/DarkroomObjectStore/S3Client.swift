@@ -1,5 +1,5 @@
+import ContentDigest
 import Crypto
-import DarkroomStorage
 import Foundation
 import LibCurl
 import S3Answers

@@ -47,9 +47,15 @@ struct OverviewPage {
                     worker.rendering.map {
                         "job \($0.jobID) of <a href=\"/assets/\($0.assetID)\">asset \($0.assetID)</a>"
                     }, separator: ", ")
+            // What the worker's heartbeat says of its memory budget; an older release says nothing.
+            let memory =
+                worker.memory.map {
+                    "\(ByteCount.format($0.reservedBytes)) in use"
+                        + ($0.jobsWaiting > 0 ? ", \($0.jobsWaiting) waiting for memory" : "")
+                } ?? "not reported"
             return """
                 <tr class="worker-\(state)"><td>\(worker.name)</td><td>\(worker.host) pid \(worker.pid)</td><td>\(state)</td>\
-                <td>\(Page.duration(worker.silence)) ago</td><td>\(jobs)</td></tr>
+                <td>\(Page.duration(worker.silence)) ago</td><td>\(memory)</td><td>\(jobs)</td></tr>
                 """
         }
         let waiting: HTML =
@@ -78,7 +84,7 @@ struct OverviewPage {
             </section>
             <h2>Workers</h2>
             \(data.workers.isEmpty ? HTML("<p>No worker has reported in.</p>") : HTML("""
-                <table><thead><tr><th>name</th><th>where</th><th>state</th><th>last heartbeat</th><th>rendering</th></tr></thead>\
+                <table><thead><tr><th>name</th><th>where</th><th>state</th><th>last heartbeat</th><th>memory</th><th>rendering</th></tr></thead>\
                 <tbody>\(workers)</tbody></table>
                 """))
             <h2>Waiting for a newer editor</h2>

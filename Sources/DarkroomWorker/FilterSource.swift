@@ -1,3 +1,4 @@
+import ContentDigest
 import DarkroomAdjustments
 import DarkroomImaging
 import DarkroomStorage

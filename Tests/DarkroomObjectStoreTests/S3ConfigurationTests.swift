@@ -1,3 +1,4 @@
+import ContentDigest
 import DarkroomStorage
 import Foundation
 import S3Answers

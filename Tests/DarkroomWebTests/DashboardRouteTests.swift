@@ -117,6 +117,15 @@ import Testing
                         "<th scope=\"row\">queued</th><td class=\"num\">\(status.countsByState[.queued]!)</td>"))
                 #expect(overview.body.contains("<th scope=\"row\">failed</th><td class=\"num\">1</td>"))
                 #expect(overview.body.contains("job \(fixture.queuedJobID), runnable since"))
+                // Each worker's memory, as its heartbeat reports it; an older release reports none.
+                _ = try queue.heartbeat(
+                    WorkerIdentity(name: "budgeted/0", host: "h", pid: 7, release: "0.24.0"), lease: .seconds(60),
+                    jobs: [], formats: [], memory: WorkerMemoryReport(reservedBytes: 48 << 20, jobsWaiting: 2))
+                _ = try queue.heartbeat(
+                    WorkerIdentity(name: "older/0", host: "h", pid: 8), lease: .seconds(60), jobs: [], formats: [])
+                let workers = try await browser.get("/")
+                #expect(workers.body.contains("<td>48 MiB in use, 2 waiting for memory</td>"))
+                #expect(workers.body.contains("<td>not reported</td>"))
                 // The fixture's asset shows its original: nothing is stale against this build.
                 #expect(overview.body.contains("<p class=\"big\" id=\"stale\">0</p>"))
                 #expect(overview.body.contains("<code>darkroom rerender --stale</code>"))
