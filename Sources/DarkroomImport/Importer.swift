@@ -1,5 +1,5 @@
-import ContentDigest
 import ByteStreams
+import ContentDigest
 import Crypto
 import DarkroomAdjustments
 import DarkroomDatabase
