@@ -206,7 +206,15 @@ import Testing
                 #expect(
                     try browser.evaluate("Array.from(document.images).every(i => i.naturalWidth > 0)") as? Bool == true)
                 try shoot("batch-sample.png")
+                // A worker in the middle of its work says what it holds of its memory budget.
+                _ = try JobQueue(connection, logger: .quiet).heartbeat(
+                    WorkerIdentity(name: "photos-7/0", host: "render-3", pid: 4242, release: "0.24.0"),
+                    lease: .seconds(60), jobs: [], formats: [],
+                    memory: WorkerMemoryReport(reservedBytes: 212 << 20, jobsWaiting: 1))
                 try browser.open(base + "/")
+                let workerRow =
+                    try browser.evaluate("document.querySelector('tr.worker-alive').textContent") as? String ?? ""
+                #expect(workerRow.contains("212 MiB in use, 1 waiting for memory"), "\(workerRow)")
                 // Every render was made by this build with its default settings: none is stale,
                 // and against other output settings every asset with a layer is.
                 #expect(try browser.evaluate("document.getElementById('stale').textContent") as? String == "0")
