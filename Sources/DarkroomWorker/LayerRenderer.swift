@@ -93,16 +93,11 @@ public struct LayerRenderer: Sendable {
 
     /// Renders `layer`; the outputs appear only if the whole render succeeds.
     public func render(_ layer: Layer, streams: Streams) throws -> Rendered {
-        var planned: EditPlan?
-        let result = try Renderer.render(
-            request(streams), from: streams.input, to: streams.output, display: streams.display,
-            gainMapSource: settings.hdr == .keep ? streams.reopen : nil
-        ) { header in
-            let edit = try self.plan(layer, header: header)
-            planned = edit
-            return edit.pictureEdit
+        let (result, plan) = try planning(layer) { edit in
+            try Renderer.render(
+                request(streams), from: streams.input, to: streams.output, display: streams.display,
+                gainMapSource: settings.hdr == .keep ? streams.reopen : nil, edit: edit)
         }
-        let plan = planned!  // the renderer plans before it writes anything
         return Rendered(
             plan: plan, result: result,
             provenance: RenderProvenance(
@@ -113,15 +108,11 @@ public struct LayerRenderer: Sendable {
     public func renderPlan(_ layer: Layer, input: any ByteSource, withDisplayCopy: Bool, scratchDirectory: String)
         throws -> (edit: EditPlan, render: RenderPlan)
     {
-        var planned: EditPlan?
-        let plan = try Renderer.plan(
-            request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy
-        ) { header in
-            let edit = try self.plan(layer, header: header)
-            planned = edit
-            return edit.pictureEdit
+        let (render, edit) = try planning(layer) { edit in
+            try Renderer.plan(
+                request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy, edit: edit)
         }
-        return (planned!, plan)
+        return (edit, render)
     }
 
     /// The render's plan in words, with the gain map's when `settings.hdr` keeps it (`reopen`
@@ -130,16 +121,26 @@ public struct LayerRenderer: Sendable {
         _ layer: Layer, input: any ByteSource, reopen: @escaping () throws -> any ByteSource, withDisplayCopy: Bool,
         scratchDirectory: String
     ) throws -> (edit: EditPlan, text: String) {
+        let (text, edit) = try planning(layer) { edit in
+            try Renderer.explanation(
+                request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy,
+                gainMapSource: settings.hdr == .keep ? reopen : nil, edit: edit)
+        }
+        return (edit, text)
+    }
+
+    /// Runs `body` with the renderer's `edit`, which plans `layer` once the header is read;
+    /// returns what `body` returned and the plan (the renderer plans before it reads a pixel).
+    private func planning<Result>(
+        _ layer: Layer, _ body: ((SourceHeader) throws -> PictureEdit) throws -> Result
+    ) throws -> (Result, EditPlan) {
         var planned: EditPlan?
-        let text = try Renderer.explanation(
-            request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy,
-            gainMapSource: settings.hdr == .keep ? reopen : nil
-        ) { header in
+        let result = try body { header in
             let edit = try self.plan(layer, header: header)
             planned = edit
             return edit.pictureEdit
         }
-        return (planned!, text)
+        return (result, planned!)
     }
 
     /// The request every render of a layer makes: output, limits and threads from `settings`;
