@@ -254,7 +254,7 @@ let package = Package(
             name: "DarkroomImportTests",
             dependencies: [
                 "DarkroomImport", "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomTestSupport",
-                "DarkroomAdjustments", "LibPQ",
+                "DarkroomAdjustments", "DarkroomMetadata", "ByteStreams", "LibPQ",
                 .product(name: "Logging", package: "swift-log"),
             ]),
 
