@@ -47,11 +47,55 @@ final class ImportSource {
         }
         // Non-blocking: opening a FIFO for reading would wait for a writer; O_NOFOLLOW: the target
         // cannot turn into a symlink between the check and the open.
-        let opened = open(target, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY)
+        let opened = open(target, Self.flags)
         guard opened >= 0 else {
             let code = errno
             throw ImportError(.unreadable, source: source, message: "cannot be opened: \(Self.reason(code))")
         }
+        try Self.check(opened, source: source)
+        descriptor = opened
+        path = "/proc/self/fd/\(opened)"
+        realPath = Self.resolved(target) ?? target
+    }
+
+    /// The file named `name` in `folder`, by the bytes of its name (one that is not UTF-8:
+    /// `ImportName`); `source` names it in messages. A symlink by such a name is refused: the
+    /// folder rule cannot be checked on a path that has no text.
+    init(in folder: String, named name: [UInt8], source: String) throws {
+        self.source = source
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else {
+            let code = errno
+            throw ImportError(
+                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                message: "its folder cannot be opened: \(Self.reason(code))")
+        }
+        defer { close(directory) }
+        let opened = (name + [0]).withUnsafeBufferPointer { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { openat(directory, $0.baseAddress!, Self.flags) }
+        }
+        guard opened >= 0 else {
+            let code = errno
+            if code == ELOOP {
+                throw ImportError(
+                    .notARegularFile, source: source,
+                    message: "is a symlink whose name is not UTF-8; import the file it points to itself")
+            }
+            throw ImportError(
+                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                message: "cannot be opened: \(Self.reason(code))")
+        }
+        try Self.check(opened, source: source)
+        descriptor = opened
+        path = "/proc/self/fd/\(opened)"
+        realPath = Self.resolved(path) ?? path
+    }
+
+    private static let flags = O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY
+
+    /// Only a regular file is read (a FIFO would hang the import, a device read forever); on
+    /// any refusal the descriptor is closed. Reads block from here on, as a regular file's do.
+    private static func check(_ opened: Int32, source: String) throws {
         var status = stat()
         guard fstat(opened, &status) == 0 else {
             let code = errno
@@ -69,11 +113,7 @@ final class ImportSource {
                 .notARegularFile, source: source,
                 message: "is not a regular file (a FIFO, socket or device); only photos' files are imported")
         }
-        // Reads block from here on, as a regular file's do anyway.
         _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)
-        descriptor = opened
-        path = "/proc/self/fd/\(opened)"
-        realPath = Self.resolved(target) ?? target
     }
 
     deinit { close(descriptor) }

@@ -63,6 +63,19 @@ public struct Importer {
         return outcome
     }
 
+    /// Imports the file `name` in `folder`, whatever bytes its name is: a UTF-8 name as
+    /// `importFile` imports it (with Apple's edit beside it); another one by the bytes of its
+    /// name, shown with `ImportName.display`, with no edit looked for beside it (no sidecar's
+    /// name can be matched to it).
+    public func importFile(named name: ImportName, in folder: String) throws -> ImportOutcome {
+        if let text = name.text { return try importFile((folder as NSString).appendingPathComponent(text)) }
+        let source = (folder as NSString).appendingPathComponent(name.display)
+        let file = try ImportSource(in: folder, named: name.bytes, source: source)
+        return try file.withPath { absolute in
+            try importOriginal(reading: absolute, realPath: file.realPath, source: source)
+        }
+    }
+
     func importOriginal(_ source: String) throws -> ImportOutcome {
         let file = try ImportSource(source, followsSymlinks: followsSymlinks)
         return try file.withPath { absolute in

@@ -33,17 +33,23 @@ extension Darkroom {
                 let importer = Importer(
                     storage: storage, connection: connection, logger: logger, followsSymlinks: followSymlinks)
                 var failures = 0
-                for path in try paths.flatMap(expand) {
+                for target in try paths.flatMap(targets) {
                     do {
                         // An object already in the storage (s3://bucket/prefix/KEY) is registered where it is.
-                        let outcome =
-                            if let key = try storedKey(path, in: storage.location) {
-                                try importer.importStoredObject(key)
-                            } else {
-                                try importer.importFile(path)
-                            }
+                        let outcome: ImportOutcome
+                        switch target {
+                        case .path(let path):
+                            outcome =
+                                if let key = try storedKey(path, in: storage.location) {
+                                    try importer.importStoredObject(key)
+                                } else {
+                                    try importer.importFile(path)
+                                }
+                        case .named(let name, let folder):
+                            outcome = try importer.importFile(named: name, in: folder)
+                        }
                         print(
-                            "asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(Printable.field(path))"
+                            "asset \(outcome.assetID)\t\(outcome.status.rawValue)\t\(outcome.storedPath)\t\(Printable.field(target.shown))"
                                 + (outcome.appleEdit.map { "\t\(Printable.field($0))" } ?? ""))
                         if let refusal = outcome.sidecarRefusal {
                             failures += 1
@@ -62,14 +68,62 @@ extension Darkroom {
             }
         }
 
-        /// A folder's originals (Apple's naming tells its renders and sidecars apart), else `path`.
-        func expand(_ path: String) throws -> [String] {
+        /// What one import reads: a path as given, or a file of a folder by the bytes of its name
+        /// (one that is not UTF-8).
+        enum Target {
+            case path(String)
+            case named(ImportName, folder: String)
+
+            /// How its line names it.
+            var shown: String {
+                switch self {
+                case .path(let path): path
+                case .named(let name, let folder): (folder as NSString).appendingPathComponent(name.display)
+                }
+            }
+        }
+
+        /// A folder's originals (Apple's naming tells its renders and sidecars apart; a name that
+        /// is not UTF-8 is no Apple file), else `path` itself.
+        func targets(_ path: String) throws -> [Target] {
+            if let raw = Self.rawArgument(path) { return [try Self.target(raw)] }
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
-                return [path]
+                return [.path(path)]
             }
-            let names = try FileManager.default.contentsOfDirectory(atPath: path)
-            return AppleExportFiles.originals(among: names).map { (path as NSString).appendingPathComponent($0) }
+            let names = try ImportName.entries(of: path)
+            return AppleExportFiles.originals(among: names.compactMap(\.text)).map {
+                .path((path as NSString).appendingPathComponent($0))
+            } + names.filter { $0.text == nil }.map { .named($0, folder: path) }
+        }
+
+        /// A path given on the command line whose bytes are not UTF-8: its file, by the bytes of
+        /// its name, in a folder whose name must be UTF-8.
+        static func target(_ raw: [UInt8]) throws -> Target {
+            let slash = raw.lastIndex(of: UInt8(ascii: "/"))
+            let folderBytes = slash.map { $0 == 0 ? [UInt8(ascii: "/")] : Array(raw[..<$0]) } ?? Array(".".utf8)
+            let name = ImportName(Array(raw[(slash.map { $0 + 1 } ?? 0)...]))
+            guard let folder = String(validating: folderBytes, as: UTF8.self) else {
+                throw ImportError(
+                    .unreadable, source: ImportName(raw).display,
+                    message:
+                        "is in a folder whose name is not UTF-8; darkroom reads such bytes only in a file's own name")
+            }
+            return .named(name, folder: folder)
+        }
+
+        /// The bytes of a command-line argument that is not UTF-8 (its text holds U+FFFD in their
+        /// place); nil for one that is.
+        static func rawArgument(_ argument: String) -> [UInt8]? {
+            guard argument.unicodeScalars.contains("\u{FFFD}") else { return nil }
+            for index in 0..<Int(CommandLine.argc) {
+                guard let pointer = CommandLine.unsafeArgv[index] else { continue }
+                let bytes = UnsafeBufferPointer(start: pointer, count: strlen(pointer)).map { UInt8(bitPattern: $0) }
+                if String(validating: bytes, as: UTF8.self) == nil, String(decoding: bytes, as: UTF8.self) == argument {
+                    return bytes
+                }
+            }
+            return nil
         }
 
         /// The key of `path` when it names an object of the storage by its URL (an object store's
