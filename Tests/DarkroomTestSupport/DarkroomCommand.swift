@@ -62,3 +62,24 @@ public struct DarkroomCommand: Sendable {
             stderr: String(decoding: stderr, as: UTF8.self))
     }
 }
+
+extension DarkroomCommand {
+    /// A migrate the executable refused, with what it said.
+    public struct MigrateFailed: Error, CustomStringConvertible {
+        public var stderr: String
+        public var description: String { "darkroom migrate failed: \(stderr)" }
+    }
+
+    /// A fresh database migrated by the executable, and a storage folder of its own (removed
+    /// after): where an end-to-end test starts. `name` tells the folder apart in /tmp.
+    public static func withMigratedLibrary<T>(_ name: String, _ body: (DarkroomCommand) throws -> T) throws -> T {
+        try TestDatabase.withFreshDatabase { url in
+            let storage = NSTemporaryDirectory() + "darkroom-\(name)-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: storage) }
+            let command = DarkroomCommand(databaseURL: url, storage: storage)
+            let migrate = try command.run("migrate")
+            guard migrate.status == 0 else { throw MigrateFailed(stderr: migrate.stderr) }
+            return try body(command)
+        }
+    }
+}

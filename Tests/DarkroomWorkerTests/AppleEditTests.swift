@@ -54,12 +54,11 @@ import Zlib
     }
 
     static func withSession(_ body: (Session) throws -> Void) throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-apple-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
-            try body(Session(command: command, connection: try PostgresConnection(url), storage: storage))
+        try DarkroomCommand.withMigratedLibrary("apple") { command in
+            try body(
+                Session(
+                    command: command, connection: try PostgresConnection(command.databaseURL),
+                    storage: command.storage))
         }
     }
 

@@ -32,14 +32,9 @@ import Testing
     }
 
     func withFixture(_ body: (Fixture) throws -> Void) throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-e2e-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            let migrate = try command.run("migrate")
-            try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
-            let connection = try PostgresConnection(url)
-            try body(Fixture(command: command, connection: connection, storage: storage))
+        try DarkroomCommand.withMigratedLibrary("e2e") { command in
+            let connection = try PostgresConnection(command.databaseURL)
+            try body(Fixture(command: command, connection: connection, storage: command.storage))
         }
     }
 

@@ -15,12 +15,8 @@ import Testing
 
     /// A fresh database, migrated, and a storage folder of its own, for `body`.
     static func withMigrated(_ body: (String, String, DarkroomCommand) throws -> Void) throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-filters-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
-            try body(url, storage, command)
+        try DarkroomCommand.withMigratedLibrary("filters") { command in
+            try body(command.databaseURL, command.storage, command)
         }
     }
 

@@ -9,11 +9,8 @@ import Testing
 /// its record and the asset's chain say so; a photo without one, and `--hdr drop`, do not.
 @Suite(.serialized) struct HDRJobTests {
     @Test func aWorkerKeepsTheGainMapAndTheRecordSaysSo() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-hdr-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
+        try DarkroomCommand.withMigratedLibrary("hdr") { command in
+            let (url, storage) = (command.databaseURL, command.storage)
             func importAsset(_ path: String) throws -> Int64 {
                 let imported = try command.run("import", path)
                 try #require(imported.status == 0, "\(imported.stderr)")

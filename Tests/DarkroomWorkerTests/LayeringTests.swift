@@ -8,11 +8,8 @@ import Testing
 /// layers on top, and every render equals a direct render of the chain it stands for.
 @Suite(.serialized) struct LayeringTests {
     @Test func replaceLayerAndReplaceTheTopOfAChain() throws {
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-layers-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
+        try DarkroomCommand.withMigratedLibrary("layers") { command in
+            let (url, storage) = (command.databaseURL, command.storage)
             let original = Fixtures.exifSample("canon_hdr_NO.jpg").path  // orientation 6
             let imported = try command.run("import", original)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))

@@ -14,12 +14,8 @@ import Testing
         of original: String, identifier: String, version: String, data: [UInt8], commandFlags: [String],
         setUp: (DarkroomCommand) throws -> Void = { _ in }
     ) throws -> (worker: DecodedImage, command: DecodedImage) {
-        var renders: (DecodedImage, DecodedImage)?
-        try TestDatabase.withFreshDatabase { url in
-            let storage = NSTemporaryDirectory() + "darkroom-parity-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: storage) }
-            let command = DarkroomCommand(databaseURL: url, storage: storage)
-            try #require(try command.run("migrate").status == 0)
+        try DarkroomCommand.withMigratedLibrary("parity") { command in
+            let (url, storage) = (command.databaseURL, command.storage)
             try setUp(command)
             let imported = try command.run("import", original)
             try #require(imported.status == 0, "\(imported.stderr)")
@@ -40,10 +36,8 @@ import Testing
             let output = storage + "/command.jpg"
             let result = try command.run(["render", original, "-o", output] + commandFlags)
             try #require(result.status == 0, "\(result.stderr)")
-            renders = (try DecodedImage(path: rendered), try DecodedImage(path: output))
+            return (try DecodedImage(path: rendered), try DecodedImage(path: output))
         }
-        let (worker, command) = try #require(renders)
-        return (worker, command)
     }
 
     @Test func aPipelineEditOnAFlippedJPEG() throws {

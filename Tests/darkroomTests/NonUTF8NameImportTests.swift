@@ -11,10 +11,9 @@ import Testing
     static let shown = #"\xFF\xFEevil\u{1B}[31m.jpg"#
 
     static func withFolder(_ body: (DarkroomCommand, String, PostgresConnection) throws -> Void) throws {
-        try TestDatabase.withFreshDatabase { url in
-            let root = NSTemporaryDirectory() + "darkroom-names-" + UUID().uuidString
-            defer { try? FileManager.default.removeItem(atPath: root) }
-            let photos = root + "/photos"
+        try DarkroomCommand.withMigratedLibrary("names") { command in
+            let photos = NSTemporaryDirectory() + "darkroom-names-photos-" + UUID().uuidString
+            defer { try? FileManager.default.removeItem(atPath: photos) }
             try FileManager.default.createDirectory(atPath: photos, withIntermediateDirectories: true)
             // The name's bytes as they are: Foundation's paths would turn them into U+FFFD.
             let path = Array(photos.utf8) + [UInt8(ascii: "/")] + name + [0]
@@ -25,9 +24,7 @@ import Testing
             try #require(descriptor >= 0)
             _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
             close(descriptor)
-            let command = DarkroomCommand(databaseURL: url, storage: root + "/storage")
-            try #require(try command.run("migrate").status == 0)
-            try body(command, photos, try PostgresConnection(url))
+            try body(command, photos, try PostgresConnection(command.databaseURL))
         }
     }
 
