@@ -67,7 +67,10 @@ public struct LayerRenderer: Sendable {
 
     /// The picture a layer starts from, read from its header: the one place this is decided.
     public static func picture(of header: SourceHeader, start: Picture.Start) -> Picture {
-        let exif = MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation
+        // The EXIF is parsed only when the rule reads it: a render is upright, and a JPEG
+        // original's recorded orientation stands in for its EXIF one.
+        let readsExif = start != .render && (header.carriesOwnOrientation || start == .original(recorded: nil))
+        let exif = readsExif ? MetadataReader.read(app1Payload: header.exifPayload).metadata.orientation : 1
         return Picture(
             size: header.storedSize, start: start, decoderTurnsUpright: header.carriesOwnOrientation,
             exifOrientation: Orientation(exifValue: exif))
