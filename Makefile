@@ -30,11 +30,12 @@ SWIFT_BUILD_FLAGS ?=
 # Debian 12 package names: headers for the C libraries, the server, and pkg-config. libheif is not
 # among them: it comes from bookworm-backports (heif-deps below), since Debian 12's 1.15 refuses the
 # HDR photos every recent iPhone takes.
-APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libcurl4-openssl-dev liblcms2-dev zlib1g-dev pkg-config postgresql-15 postgresql-client-15
+APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libcurl4-openssl-dev liblcms2-dev zlib1g-dev libwebp-dev pkg-config postgresql-15 postgresql-client-15
 # Reference tools for tests and benchmarks (djpeg/cjpeg, heif-dec from heif-deps, vips, GNU time for peak RSS, exif for
 # cross-checks, exiftool as the independent reader of MPF and gain-map metadata, Little CMS's transicc to check the
-# ICC profiles darkroom builds, valgrind to count the queue's server instructions per job).
-APT_TOOLS    := libjpeg-turbo-progs libvips-tools bc time exif libimage-exiftool-perl liblcms2-utils valgrind
+# ICC profiles darkroom builds, valgrind to count the queue's server instructions per job, webpinfo and dwebp to read
+# WebP renditions).
+APT_TOOLS    := libjpeg-turbo-progs libvips-tools bc time exif libimage-exiftool-perl liblcms2-utils valgrind webp
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).

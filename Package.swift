@@ -20,7 +20,7 @@ let package = Package(
                 "ByteStreams", "EditVocabulary", "DarkroomMetadata", "LibExif", "DarkroomAdjustments", "Zlib",
                 "DarkroomOperatorScripts", "S3Answers", "GainMaps",
             ]),
-        .library(name: "DarkroomCodecs", targets: ["JPEGTurbo", "LibHeif", "LittleCMS", "DarkroomImaging"]),
+        .library(name: "DarkroomCodecs", targets: ["JPEGTurbo", "LibHeif", "LibWebP", "LittleCMS", "DarkroomImaging"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -86,6 +86,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // libwebp: WebP renditions (thumbnails, previews). libwebpmux's .pc requires libwebp.
+        .systemLibrary(
+            name: "CWebP",
+            pkgConfig: "libwebpmux",
+            providers: [.apt(["libwebp-dev"])]
+        ),
 
         // System calls without a C library wrapper: openat2(2), which keeps the storage's opens
         // beneath its root.
@@ -107,6 +113,7 @@ let package = Package(
         .target(name: "LibCurl", dependencies: ["CCurl"]),
         .target(name: "LittleCMS", dependencies: ["CLCMS"]),
         .target(name: "Zlib", dependencies: ["CZlib"]),
+        .target(name: "LibWebP", dependencies: ["CWebP"]),
 
         // Domain modules.
         // What an edit says, as values: operations, orientations, sizes, LUTs. Below both the
@@ -115,7 +122,7 @@ let package = Package(
         .target(
             name: "DarkroomImaging",
             dependencies: [
-                "EditVocabulary", "JPEGTurbo", "LibHeif", "LittleCMS", "ByteStreams", "GainMaps",
+                "EditVocabulary", "JPEGTurbo", "LibHeif", "LibWebP", "LittleCMS", "ByteStreams", "GainMaps",
             ],
             swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
@@ -244,6 +251,7 @@ let package = Package(
 
         .testTarget(name: "GainMapsTests", dependencies: ["GainMaps", "DarkroomTestSupport"]),
         .testTarget(name: "ZlibTests", dependencies: ["Zlib"]),
+        .testTarget(name: "LibWebPTests", dependencies: ["LibWebP", "DarkroomTestSupport", "JPEGTurbo"]),
         .testTarget(name: "TimingTests", dependencies: ["Timing"]),
         .testTarget(name: "LibCurlTests", dependencies: ["LibCurl", "DarkroomTestSupport"]),
         .testTarget(name: "LibExifTests", dependencies: ["LibExif", "DarkroomTestSupport"]),

@@ -69,7 +69,8 @@ final class StreamingDownscaler {
     private let emit: (UnsafePointer<UInt8>) throws -> Void
     private var sums: [UnsafeMutableBufferPointer<Float>]  // one accumulator per open output row
     private var openRows: [Int]
-    private let linearRow: UnsafeMutableBufferPointer<Float>
+    /// For `add(rows:from:)` alone, made on its first call: a `RenditionFan` shares one.
+    private var linearRow: UnsafeMutableBufferPointer<Float>?
     private let reducedRow: UnsafeMutableBufferPointer<Float>
     private let encodedRow: UnsafeMutableBufferPointer<UInt8>
     private var nextInputRow = 0
@@ -86,7 +87,6 @@ final class StreamingDownscaler {
         self.emit = emit
         sums = []
         openRows = []
-        linearRow = .allocate(capacity: resampler.source.width * 3)
         reducedRow = .allocate(capacity: resampler.target.width * 3)
         encodedRow = .allocate(capacity: resampler.target.width * 3)
         let spans = resampler.columnSpans
@@ -107,7 +107,7 @@ final class StreamingDownscaler {
 
     deinit {
         for sum in sums { sum.deallocate() }
-        linearRow.deallocate()
+        linearRow?.deallocate()
         reducedRow.deallocate()
         encodedRow.deallocate()
         columnFirst.deallocate()
@@ -118,22 +118,28 @@ final class StreamingDownscaler {
     /// Adds `rows` rows of `source.width * 3` bytes.
     func add(rows: Int, from bytes: UnsafePointer<UInt8>) throws {
         let width = resampler.source.width
+        let linear = linearRow ?? .allocate(capacity: width * 3)
+        linearRow = linear
         for row in 0..<rows {
-            SRGB.decode(bytes + row * width * 3, into: linearRow.baseAddress!, count: width * 3)
-            reduceColumns()
-            for (output, weight) in resampler.contributions(ofRow: nextInputRow) {
-                let sum = accumulator(for: output).baseAddress!
-                let reduced = UnsafePointer(reducedRow.baseAddress!)
-                for index in 0..<reducedRow.count { sum[index] += weight * reduced[index] }
-            }
-            nextInputRow += 1
-            try flushFinishedRows()
+            SRGB.decode(bytes + row * width * 3, into: linear.baseAddress!, count: width * 3)
+            try add(linearRow: UnsafePointer(linear.baseAddress!))
         }
     }
 
+    /// Adds one row of `source.width * 3` linear floats.
+    func add(linearRow: UnsafePointer<Float>) throws {
+        reduceColumns(linearRow)
+        for (output, weight) in resampler.contributions(ofRow: nextInputRow) {
+            let sum = accumulator(for: output).baseAddress!
+            let reduced = UnsafePointer(reducedRow.baseAddress!)
+            for index in 0..<reducedRow.count { sum[index] += weight * reduced[index] }
+        }
+        nextInputRow += 1
+        try flushFinishedRows()
+    }
+
     /// Same sums in the same order as a loop over `columnSpans`, so the result is unchanged.
-    private func reduceColumns() {
-        let input = UnsafePointer(linearRow.baseAddress!)
+    private func reduceColumns(_ input: UnsafePointer<Float>) {
         let output = reducedRow.baseAddress!
         let firsts = columnFirst.baseAddress!
         let starts = weightStart.baseAddress!

@@ -28,8 +28,10 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Format: String, Sendable, CaseIterable {
         /// libjpeg-turbo reads and writes it.
         case jpeg
-        /// HEIC, AVIF and other HEIF files, read by libheif.
+        /// HEIC, AVIF and other HEIF files, read (and AVIF renditions written) by libheif.
         case heif
+        /// WebP renditions, written by libwebp.
+        case webp
     }
 
     public var code: Code
@@ -74,6 +76,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
         switch format {
         case .jpeg: "convert it to an 8-bit RGB or greyscale JPEG first"
         case .heif: "convert it to JPEG first"
+        case .webp: "write the rendition as JPEG or AVIF"
         }
     }
 

@@ -217,7 +217,7 @@ struct GainMapCarry {
         return (low, high - low)
     }
 
-    /// The map's display copy: the display copy's share of the image, at the map's resolution.
+    /// A rendition's map: the rendition's share of the image, at the map's resolution.
     static func displaySize(mapOutput: PixelSize, output: PixelSize, display: PixelSize) -> PixelSize {
         func side(_ map: Int, _ image: Int, _ shown: Int) -> Int {
             min(map, max(1, Int((Double(shown) * Double(map) / Double(image)).rounded())))
@@ -234,12 +234,12 @@ struct GainMapCarry {
     }
 }
 
-/// The map rendered: its JPEG (and its display copy's), ready to join the image's.
+/// The map rendered: its JPEG (and each rendition's, by the rendition's name), ready to join the image's.
 struct RenderedGainMap {
     var kind: GainMapKind
     var metadata: GainMapMetadata
     var jpeg: [UInt8]
-    var displayJPEG: [UInt8]?
+    var renditionJPEGs: [String: [UInt8]]
     var size: PixelSize
 }
 
@@ -256,24 +256,19 @@ extension GainMapCarry {
         let sink = MemorySink(name: "gain map")
         let encoder = try wrap { try JPEGEncoder(sink: sink) }
         try wrap { try encoder.start(width: output.width, height: output.height, encoding: encoding) }
-        var displaySink: MemorySink?
-        var displayEncoder: JPEGEncoder?
-        var downscaler: StreamingDownscaler?
-        if let display = plan.displaySize {
-            let sink = MemorySink(name: "gain map (display copy)")
+        let renditions = try plan.renditions.map { planned in
+            let size = planned.size
+            let sink = MemorySink(name: "gain map (rendition \(planned.rendition.name))")
             let encoder = try wrap { try JPEGEncoder(sink: sink) }
-            try wrap { try encoder.start(width: display.width, height: display.height, encoding: encoding) }
-            let greyRow = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: display.width)
-            let keeper = ByteRowBuffer(greyRow)
-            downscaler = StreamingDownscaler(resampler: AreaResampler(source: output, target: display)) { row in
-                try wrap {
-                    try Self.write(
-                        row, width: display.width, rows: 1, grey: grey, scratch: keeper.buffer, to: encoder)
-                }
-            }
-            displaySink = sink
-            displayEncoder = encoder
+            try wrap { try encoder.start(width: size.width, height: size.height, encoding: encoding) }
+            return (
+                name: planned.rendition.name, sink: sink,
+                writer: GainMapRowWriter(encoder, width: size.width, grey: grey)
+            )
         }
+        let fan =
+            renditions.isEmpty
+            ? nil : RenditionFan(output: output, sizes: plan.renditions.map(\.size), writers: renditions.map(\.writer))
         let pipeline = StripPipeline(
             plan: plan, decoder: GainMapRows(samples, name: "gain map"), encoder: encoder,
             spillDirectory: spillDirectory, threads: 1, isCancelled: isCancelled)
@@ -288,21 +283,20 @@ extension GainMapCarry {
             let rows = try produce(strip)
             if rows == 0 { break }
             let bytes = UnsafePointer(strip.baseAddress!.assumingMemoryBound(to: UInt8.self))
-            try downscaler?.add(rows: rows, from: bytes)
+            try fan?.add(rows: rows, from: bytes)
             try wrap {
                 try Self.write(bytes, width: output.width, rows: rows, grey: grey, scratch: greyStrip, to: encoder)
             }
         }
-        try wrap {
-            try encoder.finish()
-            try displayEncoder?.finish()
-        }
+        try wrap { try encoder.finish() }
+        try fan?.finish()
         return RenderedGainMap(
-            kind: kind, metadata: metadata, jpeg: sink.bytes, displayJPEG: displaySink?.bytes, size: output)
+            kind: kind, metadata: metadata, jpeg: sink.bytes,
+            renditionJPEGs: Dictionary(uniqueKeysWithValues: renditions.map { ($0.name, $0.sink.bytes) }), size: output)
     }
 
     /// RGB rows (equal channels for a luminance map) to the encoder: their first channel for grey.
-    private static func write(
+    fileprivate static func write(
         _ rgb: UnsafePointer<UInt8>, width: Int, rows: Int, grey: Bool, scratch: UnsafeMutableBufferPointer<UInt8>,
         to encoder: JPEGEncoder
     ) throws {
@@ -372,11 +366,27 @@ final class MemorySink: ByteSink {
     }
 }
 
-/// Frees a byte row when the closure that uses it goes away.
-final class ByteRowBuffer {
-    let buffer: UnsafeMutableBufferPointer<UInt8>
-    init(_ buffer: UnsafeMutableBufferPointer<UInt8>) { self.buffer = buffer }
-    deinit { buffer.deallocate() }
+/// A rendition's map rows into its JPEG encoder, grey or RGB as the map is.
+final class GainMapRowWriter: RenditionWriter {
+    private let encoder: JPEGEncoder
+    private let width: Int
+    private let grey: Bool
+    private let scratch: UnsafeMutableBufferPointer<UInt8>
+
+    init(_ encoder: JPEGEncoder, width: Int, grey: Bool) {
+        self.encoder = encoder
+        self.width = width
+        self.grey = grey
+        scratch = .allocate(capacity: width)
+    }
+
+    deinit { scratch.deallocate() }
+
+    func write(row: UnsafePointer<UInt8>) throws {
+        try wrap { try GainMapCarry.write(row, width: width, rows: 1, grey: grey, scratch: scratch, to: encoder) }
+    }
+
+    func finish() throws { try wrap { try encoder.finish() } }
 }
 
 extension GainMapCarry {

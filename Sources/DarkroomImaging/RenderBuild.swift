@@ -8,12 +8,11 @@ public struct RenderBuild: Sendable, Equatable {
     public var math: [String: Int]
     public var output: RenderOutput
 
-    public init(
-        math: [String: Int] = RenderMath.versions, quality: Int = OutputEncoding.defaultQuality,
-        displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide
-    ) {
+    /// The renditions are not the build's: SQL compares each record's with the library's
+    /// current definitions (`darkroom.current_renditions`).
+    public init(math: [String: Int] = RenderMath.versions, quality: Int = OutputEncoding.defaultQuality) {
         self.math = math
-        output = RenderOutput(encoding: OutputEncoding(quality: quality), displayLongestSide: displayLongestSide)
+        output = RenderOutput(encoding: OutputEncoding(quality: quality), displayLongestSide: nil)
     }
 
     /// `{"math":{...},"output":{...}}`.
@@ -30,7 +29,7 @@ public struct RenderOutput: Sendable, Equatable {
     /// "4:4:4" or "4:2:0".
     public var chroma: String
     public var colorProfile: String
-    /// The display copy's longest side; nil for a layer written without one.
+    /// The display copy's longest side; nil for a layer written without one (and in a build).
     public var displayLongestSide: Int?
 
     public init(encoding: OutputEncoding, displayLongestSide: Int?) {

@@ -50,8 +50,11 @@ public struct MemoryEstimate: Sendable, Equatable {
     /// The rendered gain map's JPEGs, held until they are joined to the image's, and the join's
     /// buffer (`GainMapCarry`); its own render comes before and is priced on its own.
     public var gainMap = 0
+    /// The renditions' downscalers and encoders (`RenditionPlan.bytes`) and the row they share.
+    public var renditions = 0
     public var total: Int {
         decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion + resampling + gainMap
+            + renditions
     }
 }
 
@@ -72,8 +75,10 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
     public var memory: MemoryEstimate
     public var budget: Int
     public var isProgressive: Bool
-    /// Size of the display-size copy, when one is written.
-    public var displaySize: PixelSize?
+    /// The renditions written beside the output, scaled from its strips, in the order asked.
+    public var renditions: [RenditionPlan] = []
+    /// The display copy's size, when it is among the renditions.
+    public var displaySize: PixelSize? { renditions.first { $0.rendition.name == Rendition.displayName }?.size }
     /// "JPEG", "HEIC", "AVIF" or "HEIF".
     public var inputFormat: String = "JPEG"
     /// How a HEIF or AVIF is decoded (whole, or a row of tiles at a time), priced in `memory.decoder`.
@@ -106,8 +111,11 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
             lines.append("resample   \(stage.input) → \(stage.output) of \(stage.step.size): \(resample)")
         }
         lines.append("strips     decode \(decodeRows) rows at a time, \(stripHeight) output rows per strip")
-        if let displaySize {
-            lines.append("display    \(displaySize) copy (area average in linear light)")
+        for planned in renditions {
+            let rendition = planned.rendition
+            lines.append(
+                "rendition  \(rendition.name): \(planned.size) \(rendition.format.rawValue.uppercased()) "
+                    + "(area average in linear light), \(ByteCount.format(planned.bytes))")
         }
         if let tile {
             lines.append("spill      \(spill.rawValue), tiles \(tile), \(ByteCount.format(spillBytes))")
@@ -123,7 +131,8 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
                 + "strips \(ByteCount.format(memory.stripBuffers)), spill \(ByteCount.format(memory.spillBuffers)), "
                 + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))"
                 + (memory.conversion > 0 ? ", CMYK → RGB \(ByteCount.format(memory.conversion))" : "")
-                + (memory.resampling > 0 ? ", resampling \(ByteCount.format(memory.resampling))" : ""))
+                + (memory.resampling > 0 ? ", resampling \(ByteCount.format(memory.resampling))" : "")
+                + (memory.renditions > 0 ? ", renditions \(ByteCount.format(memory.renditions))" : ""))
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -200,26 +209,22 @@ public enum RenderPlanner {
 
     static func plan(
         header: JPEGHeader, geometry: RenderGeometry, encoding: OutputEncoding,
-        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits, renditions: [Rendition] = [],
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
         try plan(
             source: .jpeg(header), geometry: geometry, encoding: encoding, huffman: huffman, limits: limits,
-            displayLongestSide: displayLongestSide, streamBufferBytes: streamBufferBytes)
+            renditions: renditions, streamBufferBytes: streamBufferBytes)
     }
 
     public static func plan(
         source: SourceHeader, geometry: RenderGeometry, encoding: OutputEncoding,
-        huffman: HuffmanOptimisation = .off, limits: RenderLimits, displayLongestSide: Int? = nil,
+        huffman: HuffmanOptimisation = .off, limits: RenderLimits, renditions: [Rendition] = [],
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
-        let streams = streamBytes(outputs: displayLongestSide == nil ? 1 : 2, backendBytesPerStream: streamBufferBytes)
-        let display = displayLongestSide.map { AreaResampler.displaySize(of: geometry.outputSize, longestSide: $0) }
-        let displayBytes =
-            display.map {
-                derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: encoding.jpeg.fullChroma)
-            }
-            ?? 0
+        let streams = streamBytes(outputs: 1 + renditions.count, backendBytesPerStream: streamBufferBytes)
+        let planned = renditions.map { plan($0, output: geometry.outputSize, encoding: encoding) }
+        let renditionBytes = renditionBytes(planned, output: geometry.outputSize)
         let stored = geometry.storedSize
         guard stored.area <= limits.maxPixels else {
             throw RenderError.imageTooLarge(pixels: stored.area, limit: limits.maxPixels)
@@ -237,7 +242,7 @@ public enum RenderPlanner {
         let candidate = { (height: Int) in
             Self.plan(
                 source: source, geometry: geometry, encoding: encoding, height: height,
-                decoder: decoder, displayBytes: displayBytes, streams: streams, budget: limits.memoryBudget)
+                decoder: decoder, renditionBytes: renditionBytes, streams: streams, budget: limits.memoryBudget)
         }
         guard var plan = candidateHeights.lazy.map(candidate).first(where: { $0.memory.total <= limits.memoryBudget })
         else {
@@ -253,7 +258,7 @@ public enum RenderPlanner {
                 needed: needed, budget: limits.memoryBudget,
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
-        plan.displaySize = display
+        plan.renditions = planned
         let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.jpeg.fullChroma)
         switch huffman {
         case .off:
@@ -278,26 +283,25 @@ public enum RenderPlanner {
     /// A gain map's render (`GainMapCarry`): its samples, held whole, are its decoder; no colour
     /// operation runs on it. nil when even the smallest strips do not fit `budget`.
     static func planGainMap(
-        geometry: RenderGeometry, samplesBytes: Int, display: PixelSize?, fullChroma: Bool, budget: Int
+        geometry: RenderGeometry, samplesBytes: Int, renditions: [RenditionPlan], fullChroma: Bool, budget: Int
     ) -> RenderPlan? {
         let encoding = OutputEncoding(quality: OutputEncoding.defaultQuality, fullChroma: fullChroma)
-        let displayBytes =
-            display.map { derivativeBytes(output: geometry.outputSize, display: $0, fullChroma: fullChroma) } ?? 0
-        let streams = (display == nil ? 1 : 2) * JPEGEncoder.destinationBufferBytes
+        let renditionBytes = renditionBytes(renditions, output: geometry.outputSize)
+        let streams = (1 + renditions.count) * JPEGEncoder.destinationBufferBytes
         let plans = candidateHeights.lazy.map { height in
             plan(
                 source: nil, geometry: geometry, encoding: encoding, height: height, decoder: samplesBytes,
-                displayBytes: displayBytes, streams: streams, budget: budget)
+                renditionBytes: renditionBytes, streams: streams, budget: budget)
         }
         guard var plan = plans.first(where: { $0.memory.total <= budget }) else { return nil }
-        plan.displaySize = display
+        plan.renditions = renditions
         return plan
     }
 
     /// One candidate strip height. `source` is nil for a gain map's samples, already in memory.
     private static func plan(
         source: SourceHeader?, geometry: RenderGeometry, encoding: OutputEncoding, height: Int, decoder: Int,
-        displayBytes: Int, streams: Int, budget: Int
+        renditionBytes: Int, streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
         let region = geometry.storedRect
@@ -305,7 +309,8 @@ public enum RenderPlanner {
         let orientation = geometry.orientation
         var memory = MemoryEstimate()
         memory.decoder = decoder
-        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.jpeg.fullChroma) + displayBytes
+        memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.jpeg.fullChroma)
+        memory.renditions = renditionBytes
         memory.tables = SRGBEncoder.bytes + 256 * 4 + lookupTableBytes(geometry)
         memory.streams = streams
         // Decoded rows are full stored width: libjpeg decodes whole rows.
@@ -405,10 +410,26 @@ public enum RenderPlanner {
         }
     }
 
-    /// The display copy: its encoder, a linear row of the full width, and up to three open
-    /// rows of sums at the display width.
-    static func derivativeBytes(output: PixelSize, display: PixelSize, fullChroma: Bool) -> Int {
-        encoderBytes(width: display.width, fullChroma: fullChroma) + output.width * 12 + display.width * 12 * 4
+    /// One rendition: up to four open rows of sums at its width, its encoder, and for WebP and
+    /// AVIF the picture held whole with what their encoders hold (`RenditionCodecs`); with
+    /// `--color srgb`, Little CMS's transform and a row to convert into.
+    static func plan(_ rendition: Rendition, output: PixelSize, encoding: OutputEncoding) -> RenditionPlan {
+        let size = AreaResampler.displaySize(of: output, longestSide: rendition.longestSide)
+        var bytes = size.width * 12 * 4 + size.width * 3
+        switch rendition.format {
+        case .jpeg:
+            let jpeg = OutputEncoding(quality: rendition.quality ?? encoding.quality, fullChroma: encoding.fullChroma)
+            bytes += encoderBytes(width: size.width, fullChroma: jpeg.jpeg.fullChroma)
+        case .webp, .avif:
+            bytes += size.area * 3 + RenditionCodecs.workingBytes(rendition.format, size: size)
+        }
+        if rendition.color == .srgb { bytes += RGBTransform.approximateBytes + size.width * 3 }
+        return RenditionPlan(rendition: rendition, size: size, bytes: bytes)
+    }
+
+    /// Every rendition, and the linear row of the full width they share.
+    static func renditionBytes(_ renditions: [RenditionPlan], output: PixelSize) -> Int {
+        renditions.isEmpty ? 0 : output.width * 12 + renditions.reduce(0) { $0 + $1.bytes }
     }
 
     /// Two 8-bit output strips (one colored while the other is encoded) and the

@@ -21,6 +21,9 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     /// The original's HDR gain map could not be carried (missing, cut off, of an absurd size,
     /// inconsistent with its metadata, too large for the budget): the render is standard range.
     case gainMapDropped(reason: String)
+    /// A `--color srgb` rendition's pixels could not be converted (the render's profile cannot
+    /// be read as RGB): it keeps the render's colours and profile.
+    case renditionNotConverted(rendition: String, reason: String)
 
     public var code: String {
         switch self {
@@ -30,6 +33,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         case .colorProfileNotEmbedded: "colour.profile_not_embedded"
         case .cmykProfileNotUsed: "colour.cmyk_profile_not_used"
         case .gainMapDropped: "gain_map.dropped"
+        case .renditionNotConverted: "rendition.colour_not_converted"
         }
     }
 
@@ -46,6 +50,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
                 + "(Adobe's naive formula: approximate): \(reason)"
         case .gainMapDropped(let reason):
             "the original's HDR gain map was not carried, so the render is standard range only: \(reason)"
+        case .renditionNotConverted(let rendition, let reason):
+            "rendition \(rendition) was not converted to sRGB, so it keeps the render's colour profile: \(reason)"
         }
     }
 

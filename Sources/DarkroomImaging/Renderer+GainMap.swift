@@ -12,18 +12,21 @@ extension Renderer {
         let picture = header.placement(scaleEighths: request.decodeScaleEighths).size
         try carry.checkShape(picture: picture)
         let geometry = try carry.geometry(picture: picture, orientation: orientation, operations: request.operations)
-        let display = plan.displaySize.map {
-            GainMapCarry.displaySize(mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: $0)
+        // The map of each rendition that carries it, scaled as the rendition is.
+        let renditions = plan.renditions.filter(\.rendition.joinsGainMap).map { planned in
+            planned.scaled(
+                to: GainMapCarry.displaySize(
+                    mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: planned.size))
         }
         let channels = carry.samples.channels
         let held =
             GainMapCarry.encodedBound(geometry.outputSize, channels: channels)
-            + (display.map { GainMapCarry.encodedBound($0, channels: channels) } ?? 0)
+            + renditions.reduce(0) { $0 + GainMapCarry.encodedBound($1.size, channels: channels) }
         // Before it starts, the image's decoder holds its input: all of a HEIF, little of a JPEG.
         let available = request.limits.memoryBudget - (plan.heifDecode?.fileBytes ?? 0) - held
         guard
             let mapPlan = RenderPlanner.planGainMap(
-                geometry: geometry, samplesBytes: carry.samplesBytes, display: display, fullChroma: true,
+                geometry: geometry, samplesBytes: carry.samplesBytes, renditions: renditions, fullChroma: true,
                 budget: available)
         else {
             throw GainMapCarry.Drop(
@@ -37,14 +40,14 @@ extension Renderer {
 
     /// What the image's render holds for the map: its JPEGs and the join's buffer.
     static func heldBytes(_ map: RenderedGainMap) -> Int {
-        map.jpeg.count + (map.displayJPEG?.count ?? 0) + GainMapJoin.chunkBytes
+        map.jpeg.count + map.renditionJPEGs.values.reduce(0) { $0 + $1.count } + GainMapJoin.chunkBytes
     }
 
     /// Renders the gain map before the image (its samples go once it is), and plans the image's
     /// render again, holding the map's JPEGs; nil when the map is dropped, said in `warnings`.
     static func renderGainMapFirst(
         _ carry: inout GainMapCarry?, plan mapPlan: (plan: RenderPlan, held: Int)?, request: RenderRequest,
-        header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool, warnings: inout [RenderWarning]
+        header: SourceHeader, orientation: Orientation, renditions: [Rendition], warnings: inout [RenderWarning]
     ) throws -> (map: RenderedGainMap, plan: RenderPlan)? {
         guard let loaded = carry, let mapPlan else { return nil }
         carry = nil
@@ -53,7 +56,7 @@ extension Renderer {
                 plan: mapPlan.plan, quality: request.encoding.quality, spillDirectory: request.spillDirectory,
                 isCancelled: request.isCancelled)
             let plan = try Self.plan(
-                request, header: header, orientation: orientation, withDisplayCopy: withDisplayCopy,
+                request, header: header, orientation: orientation, renditions: renditions,
                 holding: heldBytes(rendered))
             return (rendered, plan)
         } catch let drop as GainMapCarry.Drop {

@@ -14,15 +14,19 @@ public struct RenderRequest: Sendable {
     public var spillDirectory: String
     /// Builds the output's EXIF (APP1 payload) from the original's and the new size, with what
     /// was left out of the original's to fit one APP1 segment (`RenderWarning.exifShortened`);
-    /// nil writes none. Thrown errors become warnings: metadata never fails a render.
+    /// without the GPS directory when `keepsLocation` is false (a `no-location` rendition); nil
+    /// writes none. Thrown errors become warnings: metadata never fails a render.
     public var rewriteExif:
-        @Sendable (_ original: [UInt8], _ outputSize: PixelSize) throws -> (payload: [UInt8], leftOut: [String])?
+        @Sendable (_ original: [UInt8], _ outputSize: PixelSize, _ keepsLocation: Bool) throws -> (
+            payload: [UInt8], leftOut: [String]
+        )?
     public var keepICCProfile: Bool
-    /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), written when
-    /// `render` is given a display upload: the same render, scaled.
+    /// Longest side of the display-size JPEG (PhotoKit's displaySizeImage), the built-in
+    /// rendition `display`: the same render, scaled.
     public static let defaultDisplayLongestSide = 2048
     /// From a thumbnail to the largest side a JPEG can have.
     public static let displayLongestSides = 16...65_500
+    /// The display copy's longest side when `render` is given a `display:` upload.
     public var displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide
     /// Memory each stream's backend holds beyond the codec's own buffers (a read-ahead, an
     /// upload part), counted in the budget. Local files hold none.
@@ -46,8 +50,8 @@ public struct RenderRequest: Sendable {
         operations: [ImageOperation], encoding: OutputEncoding = OutputEncoding(quality: OutputEncoding.defaultQuality),
         huffman: RenderPlanner.HuffmanOptimisation = .off, limits: RenderLimits = RenderLimits(),
         spillDirectory: String,
-        rewriteExif: @escaping @Sendable ([UInt8], PixelSize) throws -> (payload: [UInt8], leftOut: [String])? = {
-            _, _ in nil
+        rewriteExif: @escaping @Sendable ([UInt8], PixelSize, Bool) throws -> (payload: [UInt8], leftOut: [String])? = {
+            _, _, _ in nil
         },
         keepICCProfile: Bool = true, threads: Int = 1
     ) {
@@ -66,9 +70,12 @@ public struct RenderResult: Sendable {
     public var plan: RenderPlan
     public var outputSize: PixelSize
     public var outputBytes: Int
-    /// The display-size JPEG, when one was asked for.
-    public var displaySize: PixelSize?
-    public var displayBytes: Int?
+    /// Each rendition written, in the order asked.
+    public var renditions: [RenditionResult] = []
+    /// The display copy's, when it was among them.
+    public var displaySize: PixelSize? { display?.size }
+    public var displayBytes: Int? { display?.bytes }
+    var display: RenditionResult? { renditions.first { $0.rendition.name == Rendition.displayName } }
     /// Things that went wrong without spoiling the pixels (an input without its EOI marker,
     /// unreadable EXIF, ...).
     public var warnings: [RenderWarning]
@@ -103,9 +110,17 @@ public enum Renderer {
         _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
         edit: (SourceHeader) throws -> PictureEdit
     ) throws -> RenderPlan {
+        try plan(request, input: input, renditions: request.displayCopy(withDisplayCopy), edit: edit)
+    }
+
+    /// As above, with `renditions` written beside the output.
+    public static func plan(
+        _ request: RenderRequest, input: any ByteSource, renditions: [Rendition],
+        edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> RenderPlan {
         let decoder = try openDecoder(input, request: request)
         let (request, turn) = try request.applying(edit(decoder.header))
-        return try plan(request, header: decoder.header, orientation: turn, withDisplayCopy: withDisplayCopy)
+        return try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
     }
 
     /// Renders what `input` holds into `output`, and a display-size copy into `display` when
@@ -145,36 +160,51 @@ public enum Renderer {
         display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
         edit: (SourceHeader) throws -> PictureEdit
     ) throws -> RenderResult {
-        // Held until both uploads are committed or aborted: an upload's buffer is priced too.
+        let renditions = display.map { [RenditionUpload(.display(longestSide: request.displayLongestSide), to: $0)] }
+        return try render(
+            request, from: input, to: output, renditions: renditions ?? [], gainMapSource: gainMapSource, edit: edit)
+    }
+
+    /// As above, with every rendition scaled from the same strips in the same pass. Every upload
+    /// is committed only after every file is complete; on any failure all are aborted.
+    public static func render(
+        _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
+        renditions: [RenditionUpload], gainMapSource: (() throws -> any ByteSource)? = nil,
+        edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> RenderResult {
+        // Held until every upload is committed or aborted: an upload's buffer is priced too.
         var reservation: MemoryReservation?
         defer { if let reservation { request.memoryAdmission?.release(reservation) } }
         do {
             let result = try encode(
-                request, from: input, to: output, display: display, gainMapSource: gainMapSource, edit: edit
+                request, from: input, to: output, renditions: renditions, gainMapSource: gainMapSource, edit: edit
             ) { price in
                 reservation = try request.memoryAdmission?.reserve(price, isCancelled: request.isCancelled)
             }
             let bytes = try publish(output)
-            let displayBytes = try display.map(publish)
+            var written: [RenditionResult] = []
+            for (target, planned) in zip(renditions, result.plan.renditions) {
+                written.append(
+                    RenditionResult(rendition: target.rendition, size: planned.size, bytes: try publish(target.upload)))
+            }
             return RenderResult(
                 plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
-                displaySize: display == nil ? nil : result.plan.displaySize, displayBytes: displayBytes,
-                warnings: result.warnings, hdr: result.hdr)
+                renditions: written, warnings: result.warnings, hdr: result.hdr)
         } catch {
             output.abort()
-            display?.abort()
+            for target in renditions { target.upload.abort() }
             throw error
         }
     }
 
-    /// Decodes, runs the strips and finishes both encoders; commits nothing. With a gain map, the
-    /// map is loaded and rendered first, both JPEGs wait in scratch files, then each is joined to
-    /// its map on the way out. `admit` gets the render's price once everything is planned, before
-    /// the strips (and the map's render) allocate.
+    /// Decodes, runs the strips and finishes every encoder; commits nothing. With a gain map, the
+    /// map is loaded and rendered first, the JPEGs that carry it wait in scratch files, then each
+    /// is joined to its map on the way out. `admit` gets the render's price once everything is
+    /// planned, before the strips (and the map's render) allocate.
     static func encode(
-        _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink, display: (any ByteSink)?,
-        gainMapSource: (() throws -> any ByteSource)? = nil, edit: (SourceHeader) throws -> PictureEdit,
-        admit: (_ price: Int) throws -> Void = { _ in }
+        _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink,
+        renditions targets: [RenditionUpload] = [], gainMapSource: (() throws -> any ByteSource)? = nil,
+        edit: (SourceHeader) throws -> PictureEdit, admit: (_ price: Int) throws -> Void = { _ in }
     ) throws -> (plan: RenderPlan, warnings: [RenderWarning], hdr: CarriedHDR?) {
         var warnings: [RenderWarning] = []
         let decoder = try openDecoder(input, request: request)
@@ -188,8 +218,8 @@ public enum Renderer {
                 warnings.append(.gainMapDropped(reason: error.reason))
             }
         }
-        var plan = try plan(
-            request, header: decoder.header, orientation: turn, withDisplayCopy: display != nil)
+        let renditions = targets.map(\.rendition)
+        var plan = try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
         var mapPlan: (plan: RenderPlan, held: Int)?
         if let loaded = carry {
             do {
@@ -205,31 +235,31 @@ public enum Renderer {
         var map: RenderedGainMap?
         if let rendered = try renderGainMapFirst(
             &carry, plan: mapPlan, request: request, header: decoder.header, orientation: turn,
-            withDisplayCopy: display != nil, warnings: &warnings)
+            renditions: renditions, warnings: &warnings)
         {
             (map, plan) = (rendered.map, rendered.plan)
         }
-        let primarySink: any ByteSink =
-            try map.map { _ in
-                try ScratchSink(directory: request.spillDirectory, name: output.objectName)
-            } ?? output
-        let displaySink: (any ByteSink)? = try display.map { display in
-            try map.map { _ in try ScratchSink(directory: request.spillDirectory, name: display.objectName) } ?? display
+        // What carries the map waits in scratch until it is joined.
+        func sink(_ upload: any ByteSink, joins: Bool) throws -> any ByteSink {
+            guard map != nil, joins else { return upload }
+            return try ScratchSink(directory: request.spillDirectory, name: upload.objectName)
         }
+        let primarySink = try sink(output, joins: true)
+        let renditionSinks = try targets.map { try sink($0.upload, joins: $0.rendition.joinsGainMap) }
         let encoders = try startEncoders(
-            request, decoder: decoder, plan: plan, primary: primarySink, display: displaySink, input: input,
+            request, decoder: decoder, plan: plan, primary: primarySink, renditions: renditionSinks, input: input,
             warnings: &warnings)
         try StripPipeline(
             plan: plan, decoder: decoder.rows, encoder: encoders.primary, spillDirectory: request.spillDirectory,
-            threads: request.threads, derivative: encoders.display, isCancelled: request.isCancelled
+            threads: request.threads, renditions: encoders.renditions, isCancelled: request.isCancelled
         ).run()
         try wrap {
             // Decodes what is left, so damage below the last needed row still fails the render,
-            // and judges how the input ended before either output is finished.
+            // and judges how the input ended before any output is finished.
             try decoder.finish()
             try encoders.primary.finish()
-            try encoders.display?.encoder.finish()
         }
+        try encoders.renditions?.finish()
         // The bytes after a multi-picture JPEG's image are the images its MPF index declares
         // (kept as a gain map, or left out as every viewer leaves them): expected, not stray.
         warnings =
@@ -239,9 +269,11 @@ public enum Renderer {
             return (plan, warnings, nil)
         }
         try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
-        if let display, let scratch = displaySink as? ScratchSink {
+        for (target, held) in zip(targets, renditionSinks) {
+            guard let scratch = held as? ScratchSink else { continue }
             try GainMapJoin.write(
-                scratch, map: map.displayJPEG, metadata: map.metadata, to: display, warnings: &warnings)
+                scratch, map: map.renditionJPEGs[target.rendition.name], metadata: map.metadata, to: target.upload,
+                warnings: &warnings)
         }
         let dropped = warnings.contains { if case .gainMapDropped = $0 { true } else { false } }
         let hdr = CarriedHDR(
@@ -250,12 +282,12 @@ public enum Renderer {
         return (plan, warnings, dropped ? nil : hdr)
     }
 
-    /// Starts the decoder and the encoders (the display copy's with its downscaler), each
-    /// encoder with its metadata written, before the first row.
+    /// Starts the decoder and the encoders (each rendition's with its downscaler), each with its
+    /// metadata written, before the first row.
     static func startEncoders(
         _ request: RenderRequest, decoder: SourceDecoder, plan: RenderPlan, primary: any ByteSink,
-        display: (any ByteSink)?, input: any ByteSource, warnings: inout [RenderWarning]
-    ) throws -> (primary: JPEGEncoder, display: Derivative?) {
+        renditions sinks: [any ByteSink], input: any ByteSource, warnings: inout [RenderWarning]
+    ) throws -> (primary: JPEGEncoder, renditions: RenditionFan?) {
         let size = plan.geometry.outputSize
         let encoder = try wrap { try JPEGEncoder(sink: primary) }
         var encoding = request.encoding.jpeg
@@ -274,17 +306,13 @@ public enum Renderer {
         try writeMetadata(
             to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
             warnings: &warnings)
-        guard let display, let displaySize = plan.displaySize else { return (encoder, nil) }
-        let displayEncoder = try wrap { try JPEGEncoder(sink: display) }
-        try wrap {
-            try displayEncoder.start(width: displaySize.width, height: displaySize.height, encoding: encoding)
+        guard !sinks.isEmpty else { return (encoder, nil) }
+        let writers = try zip(plan.renditions, sinks).map { planned, sink in
+            try startRendition(
+                planned, sink: sink, request: request, header: decoder.header, profile: profile.iccProfile,
+                warnings: &warnings)
         }
-        try writeMetadata(
-            to: displayEncoder, size: displaySize, request: request, header: decoder.header,
-            profile: profile.iccProfile, warnings: &warnings)
-        return (
-            encoder, Derivative(encoder: displayEncoder, resampler: AreaResampler(source: size, target: displaySize))
-        )
+        return (encoder, RenditionFan(output: size, sizes: plan.renditions.map(\.size), writers: writers))
     }
 
     /// `plan`'s words, and with `gainMapSource` those of the original's gain map, which a render
@@ -305,9 +333,19 @@ public enum Renderer {
         _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
         gainMapSource: (() throws -> any ByteSource)?, edit: (SourceHeader) throws -> PictureEdit
     ) throws -> String {
+        try explanation(
+            request, input: input, renditions: request.displayCopy(withDisplayCopy), gainMapSource: gainMapSource,
+            edit: edit)
+    }
+
+    /// As above, with `renditions` written beside the output.
+    public static func explanation(
+        _ request: RenderRequest, input: any ByteSource, renditions: [Rendition],
+        gainMapSource: (() throws -> any ByteSource)?, edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> String {
         let decoder = try openDecoder(input, request: request)
         let (request, turn) = try request.applying(edit(decoder.header))
-        let plan = try plan(request, header: decoder.header, orientation: turn, withDisplayCopy: withDisplayCopy)
+        let plan = try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
         guard let gainMapSource else { return plan.description }
         do {
             guard
@@ -329,31 +367,37 @@ public enum Renderer {
         to encoder: JPEGEncoder, size: PixelSize, request: RenderRequest, header: SourceHeader,
         profile: [UInt8]?, warnings: inout [RenderWarning]
     ) throws {
-        if let original = header.exifPayload {
-            do {
-                if let exif = try request.rewriteExif(original, size) {
-                    try wrap { try encoder.writeMarker(app: 1, payload: exif.payload) }
-                    // The display copy leaves out the same: say it once.
-                    let warning = RenderWarning.exifShortened(reason: exif.leftOut.joined(separator: ", "))
-                    if !exif.leftOut.isEmpty, !warnings.contains(warning) { warnings.append(warning) }
-                }
-            } catch let error as RenderError {
-                throw error
-            } catch {
-                // The display copy fails the same way as the full render: say it once.
-                let warning = RenderWarning.exifNotCopied(reason: "\(error)")
-                if !warnings.contains(warning) { warnings.append(warning) }
-            }
+        if let exif = exif(for: size, request: request, header: header, keepsLocation: true, warnings: &warnings) {
+            try wrap { try encoder.writeMarker(app: 1, payload: exif) }
         }
         if request.keepICCProfile, let profile {
             try wrap { try encoder.writeICCProfile(profile) }
         }
     }
 
+    /// The output's EXIF as an APP1 payload (`Exif\0\0` + TIFF), or nil; what went wrong is
+    /// said once in `warnings` (every rendition meets the same).
+    static func exif(
+        for size: PixelSize, request: RenderRequest, header: SourceHeader, keepsLocation: Bool,
+        warnings: inout [RenderWarning]
+    ) -> [UInt8]? {
+        guard let original = header.exifPayload else { return nil }
+        do {
+            guard let exif = try request.rewriteExif(original, size, keepsLocation) else { return nil }
+            let warning = RenderWarning.exifShortened(reason: exif.leftOut.joined(separator: ", "))
+            if !exif.leftOut.isEmpty, !warnings.contains(warning) { warnings.append(warning) }
+            return exif.payload
+        } catch {
+            let warning = RenderWarning.exifNotCopied(reason: "\(error)")
+            if !warnings.contains(warning) { warnings.append(warning) }
+            return nil
+        }
+    }
+
     /// `holding`: bytes the render keeps beside its own buffers (a rendered gain map), taken
     /// from its budget.
     static func plan(
-        _ request: RenderRequest, header: SourceHeader, orientation: Orientation, withDisplayCopy: Bool,
+        _ request: RenderRequest, header: SourceHeader, orientation: Orientation, renditions: [Rendition],
         holding: Int = 0
     ) throws -> RenderPlan {
         let placement = header.placement(scaleEighths: request.decodeScaleEighths)
@@ -366,8 +410,7 @@ public enum Renderer {
         var plan = try RenderPlanner.plan(
             source: header, geometry: geometry, encoding: request.encoding,
             huffman: request.huffman, limits: limits,
-            displayLongestSide: withDisplayCopy ? request.displayLongestSide : nil,
-            streamBufferBytes: request.streamBufferBytes)
+            renditions: renditions, streamBufferBytes: request.streamBufferBytes)
         if holding > 0 {
             plan.memory.gainMap = holding
             plan.budget = request.limits.memoryBudget

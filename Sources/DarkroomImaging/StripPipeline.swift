@@ -10,27 +10,18 @@ struct StripPipeline {
     let encoder: JPEGEncoder
     let spillDirectory: String
     let threads: Int
-    /// The display-size copy, fed every finished strip on the producing thread.
-    var derivative: Derivative?
+    /// The renditions, fed every finished strip on the producing thread.
+    var renditions: RenditionFan?
     var isCancelled: @Sendable () -> Bool = { false }
 
     func run() throws {
         let width = plan.geometry.outputSize.width
         let render = makeProducer()
-        let downscaler = derivative.map { derivative in
-            StreamingDownscaler(resampler: derivative.resampler) { row in
-                try wrap {
-                    try derivative.encoder.writeRows(
-                        from: UnsafeRawBufferPointer(start: row, count: derivative.resampler.target.width * 3),
-                        rowStride: derivative.resampler.target.width * 3, rowCount: 1)
-                }
-            }
-        }
         let produce: (UnsafeMutableRawBufferPointer) throws -> Int = { buffer in
             if isCancelled() { throw RenderError.cancelled }
             let rows = try render(buffer)
-            if rows > 0, let downscaler {
-                try downscaler.add(rows: rows, from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
+            if rows > 0, let renditions {
+                try renditions.add(rows: rows, from: buffer.baseAddress!.assumingMemoryBound(to: UInt8.self))
             }
             return rows
         }
@@ -140,12 +131,6 @@ final class RowBuffer {
     let buffer: UnsafeMutableBufferPointer<Float>
     init(_ buffer: UnsafeMutableBufferPointer<Float>) { self.buffer = buffer }
     deinit { buffer.deallocate() }
-}
-
-/// The display-size JPEG written beside the full render.
-struct Derivative {
-    let encoder: JPEGEncoder
-    let resampler: AreaResampler
 }
 
 /// Moves a non-Sendable owner to the one other thread that uses it while this thread waits.

@@ -24,7 +24,10 @@ enum ExifCompaction {
 
     /// - Throws: `ExifRewriteError` when the block is larger than `maximumInputSize`, not EXIF,
     ///   has no readable IFD0, or does not fit `limit` even with every out-of-line value dropped.
-    static func compact(_ payload: [UInt8], fitting limit: Int) throws(ExifRewriteError) -> Result {
+    /// Without `keepingLocation`, the GPS directory is left out too.
+    static func compact(_ payload: [UInt8], fitting limit: Int, keepingLocation: Bool = true) throws(ExifRewriteError)
+        -> Result
+    {
         guard payload.count <= maximumInputSize else {
             throw ExifRewriteError(
                 code: .payloadTooLarge,
@@ -46,7 +49,8 @@ enum ExifCompaction {
         var block = ExifBlockLayout(
             ifd0: ifd0.fields,
             exif: ifd0.pointers[Tag.exifIFDPointer].flatMap { reader.directory(at: $0) },
-            gps: ifd0.pointers[Tag.gpsIFDPointer].flatMap { reader.directory(at: $0)?.fields } ?? [])
+            gps: keepingLocation
+                ? ifd0.pointers[Tag.gpsIFDPointer].flatMap { reader.directory(at: $0)?.fields } ?? [] : [])
         block.interoperability =
             block.exifPointers[Tag.interoperabilityIFDPointer].flatMap { reader.directory(at: $0)?.fields } ?? []
         var dropped = reader.dropped

@@ -58,18 +58,22 @@ public enum OutputExif {
     /// The EXIF a render carries: `rewrite`'s, from a block first rebuilt to fit one APP1
     /// segment when the original is larger (a HEIF's Exif item can be): `dropped` then names
     /// what was left out (the thumbnail and MakerNote first, `ExifCompaction`), for a warning.
+    /// Without `keepsLocation` the block is always rebuilt, without its GPS directory and the
+    /// MakerNote (whose contents cannot be vetted for a position); what that leaves out was
+    /// asked for and is not in `dropped`.
     ///
     /// - Throws: `ExifRewriteError` as `rewrite` does, or when the original is larger than
     ///   `ExifCompaction.maximumInputSize` or does not fit even rebuilt.
-    public static func fitted(app1Payload: [UInt8], pixelWidth: Int, pixelHeight: Int) throws(ExifRewriteError)
-        -> (payload: [UInt8], dropped: [String])
-    {
-        guard app1Payload.count > maximumPayloadSize else {
+    public static func fitted(
+        app1Payload: [UInt8], pixelWidth: Int, pixelHeight: Int, keepsLocation: Bool = true
+    ) throws(ExifRewriteError) -> (payload: [UInt8], dropped: [String]) {
+        guard app1Payload.count > maximumPayloadSize || !keepsLocation else {
             return (try rewrite(app1Payload: app1Payload, pixelWidth: pixelWidth, pixelHeight: pixelHeight), [])
         }
-        let compacted = try ExifCompaction.compact(app1Payload, fitting: maximumPayloadSize)
+        let compacted = try ExifCompaction.compact(
+            app1Payload, fitting: maximumPayloadSize, keepingLocation: keepsLocation)
         let payload = try rewrite(app1Payload: compacted.payload, pixelWidth: pixelWidth, pixelHeight: pixelHeight)
-        return (payload, compacted.dropped)
+        return (payload, app1Payload.count > maximumPayloadSize ? compacted.dropped : [])
     }
 
     static let maximumPayloadSize = ExifDocument.maximumPayloadSize

@@ -45,7 +45,9 @@ public enum DarkroomMetric {
         help: "Bytes renders read from the storage; object is original or render (the layer an edit goes on).")
     public static let bytesWritten = MetricDefinition(
         "darkroom_worker_written_bytes_total", .counter, labels: ["object"],
-        help: "Bytes renders published to the storage; object is render (full size) or display (the display copy).")
+        help:
+            "Bytes renders published to the storage; object is render (full size) or renditions (the display copy and the others)."
+    )
     public static let renderMemoryPeak = MetricDefinition(
         "darkroom_worker_render_memory_peak_bytes", .gauge,
         help: "The largest memory any render of this worker planned for its buffers (libjpeg's included); "

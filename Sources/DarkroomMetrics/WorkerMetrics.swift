@@ -13,9 +13,9 @@ public final class WorkerMetrics: Sendable {
         case original, render
     }
 
-    /// Which object a render published.
+    /// Which object a render published: the full-size render, or its renditions (the display copy among them).
     public enum Output: String, Sendable {
-        case render, display
+        case render, renditions
     }
 
     private let factory: (any MetricsFactory)?

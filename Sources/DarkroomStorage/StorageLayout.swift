@@ -4,7 +4,8 @@
 ///     originals/ab/ab12…ef.jpg            imported originals, named by SHA-256 (never modified);
 ///                                         .heic, .avif or .heif for HEIF originals
 ///     renders/<asset>/<job>.jpg           one render per job
-///     renders/<asset>/<job>.display.jpg   its display-size copy
+///     renders/<asset>/<job>.display.jpg   its display-size copy (the built-in rendition)
+///     renders/<asset>/<job>.<name>.webp   its other renditions (.jpg, .webp or .avif)
 ///     renders/<asset>/<job>.layerN.jpg    lower layers of a chain a revert or re-render replayed
 ///     renders/<asset>/imported-<sha>.heic a render imported with its original (Apple's), as it is
 ///     filters/ab/ab12…ef.cube             filter LUTs, named by SHA-256 (never modified)
@@ -34,9 +35,26 @@ public enum StorageLayout {
         StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).jpg")
     }
 
-    /// The display-size copy (PhotoKit's displaySizeImage) beside each render.
+    /// The display-size copy (PhotoKit's displaySizeImage) beside each render: the built-in rendition.
     public static func display(assetID: Int64, jobID: Int64) -> StorageKey {
-        StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).display.jpg")
+        rendition(assetID: assetID, jobID: jobID, name: "display", fileExtension: "jpg")!
+    }
+
+    /// A rendition beside a job's render; nil for a name or extension that could not be one
+    /// (the names SQL allows: 1-32 of a-z, 0-9, - and _; jpg, webp or avif).
+    public static func rendition(assetID: Int64, jobID: Int64, name: String, fileExtension: String) -> StorageKey? {
+        guard isRenditionName(name[...]), renditionExtensions.contains(fileExtension) else { return nil }
+        return StorageKey(trusted: "\(rendersFolder)/\(assetID)/\(jobID).\(name).\(fileExtension)")
+    }
+
+    static let renditionExtensions: Set<String> = ["jpg", "webp", "avif"]
+
+    /// `darkroom.renditions`' rule for a name, which is part of a file name here ("layerN" is a layer's).
+    static func isRenditionName(_ name: Substring) -> Bool {
+        guard (1...32).contains(name.count), let first = name.first, first.isASCII, first.isLowercase || first.isNumber,
+            !(name.hasPrefix("layer") && decimal(name.dropFirst(5)) != nil)
+        else { return false }
+        return name.allSatisfy { $0.isASCII && ($0.isLowercase || $0.isNumber || $0 == "-" || $0 == "_") }
     }
 
     /// A lower layer of a replayed chain (`layer` counts from 1 at the bottom); only the top
@@ -54,7 +72,9 @@ public enum StorageLayout {
     /// What a render key names: which job wrote it, and as what.
     public struct RenderOutput: Sendable, Hashable {
         public enum Kind: Sendable, Hashable {
-            case render, display
+            case render
+            /// A rendition, by its name ("display" for the display copy).
+            case rendition(String)
             case layer(Int)
         }
 
@@ -74,18 +94,22 @@ public enum StorageLayout {
     public static func renderOutput(_ key: StorageKey) -> RenderOutput? {
         let parts = key.rawValue.split(separator: "/", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0] == rendersFolder, let assetID = decimal(parts[1]) else { return nil }
-        let name = parts[2]
-        guard name.hasSuffix(".jpg") else { return nil }
-        let stem = name.dropLast(4).split(separator: ".", omittingEmptySubsequences: false)
-        guard let jobID = decimal(stem[0]) else { return nil }
+        var stem = parts[2].split(separator: ".", omittingEmptySubsequences: false)
+        guard stem.count >= 2, let fileExtension = stem.popLast(), let jobID = decimal(stem[0]) else { return nil }
+        guard fileExtension == "jpg" else {
+            guard stem.count == 2, renditionExtensions.contains(String(fileExtension)), isRenditionName(stem[1]) else {
+                return nil
+            }
+            return RenderOutput(assetID: assetID, jobID: jobID, kind: .rendition(String(stem[1])))
+        }
         switch stem.count {
         case 1:
             return RenderOutput(assetID: assetID, jobID: jobID, kind: .render)
-        case 2 where stem[1] == "display":
-            return RenderOutput(assetID: assetID, jobID: jobID, kind: .display)
-        case 2 where stem[1].hasPrefix("layer"):
+        case 2 where stem[1].hasPrefix("layer") && decimal(stem[1].dropFirst(5)) != nil:
             guard let layer = decimal(stem[1].dropFirst(5)), layer > 0 else { return nil }
             return RenderOutput(assetID: assetID, jobID: jobID, kind: .layer(Int(layer)))
+        case 2 where isRenditionName(stem[1]):
+            return RenderOutput(assetID: assetID, jobID: jobID, kind: .rendition(String(stem[1])))
         default:
             return nil
         }

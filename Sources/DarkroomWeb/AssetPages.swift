@@ -11,13 +11,35 @@ enum AssetPages {
         var chain: [Adjustment]
         var history: [AssetHistoryEntry]
         var jobs: [JobSummary]
+        /// What the current adjustment's render wrote beside it.
+        var renditions: [RenditionFile] = []
     }
 
     static func load(_ store: AssetStore, id: Int64) throws -> Data? {
         guard let asset = try store.asset(id: id) else { return nil }
+        let chain = try store.currentChain(of: id)
         return Data(
-            asset: asset, chain: try store.currentChain(of: id), history: try store.history(of: id),
-            jobs: try store.recentJobs(of: id, limit: 20))
+            asset: asset, chain: chain, history: try store.history(of: id),
+            jobs: try store.recentJobs(of: id, limit: 20),
+            renditions: try chain.last.map { try store.renditions(ofAdjustment: $0.id) } ?? [])
+    }
+
+    static func renditionURL(_ assetID: Int64, _ name: String) -> String {
+        "/assets/\(assetID)/renditions/\(urlComponent(name))"
+    }
+
+    /// The current adjustment's renditions: each file as a browser shows it, and what it is.
+    static func renditions(_ files: [RenditionFile], assetID: Int64) -> HTML {
+        guard !files.isEmpty else { return "<p>None recorded (rendered before renditions were data).</p>" }
+        let rows: [HTML] = files.map { file in
+            let preview: HTML =
+                file.state == "removed"
+                ? "—"
+                : "<a href=\"\(renditionURL(assetID, file.name))\"><img class=\"rendition\" src=\"\(renditionURL(assetID, file.name))\" alt=\"rendition \(file.name)\" loading=\"lazy\"></a>"
+            return
+                "<tr><td>\(preview)</td><td>\(file.name)</td><td>version \(file.version)</td><td>\(file.format.uppercased())</td><td>\(file.width)×\(file.height)</td><td>\(Page.number(Int(file.bytes))) bytes</td><td class=\"state-\(file.state)\">\(file.state)</td><td><code>\(file.path)</code></td></tr>"
+        }
+        return "<table class=\"renditions\"><tbody>\(HTML.joined(rows, separator: ""))</tbody></table>"
     }
 
     static func originalURL(_ assetID: Int64) -> String { "/assets/\(assetID)/original.jpg" }
@@ -86,6 +108,7 @@ enum AssetPages {
             </dl>
             <h2>Its look: \(data.chain.isEmpty ? "the original" : "a chain of \(data.chain.count) layer(s), bottom first")</h2>
             \(data.chain.isEmpty ? figure(assetID: asset.id, adjustmentID: nil, caption: "the original") : HTML.joined(layers, separator: "\n"))
+            \(data.chain.isEmpty ? HTML("") : HTML("<h2>Renditions of its current look</h2>\n\(renditions(data.renditions, assetID: asset.id))"))
             <h2>History, oldest first</h2>
             \(history.isEmpty ? HTML("<p>No changes yet.</p>") : HTML("<table><tbody>\(history)</tbody></table>"))
             <h2>Jobs, newest first</h2>

@@ -85,6 +85,12 @@ struct PageRoutes {
             }
             return try await thumbnail(source, what: "asset \(id)")
         }
+        router.get("/assets/:id/renditions/:name") { _, context in
+            guard context.sessions.session != nil else { throw HTTPError(.forbidden, message: "Sign in first.") }
+            return try await renditionFile(
+                assetID: try context.parameters.require("id", as: Int64.self),
+                name: try context.parameters.decoded("name"))
+        }
         router.get("/assets/:id/adjustments/:file") { _, context in
             let id = try context.parameters.require("id", as: Int64.self)
             let file = try context.parameters.require("file")
@@ -99,6 +105,29 @@ struct PageRoutes {
                 try dashboard.thumbnails.source(of: adjustment), what: "adjustment \(adjustmentID)")
         }
     }
+
+    /// A rendition of an asset's current look, as it is stored: the browser shows its format.
+    private func renditionFile(assetID: Int64, name: String) async throws -> Response {
+        let file = try await dashboard.read { try AssetStore($0).currentRendition(of: assetID, name: name) }
+        guard let file, file.state != "removed", let key = try? StorageKey(file.path),
+            let type = Self.renditionTypes[file.format]
+        else { throw HTTPError(.notFound, message: "Asset \(assetID)'s current look has no such rendition.") }
+        do {
+            let bytes = try await dashboard.thumbnails.storedBytes(key, maxBytes: Self.maxRenditionBytes)
+            return Response(
+                status: .ok,
+                headers: Page.securityHeaders([
+                    .contentType: type, .cacheControl: "private, max-age=86400, immutable",
+                ]), body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        } catch {
+            dashboard.logger.warning("cannot read a rendition", metadata: ["object": "\(key)", "error": "\(error)"])
+            throw HTTPError(.notFound, message: "Rendition \(name) of asset \(assetID) cannot be read.")
+        }
+    }
+
+    static let renditionTypes = ["jpeg": "image/jpeg", "webp": "image/webp", "avif": "image/avif"]
+    /// Renditions are what a service serves: far below this.
+    static let maxRenditionBytes = 64 << 20
 
     /// Renders a page for the signed-in session, shows its flash once, and turns errors into pages.
     private func page(_ context: DashboardContext, _ body: (WebSession) async throws -> HTML) async throws -> Response {

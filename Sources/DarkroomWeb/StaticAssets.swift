@@ -32,6 +32,8 @@ enum StaticAssets {
         .pair { display: flex; gap: 1rem; margin: .8rem 0 1.4rem; flex-wrap: wrap; }
         figure { margin: 0; background: #fff; border: 1px solid var(--line); padding: .5rem; border-radius: 6px; }
         figure img { display: block; width: 360px; height: 270px; object-fit: contain; background: #e9ecef; }
+        img.rendition { display: block; width: 120px; height: 90px; object-fit: contain; background: #e9ecef; }
+        .state-stale, .state-removed { color: #8a5a00; }
         figcaption { font-size: .85rem; color: var(--muted); max-width: 360px; margin-top: .3rem; }
         dl.meta { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; background: #fff; border: 1px solid var(--line); padding: .7rem 1rem; border-radius: 6px; }
         dt { color: var(--muted); } dd { margin: 0; }

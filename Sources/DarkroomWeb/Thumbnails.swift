@@ -70,6 +70,37 @@ public final class Thumbnails: Sendable {
 
     /// The bytes cached now.
     var cachedBytes: Int { cache.size }
+
+    /// A stored object as it is (a rendition a browser shows itself), read on the thumbnails'
+    /// queue; one larger than `maxBytes` is refused rather than held.
+    func storedBytes(_ key: StorageKey, maxBytes: Int) async throws -> [UInt8] {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(
+                    with: Result {
+                        let source = try self.storage.openForReading(key)
+                        var bytes: [UInt8] = []
+                        let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 16, alignment: 1)
+                        defer { chunk.deallocate() }
+                        while true {
+                            let count = try source.read(into: chunk)
+                            if count == 0 { return bytes }
+                            guard bytes.count + count <= maxBytes else {
+                                throw StoredObjectTooLarge(key: key, maxBytes: maxBytes)
+                            }
+                            bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<count]))
+                        }
+                    })
+            }
+        }
+    }
+}
+
+/// A stored object larger than the dashboard serves whole.
+struct StoredObjectTooLarge: Error, CustomStringConvertible {
+    var key: StorageKey
+    var maxBytes: Int
+    var description: String { "\(key) is larger than the \(maxBytes) bytes the dashboard serves" }
 }
 
 /// Collects an encoder's bytes in memory: a thumbnail is small.

@@ -42,6 +42,13 @@ extension FailureCode {
         case (.heif, .tooLarge): self = .heifTooLarge
         case (.heif, .outOfMemory): self = .heifOutOfMemory
         case (.heif, .misuse): self = .heifMisuse
+        case (.webp, .io): self = .webpIO
+        case (.webp, .corrupt): self = .webpCorrupt
+        case (.webp, .damaged): self = .webpDamaged
+        case (.webp, .unsupported): self = .webpUnsupported
+        case (.webp, .tooLarge): self = .webpTooLarge
+        case (.webp, .outOfMemory): self = .webpOutOfMemory
+        case (.webp, .misuse): self = .webpMisuse
         }
     }
 

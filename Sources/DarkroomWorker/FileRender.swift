@@ -15,8 +15,8 @@ public struct FileRender {
     /// it is applied to the rows the decoder delivers.
     public var orientation: Orientation?
     public var spillDirectory: String
-    /// Also write a display-size copy here, longest side `settings.displayLongestSide`.
-    public var displayOutputPath: String?
+    /// Where each of `settings.renditions` goes, in order; empty writes none.
+    public var renditionPaths: [String] = []
     public var registry: EditorRegistry = .standard
     /// The LUTs of the filters the data names (`--filter-file`); a filter without one is refused.
     public var filterFiles: [FilterFile] = []
@@ -46,7 +46,7 @@ public struct FileRender {
     /// The plan, without decoding a pixel. A missing or unreadable input throws `StreamError`.
     public func plan() throws -> RenderPlan {
         try renderer.renderPlan(
-            layer, input: try FileSource(path: inputPath), withDisplayCopy: displayOutputPath != nil,
+            layer, input: try FileSource(path: inputPath), withRenditions: !renditionPaths.isEmpty,
             scratchDirectory: spillDirectory
         ).render
     }
@@ -55,24 +55,26 @@ public struct FileRender {
     public func explanation() throws -> (edit: EditPlan, text: String) {
         try renderer.explanation(
             layer, input: try FileSource(path: inputPath), reopen: { [inputPath] in try FileSource(path: inputPath) },
-            withDisplayCopy: displayOutputPath != nil, scratchDirectory: spillDirectory)
+            withRenditions: !renditionPaths.isEmpty, scratchDirectory: spillDirectory)
     }
 
-    /// Renders; the output (and display copy) appear only if the whole render succeeds.
+    /// Renders; the output (and renditions) appear only if the whole render succeeds.
     public func render() throws -> LayerRenderer.Rendered {
+        precondition(renditionPaths.isEmpty || renditionPaths.count == settings.renditions.count)
         let input = try FileSource(path: inputPath)
         let output = try FileUpload(finalPath: outputPath)
-        let display: FileUpload?
+        var renditions: [(upload: any ObjectUpload, path: String)] = []
         do {
-            display = try displayOutputPath.map { path throws(StreamError) in try FileUpload(finalPath: path) }
+            for path in renditionPaths { renditions.append((try FileUpload(finalPath: path), path)) }
         } catch {
             output.abort()
+            for rendition in renditions { rendition.upload.abort() }
             throw error
         }
         return try renderer.render(
             layer,
             streams: LayerRenderer.Streams(
                 input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
-                display: display, scratchDirectory: spillDirectory))
+                renditions: renditions, scratchDirectory: spillDirectory))
     }
 }

@@ -39,7 +39,9 @@ public struct LayerRenderer: Sendable {
         /// The same input again, for the HDR gain map a JPEG keeps after its image.
         public var reopen: () throws -> any ByteSource
         public var output: any ObjectUpload
-        public var display: (any ObjectUpload)?
+        /// Where each of `settings.renditions` goes, in order, and the path its record names;
+        /// empty for a layer written without them.
+        public var renditions: [(upload: any ObjectUpload, path: String)]
         /// Where spill files go.
         public var scratchDirectory: String
         /// Memory each stream's backend holds beyond the codec's buffers (`ObjectStorage.bufferedBytesPerStream`).
@@ -48,12 +50,12 @@ public struct LayerRenderer: Sendable {
 
         public init(
             input: any ByteSource, reopen: @escaping () throws -> any ByteSource, output: any ObjectUpload,
-            display: (any ObjectUpload)?, scratchDirectory: String
+            renditions: [(upload: any ObjectUpload, path: String)], scratchDirectory: String
         ) {
             self.input = input
             self.reopen = reopen
             self.output = output
-            self.display = display
+            self.renditions = renditions
             self.scratchDirectory = scratchDirectory
         }
     }
@@ -94,39 +96,48 @@ public struct LayerRenderer: Sendable {
         return plan
     }
 
-    /// Renders `layer`; the outputs appear only if the whole render succeeds.
+    /// Renders `layer`; the outputs appear only if the whole render succeeds. `streams.renditions`
+    /// holds one upload for each of `settings.renditions`, or none.
     public func render(_ layer: Layer, streams: Streams) throws -> Rendered {
+        precondition(streams.renditions.isEmpty || streams.renditions.count == settings.renditions.count)
+        let targets = zip(settings.renditions, streams.renditions).map { RenditionUpload($0.rendition, to: $1.upload) }
         let (result, plan) = try planning(layer) { edit in
             try Renderer.render(
-                request(streams), from: streams.input, to: streams.output, display: streams.display,
+                request(streams), from: streams.input, to: streams.output, renditions: targets,
                 gainMapSource: settings.hdr == .keep ? streams.reopen : nil, edit: edit)
+        }
+        let written = zip(settings.renditions, zip(result.renditions, streams.renditions)).map {
+            WrittenRendition(version: $0.version, result: $1.0, path: $1.1.path)
         }
         return Rendered(
             plan: plan, result: result,
             provenance: RenderProvenance(
-                operations: plan.operations, settings: settings, display: streams.display != nil, hdr: result.hdr))
+                operations: plan.operations, settings: settings, renditions: written, hdr: result.hdr))
     }
 
     /// The render's plan, without decoding a pixel, and the edit's.
-    public func renderPlan(_ layer: Layer, input: any ByteSource, withDisplayCopy: Bool, scratchDirectory: String)
+    public func renderPlan(_ layer: Layer, input: any ByteSource, withRenditions: Bool, scratchDirectory: String)
         throws -> (edit: EditPlan, render: RenderPlan)
     {
         let (render, edit) = try planning(layer) { edit in
             try Renderer.plan(
-                request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy, edit: edit)
+                request(scratchDirectory: scratchDirectory), input: input, renditions: renditions(withRenditions),
+                edit: edit)
         }
         return (edit, render)
     }
 
+    func renditions(_ wanted: Bool) -> [Rendition] { wanted ? settings.renditions.map(\.rendition) : [] }
+
     /// The render's plan in words, with the gain map's when `settings.hdr` keeps it (`reopen`
     /// reads the input again for a JPEG's).
     public func explanation(
-        _ layer: Layer, input: any ByteSource, reopen: @escaping () throws -> any ByteSource, withDisplayCopy: Bool,
+        _ layer: Layer, input: any ByteSource, reopen: @escaping () throws -> any ByteSource, withRenditions: Bool,
         scratchDirectory: String
     ) throws -> (edit: EditPlan, text: String) {
         let (text, edit) = try planning(layer) { edit in
             try Renderer.explanation(
-                request(scratchDirectory: scratchDirectory), input: input, withDisplayCopy: withDisplayCopy,
+                request(scratchDirectory: scratchDirectory), input: input, renditions: renditions(withRenditions),
                 gainMapSource: settings.hdr == .keep ? reopen : nil, edit: edit)
         }
         return (edit, text)
@@ -159,13 +170,13 @@ public struct LayerRenderer: Sendable {
         var request = RenderRequest(
             operations: [], encoding: settings.encoding, huffman: settings.huffman, limits: settings.limits,
             spillDirectory: scratchDirectory,
-            rewriteExif: { original, size in
+            rewriteExif: { original, size, keepsLocation in
                 let exif = try OutputExif.fitted(
-                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height)
+                    app1Payload: original, pixelWidth: size.width, pixelHeight: size.height,
+                    keepsLocation: keepsLocation)
                 return (exif.payload, exif.dropped)
             },
             threads: settings.threads)
-        request.displayLongestSide = settings.displayLongestSide
         request.memoryAdmission = settings.memoryAdmission
         return request
     }

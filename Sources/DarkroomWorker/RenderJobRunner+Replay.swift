@@ -58,7 +58,7 @@ extension RenderJobRunner {
             layers.append(
                 try renderLayer(
                     layer, from: input, to: output,
-                    display: isTop ? StorageLayout.display(assetID: asset.id, jobID: job.id) : nil,
+                    withRenditions: isTop,
                     baseAdjustmentID: nil, rerenderOf: old.id, asset: asset, job: job, logger: logger,
                     isCancelled: isCancelled))
             input = .replayedLayer(jobID: job.id, layer: index + 1, key: output)

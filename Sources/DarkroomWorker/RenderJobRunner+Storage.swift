@@ -10,10 +10,11 @@ import Logging
 /// How a job's render reads its input and publishes its outputs: through `storage`, by key,
 /// with the input's identity kept alongside so failures name the right object and remedy.
 extension RenderJobRunner {
-    /// Renders `layer` from `input` to `output` (and `display`) and returns its record. Nothing
-    /// is visible under either key unless the whole render succeeded.
+    /// Renders `layer` from `input` to `output` (and, `withRenditions`, to each of
+    /// `settings.renditions` beside it) and returns its record. Nothing is visible under any
+    /// key unless the whole render succeeded.
     func renderLayer(
-        _ layer: LayerRenderer.Layer, from input: RenderInput, to output: StorageKey, display: StorageKey?,
+        _ layer: LayerRenderer.Layer, from input: RenderInput, to output: StorageKey, withRenditions: Bool,
         baseAdjustmentID: Int64?, rerenderOf: Int64?, asset: Asset, job: ClaimedJob, logger: Logger,
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(JobFailure) -> NewAdjustment {
@@ -21,20 +22,22 @@ extension RenderJobRunner {
         let source = CountingSource(try open(input), tally: reads)
         defer { metrics.read(reads.bytes, from: input.metricsInput) }
         let upload = try beginPublishing(output)
-        var displayUpload: (any ObjectUpload)?
-        if let display {
-            do {
-                displayUpload = try beginPublishing(display)
-            } catch {
-                upload.abort()
-                throw error
+        var renditions: [(upload: any ObjectUpload, path: String)] = []
+        do throws(JobFailure) {
+            for target in withRenditions ? settings.renditions : [] {
+                let key = try renditionKey(target.rendition, asset: asset, job: job)
+                renditions.append((try beginPublishing(key), key.rawValue))
             }
+        } catch {
+            upload.abort()
+            for rendition in renditions { rendition.upload.abort() }
+            throw error
         }
         // A JPEG's gain map follows its image: the original is read again to reach it.
         var streams = LayerRenderer.Streams(
             input: source,
             reopen: { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) },
-            output: upload, display: displayUpload, scratchDirectory: storage.scratchDirectory)
+            output: upload, renditions: renditions, scratchDirectory: storage.scratchDirectory)
         streams.bufferedBytesPerStream = storage.bufferedBytesPerStream
         streams.isCancelled = isCancelled
         let rendered: LayerRenderer.Rendered
@@ -45,7 +48,7 @@ extension RenderJobRunner {
         }
         let result = rendered.result
         metrics.wrote(result.outputBytes, to: .render)
-        metrics.wrote(result.displayBytes ?? 0, to: .display)
+        metrics.wrote(result.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
         metrics.renderMemory(peak: result.plan.memory.total, budget: result.plan.budget)
         let warnings =
             rendered.plan.warnings.map {
@@ -130,6 +133,21 @@ extension RenderJobRunner {
         } catch {
             throw Self.failure(error, doing: "cannot read \(input)")
         }
+    }
+
+    /// Where a job's rendition goes (`StorageLayout.rendition`); a name SQL would have refused
+    /// names no file.
+    func renditionKey(_ rendition: Rendition, asset: Asset, job: ClaimedJob) throws(JobFailure) -> StorageKey {
+        guard
+            let key = StorageLayout.rendition(
+                assetID: asset.id, jobID: job.id, name: rendition.name, fileExtension: rendition.format.fileExtension)
+        else {
+            throw .permanent(
+                code: .internalError,
+                message: "job \(job.id): a rendition named \(JSONText.quoted(rendition.name)) cannot name a file; "
+                    + "darkroom rendition list shows the definitions")
+        }
+        return key
     }
 
     func beginPublishing(_ key: StorageKey) throws(JobFailure) -> any ObjectUpload {

@@ -106,8 +106,7 @@ public struct RenderJobRunner: Sendable {
         let base = try startingPoint(forEditIn: identifier, asset: asset, chain: chain)
         return try renderLayer(
             LayerRenderer.Layer(adjustment, start: base.start), from: base.input,
-            to: StorageLayout.render(assetID: asset.id, jobID: job.id),
-            display: StorageLayout.display(assetID: asset.id, jobID: job.id),
+            to: StorageLayout.render(assetID: asset.id, jobID: job.id), withRenditions: true,
             baseAdjustmentID: base.adjustmentID, rerenderOf: nil, asset: asset, job: job, logger: logger,
             isCancelled: isCancelled)
     }

@@ -18,14 +18,21 @@ public struct RenderProvenance: Sendable, Equatable {
     /// The HDR gain map the render carries (`--hdr keep` and an original with one); nil for a
     /// standard-range render.
     public var hdr: CarriedHDR?
+    /// The renditions it wrote beside it (the top layer's), which SQL records
+    /// (`darkroom.adjustment_renditions`).
+    public var renditions: [WrittenRendition]
 
-    public init(operations: [ImageOperation], settings: RenderSettings, display: Bool, hdr: CarriedHDR? = nil) {
+    public init(
+        operations: [ImageOperation], settings: RenderSettings, renditions: [WrittenRendition],
+        hdr: CarriedHDR? = nil
+    ) {
         darkroom = DarkroomRelease.version
         math = RenderMath.versions(of: operations)
         filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
-        output = RenderOutput(
-            encoding: settings.encoding, displayLongestSide: display ? settings.displayLongestSide : nil)
+        let display = renditions.first { $0.result.rendition.name == Rendition.displayName }
+        output = RenderOutput(encoding: settings.encoding, displayLongestSide: display?.result.rendition.longestSide)
         self.hdr = hdr
+        self.renditions = renditions
     }
 
     /// The record as JSON, keys in a fixed order.
@@ -36,7 +43,8 @@ public struct RenderProvenance: Sendable, Equatable {
         }.joined(separator: ",")
         return
             "{\"darkroom\":\(JSONText.quoted(darkroom)),\"math\":\(RenderMath.json(math)),\"filters\":[\(filterJSON)],"
-            + "\"output\":\(output.json),\"hdr\":\(hdrJSON)}"
+            + "\"output\":\(output.json),\"hdr\":\(hdrJSON),"
+            + "\"renditions\":[\(renditions.map(\.json).joined(separator: ","))]}"
     }
 
     /// `false`, or what the render's gain map is: the original's format, the map's size, its headroom.

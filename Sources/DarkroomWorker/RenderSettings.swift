@@ -14,8 +14,9 @@ public struct RenderSettings: Sendable {
     /// Threads per render: 2 runs the JPEG encoder beside decoding and color work. The worker
     /// sets it for each job as it starts (`SlotResources.renderThreads`).
     public var threads: Int
-    /// Longest side of the display-size copy each job writes.
-    public var displayLongestSide = RenderRequest.defaultDisplayLongestSide
+    /// The renditions the top layer's render writes beside it: the library's current set
+    /// (`darkroom.current_renditions`, read for each job), else the built-in display copy.
+    public var renditions = RenditionVersion.builtIn
     /// Render Apple Photos edits' geometry even when they hold adjustments darkroom cannot
     /// reproduce, recording a warning that names them (else such a job fails with
     /// `apple_adjustment_unsupported`).

@@ -89,17 +89,22 @@ extension Worker {
         // The asset's layers: the can-handle rule picks what an edit is rendered from, and
         // reverts and re-renders replay the chain they keep. The claim already made sure this
         // worker's editors read every layer it renders (darkroom.can_run).
-        let inputs: (chain: [Adjustment], rerenderNeeded: Bool)
-        switch connection.attemptResult({ live -> (chain: [Adjustment], rerenderNeeded: Bool) in
+        // And the renditions the library writes now, read for each job: a new definition takes
+        // effect at the next job, without a restart.
+        let inputs: (chain: [Adjustment], rerenderNeeded: Bool, renditions: [RenditionDefinition])
+        switch connection.attemptResult({
+            live -> (chain: [Adjustment], rerenderNeeded: Bool, renditions: [RenditionDefinition]) in
             let store = AssetStore(live)
+            let renditions = try RenditionCatalog(live).current()
             if case .rerender(_, _, let upgrade?) = job.work {
                 let read = try store.currentChain(of: asset.id, upgrading: upgrade)
-                return (read.chain, read.upgrades)
+                return (read.chain, read.upgrades, renditions)
             }
             let chain = try store.currentChain(of: asset.id)
-            guard case .rerender(let identifier, let target, _) = job.work else { return (chain, true) }
+            guard case .rerender(let identifier, let target, _) = job.work else { return (chain, true, renditions) }
             return (
-                chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target)
+                chain, try store.rerenderNeeded(assetID: asset.id, formatIdentifier: identifier, belowVersion: target),
+                renditions
             )
         }) {
         case .failure(let error):
@@ -114,6 +119,18 @@ extension Worker {
         var settings = options.renderSettings
         settings.threads = running.threads
         settings.memoryAdmission = memory
+        settings.renditions = []
+        for definition in inputs.renditions {
+            guard let rendition = RenditionVersion(definition) else {
+                return .renderFailed(
+                    .transient(
+                        code: .internalError,
+                        message: "rendition \(definition.name) version \(definition.version) has settings this "
+                            + "worker does not know (\(definition.format), \(definition.metadata), \(definition.color)); "
+                            + "run a worker of the same release as the schema"))
+            }
+            settings.renditions.append(rendition)
+        }
         let runner = RenderJobRunner(
             storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics,
             filters: filters)

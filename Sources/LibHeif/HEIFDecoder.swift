@@ -165,9 +165,6 @@ public enum HEIFLibrary {
 /// and never undone: a process that reads one HEIF usually reads more.
 private let libheifStarted: Void = { _ = heif_init(nil) }()
 
-/// `package`: the test support's `HEIFEncoder` starts it too.
-package func startLibheif() { libheifStarted }
-
 // MARK: The owners
 
 /// The whole file in one allocation, which libheif reads in place (`…_without_copy`).

@@ -2,9 +2,9 @@ import ByteStreams
 import CHeif
 
 /// A HEIF or AVIF file that could not be read, decoded or written: the object (a storage key or
-/// a path), what libheif said (its code and subcode kept as numbers, its message copied at once:
-/// libheif overwrites it with the next error), and, when the bytes could not be read at all,
-/// the stream's own error.
+/// a path), what is wrong and what to do, what libheif said (its code and subcode kept as
+/// numbers, its message copied at once: libheif overwrites it with the next error), and, when
+/// the bytes could not be read at all, the stream's own error.
 public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     public enum Code: String, Sendable {
         /// The bytes could not be read or written (see `cause`).
@@ -15,12 +15,14 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
         /// A well-formed file whose data ends early or whose coded image does not decode.
         case damaged
         /// A valid file darkroom does not read (a codec or feature libheif lacks, an ISO media
-        /// file that is not an image).
+        /// file that is not an image); when writing, an encoder libheif lacks (its plugin).
         case unsupported
         /// Larger than a limit darkroom sets (pixels per side, or bytes held in memory).
         case tooLarge
         case outOfMemory
-        /// The caller used the API out of order; a bug in darkroom, not in the file.
+        /// The caller used the API out of order or asked for what cannot be (a picture of no size,
+        /// a buffer of the wrong length, a quality or speed out of range); a bug in darkroom, not
+        /// in the file.
         case misuse
     }
 
@@ -35,6 +37,9 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     public var cause: StreamError?
     /// The file's size, when it was too large to hold in memory (`.tooLarge` from darkroom's limit).
     public var fileBytes: Int?
+    /// Whether the error came from writing a file (`HEIFWriter`), not from reading one: its
+    /// message says what to do, and no advice about the input is added.
+    public var whileWriting = false
 
     public init(
         code: Code, message: String, path: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
@@ -56,6 +61,29 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
         self.init(
             code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
             path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
+    }
+
+    /// From a `heif_error` libheif or its encoder returned while writing. The writer checks what
+    /// it is given first, so what fails after is no file's fault: an allocation (`.outOfMemory`),
+    /// an encoder or feature this libheif lacks (`.unsupported`), else `.misuse`.
+    package init(writing error: heif_error, path: String) {
+        self.init(error, path: path)
+        code =
+            switch error.code {
+            case heif_error_Memory_allocation_error:
+                error.subcode == heif_suberror_Security_limit_exceeded ? .tooLarge : .outOfMemory
+            case heif_error_Unsupported_feature, heif_error_Unsupported_filetype, heif_error_Plugin_loading_error:
+                .unsupported
+            default: .misuse
+            }
+        whileWriting = true
+    }
+
+    /// darkroom's own refusal while writing (`HEIFWriter`), libheif not asked.
+    package static func writing(_ code: Code, _ message: String, path: String) -> HEIFError {
+        var error = HEIFError(code: code, message: message, path: path)
+        error.whileWriting = true
+        return error
     }
 
     /// A file that is no HEIF: an ISO media file of another kind, or no ISO media file at all.
@@ -95,6 +123,7 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String {
         var text = "\(path): \(message)"
         if libheifCode != 0 { text += " (libheif error \(libheifCode).\(libheifSubcode))" }
+        if whileWriting { return text }
         switch code {
         case .damaged, .corrupt: text += "; the HEIF data is damaged"
         case .unsupported: text += "; convert it to JPEG first"

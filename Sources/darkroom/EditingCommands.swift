@@ -45,7 +45,8 @@ extension Darkroom {
                 the library) in batch filter-NAME-VERSION-sample; run again without --sample to queue the rest; \
                 --chunk B queues at most B jobs per transaction, calling until all are queued. \
                 --stale: every asset whose current chain was rendered with older render math or other output \
-                settings than this build's (with --quality and --display-size as the workers run), \
+                settings than this build's (with --quality as the workers run), or whose renditions are not the \
+                current ones (darkroom rendition list), \
                 SELECT darkroom.enqueue_stale_rerender(build, priority, batch); --dry-run prints counts by reason. \
                 Follow a roll-out with `darkroom status --batch NAME --follow`.
                 """)
@@ -64,8 +65,6 @@ extension Darkroom {
         @Option(help: "With --filter: queue a canary of this many assets.") var sample: Int?
         @Option(help: "With --filter: queue at most this many jobs per transaction.") var chunk: Int?
         @Option(help: "With --stale: the workers' JPEG quality.") var quality: Int = OutputEncoding.defaultQuality
-        @Option(name: .customLong("display-size"), help: "With --stale: the workers' display copy's longest side.")
-        var displaySize: Int = RenderRequest.defaultDisplayLongestSide
         @Option(help: "The jobs' batch (default: rerender-<format>-<UTC time>, filter-<name>-<version>[-sample]).")
         var batch: String?
         @Option(help: "Higher runs first; the default keeps interactive edits (0) ahead.") var priority: Int = -20
@@ -95,7 +94,6 @@ extension Darkroom {
             if let sample, sample < 1 { throw ValidationError("--sample must be 1 or more") }
             if let chunk, chunk < 1 { throw ValidationError("--chunk must be 1 or more") }
             try RenderOptionBounds.check(quality: quality)
-            try RenderOptionBounds.check(displaySize: displaySize)
         }
 
         func run() throws {
@@ -107,7 +105,7 @@ extension Darkroom {
                     return
                 }
                 if stale {
-                    let build = RenderBuild(quality: quality, displayLongestSide: displaySize).json
+                    let build = RenderBuild(quality: quality).json
                     if dryRun {
                         print(Self.staleReport(try StaleRenders(connection).counts(build: build)))
                         return

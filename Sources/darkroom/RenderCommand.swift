@@ -44,6 +44,12 @@ extension Darkroom {
         @Option(name: .customLong("display-size"), help: "Longest side of the display copy.") var displaySize: Int =
             RenderRequest.defaultDisplayLongestSide
         @Option(
+            help: ArgumentHelp(
+                "Also write a rendition: FORMAT:SIDE[:qQUALITY][:all|no-location|none][:source|srgb][:sdr]=PATH "
+                    + "(e.g. webp:320:q80=thumb.webp; repeat for more), scaled from the same decode.",
+                valueName: "spec=path"))
+        var rendition: [String] = []
+        @Option(
             name: .customLong("filter-file"),
             help: ArgumentHelp(
                 "A filter's LUT: NAME@VERSION=PATH.cube (repeat for more). An operation without a version gets "
@@ -63,6 +69,11 @@ extension Darkroom {
             if let orientation, !(1...8).contains(orientation) { throw ValidationError("--orientation must be 1…8") }
             guard (1...2).contains(threads) else { throw ValidationError("--threads must be 1 or 2") }
             try RenderOptionBounds.check(displaySize: displaySize)
+            for argument in rendition where RenditionArgument(argument) == nil {
+                throw ValidationError(
+                    "--rendition: cannot read \"\(argument)\"; write e.g. webp:320:q80=thumb.webp "
+                        + "(jpeg, webp or avif; side 16…65500; quality 1…100)")
+            }
             for argument in filterFiles where FilterFile(argument: argument) == nil {
                 throw ValidationError("--filter-file: cannot read \"\(argument)\"; write NAME@VERSION=PATH.cube")
             }
@@ -84,9 +95,17 @@ extension Darkroom {
                         threads: threads),
                     orientation: orientation.map(Orientation.init(exifValue:)))
                 job.settings.hdr = hdr
-                job.settings.displayLongestSide = displaySize
                 job.settings.appleGeometryOnly = appleGeometryOnly
-                job.displayOutputPath = display
+                let renditions =
+                    (display.map { [(RenditionVersion(.display(longestSide: displaySize), version: 1), $0)] } ?? [])
+                    + rendition.compactMap(RenditionArgument.init).enumerated().map { index, argument in
+                        (
+                            RenditionVersion(argument.rendition(named: "rendition\(index + 1)"), version: 1),
+                            argument.path
+                        )
+                    }
+                job.settings.renditions = renditions.map(\.0)
+                job.renditionPaths = renditions.map(\.1)
                 job.filterFiles = filterFiles.compactMap(FilterFile.init(argument:))
                 do {
                     if explain {
@@ -107,8 +126,8 @@ extension Darkroom {
                     print(
                         "\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
                     )
-                    if let display, let size = result.displaySize, let bytes = result.displayBytes {
-                        print("\(display)\t\(size)\t\(bytes) bytes")
+                    for (path, written) in zip(job.renditionPaths, result.renditions) {
+                        print("\(path)\t\(written.size)\t\(written.bytes) bytes")
                     }
                 } catch let error as RenderError {
                     throw CommandFailure.invalidInput(error.description)

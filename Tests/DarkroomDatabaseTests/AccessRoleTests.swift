@@ -133,6 +133,7 @@ struct AccessRoleTests {
                     == Set<String>([
                         "waiting_for_editor_rows", "asset_chain", "enqueue_edit", "enqueue_edits", "enqueue_revert",
                         "enqueue_rerender", "add_filter", "filter_rerender_counts", "enqueue_filter_rerender",
+                        "add_rendition", "remove_rendition",
                         "stale_counts", "enqueue_stale_rerender", "stale_count",
                         "cancel_job", "cancel_batch", "retry_job", "retry_batch",
                     ]).union(jobActions))
@@ -140,7 +141,7 @@ struct AccessRoleTests {
             #expect(
                 try usable(by: worker, on: connection) == [
                     "assets": "SELECT", "adjustments": "SELECT",
-                    "asset_records": "SELECT", "adjustment_records": "SELECT",
+                    "asset_records": "SELECT", "adjustment_records": "SELECT", "current_renditions": "SELECT",
                 ])
             #expect(
                 try executable(by: worker, on: connection) == [

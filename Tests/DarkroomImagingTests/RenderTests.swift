@@ -108,7 +108,7 @@ import Testing
         let input = Fixtures.exifSample("orientation/landscape_6.jpg").path
         let output = folder.file("out.jpg")
         var request = request(folder: folder)
-        request.rewriteExif = { original, size in
+        request.rewriteExif = { original, size, _ in
             #expect(size == PixelSize(width: 600, height: 450))
             return (original, [])
         }

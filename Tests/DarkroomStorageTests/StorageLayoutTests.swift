@@ -8,13 +8,22 @@ import Testing
         let render = StorageLayout.render(assetID: 12, jobID: 345)
         #expect(render.rawValue == "renders/12/345.jpg")
         #expect(StorageLayout.renderOutput(render) == .init(assetID: 12, jobID: 345, kind: .render))
-        #expect(StorageLayout.renderOutput(StorageLayout.display(assetID: 12, jobID: 345))?.kind == .display)
+        #expect(
+            StorageLayout.renderOutput(StorageLayout.display(assetID: 12, jobID: 345))?.kind == .rendition("display"))
+        let thumbnail = try #require(
+            StorageLayout.rendition(assetID: 12, jobID: 345, name: "grid-2x", fileExtension: "webp"))
+        #expect(thumbnail.rawValue == "renders/12/345.grid-2x.webp")
+        #expect(StorageLayout.renderOutput(thumbnail)?.kind == .rendition("grid-2x"))
+        #expect(StorageLayout.rendition(assetID: 1, jobID: 2, name: "../x", fileExtension: "webp") == nil)
+        #expect(StorageLayout.rendition(assetID: 1, jobID: 2, name: "Thumb", fileExtension: "webp") == nil)
+        #expect(StorageLayout.rendition(assetID: 1, jobID: 2, name: "thumb", fileExtension: "gif") == nil)
         #expect(StorageLayout.renderOutput(StorageLayout.layer(assetID: 12, jobID: 345, layer: 2))?.kind == .layer(2))
         let digest = String(repeating: "ab", count: 32)
         #expect(StorageLayout.original(sha256: digest).rawValue == "originals/ab/\(digest).jpg")
         for other in [
             "renders/12/notes.txt", "renders/12/345.png", "renders/x/345.jpg", "renders/12/345.layer0.jpg",
-            "renders/12/345.thumb.jpg", "originals/ab/345.jpg", "renders/12/sub/345.jpg",
+            "renders/12/345.Thumb.jpg", "renders/12/345.thumb.gif", "renders/12/345.a.b.webp", "originals/ab/345.jpg",
+            "renders/12/sub/345.jpg",
         ] {
             #expect(StorageLayout.renderOutput(try StorageKey(other)) == nil, "\(other) names no job output")
         }

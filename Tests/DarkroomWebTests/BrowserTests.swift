@@ -43,6 +43,9 @@ import Testing
             let darkroom = DarkroomBinary(databaseURL: url, storage: folder + "/storage")
             try FileManager.default.createDirectory(atPath: folder + "/storage", withIntermediateDirectories: true)
             try darkroom.run(["migrate"])
+            // What a photo service serves beside the display copy, which the asset page shows.
+            _ = try darkroom.run(["rendition", "add", "thumb", "--format", "webp", "--longest-side", "320"])
+            _ = try darkroom.run(["rendition", "add", "preview", "--format", "avif", "--longest-side", "640"])
             let imported = try darkroom.run(["import"] + Self.photos.map { Fixtures.exifSample($0).path })
             let assets = imported.split(separator: "\n").compactMap { line in
                 Int64(line.split(separator: "\t")[0].dropFirst("asset ".count))
@@ -193,10 +196,31 @@ import Testing
                 try browser.open(base + "/assets/\(assets[1])", seconds: 90)
                 let layers = try AssetStore(connection).currentChain(of: assets[1]).count
                 let images =
-                    try browser.evaluate("Array.from(document.images).map(i => i.naturalWidth)") as? [Double] ?? []
+                    try browser.evaluate(
+                        "Array.from(document.querySelectorAll('figure img')).map(i => i.naturalWidth)") as? [Double]
+                    ?? []
                 #expect(layers >= 1)
                 #expect(images.count == 2 * layers, "the original beside each of its \(layers) layer(s): \(images)")
                 #expect(images.allSatisfy { $0 >= 240 }, "every thumbnail decoded: \(images)")
+                // The current look's renditions, each file as stored, decoded by the browser
+                // itself (JPEG, WebP, AVIF).
+                let renditions =
+                    try browser.evaluate(
+                        "Array.from(document.querySelectorAll('img.rendition')).map(i => [i.alt, i.naturalWidth])")
+                    as? [[Any]] ?? []
+                #expect(
+                    renditions.map { $0[0] as? String } == [
+                        "rendition display", "rendition preview", "rendition thumb",
+                    ], "\(renditions)")
+                let recorded = try connection.query(
+                    """
+                    SELECT r.width FROM darkroom.adjustment_renditions AS r
+                      JOIN darkroom.assets AS s ON s.current_adjustment_id = r.adjustment_id
+                     WHERE s.id = $1 ORDER BY r.name
+                    """, [.int(assets[1])]
+                ).map { Double($0["width"].int ?? -1) }
+                #expect(renditions.map { $0[1] as? Double } == recorded, "\(renditions) against \(recorded)")
+                #expect(recorded.count == 3, "\(recorded)")
                 try shoot("asset.png")
 
                 // Thumbnails are made one at a time (a debug build is slow at it): allow time.

@@ -28,6 +28,8 @@ struct FailureCodeTests {
                 "jpeg_too_large",
                 "heif_io", "heif_corrupt", "heif_damaged", "heif_unsupported", "heif_too_large", "heif_out_of_memory",
                 "heif_misuse",
+                "webp_io", "webp_corrupt", "webp_damaged", "webp_unsupported", "webp_too_large", "webp_out_of_memory",
+                "webp_misuse",
                 "crop_out_of_bounds", "invalid_rotation", "memory_budget_exceeded", "image_too_large", "spill_failed",
                 "output_failed",
                 "render_cancelled", "render_failed",

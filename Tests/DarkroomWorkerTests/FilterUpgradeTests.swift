@@ -203,7 +203,11 @@ import Testing
             vignette["vignette"]! += 1
             #expect(try staleAssets(RenderBuild(math: vignette)) == [assets[1]])
             #expect(try staleAssets(RenderBuild(quality: 80)) == [assets[0], assets[1], assets[2]])
-            #expect(try staleAssets(RenderBuild(displayLongestSide: 1024)) == [assets[0], assets[1], assets[2]])
+            // A new version of a rendition: every top layer wrote the old one.
+            _ = try connection.query("SELECT darkroom.add_rendition('display', 'jpeg', 1024)")
+            #expect(try staleAssets(RenderBuild()) == [assets[0], assets[1], assets[2]])
+            #expect(try stale.counts(build: RenderBuild().json).contains(StaleCount(reason: "rendition", assets: 3)))
+            _ = try connection.query("DELETE FROM darkroom.renditions WHERE name = 'display' AND version = 2")
             #expect(
                 try stale.counts(build: RenderBuild(math: sepia).json)
                     == [StaleCount(reason: "any", assets: 2), StaleCount(reason: "math", assets: 2)])

@@ -27,7 +27,7 @@ import Testing
             inputPath: path, outputPath: NSTemporaryDirectory() + "unused.jpg",
             formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(edit.utf8),
             settings: RenderSettings(memoryBudget: budget))
-        render.displayOutputPath = NSTemporaryDirectory() + "unused.display.jpg"
+        render.renditionPaths = [NSTemporaryDirectory() + "unused.display.jpg"]
         return RenderPlanner.admissionPrice(try render.plan(), gainMap: nil)
     }
 

@@ -83,8 +83,18 @@ import Testing
                 StorageLayout.layer(assetID: asset, jobID: failed, layer: 1).rawValue: true,
                 StorageLayout.render(assetID: asset, jobID: queued).rawValue: false,
                 "\(folder)/notes.txt": false,  // names no job
-                "\(folder)/\(failed).thumb.jpg": false,  // not a name the layout builds
+                "\(folder)/\(failed).thumb.webp": true,  // a failed job's rendition
+                "\(folder)/\(failed).Thumb.jpg": false,  // not a name the layout builds
+                "\(folder)/\(succeeded).share.jpg": true,  // a removed rendition's
             ]
+            // The succeeded job's render wrote a share copy; the rendition was removed since.
+            _ = try jobs.connection.query("SELECT darkroom.add_rendition('share', 'jpeg', 1024)")
+            _ = try jobs.connection.query(
+                """
+                INSERT INTO darkroom.adjustment_rendition_files (adjustment_id, name, version, format, path, width, height, bytes)
+                SELECT a.id, 'share', 1, 'jpeg', $1, 1, 1, 1 FROM darkroom.adjustments AS a WHERE a.job_id = $2
+                """, [.text("\(folder)/\(succeeded).share.jpg"), .int(succeeded)])
+            _ = try jobs.connection.query("SELECT darkroom.remove_rendition('share')")
             try FileManager.default.createDirectory(
                 atPath: storage.path + "/" + folder, withIntermediateDirectories: true)
             let old = Date().addingTimeInterval(-7200)

@@ -107,7 +107,7 @@ import Testing
                     + (try Self.size(of: try storage.resolve(String(path.dropLast(".jpg".count)) + ".display.jpg")))
             }
             #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "render"]) == Double(written))
-            #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "display"]) == Double(displays))
+            #expect(scrape.value("darkroom_worker_written_bytes_total", ["object": "renditions"]) == Double(displays))
 
             // Memory: each render planned against the whole budget, which the slots share; nothing
             // reserved or waiting once drained.

@@ -5,7 +5,7 @@
 # they use. Safe to run again. Used by the Makefile and by deploy/container/Containerfile. Root (the
 # Makefile runs it with sudo for a normal user).
 #   bookworm-backports-libheif.sh            headers, decoders, encoders and heif-dec/heif-enc (build, tests)
-#   bookworm-backports-libheif.sh --runtime  the library and its decoders only (a worker's machine)
+#   bookworm-backports-libheif.sh --runtime  the library, its decoders and the AVIF encoder (a worker's machine)
 #   bookworm-backports-libheif.sh --simulate everything but the install, which apt only simulates (a test
 #                                            runs this under an APT_CONFIG whose lists folder is empty)
 # Works on a machine whose apt lists were never downloaded: the mirror is read from the configured
@@ -25,10 +25,10 @@ done
 eval "$(apt-config shell source_parts Dir::Etc::sourceparts/d preference_parts Dir::Etc::preferencesparts/d lists Dir::State::lists/d)"
 sources=${source_parts%/}/darkroom-bookworm-backports.sources
 pin=${preference_parts%/}/darkroom-libheif
-# The decoders read every real HEIC and AVIF; the encoders (x265, aom) make the tests' inputs and AVIF output.
-packages=(libheif1 libheif-plugin-libde265 libheif-plugin-dav1d)
+# The decoders read every real HEIC and AVIF; aom writes AVIF renditions; x265 makes the tests' inputs.
+packages=(libheif1 libheif-plugin-libde265 libheif-plugin-dav1d libheif-plugin-aomenc)
 if [ "$runtime" = no ]; then
-  packages+=(libheif-dev libheif-plugin-x265 libheif-plugin-aomenc libheif-examples)
+  packages+=(libheif-dev libheif-plugin-x265 libheif-examples)
 fi
 # The decoders' own libraries, upgraded to Debian 12's newest (bookworm-security) on every run.
 decoders=(libde265-0 libdav1d6)

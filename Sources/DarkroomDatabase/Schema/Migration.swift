@@ -47,5 +47,6 @@ public struct Migration: Sendable, Hashable {
         Migration(28, "claims_name_the_release", PackageResources._028_claims_name_the_release_sql),
         Migration(29, "worker_memory", PackageResources._029_worker_memory_sql),
         Migration(30, "serve_role", PackageResources._030_serve_role_sql),
+        Migration(31, "renditions", PackageResources._031_renditions_sql),
     ]
 }

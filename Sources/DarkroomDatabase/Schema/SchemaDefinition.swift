@@ -39,6 +39,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("register_asset.sql", PackageResources.register_asset_sql),
         SchemaDefinition("imported_layers.sql", PackageResources.imported_layers_sql),
         SchemaDefinition("filters.sql", PackageResources.filters_sql),
+        SchemaDefinition("renditions.sql", PackageResources.renditions_sql),
         SchemaDefinition("enqueue_edit.sql", PackageResources.enqueue_edit_sql),
         SchemaDefinition("enqueue_edits.sql", PackageResources.enqueue_edits_sql),
         SchemaDefinition("enqueue_revert.sql", PackageResources.enqueue_revert_sql),

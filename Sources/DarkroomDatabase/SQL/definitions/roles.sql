@@ -6,7 +6,7 @@
 --            the overview's stale count through stale_count.
 --   operator reads what the viewer reads and calls the operator API: enqueue_edit(s),
 --            enqueue_revert, enqueue_rerender, enqueue_filter_rerender, enqueue_stale_rerender,
---            add_filter, cancel_job/batch, retry_job/batch, and filter_rerender_counts and
+--            add_filter, add_rendition, remove_rendition, cancel_job/batch, retry_job/batch, and filter_rerender_counts and
 --            stale_counts (dry runs, which only read). It writes no table
 --            itself: each of those functions runs with the owner's rights (SECURITY DEFINER,
 --            search_path fixed to pg_catalog, pg_temp), validates what it is given and records
@@ -15,7 +15,7 @@
 --            register_asset for imports, upgrade_filter_data for a filter upgrade's chain), which
 --            also runs with the owner's rights, and reads
 --            the photo and the layers it renders as AssetStore does (asset_records,
---            adjustment_records, asset_chain) and, for current_chains and rerender_scope,
+--            adjustment_records, asset_chain) and the renditions it writes (current_renditions) and, for current_chains and rerender_scope,
 --            which run with its rights, darkroom.assets and darkroom.adjustments.
 --   serve    keeps `darkroom serve`'s sessions, sign-in throttle and keys through
 --            dashboard_sessions.sql's functions, and nothing else: serve's login is a member of
@@ -52,6 +52,7 @@ DECLARE
         'darkroom.enqueue_revert(bigint, boolean, int, text)',
         'darkroom.enqueue_rerender(text, text, int, text)',
         'darkroom.add_filter(text, text, text, bigint)', 'darkroom.filter_rerender_counts(text, text)',
+        'darkroom.add_rendition(text, text, int, int, text, text, text)', 'darkroom.remove_rendition(text)',
         'darkroom.enqueue_filter_rerender(text, text, int, int, int, text)',
         'darkroom.stale_counts(jsonb)', 'darkroom.enqueue_stale_rerender(jsonb, int, text)',
         'darkroom.cancel_job(bigint)', 'darkroom.cancel_batch(text)',
@@ -77,7 +78,8 @@ DECLARE
         'darkroom.save_session(bytea, jsonb, double precision, boolean)', 'darkroom.load_session(bytea)',
         'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
         'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)'];
-    worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments', 'darkroom.asset_records', 'darkroom.adjustment_records'];
+    worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments', 'darkroom.asset_records', 'darkroom.adjustment_records',
+                                  'darkroom.current_renditions'];
     kinds text[] := ARRAY['viewer', 'operator', 'worker', 'serve'];
     given text[] := ARRAY[grant_access.viewer, grant_access.operator, grant_access.worker, grant_access.serve];
     names text[] := '{}';

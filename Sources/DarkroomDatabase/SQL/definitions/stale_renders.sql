@@ -1,14 +1,17 @@
--- Stale renders: what a darkroom upgrade changed. A build is what a worker renders with, as
--- JSON: {"math": {"vignette": 2, ...}, "output": {"quality": 92, "chroma": "4:4:4",
--- "colour_profile": "source", "display_longest_side": 2048}} (RenderBuild in DarkroomImaging
--- writes it; each adjustment record's rendered_with holds the same fields for its render).
+-- Stale renders: what a darkroom upgrade or a new rendition changed. A build is what a worker
+-- renders with, as JSON: {"math": {"vignette": 2, ...}, "output": {"quality": 92, "chroma":
+-- "4:4:4", "colour_profile": "source"}} (RenderBuild in DarkroomImaging writes it; each
+-- adjustment record's rendered_with holds the same fields for its render). The renditions are
+-- the library's (darkroom.current_renditions), compared with what each record wrote.
 
 -- Why each layer of the current chains of asset_ids is stale against `build`: 'math' when an
 -- operation it used has a lower math version than the build's, 'output' when its quality,
--- chroma subsampling or colour profile differs (and, for the top layer, the only one with a
--- display copy, its display size), 'unrecorded' when the record says nothing (rendered before
--- records kept it). Apple Photos layers are not darkroom's renders (Apple's own, or kept) and
--- are never stale here. One row per asset and reason.
+-- chroma subsampling or colour profile differs, 'rendition' when the top layer (the only one
+-- with renditions) did not write a current rendition at its current version, 'unrecorded' when
+-- the record says nothing (rendered before records kept it). A record from before renditions
+-- were data wrote the display copy's first version when its display size is that version's.
+-- Apple Photos layers are not darkroom's renders (Apple's own, or kept) and are never stale
+-- here. One row per asset and reason.
 CREATE OR REPLACE FUNCTION darkroom.stale_renders(build jsonb, asset_ids bigint[])
 RETURNS TABLE (asset_id bigint, reason text)
 LANGUAGE sql STABLE AS $$
@@ -27,10 +30,15 @@ LANGUAGE sql STABLE AS $$
                   (a.rendered_with -> 'output' -> 'quality') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'quality')
                   OR (a.rendered_with -> 'output' -> 'chroma') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'chroma')
                   OR (a.rendered_with -> 'output' -> 'colour_profile')
-                     IS DISTINCT FROM (stale_renders.build -> 'output' -> 'colour_profile')
-                  OR (layer.layer_number = layer.layer_count
-                      AND (a.rendered_with -> 'output' -> 'display_longest_side')
-                          IS DISTINCT FROM (stale_renders.build -> 'output' -> 'display_longest_side')))
+                     IS DISTINCT FROM (stale_renders.build -> 'output' -> 'colour_profile'))
+           UNION ALL
+           SELECT 'rendition' WHERE a.rendered_with IS NOT NULL AND layer.layer_number = layer.layer_count
+              AND EXISTS (
+                  SELECT 1 FROM darkroom.current_renditions AS c
+                   WHERE NOT EXISTS (SELECT 1 FROM darkroom.adjustment_rendition_files AS f
+                                      WHERE f.adjustment_id = a.id AND f.name = c.name AND f.version = c.version)
+                     AND NOT (c.name = 'display' AND c.version = 1 AND NOT a.rendered_with ? 'renditions'
+                              AND (a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side))
            ) AS why(reason)
      WHERE layer.format_identifier <> 'com.apple.photo'
 $$;
@@ -45,7 +53,7 @@ BEGIN
        OR jsonb_typeof(build -> 'output' -> 'chroma') IS DISTINCT FROM 'string'
        OR jsonb_typeof(build -> 'output' -> 'colour_profile') IS DISTINCT FROM 'string' THEN
         RAISE EXCEPTION 'a render build needs "math" (operation: version) and "output" (quality, chroma, '
-            'colour_profile, display_longest_side), got %', left(coalesce(build::text, 'NULL'), 200)
+            'colour_profile), got %', left(coalesce(build::text, 'NULL'), 200)
             USING ERRCODE = 'invalid_parameter_value',
             HINT = 'darkroom rerender --stale --dry-run passes this build''s; see docs/filters.md';
     END IF;

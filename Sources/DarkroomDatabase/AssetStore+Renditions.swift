@@ -1,0 +1,52 @@
+import LibPQ
+
+extension AssetStore {
+    /// The renditions `adjustmentID`'s render wrote, by name (`darkroom.adjustment_renditions`).
+    public func renditions(ofAdjustment adjustmentID: Int64) throws -> [RenditionFile] {
+        try connection.query(
+            """
+            SELECT name, version, format, path, width, height, bytes, state
+              FROM darkroom.adjustment_renditions WHERE adjustment_id = $1 ORDER BY name
+            """, [.int(adjustmentID)]
+        ).map(RenditionFile.init(row:))
+    }
+
+    /// `name`'s file among the renditions of `assetID`'s current adjustment; nil when it wrote none.
+    public func currentRendition(of assetID: Int64, name: String) throws -> RenditionFile? {
+        try connection.query(
+            """
+            SELECT r.name, r.version, r.format, r.path, r.width, r.height, r.bytes, r.state
+              FROM darkroom.adjustment_renditions AS r
+              JOIN darkroom.asset_records AS s ON s.current_adjustment_id = r.adjustment_id
+             WHERE s.id = $1 AND r.name = $2
+            """, [.int(assetID), .text(name)]
+        ).first.map(RenditionFile.init(row:))
+    }
+}
+
+/// One file a render wrote for a rendition, as its record keeps it.
+public struct RenditionFile: Sendable, Equatable {
+    public var name: String
+    public var version: Int
+    /// "jpeg", "webp" or "avif".
+    public var format: String
+    /// Its storage key.
+    public var path: String
+    public var width: Int
+    public var height: Int
+    public var bytes: Int64
+    /// "current", "stale" (a newer version is defined) or "removed" (the rendition was removed;
+    /// the orphan cleanup deletes its file).
+    public var state: String
+
+    init(row: PostgresRow) throws {
+        name = try row["name"].decode(String.self)
+        version = try row["version"].decode(Int.self)
+        format = try row["format"].decode(String.self)
+        path = try row["path"].decode(String.self)
+        width = try row["width"].decode(Int.self)
+        height = try row["height"].decode(Int.self)
+        bytes = try row["bytes"].decode(Int64.self)
+        state = try row["state"].decode(String.self)
+    }
+}

@@ -1,0 +1,180 @@
+-- Renditions (migration 0031): the defaults and bounds of a definition, adding and removing
+-- one, the current set a worker writes, recording what a render wrote, and the views the CLI,
+-- the dashboard and `rerender --stale` read.
+
+-- A version is data records point at: it is never changed, only marked removed.
+CREATE OR REPLACE FUNCTION darkroom.refuse_rendition_update() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF (NEW.name, NEW.version, NEW.format, NEW.longest_side, NEW.quality, NEW.metadata, NEW.color, NEW.hdr,
+        NEW.added_by, NEW.added_at)
+       IS DISTINCT FROM (OLD.name, OLD.version, OLD.format, OLD.longest_side, OLD.quality, OLD.metadata, OLD.color,
+                         OLD.hdr, OLD.added_by, OLD.added_at) THEN
+        RAISE EXCEPTION 'rendition % version % is never changed', OLD.name, OLD.version
+            USING ERRCODE = 'restrict_violation',
+            HINT = 'add it again with the new settings: darkroom rendition add NAME ... makes its next version';
+    END IF;
+    RETURN NEW;
+END $$;
+
+DROP TRIGGER IF EXISTS renditions_never_change ON darkroom.renditions;
+CREATE TRIGGER renditions_never_change BEFORE UPDATE ON darkroom.renditions
+    FOR EACH ROW EXECUTE FUNCTION darkroom.refuse_rendition_update();
+
+-- What a definition leaves out gets, per format: the one place these defaults live. JPEG and
+-- WebP at the qualities photo services serve previews at; AVIF's scale reaches the same look
+-- lower (docs/renditions.md measures it). HDR is kept where darkroom writes a gain map (JPEG).
+CREATE OR REPLACE FUNCTION darkroom.rendition_defaults(format text)
+RETURNS TABLE (quality int, hdr text, max_longest_side int)
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT d.quality, d.hdr, d.max_longest_side
+      FROM (VALUES ('jpeg', 85, 'keep', 65500),  -- JPEG's largest side
+                   ('webp', 80, 'drop', 16383),  -- WEBP_MAX_DIMENSION
+                   ('avif', 60, 'drop', 16384))  -- what darkroom's AVIF encoder is priced for
+           AS d(format, quality, hdr, max_longest_side)
+     WHERE d.format = rendition_defaults.format
+$$;
+
+-- The renditions a render writes now: each name's newest version, unless it was removed.
+CREATE OR REPLACE VIEW darkroom.current_renditions AS
+    SELECT r.name, r.version, r.format, r.longest_side, r.quality, r.metadata, r.color, r.hdr, r.added_by, r.added_at
+      FROM (SELECT DISTINCT ON (x.name) x.* FROM darkroom.renditions AS x ORDER BY x.name, x.version DESC) AS r
+     WHERE r.removed_at IS NULL
+     ORDER BY r.name;
+
+-- Adds the next version of `name` (the first when it has none, or when it was removed): the
+-- operator API, audited, with the owner's rights. Refuses settings no render could write.
+CREATE OR REPLACE FUNCTION darkroom.add_rendition(
+    name text, format text, longest_side int, quality int DEFAULT NULL, metadata text DEFAULT 'all',
+    color text DEFAULT 'source', hdr text DEFAULT NULL
+) RETURNS darkroom.renditions
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    defaults record;
+    added darkroom.renditions;
+BEGIN
+    IF add_rendition.name IS NULL OR add_rendition.name !~ '^[a-z0-9][a-z0-9_-]{0,31}$'
+       OR add_rendition.name ~ '^layer[0-9]+$' THEN
+        RAISE EXCEPTION 'rendition name % is not a name', quote_nullable(add_rendition.name)
+            USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use 1 to 32 lower-case letters, digits, hyphens and underscores, starting with a letter or digit, not layerN (it is part of the file name)';
+    END IF;
+    SELECT * INTO defaults FROM darkroom.rendition_defaults(add_rendition.format);
+    IF NOT FOUND THEN
+        RAISE EXCEPTION 'rendition %: format % is not one darkroom writes', add_rendition.name,
+            quote_nullable(add_rendition.format) USING ERRCODE = 'invalid_parameter_value', HINT = 'use jpeg, webp or avif';
+    END IF;
+    IF add_rendition.longest_side IS NULL OR add_rendition.longest_side NOT BETWEEN 16 AND defaults.max_longest_side THEN
+        RAISE EXCEPTION 'rendition %: a longest side of % pixels is not one a % can have', add_rendition.name,
+            coalesce(add_rendition.longest_side::text, 'NULL'), upper(add_rendition.format)
+            USING ERRCODE = 'invalid_parameter_value',
+            HINT = format('use 16 to %s pixels', defaults.max_longest_side);
+    END IF;
+    IF add_rendition.quality IS NOT NULL AND add_rendition.quality NOT BETWEEN 1 AND 100 THEN
+        RAISE EXCEPTION 'rendition %: quality % is out of range', add_rendition.name, add_rendition.quality
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use 1 to 100, or leave it out for the format''s default';
+    END IF;
+    IF add_rendition.metadata IS NULL OR add_rendition.metadata NOT IN ('all', 'no-location', 'none') THEN
+        RAISE EXCEPTION 'rendition %: metadata % is not a choice', add_rendition.name, quote_nullable(add_rendition.metadata)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use all, no-location or none';
+    END IF;
+    IF add_rendition.color IS NULL OR add_rendition.color NOT IN ('source', 'srgb') THEN
+        RAISE EXCEPTION 'rendition %: color % is not a choice', add_rendition.name, quote_nullable(add_rendition.color)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use source or srgb';
+    END IF;
+    IF add_rendition.hdr IS NOT NULL AND add_rendition.hdr NOT IN ('keep', 'drop') THEN
+        RAISE EXCEPTION 'rendition %: hdr % is not a choice', add_rendition.name, quote_literal(add_rendition.hdr)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'use keep or drop';
+    END IF;
+    IF add_rendition.hdr = 'keep' AND defaults.hdr <> 'keep' THEN
+        RAISE EXCEPTION 'rendition %: darkroom cannot keep HDR in a % (it writes a gain map only in a JPEG)',
+            add_rendition.name, upper(add_rendition.format) USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use --hdr drop (the rendition is then standard range), or --format jpeg for an Ultra HDR JPEG';
+    END IF;
+    IF add_rendition.hdr = 'keep' AND add_rendition.color = 'srgb' THEN
+        RAISE EXCEPTION 'rendition %: a gain map is made for the source''s colours, so --color srgb cannot keep it',
+            add_rendition.name USING ERRCODE = 'invalid_parameter_value', HINT = 'use --color source or --hdr drop';
+    END IF;
+    IF add_rendition.name = 'display' AND add_rendition.format <> 'jpeg' THEN
+        RAISE EXCEPTION 'the display rendition is a JPEG: the dashboard and PhotoKit''s display-size image read it'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'add a rendition of another name for another format';
+    END IF;
+    -- One version at a time per name: two adds at once must not both take the same number.
+    PERFORM pg_advisory_xact_lock(hashtext('darkroom.renditions'), hashtext(add_rendition.name));
+    INSERT INTO darkroom.renditions AS r (name, version, format, longest_side, quality, metadata, color, hdr, added_by)
+    SELECT add_rendition.name, coalesce(max(x.version), 0) + 1, add_rendition.format, add_rendition.longest_side,
+           coalesce(add_rendition.quality, defaults.quality), add_rendition.metadata, add_rendition.color,
+           coalesce(add_rendition.hdr, defaults.hdr), coalesce(darkroom.current_actor(), session_user)
+      FROM darkroom.renditions AS x WHERE x.name = add_rendition.name
+    RETURNING r.* INTO added;
+    PERFORM darkroom.record_action('add_rendition', jsonb_build_object(
+        'name', added.name, 'format', added.format, 'longest_side', added.longest_side, 'quality', added.quality,
+        'metadata', added.metadata, 'color', added.color, 'hdr', added.hdr), jsonb_build_object('version', added.version));
+    RETURN added;
+END $$;
+
+-- Stops writing `name`: its newest version is marked removed (renders already written keep
+-- their records; prune deletes their files). Returns that version. The built-in display copy
+-- stays: the dashboard shows it.
+CREATE OR REPLACE FUNCTION darkroom.remove_rendition(name text) RETURNS int
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    removed int;
+BEGIN
+    IF remove_rendition.name = 'display' THEN
+        RAISE EXCEPTION 'the display rendition cannot be removed: the dashboard shows it'
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'redefine it with darkroom rendition add display ...';
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('darkroom.renditions'), hashtext(remove_rendition.name));
+    UPDATE darkroom.renditions AS r
+       SET removed_at = now(), removed_by = coalesce(darkroom.current_actor(), session_user)
+     WHERE (r.name, r.version) = (SELECT c.name, c.version FROM darkroom.current_renditions AS c
+                                   WHERE c.name = remove_rendition.name)
+    RETURNING r.version INTO removed;
+    IF removed IS NULL THEN
+        RAISE EXCEPTION 'there is no rendition %', quote_nullable(remove_rendition.name)
+            USING ERRCODE = 'invalid_parameter_value', HINT = 'darkroom rendition list shows them';
+    END IF;
+    PERFORM darkroom.record_action('remove_rendition', jsonb_build_object('name', remove_rendition.name),
+        jsonb_build_object('version', removed));
+    RETURN removed;
+END $$;
+
+-- The renditions a record's render wrote, as the worker's rendered_with lists them
+-- (RenderProvenance): [{"name", "version", "format", "path", "width", "height", "bytes"}, ...].
+CREATE OR REPLACE FUNCTION darkroom.record_adjustment_renditions() RETURNS trigger
+LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+BEGIN
+    IF jsonb_typeof(NEW.rendered_with -> 'renditions') IS DISTINCT FROM 'array' THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO darkroom.adjustment_rendition_files (adjustment_id, name, version, format, path, width, height, bytes)
+    SELECT NEW.id, f.name, f.version, f.format, f.path, f.width, f.height, f.bytes
+      FROM jsonb_to_recordset(NEW.rendered_with -> 'renditions')
+           AS f(name text, version int, format text, path text, width int, height int, bytes bigint);
+    RETURN NULL;
+END $$;
+
+DROP TRIGGER IF EXISTS adjustments_record_renditions ON darkroom.adjustments;
+CREATE TRIGGER adjustments_record_renditions AFTER INSERT ON darkroom.adjustments
+    FOR EACH ROW EXECUTE FUNCTION darkroom.record_adjustment_renditions();
+
+-- Every version of every rendition, newest first within a name: `darkroom rendition list`.
+CREATE OR REPLACE VIEW darkroom.rendition_versions AS
+    SELECT r.name, r.version, r.format, r.longest_side, r.quality, r.metadata, r.color, r.hdr,
+           r.added_by, r.added_at, r.removed_by, r.removed_at,
+           EXISTS (SELECT 1 FROM darkroom.current_renditions AS c WHERE c.name = r.name AND c.version = r.version)
+               AS current
+      FROM darkroom.renditions AS r
+     ORDER BY r.name, r.version DESC;
+
+-- The renditions each record's render wrote, with whether each is still what a render writes
+-- now ('current'), an older version ('stale') or a removed rendition ('removed'): the asset page.
+CREATE OR REPLACE VIEW darkroom.adjustment_renditions AS
+    SELECT a.asset_id, f.adjustment_id, f.name, f.version, f.format, f.path, f.width, f.height, f.bytes,
+           CASE WHEN c.name IS NULL THEN 'removed' WHEN c.version > f.version THEN 'stale' ELSE 'current' END
+               AS state
+      FROM darkroom.adjustment_rendition_files AS f
+      JOIN darkroom.adjustments AS a ON a.id = f.adjustment_id
+      LEFT JOIN darkroom.current_renditions AS c ON c.name = f.name
+     ORDER BY f.adjustment_id, f.name;

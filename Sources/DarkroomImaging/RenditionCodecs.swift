@@ -1,0 +1,63 @@
+import LibHeif
+import LibWebP
+
+/// The encoders of the renditions that take a picture whole: WebP (libwebp) and AVIF
+/// (libheif's AOM encoder). JPEG renditions stream through libjpeg like the full render.
+enum RenditionCodecs {
+    struct Metadata {
+        var iccProfile: [UInt8]?
+        /// An APP1 payload (`Exif\0\0` + TIFF), as the render's EXIF is built.
+        var exif: [UInt8]?
+    }
+
+    /// What the encoder holds at its peak beyond the picture (its output included).
+    static func workingBytes(_ format: Rendition.Format, size: PixelSize) -> Int {
+        switch format {
+        case .jpeg: 0
+        case .webp: WebPEncoder.workingBytes(width: size.width, height: size.height)
+        case .avif:
+            HEIFWriter.workingBytes(width: size.width, height: size.height, settings: HEIFWriteSettings(quality: 50))
+        }
+    }
+
+    static func encode(
+        _ format: Rendition.Format, pixels: UnsafeBufferPointer<UInt8>, size: PixelSize, quality: Int,
+        metadata: Metadata, objectName: String
+    ) throws -> [UInt8] {
+        switch format {
+        case .jpeg:
+            preconditionFailure("JPEG renditions stream through JPEGRenditionWriter")
+        case .webp:
+            do {
+                // WebP's EXIF chunk holds the TIFF structure alone.
+                let tiff = metadata.exif.map { Array($0.dropFirst(6)) }
+                return try WebPEncoder.encode(
+                    rgb: pixels, width: size.width, height: size.height, settings: WebPSettings(quality: quality),
+                    metadata: WebPMetadata(iccProfile: metadata.iccProfile, exif: tiff), name: objectName)
+            } catch {
+                throw RenderError.codec(CodecError(error))
+            }
+        case .avif:
+            do {
+                return try HEIFWriter.encode(
+                    rgb: pixels, width: size.width, height: size.height,
+                    settings: HEIFWriteSettings(
+                        quality: quality, exif: metadata.exif, iccProfile: metadata.iccProfile),
+                    name: objectName)
+            } catch {
+                throw RenderError.codec(CodecError(error))
+            }
+        }
+    }
+}
+
+extension CodecError {
+    /// Every WebP refusal is darkroom's own doing (the plan checks sizes, the definition its
+    /// settings) but running out of memory.
+    init(_ error: WebPError) {
+        let code: Code = error.code == .outOfMemory ? .outOfMemory : .misuse
+        self.init(
+            code: code, format: .webp, message: error.message, objectName: error.name,
+            isPermanent: error.code != .outOfMemory, cause: error)
+    }
+}

@@ -1,0 +1,71 @@
+import DarkroomTestSupport
+import Foundation
+import LibPQ
+import Testing
+
+/// Renditions defined as data reach a worker's next job: the CLI and the operator's SQL define
+/// them, a drain writes them beside the render, and the record lists them in
+/// `darkroom.adjustment_renditions`, where a new version marks them stale.
+@Suite(.serialized) struct RenditionJobTests {
+    static let edit = #"{"operations":[{"op":"exposure","ev":0.2}]}"#
+
+    @Test func aDrainWritesEveryCurrentRenditionAndRecordsIt() throws {
+        try DarkroomCommand.withMigratedLibrary("renditions") { command in
+            let (url, storage) = (command.databaseURL, command.storage)
+            let added = try command.run(
+                "rendition", "add", "thumb", "--format", "webp", "--longest-side", "320", "--quality", "75")
+            try #require(added.status == 0, "\(added.stderr)")
+            #expect(added.stdout.contains("rendition thumb version 1"))
+            let connection = try PostgresConnection(url)
+            // The operator API, from plain SQL.
+            _ = try connection.query(
+                "SELECT darkroom.add_rendition('share', 'jpeg', 1024, metadata => 'no-location', color => 'srgb')")
+            let refused = try command.run(
+                "rendition", "add", "big", "--format", "webp", "--longest-side", "20000")
+            #expect(refused.status != 0 && refused.stderr.contains("16 to 16383"), "\(refused.stderr)")
+
+            let imported = try command.run("import", Fixtures.exifSample("gps/DSCN0010.jpg").path)
+            try #require(imported.status == 0, "\(imported.stderr)")
+            let asset = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
+            _ = try connection.query(
+                "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::bytea)",
+                [.int(asset), .bytes(Array(Self.edit.utf8))])
+            let drained = try command.run("worker", "--drain")
+            try #require(drained.status == 0, "\(drained.stderr)")
+
+            let rows = try connection.query(
+                """
+                SELECT name, version, format, path, width, height, bytes, state
+                  FROM darkroom.adjustment_renditions WHERE asset_id = $1 ORDER BY name
+                """, [.int(asset)])
+            #expect(rows.map { $0["name"].string } == ["display", "share", "thumb"])
+            #expect(rows.map { $0["format"].string } == ["jpeg", "jpeg", "webp"])
+            // The camera's photo is 640 × 480: no rendition is larger than the photo.
+            #expect(rows.map { $0["width"].int } == [640, 640, 320])
+            for row in rows {
+                let path = storage + "/" + (row["path"].string ?? "")
+                let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int
+                #expect(size.map(Int64.init) == row["bytes"].int64, "\(path)")
+            }
+            let share = storage + "/" + (rows[1]["path"].string ?? "")
+            let tags = try ExifTool.tags(["-G", "-GPSLatitude", "-Make", share])
+            #expect(tags["EXIF:GPSLatitude"] == nil && tags["EXIF:Make"] as? String == "NIKON", "\(tags)")
+
+            // A new version makes the thumbnails written with the old one stale.
+            let again = try command.run("rendition", "add", "thumb", "--format", "avif", "--longest-side", "400")
+            try #require(again.status == 0, "\(again.stderr)")
+            let states = try connection.query(
+                "SELECT name, state FROM darkroom.adjustment_renditions WHERE asset_id = $1 ORDER BY name",
+                [.int(asset)])
+            #expect(states.map { $0["state"].string } == ["current", "current", "stale"])
+            let listed = try command.run("rendition", "list")
+            #expect(listed.stdout.contains("thumb") && listed.stdout.contains("replaced"), "\(listed.stdout)")
+            let removed = try command.run("rendition", "remove", "share")
+            #expect(removed.status == 0, "\(removed.stderr)")
+            let shareState = try connection.query(
+                "SELECT state FROM darkroom.adjustment_renditions WHERE asset_id = $1 AND name = 'share'",
+                [.int(asset)])
+            #expect(shareState.first?["state"].string == "removed")
+        }
+    }
+}
