@@ -50,11 +50,16 @@ public struct MemoryEstimate: Sendable, Equatable {
     /// The rendered gain map's JPEGs, held until they are joined to the image's, and the join's
     /// buffer (`GainMapCarry`); its own render comes before and is priced on its own.
     public var gainMap = 0
-    /// The renditions' downscalers and encoders (`RenditionPlan.bytes`) and the row they share.
+    /// The renditions' downscalers, JPEG encoders and held WebP and AVIF pictures
+    /// (`RenditionPlan.bytes`), and the row they share.
     public var renditions = 0
+    /// The largest WebP or AVIF encoder's peak (`RenditionPlan.encoderBytes`): they run one at a
+    /// time once the strips are done, when the strips, spill and resampling buffers are freed.
+    public var renditionEncoder = 0
+    /// The peak of the render's two phases: the strips, then the renditions' encoders.
     public var total: Int {
-        decoder + encoder + stripBuffers + spillBuffers + tables + streams + conversion + resampling + gainMap
-            + renditions
+        let held = decoder + encoder + tables + streams + conversion + gainMap + renditions
+        return held + max(stripBuffers + spillBuffers + resampling, renditionEncoder)
     }
 }
 
@@ -132,7 +137,10 @@ public struct RenderPlan: Sendable, Equatable, CustomStringConvertible {
                 + "tables \(ByteCount.format(memory.tables)), streams \(ByteCount.format(memory.streams))"
                 + (memory.conversion > 0 ? ", CMYK → RGB \(ByteCount.format(memory.conversion))" : "")
                 + (memory.resampling > 0 ? ", resampling \(ByteCount.format(memory.resampling))" : "")
-                + (memory.renditions > 0 ? ", renditions \(ByteCount.format(memory.renditions))" : ""))
+                + (memory.renditions > 0 ? ", renditions \(ByteCount.format(memory.renditions))" : "")
+                + (memory.renditionEncoder > 0
+                    ? ", then a rendition's encoder \(ByteCount.format(memory.renditionEncoder)) in place of the strips"
+                    : ""))
         lines.append("total      \(ByteCount.format(memory.total)) of a \(ByteCount.format(budget)) budget")
         return lines.joined(separator: "\n")
     }
@@ -301,7 +309,7 @@ public enum RenderPlanner {
     /// One candidate strip height. `source` is nil for a gain map's samples, already in memory.
     private static func plan(
         source: SourceHeader?, geometry: RenderGeometry, encoding: OutputEncoding, height: Int, decoder: Int,
-        renditionBytes: Int, streams: Int, budget: Int
+        renditionBytes: (held: Int, encoder: Int), streams: Int, budget: Int
     ) -> RenderPlan {
         let stored = geometry.storedSize
         let region = geometry.storedRect
@@ -310,7 +318,8 @@ public enum RenderPlanner {
         var memory = MemoryEstimate()
         memory.decoder = decoder
         memory.encoder = encoderBytes(width: output.width, fullChroma: encoding.jpeg.fullChroma)
-        memory.renditions = renditionBytes
+        memory.renditions = renditionBytes.held
+        memory.renditionEncoder = renditionBytes.encoder
         memory.tables = SRGBEncoder.bytes + 256 * 4 + lookupTableBytes(geometry)
         memory.streams = streams
         // Decoded rows are full stored width: libjpeg decodes whole rows.
@@ -345,9 +354,11 @@ public enum RenderPlanner {
             + outputStripBytes(width: output.width, rows: plan.stripHeight) + halo
         plan.memory.spillBuffers = band
         plan.memory.conversion = conversionBytes(source, width: stored.width, rowsPerRead: plan.decodeRows)
-        if plan.memory.total + spillBytes <= budget / 2 {
+        var inMemory = plan.memory
+        inMemory.spillBuffers += spillBytes
+        if inMemory.total <= budget / 2 {
             plan.spill = .memory
-            plan.memory.spillBuffers += spillBytes
+            plan.memory = inMemory
         } else {
             plan.spill = .file
         }
@@ -411,25 +422,31 @@ public enum RenderPlanner {
     }
 
     /// One rendition: up to four open rows of sums at its width, its encoder, and for WebP and
-    /// AVIF the picture held whole with what their encoders hold (`RenditionCodecs`); with
+    /// AVIF the picture held whole, and apart what their encoders hold (`RenditionCodecs`); with
     /// `--color srgb`, Little CMS's transform and a row to convert into.
     static func plan(_ rendition: Rendition, output: PixelSize, encoding: OutputEncoding) -> RenditionPlan {
         let size = AreaResampler.displaySize(of: output, longestSide: rendition.longestSide)
         var bytes = size.width * 12 * 4 + size.width * 3
+        var encoderBytes = 0
         switch rendition.format {
         case .jpeg:
             let jpeg = OutputEncoding(quality: rendition.quality ?? encoding.quality, fullChroma: encoding.fullChroma)
-            bytes += encoderBytes(width: size.width, fullChroma: jpeg.jpeg.fullChroma)
+            bytes += Self.encoderBytes(width: size.width, fullChroma: jpeg.jpeg.fullChroma)
         case .webp, .avif:
-            bytes += size.area * 3 + RenditionCodecs.workingBytes(rendition.format, size: size)
+            bytes += size.area * 3
+            encoderBytes = RenditionCodecs.workingBytes(rendition.format, size: size)
         }
         if rendition.color == .srgb { bytes += RGBTransform.approximateBytes + size.width * 3 }
-        return RenditionPlan(rendition: rendition, size: size, bytes: bytes)
+        return RenditionPlan(rendition: rendition, size: size, bytes: bytes, encoderBytes: encoderBytes)
     }
 
-    /// Every rendition, and the linear row of the full width they share.
-    static func renditionBytes(_ renditions: [RenditionPlan], output: PixelSize) -> Int {
-        renditions.isEmpty ? 0 : output.width * 12 + renditions.reduce(0) { $0 + $1.bytes }
+    /// Every rendition and the linear row of the full width they share, held through the
+    /// strips; and the largest encoder that runs after them.
+    static func renditionBytes(_ renditions: [RenditionPlan], output: PixelSize) -> (held: Int, encoder: Int) {
+        guard !renditions.isEmpty else { return (0, 0) }
+        return (
+            output.width * 12 + renditions.reduce(0) { $0 + $1.bytes }, renditions.map(\.encoderBytes).max() ?? 0
+        )
     }
 
     /// Two 8-bit output strips (one colored while the other is encoded) and the

@@ -70,8 +70,10 @@ public struct Rendition: Sendable, Equatable {
 public struct RenditionPlan: Sendable, Equatable {
     public var rendition: Rendition
     public var size: PixelSize
-    /// Its downscaler, encoder and, for WebP and AVIF, the picture held whole for the encoder.
+    /// Its downscaler, its JPEG encoder or, for WebP and AVIF, the picture held whole for the encoder.
     public var bytes: Int
+    /// A WebP or AVIF encoder's peak, when it runs after the strips; 0 for JPEG.
+    public var encoderBytes = 0
 
     /// A gain map's JPEG for this rendition, at the map's `size`: its rows of sums and encoder.
     func scaled(to size: PixelSize) -> RenditionPlan {
