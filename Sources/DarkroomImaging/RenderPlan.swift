@@ -267,7 +267,12 @@ public enum RenderPlanner {
                 reason: "rendering \(stored) to \(geometry.outputSize) with \(smallest)-row strips")
         }
         plan.renditions = planned
-        let coefficients = coefficientBytes(size: geometry.outputSize, fullChroma: encoding.jpeg.fullChroma)
+        // Optimised coding holds every coefficient of the output and of each JPEG rendition.
+        let coefficients =
+            coefficientBytes(size: geometry.outputSize, fullChroma: encoding.jpeg.fullChroma)
+            + planned.filter { $0.rendition.format == .jpeg }.reduce(0) {
+                $0 + coefficientBytes(size: $1.size, fullChroma: jpegEncoding($1.rendition, encoding).jpeg.fullChroma)
+            }
         switch huffman {
         case .off:
             break
@@ -430,14 +435,18 @@ public enum RenderPlanner {
         var encoderBytes = 0
         switch rendition.format {
         case .jpeg:
-            let jpeg = OutputEncoding(quality: rendition.quality ?? encoding.quality, fullChroma: encoding.fullChroma)
-            bytes += Self.encoderBytes(width: size.width, fullChroma: jpeg.jpeg.fullChroma)
+            bytes += Self.encoderBytes(width: size.width, fullChroma: jpegEncoding(rendition, encoding).jpeg.fullChroma)
         case .webp, .avif:
             bytes += size.area * 3
             encoderBytes = RenditionCodecs.workingBytes(rendition.format, size: size)
         }
         if rendition.color == .srgb { bytes += RGBTransform.approximateBytes + size.width * 3 }
         return RenditionPlan(rendition: rendition, size: size, bytes: bytes, encoderBytes: encoderBytes)
+    }
+
+    /// A JPEG rendition's settings: its quality (or the render's), chroma as the quality says.
+    static func jpegEncoding(_ rendition: Rendition, _ encoding: OutputEncoding) -> OutputEncoding {
+        OutputEncoding(quality: rendition.quality ?? encoding.quality, fullChroma: encoding.fullChroma)
     }
 
     /// Every rendition and the linear row of the full width they share, held through the

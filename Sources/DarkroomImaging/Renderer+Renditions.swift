@@ -14,7 +14,7 @@ extension RenderRequest {
 extension Renderer {
     static func startRendition(
         _ planned: RenditionPlan, sink: any ByteSink, request: RenderRequest, header: SourceHeader,
-        profile sourceProfile: [UInt8]?, warnings: inout [RenderWarning]
+        profile sourceProfile: [UInt8]?, optimizeCoding: Bool, warnings: inout [RenderWarning]
     ) throws -> any RenditionWriter {
         let rendition = planned.rendition
         let size = planned.size
@@ -39,10 +39,10 @@ extension Renderer {
         switch rendition.format {
         case .jpeg:
             let encoder = try wrap { try JPEGEncoder(sink: sink) }
+            var encoding = RenderPlanner.jpegEncoding(rendition, request.encoding).jpeg
+            encoding.optimizeCoding = optimizeCoding
             try wrap {
-                try encoder.start(
-                    width: size.width, height: size.height,
-                    encoding: OutputEncoding(quality: quality, fullChroma: request.encoding.fullChroma).jpeg)
+                try encoder.start(width: size.width, height: size.height, encoding: encoding)
                 if let exif { try encoder.writeMarker(app: 1, payload: exif) }
                 if let profile { try encoder.writeICCProfile(profile) }
             }

@@ -310,7 +310,7 @@ public enum Renderer {
         let writers = try zip(plan.renditions, sinks).map { planned, sink in
             try startRendition(
                 planned, sink: sink, request: request, header: decoder.header, profile: profile.iccProfile,
-                warnings: &warnings)
+                optimizeCoding: plan.optimizeCoding, warnings: &warnings)
         }
         return (encoder, RenditionFan(output: size, sizes: plan.renditions.map(\.size), writers: writers))
     }

@@ -13,16 +13,8 @@ enum WebPTools {
 
     /// Runs a tool; its standard output and error together, and its exit status.
     static func run(_ tool: String, _ arguments: [String]) throws -> (output: String, status: Int32) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try path(tool))
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: data, as: UTF8.self), process.terminationStatus)
+        _ = try path(tool)
+        return try ReferenceImages.run(tool, arguments)
     }
 
     /// `bytes` in a fresh temporary file, removed after `body`.
@@ -40,33 +32,9 @@ enum WebPTools {
             defer { try? FileManager.default.removeItem(atPath: output) }
             let run = try run("dwebp", [input, "-ppm", "-o", output])
             try #require(run.status == 0, "dwebp failed: \(run.output)")
-            return try ppm(Fixtures.bytes(of: URL(fileURLWithPath: output)))
+            return try DecodedImage(ppm: Fixtures.bytes(of: URL(fileURLWithPath: output)))
         }
     }
-
-    /// A P6 PPM with maxval 255: "P6", width, height, maxval, one whitespace byte, then RGB.
-    static func ppm(_ bytes: [UInt8]) throws -> DecodedImage {
-        var fields: [Int] = []
-        var index = 2
-        try #require(bytes.starts(with: Array("P6".utf8)))
-        while fields.count < 3 {
-            while index < bytes.count, bytes[index] == 0x23 || isSpace(bytes[index]) {
-                if bytes[index] == 0x23 { while index < bytes.count, bytes[index] != 0x0A { index += 1 } }
-                index += 1
-            }
-            var value = 0
-            while index < bytes.count, (0x30...0x39).contains(bytes[index]) {
-                value = value * 10 + Int(bytes[index] - 0x30)
-                index += 1
-            }
-            fields.append(value)
-        }
-        index += 1
-        try #require(fields[2] == 255 && bytes.count - index == fields[0] * fields[1] * 3)
-        return DecodedImage(width: fields[0], height: fields[1], pixels: Array(bytes[index...]))
-    }
-
-    private static func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
 
     /// The chunks webpinfo lists, by FourCC ("VP8 ", "VP8X", "ICCP", "EXIF", "XMP "), after it
     /// found no error in the file.
