@@ -336,6 +336,10 @@ demo: release
 	  *) mkdir -p "$$DARKROOM_STORAGE"; echo "==> database $$DATABASE_URL"; echo "==> storage  $$DARKROOM_STORAGE";; \
 	esac; \
 	$(DARKROOM_BIN) migrate; \
+	echo "==> renditions every render writes beside it (docs/renditions.md)"; \
+	$(DARKROOM_BIN) rendition add thumb --format webp --longest-side 320 | sed 's/^/    /'; \
+	$(DARKROOM_BIN) rendition add preview --format avif --longest-side 1440 | sed 's/^/    /'; \
+	$(DARKROOM_BIN) rendition add share --format jpeg --longest-side 2048 --metadata no-location --color srgb | sed 's/^/    /'; \
 	echo "==> importing the bundled sample photos"; \
 	$(DARKROOM_BIN) import $(DEMO_PHOTOS) | tee $(DEMO_DIR)/imported.tsv; \
 	ids=($$(cut -f1 $(DEMO_DIR)/imported.tsv | sed 's/asset //')); \

@@ -1,4 +1,5 @@
--- The table `make demo` prints: each finished edit, where its JPEG is, and how long it took.
+-- The tables `make demo` prints: each finished edit, where its JPEG is, and how long it took;
+-- then each rendition written beside it.
 -- Parameters: :storage, the storage root (stored paths are relative to it);
 -- :first_job, the first job this run queued.
 SELECT a.asset_id                                                 AS asset,
@@ -16,3 +17,11 @@ SELECT a.asset_id                                                 AS asset,
   JOIN darkroom.assets s ON s.id = a.asset_id
  WHERE j.id >= :first_job
  ORDER BY a.id;
+
+-- And the renditions each of those renders wrote beside it (docs/renditions.md).
+SELECT r.asset_id AS asset, r.name AS rendition, upper(r.format) AS format,
+       :'storage' || '/' || r.path AS file, r.width || '×' || r.height AS size, pg_size_pretty(r.bytes) AS bytes
+  FROM darkroom.adjustment_renditions r
+  JOIN darkroom.adjustments a ON a.id = r.adjustment_id
+ WHERE a.job_id >= :first_job
+ ORDER BY r.adjustment_id, r.name;
