@@ -454,7 +454,7 @@ public enum RenderPlanner {
     static func renditionBytes(_ renditions: [RenditionPlan], output: PixelSize) -> (held: Int, encoder: Int) {
         guard !renditions.isEmpty else { return (0, 0) }
         return (
-            output.width * 12 + renditions.reduce(0) { $0 + $1.bytes }, renditions.map(\.encoderBytes).max() ?? 0
+            output.width * 12 + renditions.reduce(0) { $0 + $1.bytes }, renditions.map { $0.encoderBytes }.max() ?? 0
         )
     }
 

@@ -60,12 +60,35 @@ import Testing
             #expect(states.map { $0["state"].string } == ["current", "current", "stale"])
             let listed = try command.run("rendition", "list")
             #expect(listed.stdout.contains("thumb") && listed.stdout.contains("replaced"), "\(listed.stdout)")
+
+            // `rerender --stale` counts it under its own reason, then queues the re-render that
+            // writes the new version.
+            let dryRun = try command.run("rerender", "--stale", "--dry-run")
+            #expect(dryRun.stdout.contains("rendition\t1 asset(s)"), "\(dryRun.stdout)")
+            let queued = try command.run("rerender", "--stale")
+            try #require(queued.status == 0, "\(queued.stderr)")
+            let redrained = try command.run("worker", "--drain")
+            try #require(redrained.status == 0, "\(redrained.stderr)")
+            let current = try connection.query(
+                """
+                SELECT r.name, r.version, r.format, r.path, r.state FROM darkroom.adjustment_renditions AS r
+                  JOIN darkroom.assets AS s ON s.current_adjustment_id = r.adjustment_id
+                 WHERE s.id = $1 ORDER BY r.name
+                """, [.int(asset)])
+            #expect(current.map { $0["state"].string } == ["current", "current", "current"])
+            #expect(current[2]["version"].int == 2 && current[2]["format"].string == "avif")
+            let avif = storage + "/" + (current[2]["path"].string ?? "")
+            #expect(try ReferenceImages.decode(avif).width == 400)
+            let afterwards = try command.run("rerender", "--stale", "--dry-run")
+            #expect(afterwards.stdout.contains("no asset is stale"), "\(afterwards.stdout)")
+
+            // Removing a rendition leaves its files to the clean-up; its records say so.
             let removed = try command.run("rendition", "remove", "share")
             #expect(removed.status == 0, "\(removed.stderr)")
-            let shareState = try connection.query(
+            let shareStates = try connection.query(
                 "SELECT state FROM darkroom.adjustment_renditions WHERE asset_id = $1 AND name = 'share'",
                 [.int(asset)])
-            #expect(shareState.first?["state"].string == "removed")
+            #expect(shareStates.map { $0["state"].string } == ["removed", "removed"])
         }
     }
 }
