@@ -19,7 +19,9 @@ import Testing
             threads: threads)
     }
 
-    static func heic(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = 96, height: Int = 64) throws -> [UInt8] {
+    static func heic(_ encoding: HEIFEncoding = HEIFEncoding.input(), width: Int = 96, height: Int = 64) throws
+        -> [UInt8]
+    {
         try HEIFEncoder.encode(
             rgb: HEIFFixtures.quadrants(width: width, height: height), width: width, height: height, encoding: encoding)
     }
@@ -56,7 +58,7 @@ import Testing
 
     @Test(arguments: [HEIFEncoding.Codec.hevc, .av1])
     func aHEIFRendersThroughTheStrips(codec: HEIFEncoding.Codec) throws {
-        let rendered = try Self.render(try Self.heic(HEIFEncoding(codec: codec)))
+        let rendered = try Self.render(try Self.heic(HEIFEncoding.input(codec: codec)))
         #expect(rendered.result.outputSize == PixelSize(width: 96, height: 64))
         #expect(rendered.result.plan.inputFormat == (codec == .hevc ? "HEIC" : "AVIF"))
         #expect(HEIFFixtures.misplacedQuadrants(in: rendered.image).isEmpty)
@@ -99,7 +101,8 @@ import Testing
 
     /// A file larger than the budget is refused while it is read, before libheif sees it.
     @Test func aFileLargerThanTheBudgetIsTheBudgetsRefusal() throws {
-        let bytes = try Self.heic(HEIFEncoding(quality: 100, lossless: true, chroma: "444"), width: 600, height: 600)
+        let bytes = try Self.heic(
+            HEIFEncoding.input(quality: 100, lossless: true, chroma: .yuv444), width: 600, height: 600)
         #expect {
             _ = try Renderer.render(
                 Self.request(budget: bytes.count / 2), from: ChunkedSource(bytes), to: MemoryUpload(), orientation: .up)
@@ -205,7 +208,7 @@ import Testing
     /// The original's ICC profile travels with its pixels (libheif converts no colours).
     @Test func theICCProfileIsCarried() throws {
         let profile = try #require(try HEIFDecoder(source: FileSource(path: HEIFFixtures.arrow.path)).header.iccProfile)
-        let rendered = try Self.render(try Self.heic(HEIFEncoding(iccProfile: profile)))
+        let rendered = try Self.render(try Self.heic(HEIFEncoding.input(iccProfile: profile)))
         let header = try JPEGDecoder(source: ChunkedSource(rendered.output)).header
         #expect(header.iccProfile == profile && HEIFFixtures.describesDisplayP3(profile))
         #expect(rendered.result.warnings.isEmpty)
@@ -215,16 +218,16 @@ import Testing
     /// profile (built by `ICCProfile`); what no SDR profile can describe (PQ) renders untagged
     /// with a warning.
     @Test func nclxColorsAreDescribedByAnEquivalentProfile() throws {
-        let srgb = try Self.render(try Self.heic(HEIFEncoding(nclx: .sRGB)))
+        let srgb = try Self.render(try Self.heic(HEIFEncoding.input(nclx: .sRGB)))
         #expect(
             try JPEGDecoder(source: ChunkedSource(srgb.output)).header.iccProfile == nil && srgb.result.warnings.isEmpty
         )
         #expect(HEIFFixtures.misplacedQuadrants(in: srgb.image).isEmpty)
-        let p3 = try Self.render(try Self.heic(HEIFEncoding(nclx: .displayP3)))
+        let p3 = try Self.render(try Self.heic(HEIFEncoding.input(nclx: .displayP3)))
         let embedded = try #require(try JPEGDecoder(source: ChunkedSource(p3.output)).header.iccProfile)
         #expect(embedded == (try ICCProfile(for: .displayP3).bytes) && p3.result.warnings.isEmpty)
         let pq = HEIFColorDescription(primaries: 9, transfer: 16, matrix: 9, fullRange: true)
-        let hdr = try Self.render(try Self.heic(HEIFEncoding(nclx: pq)))
+        let hdr = try Self.render(try Self.heic(HEIFEncoding.input(nclx: pq)))
         #expect(try JPEGDecoder(source: ChunkedSource(hdr.output)).header.iccProfile == nil)
         #expect(hdr.result.warnings.map(\.code) == ["colour.profile_not_embedded"], "\(hdr.result.warnings)")
     }

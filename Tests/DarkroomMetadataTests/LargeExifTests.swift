@@ -71,7 +71,7 @@ import Testing
     @Test func aHEIFExifItemPastOneSegmentGivesItsDateAndLocation() throws {
         let heic = try HEIFEncoder.encode(
             rgb: HEIFFixtures.quadrants(width: 32, height: 32), width: 32, height: 32,
-            encoding: HEIFEncoding(exif: Self.large(bigEndian: false)))
+            encoding: HEIFEncoding.input(exif: Self.large(bigEndian: false)))
         let synthetic = try HEIFDecoder(source: ChunkedSource(heic)).header
         Self.expectDateAndLocation(MetadataReader.read(app1Payload: synthetic.exifPayload).metadata)
 

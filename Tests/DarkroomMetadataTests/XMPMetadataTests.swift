@@ -128,7 +128,7 @@ import Testing
     @Test func aHEIFsXMPItemReachesTheHeader() throws {
         let heic = try HEIFEncoder.encode(
             rgb: HEIFFixtures.quadrants(width: 32, height: 32), width: 32, height: 32,
-            encoding: HEIFEncoding(xmp: Self.lightroom))
+            encoding: HEIFEncoding.input(xmp: Self.lightroom))
         let header = try HEIFDecoder(source: ChunkedSource(heic)).header
         #expect(header.xmpPacket == Self.lightroom)
         #expect(

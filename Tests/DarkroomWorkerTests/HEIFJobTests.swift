@@ -87,7 +87,7 @@ import Testing
                 orientation: 6, bigEndian: false, gps: true, date: "2024:05:06 07:08:09", offset: "+10:00")
             // Named like a JPEG: the content decides, and the stored copy is named for it.
             let outcome = try f.importBytes(
-                try Self.heic(HEIFEncoding(orientation: 6, exif: exif)), name: "IMG_0001.jpg")
+                try Self.heic(HEIFEncoding.input(orientation: 6, exif: exif)), name: "IMG_0001.jpg")
             #expect(outcome.status == .imported && outcome.warnings.isEmpty)
             #expect(outcome.storedPath.hasPrefix("originals/") && outcome.storedPath.hasSuffix(".heic"))
             let asset = try f.asset(outcome.assetID)
@@ -109,19 +109,19 @@ import Testing
     @Test func missingTagsStayEmptyAndAnAVIFIsAnAVIF() throws {
         try withFixture { f in
             let bare = try f.importBytes(
-                try Self.heic(HEIFEncoding(codec: .av1, exif: HEIFFixtures.exif(orientation: 1))), name: "a.avif")
+                try Self.heic(HEIFEncoding.input(codec: .av1, exif: HEIFFixtures.exif(orientation: 1))), name: "a.avif")
             #expect(bare.storedPath.hasSuffix(".avif"))
             let asset = try f.asset(bare.assetID)
             #expect(
                 asset.latitude == nil && asset.longitude == nil && asset.altitude == nil && asset.creationDate == nil)
-            let none = try f.importBytes(try Self.heic(HEIFEncoding()), name: "no-exif.heic")
+            let none = try f.importBytes(try Self.heic(HEIFEncoding.input()), name: "no-exif.heic")
             #expect(try f.asset(none.assetID).orientation == 1 && none.warnings.isEmpty)
         }
     }
 
     @Test func importRefusesDamagedHEIFsNamingTheFile() throws {
         try withFixture { f in
-            let whole = try Self.heic(HEIFEncoding())
+            let whole = try Self.heic(HEIFEncoding.input())
             for (name, bytes) in [
                 ("cut.heic", Array(whole.dropLast(8))),
                 ("huge.heic", ISOBMFFEdit.settingImageSize(whole, width: 100_000, height: 100_000)),
@@ -162,7 +162,7 @@ import Testing
     @Test func damagedOriginalsFailTheirJobsAndTheWorkerGoesOn() throws {
         try withFixture { f in
             // Distinct photos (the EXIF differs), so each is its own asset.
-            let small = { (n: Int) in try Self.heic(HEIFEncoding(exif: HEIFFixtures.exif(orientation: n))) }
+            let small = { (n: Int) in try Self.heic(HEIFEncoding.input(exif: HEIFFixtures.exif(orientation: n))) }
             var cases: [(job: Int64, asset: Int64, key: String, code: String)] = []
             let edits: [(String, String, [UInt8], ([UInt8]) -> [UInt8])] = [
                 ("truncated.heic", "heif_damaged", try small(1), { Array($0.dropLast(8)) }),
@@ -184,7 +184,7 @@ import Testing
                 try f.damage(outcome.storedPath, edit)
                 cases.append((try f.enqueue(outcome.assetID), outcome.assetID, outcome.storedPath, code))
             }
-            let good = try f.importBytes(try Self.heic(HEIFEncoding()), name: "good.heic")
+            let good = try f.importBytes(try Self.heic(HEIFEncoding.input()), name: "good.heic")
             let goodJob = try f.enqueue(good.assetID)
             let summary = f.drain()
             #expect(summary.failed == cases.count && summary.succeeded == 1, "\(summary)")

@@ -60,7 +60,7 @@ import Testing
             orientation: orientation.rawValue, gps: true, date: "2024:05:06 07:08:09", offset: "+10:00")
         let bytes = try HEIFEncoder.encode(
             rgb: pixels, width: size.width, height: size.height,
-            encoding: HEIFEncoding(codec: codec, quality: 92, orientation: orientation.rawValue, exif: exif))
+            encoding: HEIFEncoding.input(codec: codec, quality: 92, orientation: orientation.rawValue, exif: exif))
         // A name that says JPEG: the content decides.
         try HEIFFixtures.write(bytes, to: folder + "/photo.jpg")
         let result = try Self.render(folder + "/photo.jpg", to: folder + "/out.jpg")

@@ -64,7 +64,7 @@ import Testing
 
     /// `pitm` names the Exif item: a HEIF with no image in it.
     @Test func aFileWithNoImageIsCorrupt() throws {
-        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding(exif: HEIFFixtures.exif(orientation: 1)))
+        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding.input(exif: HEIFFixtures.exif(orientation: 1)))
         let exifItem = try #require(ISOBMFFEdit.itemID(ofType: "Exif", in: bytes))
         let error = try #require(Self.open(ISOBMFFEdit.settingPrimaryItem(bytes, to: exifItem)))
         #expect(error.code == .corrupt && error.message.contains("non-existing image"), "\(error)")
@@ -110,11 +110,11 @@ import Testing
     /// a profile past `HEIFLimits.maxColorProfileBytes` is refused as libheif reads the file.
     @Test func aColorProfileLargerThanAnyRealOneIsRefused() throws {
         let huge = [UInt8](repeating: 0x41, count: HEIFLimits.maxColorProfileBytes + 1)
-        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding(iccProfile: huge))
+        let bytes = try HEIFDecoderTests.encoded(HEIFEncoding.input(iccProfile: huge))
         let error = try #require(Self.open(bytes), "a \(huge.count)-byte profile")
         #expect(error.libheifCode != 0, "\(error)")
         let fits = [UInt8](repeating: 0x41, count: 64 << 10)
-        #expect(Self.open(try HEIFDecoderTests.encoded(HEIFEncoding(iccProfile: fits))) == nil)
+        #expect(Self.open(try HEIFDecoderTests.encoded(HEIFEncoding.input(iccProfile: fits))) == nil)
     }
 
     @Test func aFailingStreamIsAnIOErrorWithItsCause() throws {

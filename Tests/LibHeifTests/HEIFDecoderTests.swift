@@ -7,7 +7,8 @@ import Testing
 @Suite struct HEIFDecoderTests {
     static let width = 64, height = 48
 
-    static func encoded(_ encoding: HEIFEncoding = HEIFEncoding(), width: Int = width, height: Int = height) throws
+    static func encoded(_ encoding: HEIFEncoding = HEIFEncoding.input(), width: Int = width, height: Int = height)
+        throws
         -> [UInt8]
     {
         try HEIFEncoder.encode(
@@ -59,7 +60,7 @@ import Testing
 
     @Test(arguments: [HEIFEncoding.Codec.hevc, .av1])
     func decodesWhatTheEncoderWrote(codec: HEIFEncoding.Codec) throws {
-        let bytes = try Self.encoded(HEIFEncoding(codec: codec))
+        let bytes = try Self.encoded(HEIFEncoding.input(codec: codec))
         let decoder = try HEIFDecoder(source: ChunkedSource(bytes, name: "originals/aa/x.heic", maxChunk: 1000))
         let header = decoder.header
         #expect(header.fileType.kind == (codec == .hevc ? .heic : .avif))
@@ -72,7 +73,7 @@ import Testing
     /// The handle's size is the displayed one; the decoder delivers the coded rows (`ispe`, here
     /// 64×64 for a 64×48 picture) and says how they turn: the encoder's `clap`, then the `irot`.
     @Test func aQuarterTurnIsATransformOfTheCodedRows() throws {
-        let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(orientation: 6))))
+        let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding.input(orientation: 6))))
         let header = decoder.header
         #expect(header.width == Self.height && header.height == Self.width)
         #expect(header.codedWidth == 64 && header.codedHeight == 64 && header.tiling == nil)
@@ -91,15 +92,15 @@ import Testing
     func exifComesOutAsAnAPP1Payload(withExifHeader: Bool) throws {
         let payload = HEIFFixtures.exif(orientation: 6, gps: true)
         let given = withExifHeader ? payload : Array(payload.dropFirst(6))
-        let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(exif: given))))
+        let decoder = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding.input(exif: given))))
         #expect(decoder.header.exifPayload == payload)
     }
 
     @Test func colorDescriptionsAreRead() throws {
         let profile = Array("not checked by libheif: any bytes stand for an ICC profile here".utf8)
-        let withICC = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(iccProfile: profile))))
+        let withICC = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding.input(iccProfile: profile))))
         #expect(withICC.header.iccProfile == profile && withICC.header.nclx == nil)
-        let p3 = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding(nclx: .displayP3))))
+        let p3 = try HEIFDecoder(source: ChunkedSource(try Self.encoded(HEIFEncoding.input(nclx: .displayP3))))
         #expect(p3.header.nclx == .displayP3 && p3.header.iccProfile == nil)
     }
 
@@ -111,7 +112,7 @@ import Testing
     ])
     func nclxCodingIsUndone(nclx: HEIFColorDescription) throws {
         let decoder = try HEIFDecoder(
-            source: ChunkedSource(try Self.encoded(HEIFEncoding(quality: 95, chroma: "444", nclx: nclx))))
+            source: ChunkedSource(try Self.encoded(HEIFEncoding.input(quality: 95, chroma: .yuv444, nclx: nclx))))
         #expect(decoder.header.nclx == nclx)
         Self.expectQuadrants(try Self.decodeAll(decoder), width: Self.width, height: Self.height, tolerance: 6)
     }
