@@ -218,13 +218,13 @@ struct GainMapCarry {
     }
 
     /// A rendition's map: the rendition's share of the image, at the map's resolution.
-    static func displaySize(mapOutput: PixelSize, output: PixelSize, display: PixelSize) -> PixelSize {
+    static func renditionSize(mapOutput: PixelSize, output: PixelSize, rendition: PixelSize) -> PixelSize {
         func side(_ map: Int, _ image: Int, _ shown: Int) -> Int {
             min(map, max(1, Int((Double(shown) * Double(map) / Double(image)).rounded())))
         }
         return PixelSize(
-            width: side(mapOutput.width, output.width, display.width),
-            height: side(mapOutput.height, output.height, display.height))
+            width: side(mapOutput.width, output.width, rendition.width),
+            height: side(mapOutput.height, output.height, rendition.height))
     }
 
     /// A bound on an encoded map of `size`: JPEG at darkroom's qualities stays under a byte a

@@ -15,8 +15,8 @@ extension Renderer {
         // The map of each rendition that carries it, scaled as the rendition is.
         let renditions = plan.renditions.filter(\.rendition.joinsGainMap).map { planned in
             planned.scaled(
-                to: GainMapCarry.displaySize(
-                    mapOutput: geometry.outputSize, output: plan.geometry.outputSize, display: planned.size))
+                to: GainMapCarry.renditionSize(
+                    mapOutput: geometry.outputSize, output: plan.geometry.outputSize, rendition: planned.size))
         }
         let channels = carry.samples.channels
         let held =
