@@ -128,6 +128,15 @@ extension CodecError {
             cause: error)
     }
 
+    /// Writing an encoded file of `format` (a WebP or AVIF rendition, encoded whole) to its
+    /// stream failed: the storage's error, under the format's code; a rejecting store rejects
+    /// every retry too.
+    init(writing error: StreamError, format: Format, objectName: String) {
+        self.init(
+            code: .io, format: format, message: error.message, objectName: objectName, byteOffset: error.byteOffset,
+            isPermanent: error.code == .rejected, cause: error)
+    }
+
     /// Reading the first bytes, to tell the format, failed: reported as libjpeg would report it.
     init(sniffing error: StreamError, objectName: String) {
         self.init(

@@ -49,7 +49,8 @@ extension Renderer {
             writer = JPEGRenditionWriter(encoder: encoder, width: size.width)
         case .webp, .avif:
             let metadata = RenditionCodecs.Metadata(iccProfile: profile, exif: exif)
-            writer = HeldPictureWriter(size: size, sink: sink) { pixels, size in
+            writer = HeldPictureWriter(size: size, sink: sink, format: rendition.format == .webp ? .webp : .heif) {
+                pixels, size in
                 try RenditionCodecs.encode(
                     rendition.format, pixels: pixels, size: size, quality: quality, metadata: metadata,
                     objectName: sink.objectName)

@@ -37,14 +37,17 @@ final class HeldPictureWriter: RenditionWriter {
     private let size: PixelSize
     private var rows = 0
     private let sink: any ByteSink
+    /// The file's format, which names a failure to write it.
+    private let format: CodecError.Format
     private let encode: (UnsafeBufferPointer<UInt8>, PixelSize) throws -> [UInt8]
 
     init(
-        size: PixelSize, sink: any ByteSink,
+        size: PixelSize, sink: any ByteSink, format: CodecError.Format,
         encode: @escaping (UnsafeBufferPointer<UInt8>, PixelSize) throws -> [UInt8]
     ) {
         pixels = .allocate(capacity: size.area * 3)
         self.size = size
+        self.format = format
         self.sink = sink
         self.encode = encode
     }
@@ -63,7 +66,7 @@ final class HeldPictureWriter: RenditionWriter {
         do {
             try bytes.withUnsafeBytes { raw in try sink.write(raw) }
         } catch let error as StreamError {
-            throw RenderError.codec(CodecError(sniffing: error, objectName: sink.objectName))
+            throw RenderError.codec(CodecError(writing: error, format: format, objectName: sink.objectName))
         }
     }
 }

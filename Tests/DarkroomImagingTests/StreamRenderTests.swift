@@ -92,4 +92,29 @@ import Testing
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }
+
+    /// A WebP or AVIF rendition, written whole at the end, that cannot be written: the error is
+    /// its format's, names its object, and nothing of the render is left.
+    @Test(arguments: [Rendition.Format.webp, .avif])
+    func aRenditionThatCannotBeWrittenFailsUnderItsFormat(format: Rendition.Format) throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        let full = try FileUpload(finalPath: folder.file("out.jpg"), name: "renders/1/2.jpg")
+        let name = "renders/1/2.thumb.\(format.fileExtension)"
+        let thumb = FailingUpload(try FileUpload(finalPath: folder.file("thumb"), name: name), failAfter: 100)
+        let rendition = Rendition(name: "thumb", format: format, longestSide: 320, quality: 80)
+        var roomy = request(threads: 1, folder: folder)
+        roomy.limits.memoryBudget = 64 << 20  // the encoders' own peaks are priced too
+        #expect {
+            _ = try Renderer.render(
+                roomy, from: FileSource(path: input.path), to: full,
+                renditions: [RenditionUpload(rendition, to: thumb)]
+            ) { _ in PictureEdit(operations: [], orientation: .up) }
+        } throws: { error in
+            guard let codec = (error as? RenderError)?.codecError else { return false }
+            return codec.code == .io && codec.format == (format == .webp ? .webp : .heif) && codec.objectName == name
+                && codec.streamError?.systemErrno == ENOSPC && !codec.isPermanent
+        }
+        #expect(folder.contents().isEmpty, "\(folder.contents())")
+    }
 }
