@@ -24,6 +24,9 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     /// A `--color srgb` rendition's pixels could not be converted (the render's profile cannot
     /// be read as RGB): it keeps the render's colours and profile.
     case renditionNotConverted(rendition: String, reason: String)
+    /// A rendition's format carries less metadata than the render has: `reason` says what it
+    /// left out (a WebP's EXIF, then its colour profile).
+    case renditionMetadataLeftOut(rendition: String, reason: String)
 
     public var code: String {
         switch self {
@@ -34,6 +37,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         case .cmykProfileNotUsed: "colour.cmyk_profile_not_used"
         case .gainMapDropped: "gain_map.dropped"
         case .renditionNotConverted: "rendition.colour_not_converted"
+        case .renditionMetadataLeftOut: "rendition.metadata_left_out"
         }
     }
 
@@ -52,6 +56,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
             "the original's HDR gain map was not carried, so the render is standard range only: \(reason)"
         case .renditionNotConverted(let rendition, let reason):
             "rendition \(rendition) was not converted to sRGB, so it keeps the render's colour profile: \(reason)"
+        case .renditionMetadataLeftOut(let rendition, let reason):
+            "rendition \(rendition) carries less metadata than the render: \(reason)"
         }
     }
 

@@ -28,12 +28,33 @@ extension Renderer {
                 warnings.append(.renditionNotConverted(rendition: rendition.name, reason: error.description))
             }
         }
-        let exif =
+        var exif =
             rendition.metadata == .none
             ? nil
             : exif(
                 for: size, request: request, header: header, keepsLocation: rendition.metadata == .all,
                 warnings: &warnings)
+        // A WebP carries at most `WebPMetadata.maxTotalBytes` of metadata: the EXIF goes first,
+        // then the profile, never the rendition (metadata never fails a render).
+        if rendition.format == .webp {
+            let limit = RenditionCodecs.maxWebPMetadataBytes
+            if let kept = exif, kept.count + (profile?.count ?? 0) > limit {
+                exif = nil
+                warnings.append(
+                    .renditionMetadataLeftOut(
+                        rendition: rendition.name,
+                        reason: "its EXIF (\(kept.count) bytes) and colour profile (\(profile?.count ?? 0) bytes) "
+                            + "are more than the \(limit) bytes a WebP rendition carries, so the EXIF was left out"))
+            }
+            if let kept = profile, kept.count > limit {
+                profile = nil
+                warnings.append(
+                    .renditionMetadataLeftOut(
+                        rendition: rendition.name,
+                        reason: "its \(kept.count)-byte colour profile is more than the \(limit) bytes a WebP "
+                            + "rendition carries, so viewers read it as sRGB"))
+            }
+        }
         let quality = rendition.quality ?? request.encoding.quality
         let writer: any RenditionWriter
         switch rendition.format {

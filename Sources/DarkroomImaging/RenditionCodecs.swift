@@ -10,6 +10,9 @@ enum RenditionCodecs {
         var exif: [UInt8]?
     }
 
+    /// The metadata a WebP rendition may carry, ICC profile and EXIF together.
+    static let maxWebPMetadataBytes = WebPMetadata.maxTotalBytes
+
     /// What the encoder holds at its peak beyond the picture (its output included).
     static func workingBytes(_ format: Rendition.Format, size: PixelSize) -> Int {
         switch format {

@@ -118,3 +118,40 @@ import Testing
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }
 }
+
+extension StreamRenderTests {
+    /// A WebP carries at most 1 MiB of metadata. A photo whose colour profile is larger still
+    /// gets its WebP rendition, without the profile and with a warning that says so.
+    @Test func aWebPRenditionLeavesOutAProfileLargerThanItCarries() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.remove() }
+        // Apple's Display P3 profile, its size field made to count 1.5 MiB of padding after it.
+        var profile = try Fixtures.bytes(of: Fixtures.root.appendingPathComponent("icc/apple-display-p3.icc"))
+        profile += [UInt8](repeating: 0, count: (3 << 19) - profile.count)
+        let size = UInt32(profile.count)
+        profile.replaceSubrange(0..<4, with: [24, 16, 8, 0].map { UInt8(truncatingIfNeeded: size >> $0) })
+        let image = DecodedImage(width: 64, height: 48, pixels: HEIFFixtures.quadrants(width: 64, height: 48))
+        let input = folder.file("in.jpg")
+        let file = try FileUpload(finalPath: input)
+        let encoder = try JPEGEncoder(sink: file)
+        try encoder.start(width: 64, height: 48, encoding: JPEGEncoding(quality: 95))
+        try encoder.writeICCProfile(profile)
+        try image.pixels.withUnsafeBytes { try encoder.writeRows(from: $0, rowStride: 64 * 3, rowCount: 48) }
+        try encoder.finish()
+        try file.commit()
+
+        var roomy = request(threads: 1, folder: folder)
+        roomy.limits.memoryBudget = 64 << 20
+        let thumb = try FileUpload(finalPath: folder.file("thumb.webp"))
+        let result = try Renderer.render(
+            roomy, from: FileSource(path: input), to: try FileUpload(finalPath: folder.file("out.jpg")),
+            renditions: [RenditionUpload(Rendition(name: "thumb", format: .webp, longestSide: 32), to: thumb)]
+        ) { _ in PictureEdit(operations: [], orientation: .up) }
+        #expect(result.warnings.contains { $0.code == "rendition.metadata_left_out" }, "\(result.warnings)")
+        let info = try ReferenceImages.run("webpinfo", [folder.file("thumb.webp")])
+        #expect(info.status == 0 && !info.output.contains("ICCP"), "\(info.output)")
+        // The full render keeps the profile: a JPEG has room for it.
+        let rendered = try JPEGDecoder(source: FileSource(path: folder.file("out.jpg"))).header
+        #expect(rendered.iccProfile?.count == profile.count)
+    }
+}
