@@ -62,15 +62,13 @@ public struct AreaResampler: Sendable {
     }
 }
 
-/// Feeds 8-bit output rows into an `AreaResampler` and hands finished 8-bit rows of the
+/// Feeds rows of linear light into an `AreaResampler` and hands finished 8-bit rows of the
 /// smaller image to `emit`, in order.
 final class StreamingDownscaler {
     private let resampler: AreaResampler
     private let emit: (UnsafePointer<UInt8>) throws -> Void
     private var sums: [UnsafeMutableBufferPointer<Float>]  // one accumulator per open output row
     private var openRows: [Int]
-    /// For `add(rows:from:)` alone, made on its first call: a `RenditionFan` shares one.
-    private var linearRow: UnsafeMutableBufferPointer<Float>?
     private let reducedRow: UnsafeMutableBufferPointer<Float>
     private let encodedRow: UnsafeMutableBufferPointer<UInt8>
     private var nextInputRow = 0
@@ -107,7 +105,6 @@ final class StreamingDownscaler {
 
     deinit {
         for sum in sums { sum.deallocate() }
-        linearRow?.deallocate()
         reducedRow.deallocate()
         encodedRow.deallocate()
         columnFirst.deallocate()
@@ -115,18 +112,8 @@ final class StreamingDownscaler {
         columnWeights.deallocate()
     }
 
-    /// Adds `rows` rows of `source.width * 3` bytes.
-    func add(rows: Int, from bytes: UnsafePointer<UInt8>) throws {
-        let width = resampler.source.width
-        let linear = linearRow ?? .allocate(capacity: width * 3)
-        linearRow = linear
-        for row in 0..<rows {
-            SRGB.decode(bytes + row * width * 3, into: linear.baseAddress!, count: width * 3)
-            try add(linearRow: UnsafePointer(linear.baseAddress!))
-        }
-    }
-
-    /// Adds one row of `source.width * 3` linear floats.
+    /// Adds one row of `source.width * 3` linear floats (`RenditionFan` decodes each row once
+    /// for every downscaler it feeds).
     func add(linearRow: UnsafePointer<Float>) throws {
         reduceColumns(linearRow)
         for (output, weight) in resampler.contributions(ofRow: nextInputRow) {

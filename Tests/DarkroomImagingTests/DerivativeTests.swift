@@ -36,17 +36,16 @@ import Testing
 
     @Test func halvingAveragesEachTwoByTwoBlockInLinearLight() throws {
         let resampler = AreaResampler(source: PixelSize(width: 4, height: 2), target: PixelSize(width: 2, height: 1))
-        var emitted: [[UInt8]] = []
-        let scaler = StreamingDownscaler(resampler: resampler) { row in
-            emitted.append(Array(UnsafeBufferPointer(start: row, count: 6)))
-        }
+        let rows = CollectedRows(width: 2)
+        let fan = RenditionFan(output: resampler.source, sizes: [resampler.target], writers: [rows])
         // Left block: black and white → linear mean 0.5 → sRGB code 188. Right block: flat 100.
         let pixels: [UInt8] = [
             0, 0, 0, 255, 255, 255, 100, 100, 100, 100, 100, 100,
             255, 255, 255, 0, 0, 0, 100, 100, 100, 100, 100, 100,
         ]
-        try pixels.withUnsafeBufferPointer { try scaler.add(rows: 2, from: $0.baseAddress!) }
-        #expect(emitted == [[188, 188, 188, 100, 100, 100]])
+        try pixels.withUnsafeBufferPointer { try fan.add(rows: 2, from: $0.baseAddress!) }
+        try fan.finish()
+        #expect(rows.rows == [[188, 188, 188, 100, 100, 100]])
     }
 
     @Test func renderWritesTheDisplayCopyBesideTheFullImage() throws {
@@ -67,4 +66,15 @@ import Testing
         }
         #expect(folder.contents() == ["display.jpg", "full.jpg"])
     }
+}
+
+/// The rows a rendition's downscaler emits, kept.
+final class CollectedRows: RenditionWriter {
+    let width: Int
+    private(set) var rows: [[UInt8]] = []
+    init(width: Int) { self.width = width }
+    func write(row: UnsafePointer<UInt8>) throws {
+        rows.append(Array(UnsafeBufferPointer(start: row, count: width * 3)))
+    }
+    func finish() throws {}
 }
