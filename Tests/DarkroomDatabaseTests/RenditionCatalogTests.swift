@@ -84,19 +84,30 @@ struct RenditionCatalogTests {
         }
     }
 
+    /// Queues and claims a job on a new asset and completes it with one layer whose record says
+    /// `renderedWith`; returns the asset.
+    @discardableResult
+    static func complete(on connection: PostgresConnection, renderedWith: String) throws -> Int64 {
+        let queue = JobQueue(connection, logger: .quiet)
+        let asset = try registerAsset(1, on: connection)
+        _ = try queue.enqueueSample(assetID: asset)
+        let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
+        var layer = sampleAdjustment(for: job)
+        layer.renderedWith = renderedWith
+        try queue.complete(job, with: JobResult(.layers([layer]), expectedCurrent: nil))
+        return asset
+    }
+
     @Test func eachRecordListsTheRenditionsItsRenderWroteAndWhetherTheyAreCurrent() throws {
         try withQueueDatabase { _, connection in
             let catalog = RenditionCatalog(connection)
             _ = try catalog.add(.init(name: "thumb", format: "webp", longestSide: 320))
-            let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
-            _ = try queue.enqueueSample(assetID: asset)
-            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            var layer = sampleAdjustment(for: job)
-            layer.renderedWith =
-                #"{"renditions":[{"name":"display","version":1,"format":"jpeg","path":"renders/1/1.display.jpg","width":2048,"height":1536,"bytes":400000},"#
-                + #"{"name":"thumb","version":1,"format":"webp","path":"renders/1/1.thumb.webp","width":320,"height":240,"bytes":9000}]}"#
-            try queue.complete(job, with: JobResult(.layers([layer]), expectedCurrent: nil))
+            let asset = try Self.complete(
+                on: connection,
+                renderedWith:
+                    #"{"renditions":[{"name":"display","version":1,"format":"jpeg","path":"renders/1/1.display.jpg","width":2048,"height":1536,"bytes":400000},"#
+                    + #"{"name":"thumb","version":1,"format":"webp","path":"renders/1/1.thumb.webp","width":320,"height":240,"bytes":9000}]}"#
+            )
             _ = try catalog.add(.init(name: "thumb", format: "webp", longestSide: 400))
 
             let rows = try connection.query(
@@ -110,17 +121,15 @@ struct RenditionCatalogTests {
 
     @Test func aRecordNamingARenditionVersionThatDoesNotExistIsRefused() throws {
         try withQueueDatabase { _, connection in
-            let queue = JobQueue(connection, logger: .quiet)
-            let asset = try registerAsset(1, on: connection)
-            _ = try queue.enqueueSample(assetID: asset)
-            let job = try #require(try queue.claim(workerID: "w1", limit: 1, lease: .seconds(60)).first)
-            var layer = sampleAdjustment(for: job)
-            layer.renderedWith =
-                #"{"renditions":[{"name":"thumb","version":7,"format":"webp","path":"renders/1/1.thumb.webp","width":1,"height":1,"bytes":1}]}"#
             #expect(throws: (any Error).self) {
-                try queue.complete(job, with: JobResult(.layers([layer]), expectedCurrent: nil))
+                try Self.complete(
+                    on: connection,
+                    renderedWith:
+                        #"{"renditions":[{"name":"thumb","version":7,"format":"webp","path":"renders/1/1.thumb.webp","width":1,"height":1,"bytes":1}]}"#
+                )
             }
-            #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)
+            let records = try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int
+            #expect(records == 0)
         }
     }
 }
