@@ -234,13 +234,32 @@ struct GainMapCarry {
     }
 }
 
-/// The map rendered: its JPEG (and each rendition's, by the rendition's name), ready to join the image's.
+/// The map rendered: its JPEG, ready to join the image's, and each rendition's share by the
+/// rendition's name.
 struct RenderedGainMap {
     var kind: GainMapKind
     var metadata: GainMapMetadata
     var jpeg: [UInt8]
-    var renditionJPEGs: [String: [UInt8]]
+    var renditions: [String: RenditionGainMap]
     var size: PixelSize
+
+    /// What the image's render holds of it.
+    var heldBytes: Int { jpeg.count + renditions.values.reduce(0) { $0 + $1.bytes } }
+}
+
+/// A rendition's share of a rendered gain map, as its format carries it.
+enum RenditionGainMap {
+    /// A JPEG, joined to the rendition's JPEG as Ultra HDR.
+    case jpeg([UInt8])
+    /// The samples an AVIF codes beside its picture.
+    case samples(GainMapSamples)
+
+    var bytes: Int {
+        switch self {
+        case .jpeg(let bytes): bytes.count
+        case .samples(let samples): samples.codes.count
+        }
+    }
 }
 
 extension GainMapCarry {
@@ -256,19 +275,21 @@ extension GainMapCarry {
         let sink = MemorySink(name: "gain map")
         let encoder = try wrap { try JPEGEncoder(sink: sink) }
         try wrap { try encoder.start(width: output.width, height: output.height, encoding: encoding) }
-        let renditions = try plan.renditions.map { planned in
+        let renditions = try plan.renditions.map { planned -> (name: String, writer: any GainMapRenditionWriter) in
             let size = planned.size
+            guard planned.rendition.format == .jpeg else {
+                return (planned.rendition.name, HeldGainMapWriter(size: size, channels: samples.channels))
+            }
             let sink = MemorySink(name: "gain map (rendition \(planned.rendition.name))")
             let encoder = try wrap { try JPEGEncoder(sink: sink) }
             try wrap { try encoder.start(width: size.width, height: size.height, encoding: encoding) }
-            return (
-                name: planned.rendition.name, sink: sink,
-                writer: GainMapRowWriter(encoder, width: size.width, grey: grey)
-            )
+            return (planned.rendition.name, GainMapRowWriter(encoder, sink: sink, width: size.width, grey: grey))
         }
         let fan =
             renditions.isEmpty
-            ? nil : RenditionFan(output: output, sizes: plan.renditions.map(\.size), writers: renditions.map(\.writer))
+            ? nil
+            : RenditionFan(
+                output: output, sizes: plan.renditions.map { $0.size }, writers: renditions.map { $0.writer })
         let pipeline = StripPipeline(
             plan: plan, decoder: GainMapRows(samples, name: "gain map"), encoder: encoder,
             spillDirectory: spillDirectory, threads: 1, isCancelled: isCancelled)
@@ -292,7 +313,8 @@ extension GainMapCarry {
         try fan?.finish()
         return RenderedGainMap(
             kind: kind, metadata: metadata, jpeg: sink.bytes,
-            renditionJPEGs: Dictionary(uniqueKeysWithValues: renditions.map { ($0.name, $0.sink.bytes) }), size: output)
+            renditions: Dictionary(uniqueKeysWithValues: renditions.map { ($0.name, $0.writer.rendered) }), size: output
+        )
     }
 
     /// RGB rows (equal channels for a luminance map) to the encoder: their first channel for grey.
@@ -366,15 +388,23 @@ final class MemorySink: ByteSink {
     }
 }
 
-/// A rendition's map rows into its JPEG encoder, grey or RGB as the map is.
-final class GainMapRowWriter: RenditionWriter {
+/// Where a rendition's share of the map goes while the map renders.
+protocol GainMapRenditionWriter: RenditionWriter {
+    /// After `finish`: what the rendition carries.
+    var rendered: RenditionGainMap { get }
+}
+
+/// A JPEG rendition's map rows into its JPEG encoder, grey or RGB as the map is.
+final class GainMapRowWriter: GainMapRenditionWriter {
     private let encoder: JPEGEncoder
+    private let sink: MemorySink
     private let width: Int
     private let grey: Bool
     private let scratch: UnsafeMutableBufferPointer<UInt8>
 
-    init(_ encoder: JPEGEncoder, width: Int, grey: Bool) {
+    init(_ encoder: JPEGEncoder, sink: MemorySink, width: Int, grey: Bool) {
         self.encoder = encoder
+        self.sink = sink
         self.width = width
         self.grey = grey
         scratch = .allocate(capacity: width)
@@ -387,6 +417,39 @@ final class GainMapRowWriter: RenditionWriter {
     }
 
     func finish() throws { try wrap { try encoder.finish() } }
+
+    var rendered: RenditionGainMap { .jpeg(sink.bytes) }
+}
+
+/// An AVIF rendition's map rows, held as samples (one channel for a luminance map) until the
+/// rendition's encoder codes them beside its picture.
+final class HeldGainMapWriter: GainMapRenditionWriter {
+    private let size: PixelSize
+    private let channels: Int
+    private var codes: [UInt8] = []
+
+    init(size: PixelSize, channels: Int) {
+        self.size = size
+        self.channels = channels
+        codes.reserveCapacity(size.area * channels)
+    }
+
+    func write(row: UnsafePointer<UInt8>) throws {
+        precondition(codes.count < size.area * channels, "more rows than the map's \(size)")
+        if channels == 3 {
+            codes.append(contentsOf: UnsafeBufferPointer(start: row, count: size.width * 3))
+        } else {
+            for x in 0..<size.width { codes.append(row[3 * x]) }
+        }
+    }
+
+    func finish() throws {
+        precondition(codes.count == size.area * channels, "the map got \(codes.count / channels) of its pixels")
+    }
+
+    var rendered: RenditionGainMap {
+        .samples(GainMapSamples(width: size.width, height: size.height, channels: channels, codes: codes))
+    }
 }
 
 extension GainMapCarry {

@@ -230,8 +230,22 @@ public enum RenderPlanner {
         huffman: HuffmanOptimisation = .off, limits: RenderLimits, renditions: [Rendition] = [],
         streamBufferBytes: Int = 0
     ) throws -> RenderPlan {
+        try plan(
+            source: source, geometry: geometry, encoding: encoding, huffman: huffman, limits: limits,
+            renditions: renditions, renditionMaps: [:], streamBufferBytes: streamBufferBytes)
+    }
+
+    /// As above; `renditionMaps` names the AVIF renditions that code a gain map beside their
+    /// picture, and its shape.
+    static func plan(
+        source: SourceHeader, geometry: RenderGeometry, encoding: OutputEncoding, huffman: HuffmanOptimisation,
+        limits: RenderLimits, renditions: [Rendition], renditionMaps: [String: RenditionMapShape],
+        streamBufferBytes: Int
+    ) throws -> RenderPlan {
         let streams = streamBytes(outputs: 1 + renditions.count, backendBytesPerStream: streamBufferBytes)
-        let planned = renditions.map { plan($0, output: geometry.outputSize, encoding: encoding) }
+        let planned = renditions.map {
+            plan($0, output: geometry.outputSize, encoding: encoding, gainMap: renditionMaps[$0.name])
+        }
         let renditionBytes = renditionBytes(planned, output: geometry.outputSize)
         let stored = geometry.storedSize
         guard stored.area <= limits.maxPixels else {
@@ -427,9 +441,12 @@ public enum RenderPlanner {
     }
 
     /// One rendition: up to four open rows of sums at its width, its encoder, and for WebP and
-    /// AVIF the picture held whole, and apart what their encoders hold (`RenditionCodecs`); with
-    /// `--color srgb`, Little CMS's transform and a row to convert into.
-    static func plan(_ rendition: Rendition, output: PixelSize, encoding: OutputEncoding) -> RenditionPlan {
+    /// AVIF the picture held whole, and apart what their encoders hold (`RenditionCodecs`, an
+    /// AVIF's `gainMap` coded too); with `--color srgb`, Little CMS's transform and a row to
+    /// convert into.
+    static func plan(
+        _ rendition: Rendition, output: PixelSize, encoding: OutputEncoding, gainMap: RenditionMapShape? = nil
+    ) -> RenditionPlan {
         let size = AreaResampler.displaySize(of: output, longestSide: rendition.longestSide)
         var bytes = size.width * 12 * 4 + size.width * 3
         var encoderBytes = 0
@@ -438,7 +455,7 @@ public enum RenderPlanner {
             bytes += Self.encoderBytes(width: size.width, fullChroma: jpegEncoding(rendition, encoding).jpeg.fullChroma)
         case .webp, .avif:
             bytes += size.area * 3
-            encoderBytes = RenditionCodecs.workingBytes(rendition.format, size: size)
+            encoderBytes = RenditionCodecs.workingBytes(rendition.format, size: size, gainMap: gainMap)
         }
         if rendition.color == .srgb { bytes += RGBTransform.approximateBytes + size.width * 3 }
         return RenditionPlan(rendition: rendition, size: size, bytes: bytes, encoderBytes: encoderBytes)

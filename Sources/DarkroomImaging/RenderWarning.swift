@@ -27,6 +27,9 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
     /// A rendition's format carries less metadata than the render has: `reason` says what it
     /// left out (a WebP's EXIF, then its colour profile).
     case renditionMetadataLeftOut(rendition: String, reason: String)
+    /// A rendition that keeps HDR does not carry the render's gain map (the render and its other
+    /// renditions do): `reason` says why.
+    case renditionGainMapLeftOut(rendition: String, reason: String)
 
     public var code: String {
         switch self {
@@ -38,6 +41,7 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
         case .gainMapDropped: "gain_map.dropped"
         case .renditionNotConverted: "rendition.colour_not_converted"
         case .renditionMetadataLeftOut: "rendition.metadata_left_out"
+        case .renditionGainMapLeftOut: "rendition.gain_map_left_out"
         }
     }
 
@@ -58,6 +62,8 @@ public enum RenderWarning: Sendable, Hashable, CustomStringConvertible {
             "rendition \(rendition) was not converted to sRGB, so it keeps the render's colour profile: \(reason)"
         case .renditionMetadataLeftOut(let rendition, let reason):
             "rendition \(rendition) carries less metadata than the render: \(reason)"
+        case .renditionGainMapLeftOut(let rendition, let reason):
+            "rendition \(rendition) is standard range only, though the render carries its HDR gain map: \(reason)"
         }
     }
 

@@ -14,7 +14,8 @@ extension RenderRequest {
 extension Renderer {
     static func startRendition(
         _ planned: RenditionPlan, sink: any ByteSink, request: RenderRequest, header: SourceHeader,
-        profile sourceProfile: [UInt8]?, optimizeCoding: Bool, warnings: inout [RenderWarning]
+        profile sourceProfile: [UInt8]?, gainMap: RenderedGainMap? = nil, optimizeCoding: Bool,
+        warnings: inout [RenderWarning]
     ) throws -> any RenditionWriter {
         let rendition = planned.rendition
         let size = planned.size
@@ -69,7 +70,15 @@ extension Renderer {
             }
             writer = JPEGRenditionWriter(encoder: encoder, width: size.width)
         case .webp, .avif:
-            let metadata = RenditionCodecs.Metadata(iccProfile: profile, exif: exif)
+            var metadata = RenditionCodecs.Metadata(iccProfile: profile, exif: exif)
+            if rendition.joinsGainMap, let gainMap, case .samples(let samples) = gainMap.renditions[rendition.name] {
+                do {
+                    metadata.gainMap = try RenditionCodecs.gainMap(samples, metadata: gainMap.metadata)
+                } catch {
+                    warnings.append(
+                        .gainMapDropped(reason: "rendition \(rendition.name) cannot carry its metadata: \(error)"))
+                }
+            }
             writer = HeldPictureWriter(size: size, sink: sink, format: rendition.format == .webp ? .webp : .heif) {
                 pixels, size in
                 try RenditionCodecs.encode(

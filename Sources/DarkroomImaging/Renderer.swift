@@ -220,18 +220,16 @@ public enum Renderer {
         }
         let renditions = targets.map(\.rendition)
         var plan = try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
-        var mapPlan: (plan: RenderPlan, held: Int)?
+        var mapPlan: GainMapPlan?
         if let loaded = carry {
-            do {
-                mapPlan = try planGainMap(
-                    loaded, request: request, header: decoder.header, orientation: turn, plan: plan)
-            } catch let drop as GainMapCarry.Drop {
-                warnings.append(.gainMapDropped(reason: drop.reason))
-                carry = nil
-            }
+            let planned = try planWithGainMap(
+                request, header: decoder.header, orientation: turn, renditions: renditions, carry: loaded, plan: plan)
+            (plan, mapPlan) = (planned.plan, planned.map)
+            warnings += planned.warnings
+            if planned.map == nil { carry = nil }
         }
         // Only the header (a HEIF's whole file) and a map's samples are held yet; the price counts them.
-        try admit(RenderPlanner.admissionPrice(plan, gainMap: mapPlan))
+        try admit(RenderPlanner.admissionPrice(plan, gainMap: mapPlan.map { ($0.plan, $0.held) }))
         var map: RenderedGainMap?
         if let rendered = try renderGainMapFirst(
             &carry, plan: mapPlan, request: request, header: decoder.header, orientation: turn,
@@ -245,10 +243,13 @@ public enum Renderer {
             return try ScratchSink(directory: request.spillDirectory, name: upload.objectName)
         }
         let primarySink = try sink(output, joins: true)
-        let renditionSinks = try targets.map { try sink($0.upload, joins: $0.rendition.joinsGainMap) }
+        // An AVIF codes its map itself; a JPEG's is joined to it afterwards.
+        let renditionSinks = try targets.map {
+            try sink($0.upload, joins: $0.rendition.joinsGainMap && $0.rendition.format == .jpeg)
+        }
         let encoders = try startEncoders(
-            request, decoder: decoder, plan: plan, primary: primarySink, renditions: renditionSinks, input: input,
-            warnings: &warnings)
+            request, decoder: decoder, plan: plan, primary: primarySink, renditions: renditionSinks, gainMap: map,
+            input: input, warnings: &warnings)
         try StripPipeline(
             plan: plan, decoder: decoder.rows, encoder: encoders.primary, spillDirectory: request.spillDirectory,
             threads: request.threads, renditions: encoders.renditions, isCancelled: request.isCancelled
@@ -271,9 +272,10 @@ public enum Renderer {
         try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
         for (target, held) in zip(targets, renditionSinks) {
             guard let scratch = held as? ScratchSink else { continue }
-            try GainMapJoin.write(
-                scratch, map: map.renditionJPEGs[target.rendition.name], metadata: map.metadata, to: target.upload,
-                warnings: &warnings)
+            guard case .jpeg(let jpeg) = map.renditions[target.rendition.name] else {
+                preconditionFailure("a JPEG rendition waits for a map that was not rendered as a JPEG")
+            }
+            try GainMapJoin.write(scratch, map: jpeg, metadata: map.metadata, to: target.upload, warnings: &warnings)
         }
         let dropped = warnings.contains { if case .gainMapDropped = $0 { true } else { false } }
         let hdr = CarriedHDR(
@@ -286,7 +288,8 @@ public enum Renderer {
     /// metadata written, before the first row.
     static func startEncoders(
         _ request: RenderRequest, decoder: SourceDecoder, plan: RenderPlan, primary: any ByteSink,
-        renditions sinks: [any ByteSink], input: any ByteSource, warnings: inout [RenderWarning]
+        renditions sinks: [any ByteSink], gainMap: RenderedGainMap? = nil, input: any ByteSource,
+        warnings: inout [RenderWarning]
     ) throws -> (primary: JPEGEncoder, renditions: RenditionFan?) {
         let size = plan.geometry.outputSize
         let encoder = try wrap { try JPEGEncoder(sink: primary) }
@@ -310,7 +313,7 @@ public enum Renderer {
         let writers = try zip(plan.renditions, sinks).map { planned, sink in
             try startRendition(
                 planned, sink: sink, request: request, header: decoder.header, profile: profile.iccProfile,
-                optimizeCoding: plan.optimizeCoding, warnings: &warnings)
+                gainMap: gainMap, optimizeCoding: plan.optimizeCoding, warnings: &warnings)
         }
         return (encoder, RenditionFan(output: size, sizes: plan.renditions.map(\.size), writers: writers))
     }
@@ -347,18 +350,58 @@ public enum Renderer {
         let (request, turn) = try request.applying(edit(decoder.header))
         let plan = try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
         guard let gainMapSource else { return plan.description }
+        let carry: GainMapCarry
         do {
             guard
-                let carry = try GainMapCarry.load(
+                let loaded = try GainMapCarry.load(
                     from: decoder, reopen: gainMapSource, maxBytes: GainMapCarry.maxFileBytes(request.limits))
             else { return plan.description }
-            let map = try planGainMap(carry, request: request, header: decoder.header, orientation: turn, plan: plan)
-            let channels = carry.samples.channels == 1 ? "one channel" : "three channels"
-            return plan.description + "\n\n"
-                + "gain map   \(carry.kind.rawValue), \(carry.size), \(channels), rendered first; the image's "
-                + "render then holds its JPEGs (at most \(ByteCount.format(map.held)))\n" + map.plan.description
+            carry = loaded
+        } catch {
+            return plan.description + "\n\ngain map   dropped: \(error.reason)"
+        }
+        let planned = try planWithGainMap(
+            request, header: decoder.header, orientation: turn, renditions: renditions, carry: carry, plan: plan)
+        guard let map = planned.map else {
+            return planned.plan.description + "\n\ngain map   dropped: \(planned.warnings.map(\.message).joined())"
+        }
+        let channels = carry.samples.channels == 1 ? "one channel" : "three channels"
+        return planned.plan.description + "\n\n"
+            + "gain map   \(carry.kind.rawValue), \(carry.size), \(channels), rendered first; the image's render "
+            + "then holds its JPEGs and the AVIF renditions' maps (at most \(ByteCount.format(map.held)))\n"
+            + map.plan.description
+    }
+
+    /// The image's plan and its gain map's, as a render makes them: the map's own, then the
+    /// image's again when AVIF renditions code the map beside their picture. When their coders do
+    /// not fit, the AVIF renditions are standard range and the rest carry the map; a map that
+    /// cannot be carried at all is nil, and the image's `plan` stands. Each with its warning.
+    static func planWithGainMap(
+        _ request: RenderRequest, header: SourceHeader, orientation: Orientation, renditions: [Rendition],
+        carry: GainMapCarry, plan: RenderPlan
+    ) throws -> (plan: RenderPlan, map: GainMapPlan?, warnings: [RenderWarning]) {
+        do {
+            let map = try planGainMap(carry, request: request, header: header, orientation: orientation, plan: plan)
+            guard !map.renditionMaps.isEmpty else { return (plan, map, []) }
+            do {
+                let withMaps = try Self.plan(
+                    request, header: header, orientation: orientation, renditions: renditions,
+                    renditionMaps: map.renditionMaps)
+                return (withMaps, map, [])
+            } catch let error as RenderError where error.code == .memoryBudgetExceeded {
+                let needed = ByteCount.format(error.bytesNeeded ?? 0)
+                let budget = ByteCount.format(request.limits.memoryBudget)
+                let leftOut = map.renditionMaps.keys.sorted().map {
+                    RenderWarning.renditionGainMapLeftOut(
+                        rendition: $0, reason: "coding the map into it needs \(needed) of the \(budget) budget")
+                }
+                let jpegOnly = try planGainMap(
+                    carry, request: request, header: header, orientation: orientation, plan: plan,
+                    codingAVIFMaps: false)
+                return (plan, jpegOnly, leftOut)
+            }
         } catch let drop as GainMapCarry.Drop {
-            return plan.description + "\n\ngain map   dropped: \(drop.reason)"
+            return (plan, nil, [.gainMapDropped(reason: drop.reason)])
         }
     }
 
@@ -398,7 +441,7 @@ public enum Renderer {
     /// from its budget.
     static func plan(
         _ request: RenderRequest, header: SourceHeader, orientation: Orientation, renditions: [Rendition],
-        holding: Int = 0
+        renditionMaps: [String: RenditionMapShape] = [:], holding: Int = 0
     ) throws -> RenderPlan {
         let placement = header.placement(scaleEighths: request.decodeScaleEighths)
         let oriented = placement.followed(by: orientation)
@@ -409,8 +452,8 @@ public enum Renderer {
         limits.memoryBudget -= holding
         var plan = try RenderPlanner.plan(
             source: header, geometry: geometry, encoding: request.encoding,
-            huffman: request.huffman, limits: limits,
-            renditions: renditions, streamBufferBytes: request.streamBufferBytes)
+            huffman: request.huffman, limits: limits, renditions: renditions, renditionMaps: renditionMaps,
+            streamBufferBytes: request.streamBufferBytes)
         if holding > 0 {
             plan.memory.gainMap = holding
             plan.budget = request.limits.memoryBudget

@@ -9,8 +9,9 @@ public struct Rendition: Sendable, Equatable {
 
         /// The stored file's extension.
         public var fileExtension: String { self == .jpeg ? "jpg" : rawValue }
-        /// Whether darkroom writes an HDR gain map in this format (Ultra HDR, JPEG only).
-        public var carriesGainMap: Bool { self == .jpeg }
+        /// Whether darkroom writes an HDR gain map in this format: Ultra HDR in a JPEG, an
+        /// ISO 21496-1 `tmap` item in an AVIF. (libwebp has no gain map.)
+        public var carriesGainMap: Bool { self != .webp }
     }
 
     /// What of the original's metadata the rendition carries. Every choice keeps the colour
@@ -41,7 +42,7 @@ public struct Rendition: Sendable, Equatable {
     public var quality: Int?
     public var metadata: Metadata
     public var color: Color
-    /// Carry the original's HDR gain map, when the render keeps one (`format.carriesGainMap`).
+    /// Carry the render's HDR gain map, when it keeps one (`format.carriesGainMap`).
     public var keepsHDR: Bool
 
     public init(
@@ -75,13 +76,20 @@ public struct RenditionPlan: Sendable, Equatable {
     /// A WebP or AVIF encoder's peak, when it runs after the strips; 0 for JPEG.
     public var encoderBytes = 0
 
-    /// A gain map's JPEG for this rendition, at the map's `size`: its rows of sums and encoder.
+    /// This rendition's share of a gain map, at the map's `size`: its rows of sums, and a JPEG
+    /// encoder (Ultra HDR) or the samples an AVIF codes beside its picture (three channels at most).
     func scaled(to size: PixelSize) -> RenditionPlan {
-        RenditionPlan(
-            rendition: rendition, size: size,
-            bytes: size.width * 12 * 4 + size.width * 3
-                + RenderPlanner.encoderBytes(width: size.width, fullChroma: true))
+        let output =
+            rendition.format == .jpeg ? RenderPlanner.encoderBytes(width: size.width, fullChroma: true) : size.area * 3
+        return RenditionPlan(rendition: rendition, size: size, bytes: size.width * 12 * 4 + size.width * 3 + output)
     }
+}
+
+/// The gain map an AVIF rendition codes beside its picture.
+struct RenditionMapShape: Sendable, Equatable {
+    var size: PixelSize
+    /// 1 (a luminance map) or 3.
+    var channels: Int
 }
 
 /// A rendition as written.

@@ -1,3 +1,4 @@
+import GainMaps
 import LibHeif
 import LibWebP
 
@@ -8,18 +9,36 @@ enum RenditionCodecs {
         var iccProfile: [UInt8]?
         /// An APP1 payload (`Exif\0\0` + TIFF), as the render's EXIF is built.
         var exif: [UInt8]?
+        /// The render's gain map at the rendition's share, coded beside the picture (AVIF only).
+        var gainMap: HEIFGainMapPicture?
+    }
+
+    /// An AVIF rendition's map: its samples and ISO 21496-1's metadata as a `tmap` item holds them.
+    static func gainMap(_ samples: GainMapSamples, metadata: GainMapMetadata) throws(GainMapError)
+        -> HEIFGainMapPicture
+    {
+        HEIFGainMapPicture(
+            width: samples.width, height: samples.height, channels: samples.channels, samples: samples.codes,
+            toneMapItem: try ISOGainMapMetadata.encodeToneMapItem(metadata.validated(.iso21496)))
     }
 
     /// The metadata a WebP rendition may carry, ICC profile and EXIF together.
     static let maxWebPMetadataBytes = WebPMetadata.maxTotalBytes
 
-    /// What the encoder holds at its peak beyond the picture (its output included).
-    static func workingBytes(_ format: Rendition.Format, size: PixelSize) -> Int {
+    /// What the encoder holds at its peak beyond the picture (its output included), and an AVIF's
+    /// `gainMap` coded beside it.
+    static func workingBytes(_ format: Rendition.Format, size: PixelSize, gainMap: RenditionMapShape? = nil) -> Int {
         switch format {
-        case .jpeg: 0
-        case .webp: WebPEncoder.workingBytes(width: size.width, height: size.height)
+        case .jpeg: return 0
+        case .webp: return WebPEncoder.workingBytes(width: size.width, height: size.height)
         case .avif:
-            HEIFWriter.workingBytes(width: size.width, height: size.height, settings: HEIFWriteSettings(quality: 50))
+            let settings = HEIFWriteSettings(quality: 50)
+            let picture = HEIFWriter.workingBytes(width: size.width, height: size.height, settings: settings)
+            guard let gainMap else { return picture }
+            return picture
+                + HEIFWriter.gainMapWorkingBytes(
+                    width: gainMap.size.width, height: gainMap.size.height, channels: gainMap.channels,
+                    settings: settings)
         }
     }
 
@@ -46,7 +65,7 @@ enum RenditionCodecs {
                     rgb: pixels, width: size.width, height: size.height,
                     settings: HEIFWriteSettings(
                         quality: quality, exif: metadata.exif, iccProfile: metadata.iccProfile),
-                    name: objectName)
+                    gainMap: metadata.gainMap, name: objectName)
             } catch {
                 throw RenderError.codec(CodecError(error))
             }

@@ -51,6 +51,43 @@ struct WritingContext: ~Copyable {
         if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
     }
 
+    /// Codes `gainMap` as a second image and adds the `tmap` item deriving the HDR picture from
+    /// `base` (the primary, `width` × `height`) and it; the items `HEIFToneMapLayout` then groups.
+    func addGainMap(
+        _ gainMap: HEIFGainMapPicture, to base: borrowing EncodedImage, width: Int, height: Int,
+        settings: HEIFWriteSettings
+    ) throws(HEIFError) -> HEIFToneMapLayout.Items {
+        var mapSettings = settings
+        (mapSettings.exif, mapSettings.xmp, mapSettings.iccProfile) = (nil, nil, nil)
+        mapSettings.chroma = .yuv444
+        mapSettings.nclx = HEIFGainMapPicture.nclx
+        let map: EncodedImage
+        do {
+            let image = try InputImage(
+                width: gainMap.width, height: gainMap.height, channels: gainMap.channels, name: name)
+            try gainMap.samples.withUnsafeBufferPointer { samples throws(HEIFError) in try image.fill(from: samples) }
+            try image.describe(iccProfile: nil, nclx: mapSettings.nclx)
+            let encoder = try EncoderHandle(context: self, codec: mapSettings.codec, name: name)
+            try encoder.configure(mapSettings, monochrome: gainMap.channels == 1)
+            map = try encode(image, with: encoder, settings: mapSettings)
+        }
+        try check(heif_context_set_primary_image(pointer, base.pointer))
+        var toneMap: heif_item_id = 0
+        let data = gainMap.toneMapItem
+        try check(heif_context_add_item(pointer, "tmap", data, Int32(data.count), &toneMap))
+        let inputs = [heif_image_handle_get_item_id(base.pointer), heif_image_handle_get_item_id(map.pointer)]
+        try check(heif_context_add_item_references(pointer, fourCC("dimg"), toneMap, inputs, 2))
+        // Every image item has an `ispe`; a derived one's is the picture it makes (the base's size).
+        let ispe: [UInt8] =
+            [0, 0, 0, 0] + HEIFToneMapLayout.bigEndian(UInt32(width)) + HEIFToneMapLayout.bigEndian(UInt32(height))
+        try check(heif_item_add_raw_property(pointer, toneMap, fourCC("ispe"), nil, ispe, ispe.count, 0, nil))
+        return HEIFToneMapLayout.Items(primary: inputs[0], toneMap: toneMap, gainMap: inputs[1])
+    }
+
+    private func check(_ error: heif_error) throws(HEIFError) {
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+    }
+
     /// The whole file: libheif lays it out in memory and hands it over in one call of the writer.
     func write() throws(HEIFError) -> [UInt8] {
         let collected = WrittenBytes()
@@ -118,10 +155,11 @@ struct EncoderHandle: ~Copyable {
 
     deinit { heif_encoder_release(pointer) }
 
-    func configure(_ settings: HEIFWriteSettings) throws(HEIFError) {
+    /// `monochrome`: a grey picture, coded without chroma (the chroma setting is not used).
+    func configure(_ settings: HEIFWriteSettings, monochrome: Bool = false) throws(HEIFError) {
         try set(heif_encoder_set_lossy_quality(pointer, Int32(settings.quality)))
         try set(heif_encoder_set_lossless(pointer, settings.lossless ? 1 : 0))
-        try set(heif_encoder_set_parameter(pointer, "chroma", settings.chroma.rawValue))
+        if !monochrome { try set(heif_encoder_set_parameter(pointer, "chroma", settings.chroma.rawValue)) }
         if settings.codec == .av1 {
             try set(heif_encoder_set_parameter_integer(pointer, "speed", Int32(settings.speed)))
             // The plugin's default is the machine's cores; `workingBytes` is measured for one.
@@ -148,17 +186,21 @@ private struct EncodingOptions: ~Copyable {
     deinit { heif_encoding_options_free(pointer) }
 }
 
-/// `heif_image`: libheif's copy of the caller's pixels, interleaved RGB.
+/// `heif_image`: libheif's copy of the caller's pixels, interleaved RGB (3 channels) or grey (1).
 struct InputImage: ~Copyable {
     fileprivate let pointer: OpaquePointer
     let width: Int
     let height: Int
+    let channels: Int
     let name: String
 
-    init(width: Int, height: Int, name: String) throws(HEIFError) {
+    init(width: Int, height: Int, channels: Int, name: String) throws(HEIFError) {
+        precondition(channels == 1 || channels == 3)
         var image: OpaquePointer?
-        let error = heif_image_create(
-            Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image)
+        let error =
+            channels == 3
+            ? heif_image_create(Int32(width), Int32(height), heif_colorspace_RGB, heif_chroma_interleaved_RGB, &image)
+            : heif_image_create(Int32(width), Int32(height), heif_colorspace_monochrome, heif_chroma_monochrome, &image)
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
             throw error.code == heif_error_Ok
@@ -168,24 +210,25 @@ struct InputImage: ~Copyable {
         pointer = image
         self.width = width
         self.height = height
+        self.channels = channels
         self.name = name
     }
 
     deinit { heif_image_release(pointer) }
 
-    /// Adds the plane and copies `rgb` (`width * 3` bytes a row) into it, row by row: libheif's
-    /// rows may be padded.
-    func fill(from rgb: UnsafeBufferPointer<UInt8>) throws(HEIFError) {
-        precondition(rgb.count == width * height * 3)
-        let error = heif_image_add_plane(pointer, heif_channel_interleaved, Int32(width), Int32(height), 8)
+    /// Adds the plane and copies `samples` (`width * channels` bytes a row) into it, row by row:
+    /// libheif's rows may be padded.
+    func fill(from samples: UnsafeBufferPointer<UInt8>) throws(HEIFError) {
+        precondition(samples.count == width * height * channels)
+        let channel = channels == 3 ? heif_channel_interleaved : heif_channel_Y
+        let error = heif_image_add_plane(pointer, channel, Int32(width), Int32(height), 8)
         if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        let rowBytes = width * channels
         var stride: Int32 = 0
-        guard let plane = heif_image_get_plane(pointer, heif_channel_interleaved, &stride), Int(stride) >= width * 3
-        else {
+        guard let plane = heif_image_get_plane(pointer, channel, &stride), Int(stride) >= rowBytes else {
             throw HEIFError.writing(.misuse, "libheif gave no plane of \(width) pixels to fill", path: name)
         }
-        guard let source = rgb.baseAddress else { return }
-        let rowBytes = width * 3
+        guard let source = samples.baseAddress else { return }
         for row in 0..<height {
             (plane + row * Int(stride)).update(from: source + row * rowBytes, count: rowBytes)
         }
@@ -219,4 +262,8 @@ struct EncodedImage: ~Copyable {
     fileprivate let pointer: OpaquePointer
 
     deinit { heif_image_handle_release(pointer) }
+}
+
+private func fourCC(_ code: StaticString) -> UInt32 {
+    code.withUTF8Buffer { $0.reduce(0) { $0 << 8 | UInt32($1) } }
 }

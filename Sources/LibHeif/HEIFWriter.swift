@@ -65,6 +65,53 @@ public struct HEIFWriteSettings: Sendable, Equatable {
     var metadataBytes: Int { (exif?.count ?? 0) + (xmp?.count ?? 0) + (iccProfile?.count ?? 0) }
 }
 
+/// An ISO 21496-1 gain map written with a picture: 8-bit samples, grey (coded monochrome) or
+/// RGB interleaved, rows top to bottom, no padding; and the `tmap` item's data.
+public struct HEIFGainMapPicture: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    /// 1: a luminance map; 3: a colour map (RGB).
+    public var channels: Int
+    public var samples: [UInt8]
+    /// A version byte, then ISO 21496-1's metadata (`ISOGainMapMetadata.encodeToneMapItem`).
+    public var toneMapItem: [UInt8]
+
+    /// A `tmap` item is a few hundred bytes.
+    public static let maxToneMapBytes = 64 << 10
+
+    public init(width: Int, height: Int, channels: Int, samples: [UInt8], toneMapItem: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.channels = channels
+        self.samples = samples
+        self.toneMapItem = toneMapItem
+    }
+
+    /// The map's samples code no colour (their primaries and transfer are unspecified); a colour
+    /// map's RGB is coded with BT.601 at full range, which the `colr` box says.
+    static let nclx = HEIFColorDescription(primaries: 2, transfer: 2, matrix: 6, fullRange: true)
+
+    func check(settings: HEIFWriteSettings, name: String) throws(HEIFError) {
+        func misuse(_ message: String) -> HEIFError { HEIFError.writing(.misuse, message, path: name) }
+        guard settings.codec == .av1 else { throw misuse("darkroom writes a gain map only into an AVIF") }
+        guard settings.orientation == 1 else {
+            throw misuse("a gain map is written only with upright pixels (orientation 1): turn them first")
+        }
+        guard channels == 1 || channels == 3 else { throw misuse("a gain map has 1 or 3 channels, not \(channels)") }
+        guard (1...HEIFWriter.maxSide).contains(width), (1...HEIFWriter.maxSide).contains(height) else {
+            throw misuse("a gain map of \(width)×\(height) pixels: give 1 to \(HEIFWriter.maxSide) a side")
+        }
+        guard samples.count == width * height * channels else {
+            throw misuse(
+                "the gain map holds \(samples.count) bytes, but \(width)×\(height) pixels of \(channels) "
+                    + "channels need \(width * height * channels)")
+        }
+        guard !toneMapItem.isEmpty, toneMapItem.count <= Self.maxToneMapBytes else {
+            throw misuse("a tmap item of \(toneMapItem.count) bytes: give 1 to \(Self.maxToneMapBytes)")
+        }
+    }
+}
+
 /// Writes one picture as a one-image HEIF or AVIF file in memory: the one owner of libheif's
 /// encoding API (its handles live in `HEIFWriter+Handles.swift` and never leave it).
 ///
@@ -81,10 +128,16 @@ public enum HEIFWriter {
     /// is checked before libheif is called (`.misuse` for what is out of range, `.tooLarge` past
     /// `maxSide` or `maxMetadataBytes`); libheif's own failures keep its code and message.
     /// `name` names the object in errors.
+    ///
+    /// With a `gainMap` (AVIF only, orientation 1), the file also holds the map, coded as its own
+    /// hidden image, and a `tmap` item deriving the HDR picture from the two, preferred to the
+    /// primary image in an `altr` group (ISO 21496-1 in HEIF, as libavif writes and Chrome reads).
     public static func encode(
-        rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, settings: HEIFWriteSettings, name: String
+        rgb: UnsafeBufferPointer<UInt8>, width: Int, height: Int, settings: HEIFWriteSettings,
+        gainMap: HEIFGainMapPicture? = nil, name: String
     ) throws(HEIFError) -> [UInt8] {
         try check(width: width, height: height, rgbCount: rgb.count, settings: settings, name: name)
+        if let gainMap { try gainMap.check(settings: settings, name: name) }
         do { try HEIFLibrary.requireSupportedVersion(path: name) } catch {
             var writing = error
             writing.whileWriting = true
@@ -93,8 +146,8 @@ public enum HEIFWriter {
         let context = try WritingContext(name: name)
         let handle: EncodedImage
         do {
-            // The copy of the pixels libheif codes from lives only until they are coded.
-            let image = try InputImage(width: width, height: height, name: name)
+            // The copy of the pixels libheif codes from, and the encoder, live only until they are coded.
+            let image = try InputImage(width: width, height: height, channels: 3, name: name)
             try image.fill(from: rgb)
             try image.describe(iccProfile: settings.iccProfile, nclx: settings.nclx)
             let encoder = try EncoderHandle(context: context, codec: settings.codec, name: name)
@@ -103,7 +156,9 @@ public enum HEIFWriter {
         }
         if let exif = settings.exif { try context.addExif(exif, to: handle) }
         if let xmp = settings.xmp { try context.addXMP(xmp, to: handle) }
-        return try context.write()
+        guard let gainMap else { return try context.write() }
+        let items = try context.addGainMap(gainMap, to: handle, width: width, height: height, settings: settings)
+        return try HEIFToneMapLayout.finish(try context.write(), items: items, name: name)
     }
 
     /// The bytes libheif and its encoder hold at their peak while `encode` codes a picture of
@@ -133,6 +188,21 @@ public enum HEIFWriter {
             case .hevc: (16 << 20, 40)
             }
         return (fixed + perPixel * pixels) / 4 * 5 + 2 * settings.metadataBytes
+    }
+
+    /// What `encode` holds beyond `workingBytes` for a gain map of `width` × `height`: its coder
+    /// runs once the picture's has ended, beside the coded picture (within the file's share of
+    /// `workingBytes`), so the map's own envelope (4:4:4 for a colour map) is the addition, with
+    /// its samples and metadata. An upper bound.
+    public static func gainMapWorkingBytes(width: Int, height: Int, channels: Int, settings: HEIFWriteSettings)
+        -> Int
+    {
+        var mapSettings = settings
+        mapSettings.chroma = channels == 1 ? .yuv420 : .yuv444
+        (mapSettings.exif, mapSettings.xmp, mapSettings.iccProfile) = (nil, nil, nil)
+        let side = { (value: Int) in min(max(value, 1), maxSide) }
+        return workingBytes(width: width, height: height, settings: mapSettings) + side(width) * side(height)
+            * channels + 2 * HEIFGainMapPicture.maxToneMapBytes
     }
 
     /// Every refusal that needs no libheif call.

@@ -33,7 +33,10 @@ extension Darkroom {
             var metadata: String?
             @Option(help: "source (the original's profile) or srgb (converted, for viewers that ignore profiles).")
             var color: String?
-            @Option(help: "keep (an Ultra HDR gain map; JPEG only, the default there) or drop.") var hdr: String?
+            @Option(
+                help:
+                    "keep (the default for JPEG and AVIF: an Ultra HDR or ISO 21496-1 gain map, not with --color srgb) or drop."
+            ) var hdr: String?
 
             func run() throws {
                 try withExitCodes {

@@ -25,7 +25,10 @@ struct RenditionCatalogTests {
             #expect(first.version == 1 && first.quality == 80 && first.hdr == "drop" && first.metadata == "all")
             let second = try catalog.add(
                 .init(name: "thumb", format: "avif", longestSide: 360, quality: 50, metadata: "none", color: "srgb"))
-            #expect(second.version == 2 && second.quality == 50 && second.color == "srgb")
+            // A map is made for the source's colours: an sRGB copy is standard range unless asked.
+            #expect(second.version == 2 && second.quality == 50 && second.color == "srgb" && second.hdr == "drop")
+            let preview = try catalog.add(.init(name: "preview", format: "avif", longestSide: 1440))
+            #expect(preview.quality == 60 && preview.hdr == "keep", "an AVIF keeps HDR as an ISO 21496-1 gain map")
             let current = try catalog.current()
             #expect(current.first { $0.name == "thumb" }?.version == 2)
             let listed = try catalog.versions().filter { $0.name == "thumb" }
@@ -41,9 +44,10 @@ struct RenditionCatalogTests {
         arguments: [
             ("thumb", "webp", 0, nil, nil, nil, "a longest side of 0"),
             ("thumb", "webp", 20000, nil, nil, nil, "16 to 16383"),
+            ("preview", "avif", 20000, nil, nil, nil, "not one an AVIF can have"),
             ("thumb", "jpeg", 320, 0, nil, nil, "quality 0"),
             ("thumb", "jpeg", 320, 101, nil, nil, "quality 101"),
-            ("thumb", "webp", 320, nil, "keep", nil, "cannot keep HDR in a WEBP"),
+            ("thumb", "webp", 320, nil, "keep", nil, "cannot keep HDR in a WebP"),
             ("thumb", "gif", 320, nil, nil, nil, "not one darkroom writes"),
             ("Thumb.jpg", "jpeg", 320, nil, nil, nil, "is not a name"),
             ("thumb", "jpeg", 320, nil, "keep", "srgb", "--color srgb cannot keep it"),

@@ -49,9 +49,11 @@ public struct ReferenceError: Error, CustomStringConvertible {
 }
 
 extension DecodedImage {
-    /// A binary PPM (P6, maxval 255; `#` comments allowed in the header, as libvips writes one).
+    /// A binary PPM (P6, maxval 255; `#` comments allowed in the header, as libvips writes one),
+    /// or a binary PGM (P5, libvips' grey), its value in each channel.
     public init(ppm bytes: [UInt8]) throws {
-        guard bytes.starts(with: Array("P6".utf8)) else { throw ReferenceError("not a binary PPM") }
+        let grey = bytes.starts(with: Array("P5".utf8))
+        guard grey || bytes.starts(with: Array("P6".utf8)) else { throw ReferenceError("not a binary PPM or PGM") }
         func isSpace(_ byte: UInt8) -> Bool { byte == 0x20 || (0x09...0x0D).contains(byte) }
         var fields: [Int] = []
         var index = 2
@@ -68,9 +70,11 @@ extension DecodedImage {
             fields.append(value)
         }
         index += 1
-        guard fields[2] == 255, bytes.count - index == fields[0] * fields[1] * 3 else {
-            throw ReferenceError("a PPM of \(fields) with \(bytes.count - index) bytes of pixels is not 8-bit RGB")
+        guard fields[2] == 255, bytes.count - index == fields[0] * fields[1] * (grey ? 1 : 3) else {
+            throw ReferenceError("a PPM of \(fields) with \(bytes.count - index) bytes of pixels is not 8-bit")
         }
-        self.init(width: fields[0], height: fields[1], pixels: Array(bytes[index...]))
+        let samples = bytes[index...]
+        self.init(
+            width: fields[0], height: fields[1], pixels: grey ? samples.flatMap { [$0, $0, $0] } : Array(samples))
     }
 }

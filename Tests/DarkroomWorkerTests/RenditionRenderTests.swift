@@ -1,7 +1,9 @@
+import ByteStreams
 import DarkroomImaging
 import DarkroomTestSupport
 import DarkroomWorker
 import Foundation
+import LibHeif
 import Testing
 
 /// Renditions from one decode, checked with readers darkroom did not write (libvips, libwebp's
@@ -17,7 +19,8 @@ import Testing
         RenditionVersion(.display(), version: 1),
         RenditionVersion(Rendition(name: "thumb", format: .webp, longestSide: 320, quality: 80), version: 1),
         RenditionVersion(
-            Rendition(name: "preview", format: .avif, longestSide: 1440, quality: 60, metadata: .noLocation),
+            Rendition(
+                name: "preview", format: .avif, longestSide: 1440, quality: 60, metadata: .noLocation, keepsHDR: true),
             version: 2),
         RenditionVersion(
             Rendition(
@@ -122,13 +125,22 @@ import Testing
     }
 
     /// The least budget `input`'s render fits, within 2 MiB: from what the planner's refusal
-    /// at 1 MiB says it needs, upwards (a plan's spill and bands depend on the budget).
-    static func leastBudget(_ input: String) throws -> Int {
+    /// at 1 MiB says it needs, upwards (a plan's spill and bands depend on the budget). With
+    /// `keepingHDR`, the least at which it and every rendition that keeps HDR carry its gain map
+    /// (below it, the map is left out of the AVIF renditions, then dropped).
+    static func leastBudget(_ input: String, keepingHDR: Bool = false) throws -> Int {
         var budget = 1 << 20
         for _ in 0..<64 {
             do {
                 let rendered = try render(input, budget: budget)
                 try? FileManager.default.removeItem(atPath: rendered.folder)
+                let leftOut = rendered.result.warnings.contains {
+                    ["gain_map.dropped", "rendition.gain_map_left_out"].contains($0.code)
+                }
+                if keepingHDR, leftOut {
+                    budget += 1 << 20
+                    continue
+                }
                 return budget
             } catch let error as RenderError where error.code == .memoryBudgetExceeded {
                 budget = max(budget + (2 << 20), error.bytesNeeded ?? 0)
@@ -137,13 +149,17 @@ import Testing
         throw ReferenceError("\(input) fits no budget up to \(budget) bytes")
     }
 
-    /// A HEIC decoded whole and a JPEG read in strips, each at a roomy budget, at the least
-    /// budget its render fits and halfway between.
-    @Test(arguments: [phone, Fixtures.exifSample("hdr/iphone_hdr_NO.jpg").path])
+    /// A HEIC decoded whole and JPEGs read in strips (one with an Apple gain map, which the
+    /// display and the AVIF preview carry), each at a roomy budget, at the least budget its
+    /// render fits and halfway between.
+    @Test(arguments: [
+        phone, Fixtures.exifSample("hdr/iphone_hdr_NO.jpg").path,
+        Fixtures.root.appendingPathComponent("gainmaps/apple_gainmap_new.jpg").path,
+    ])
     func renditionsAreTheSameBytesAtEveryBudget(input: String) throws {
-        let least = try Self.leastBudget(input)
         let roomy = try Self.render(input, budget: 1 << 30)
         defer { try? FileManager.default.removeItem(atPath: roomy.folder) }
+        let least = try Self.leastBudget(input, keepingHDR: roomy.result.hdr != nil)
         for budget in [least, (least + (1 << 30)) / 2] {
             let other = try Self.render(input, budget: budget)
             defer { try? FileManager.default.removeItem(atPath: other.folder) }
@@ -170,10 +186,13 @@ import Testing
         #expect(renditions[2]["bytes"] as? Int == bytes && renditions[2]["height"] as? Int == 1440)
     }
 
-    @Test func anHDRPhotosJPEGRenditionsCarryTheGainMapAndTheOthersAreStandardRange() throws {
+    @Test func anHDRPhotosJPEGAndAVIFRenditionsCarryTheGainMapAndWebPIsStandardRange() throws {
         let renditions = [
             RenditionVersion(.display(), version: 1),
             RenditionVersion(Rendition(name: "preview", format: .jpeg, longestSide: 1440, keepsHDR: true), version: 1),
+            RenditionVersion(
+                Rendition(name: "hdrpreview", format: .avif, longestSide: 1440, quality: 60, keepsHDR: true),
+                version: 1),
             RenditionVersion(Rendition(name: "thumb", format: .webp, longestSide: 320), version: 1),
         ]
         let rendered = try Self.render(Self.hdrPhone, renditions: renditions)
@@ -193,5 +212,51 @@ import Testing
         #expect(abs(Double(width) / Double(height) - 1080.0 / 1440.0) < 0.02, "map \(width)×\(height)")
         let thumb = try ExifTool.tags(["-G1", "-XMP-hdrgm:all", rendered.folder + "/thumb.webp"])
         #expect(thumb["XMP-hdrgm:Version"] == nil)
+
+        // The AVIF: libheif's tool sees one image and the tmap brand; darkroom's reader finds the
+        // tmap on the picture, with a map of the JPEG preview's size whose pixels are the full
+        // render's map scaled down by libvips.
+        let avif = rendered.folder + "/hdrpreview.avif"
+        let info = try ReferenceImages.run("heif-info", [avif])
+        #expect(info.status == 0 && info.output.contains("tmap"), "\(info.output)")
+        #expect(info.output.components(separatedBy: "\nimage: ").count == 2, "the map is not hidden: \(info.output)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: avif)))
+        let decoder = try HEIFDecoder(source: ChunkedSource(bytes, name: avif, maxChunk: 1 << 16))
+        #expect(decoder.header.width == 1080 && decoder.header.height == 1440)
+        let toneMap = try #require(decoder.header.toneMap, "the AVIF has no tmap item")
+        #expect(!toneMap.data.isEmpty)
+        let map = try decoder.decodeToneMapGainMap()
+        #expect(
+            map.width == width && map.height == height, "AVIF map \(map.width)×\(map.height), JPEG's \(width)×\(height)"
+        )
+        let fullMap = rendered.folder + "/full-map.jpg"
+        let full = try Data(contentsOf: URL(fileURLWithPath: rendered.folder + "/full.jpg"))
+        try Data(try ExifTool.run(["-b", "-MPImage2", "-"], input: Array(full))).write(
+            to: URL(fileURLWithPath: fullMap))
+        let reference = try ReferenceImages.scaled(fullMap, width: map.width, height: map.height)
+        let samples = map.channels == 1 ? map.samples.flatMap { [$0, $0, $0] } : map.samples
+        let ours = DecodedImage(width: map.width, height: map.height, pixels: samples)
+        let psnr = ours.psnr(against: reference)
+        #expect(psnr > 30, "the AVIF's map is \(psnr) dB from libvips' downscale of the full render's map")
+    }
+
+    /// At a budget that holds the render and its map but not an AVIF coder for the map too (the
+    /// plan asks about 125 MiB without it and 154 MiB with it), the AVIF is standard range and
+    /// says why; the render and its JPEG display copy keep HDR.
+    @Test func anAVIFWhoseMapCoderDoesNotFitIsStandardRangeAndTheRestKeepHDR() throws {
+        let renditions = [
+            RenditionVersion(.display(), version: 1),
+            RenditionVersion(Rendition(name: "preview", format: .avif, longestSide: 1440, keepsHDR: true), version: 1),
+        ]
+        let rendered = try Self.render(Self.hdrPhone, renditions: renditions, budget: 140 << 20)
+        defer { try? FileManager.default.removeItem(atPath: rendered.folder) }
+        #expect(rendered.result.hdr != nil, "\(rendered.result.warnings)")
+        let codes = rendered.result.warnings.map(\.code)
+        #expect(codes.contains("rendition.gain_map_left_out") && !codes.contains("gain_map.dropped"), "\(codes)")
+        let display = try ExifTool.tags(["-G1", "-n", "-MPF:all", rendered.folder + "/display.jpg"])
+        #expect(display["MPF0:NumberOfImages"] as? Int == 2, "\(display)")
+        let bytes = Array(try Data(contentsOf: URL(fileURLWithPath: rendered.folder + "/preview.avif")))
+        let decoder = try HEIFDecoder(source: ChunkedSource(bytes, name: "preview.avif", maxChunk: 1 << 16))
+        #expect(decoder.header.toneMap == nil)
     }
 }

@@ -23,14 +23,15 @@ CREATE TRIGGER renditions_never_change BEFORE UPDATE ON darkroom.renditions
 
 -- What a definition leaves out gets, per format: the one place these defaults live. JPEG and
 -- WebP at the qualities photo services serve previews at; AVIF's scale reaches the same look
--- lower (docs/renditions.md measures it). HDR is kept where darkroom writes a gain map (JPEG).
+-- lower (docs/renditions.md measures it). HDR is kept where darkroom writes a gain map: Ultra HDR
+-- in a JPEG, an ISO 21496-1 tmap item in an AVIF (libwebp has none).
 CREATE OR REPLACE FUNCTION darkroom.rendition_defaults(format text)
 RETURNS TABLE (quality int, hdr text, max_longest_side int)
 LANGUAGE sql IMMUTABLE AS $$
     SELECT d.quality, d.hdr, d.max_longest_side
       FROM (VALUES ('jpeg', 85, 'keep', 65500),  -- JPEG's largest side
                    ('webp', 80, 'drop', 16383),  -- WEBP_MAX_DIMENSION
-                   ('avif', 60, 'drop', 16384))  -- what darkroom's AVIF encoder is priced for
+                   ('avif', 60, 'keep', 16384))  -- what darkroom's AVIF encoder is priced for
            AS d(format, quality, hdr, max_longest_side)
      WHERE d.format = rendition_defaults.format
 $$;
@@ -59,14 +60,16 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
             HINT = 'use 1 to 32 lower-case letters, digits, hyphens and underscores, starting with a letter or digit, not layerN (it is part of the file name)';
     END IF;
-    SELECT * INTO defaults FROM darkroom.rendition_defaults(add_rendition.format);
+    SELECT d.*, CASE add_rendition.format WHEN 'jpeg' THEN 'a JPEG' WHEN 'webp' THEN 'a WebP' ELSE 'an AVIF' END
+           AS named
+      INTO defaults FROM darkroom.rendition_defaults(add_rendition.format) AS d;
     IF NOT FOUND THEN
         RAISE EXCEPTION 'rendition %: format % is not one darkroom writes', add_rendition.name,
             quote_nullable(add_rendition.format) USING ERRCODE = 'invalid_parameter_value', HINT = 'use jpeg, webp or avif';
     END IF;
     IF add_rendition.longest_side IS NULL OR add_rendition.longest_side NOT BETWEEN 16 AND defaults.max_longest_side THEN
-        RAISE EXCEPTION 'rendition %: a longest side of % pixels is not one a % can have', add_rendition.name,
-            coalesce(add_rendition.longest_side::text, 'NULL'), upper(add_rendition.format)
+        RAISE EXCEPTION 'rendition %: a longest side of % pixels is not one % can have', add_rendition.name,
+            coalesce(add_rendition.longest_side::text, 'NULL'), defaults.named
             USING ERRCODE = 'invalid_parameter_value',
             HINT = format('use 16 to %s pixels', defaults.max_longest_side);
     END IF;
@@ -87,9 +90,9 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', HINT = 'use keep or drop';
     END IF;
     IF add_rendition.hdr = 'keep' AND defaults.hdr <> 'keep' THEN
-        RAISE EXCEPTION 'rendition %: darkroom cannot keep HDR in a % (it writes a gain map only in a JPEG)',
-            add_rendition.name, upper(add_rendition.format) USING ERRCODE = 'invalid_parameter_value',
-            HINT = 'use --hdr drop (the rendition is then standard range), or --format jpeg for an Ultra HDR JPEG';
+        RAISE EXCEPTION 'rendition %: darkroom cannot keep HDR in % (it writes a gain map only in a JPEG or an AVIF)',
+            add_rendition.name, defaults.named USING ERRCODE = 'invalid_parameter_value',
+            HINT = 'use --hdr drop (the rendition is then standard range), or --format avif or jpeg for one that keeps HDR';
     END IF;
     IF add_rendition.hdr = 'keep' AND add_rendition.color = 'srgb' THEN
         RAISE EXCEPTION 'rendition %: a gain map is made for the source''s colours, so --color srgb cannot keep it',
@@ -104,7 +107,9 @@ BEGIN
     INSERT INTO darkroom.renditions AS r (name, version, format, longest_side, quality, metadata, color, hdr, added_by)
     SELECT add_rendition.name, coalesce(max(x.version), 0) + 1, add_rendition.format, add_rendition.longest_side,
            coalesce(add_rendition.quality, defaults.quality), add_rendition.metadata, add_rendition.color,
-           coalesce(add_rendition.hdr, defaults.hdr), coalesce(darkroom.current_actor(), session_user)
+           -- A map is made for the source's colours: an sRGB copy without a choice is standard range.
+           coalesce(add_rendition.hdr, CASE WHEN add_rendition.color = 'srgb' THEN 'drop' ELSE defaults.hdr END),
+           coalesce(darkroom.current_actor(), session_user)
       FROM darkroom.renditions AS x WHERE x.name = add_rendition.name
     RETURNING r.* INTO added;
     PERFORM darkroom.record_action('add_rendition', jsonb_build_object(
