@@ -10,10 +10,14 @@
 -- its other <job>.* outputs) and the storage which files are unfinished uploads; files whose
 -- names the layout did not build are never offered. A job that succeeded keeps all its files
 -- but its unfinished uploads; its adjustment row keeps its job id even after the job is pruned.
--- A removed rendition's files go whoever wrote them; its records stay (state 'removed').
+-- A removed rendition's files go whoever wrote them; its records stay (state 'removed'). A file a
+-- record names as one of its renditions is kept, whichever job wrote it (a renditions job).
 SELECT candidate.path
   FROM unnest(:paths, :job_ids, :temporary) AS candidate(path, job_id, temporary)
  WHERE (NOT EXISTS (SELECT 1 FROM darkroom.jobs AS j WHERE j.id = candidate.job_id AND j.state IN ('queued', 'running'))
         AND NOT EXISTS (SELECT 1 FROM darkroom.adjustments AS a WHERE a.rendered_path = candidate.path)
+        -- A renditions job records its files on a layer another job wrote.
+        AND NOT EXISTS (SELECT 1 FROM darkroom.adjustment_renditions AS r
+                         WHERE r.path = candidate.path AND r.state <> 'removed')
         AND (candidate.temporary OR NOT EXISTS (SELECT 1 FROM darkroom.adjustments AS a WHERE a.job_id = candidate.job_id)))
     OR EXISTS (SELECT 1 FROM darkroom.adjustment_renditions AS r WHERE r.path = candidate.path AND r.state = 'removed')

@@ -11,6 +11,19 @@ extension AssetStore {
         ).map(RenditionFile.init(row:))
     }
 
+    /// The current renditions `adjustmentID`'s render did not write at their current version
+    /// (`darkroom.missing_renditions`, the rule `rerender --stale` counts by): what a renditions
+    /// job writes for it.
+    public func missingRenditions(ofAdjustment adjustmentID: Int64) throws -> [MissingRendition] {
+        try connection.query(
+            "SELECT name, version, replaces FROM darkroom.missing_renditions($1)", [.int(adjustmentID)]
+        ).map {
+            MissingRendition(
+                name: try $0["name"].decode(String.self), version: try $0["version"].decode(Int.self),
+                replaces: try $0["replaces"].decode(String?.self))
+        }
+    }
+
     /// `name`'s file among the renditions of `assetID`'s current adjustment; nil when it wrote none.
     public func currentRendition(of assetID: Int64, name: String) throws -> RenditionFile? {
         try connection.query(
@@ -48,5 +61,19 @@ public struct RenditionFile: Sendable, Equatable {
         height = try row["height"].decode(Int.self)
         bytes = try row["bytes"].decode(Int64.self)
         state = try row["state"].decode(String.self)
+    }
+}
+
+/// A current rendition a record's render did not write at its current version.
+public struct MissingRendition: Sendable, Equatable {
+    public var name: String
+    public var version: Int
+    /// The stored path of the older version it wrote, which the new file replaces.
+    public var replaces: String?
+
+    public init(name: String, version: Int, replaces: String?) {
+        self.name = name
+        self.version = version
+        self.replaces = replaces
     }
 }

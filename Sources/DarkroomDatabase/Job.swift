@@ -25,7 +25,7 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         switch work {
         case .edit(let identifier, _, _): return identifier
         case .rerender(let identifier, _, _): return identifier
-        case .revert, .revertLast: return nil
+        case .revert, .revertLast, .renditions: return nil
         }
     }
 
@@ -40,7 +40,7 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         switch work {
         case .edit(_, let version, _): return version
         case .rerender(_, let version, _): return version
-        case .revert, .revertLast: return nil
+        case .revert, .revertLast, .renditions: return nil
         }
     }
 

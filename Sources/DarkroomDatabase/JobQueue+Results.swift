@@ -22,6 +22,32 @@ extension JobQueue {
     /// asset's current adjustment is no longer what the job read; either way nothing is written.
     @discardableResult
     public func complete(_ job: ClaimedJob, with result: JobResult) throws -> Int64? {
+        try completeWritingFiles(job, with: result).current
+    }
+
+    /// As `complete`; for `.renditions`, also the stored paths of the files they replaced, which
+    /// no record names any more (`darkroom.complete_renditions_job`): the caller deletes them.
+    public func completeWritingFiles(_ job: ClaimedJob, with result: JobResult) throws -> (
+        current: Int64?, replaced: [String]
+    ) {
+        guard case .renditions(let adjustmentID, let files) = result.change else {
+            return (try completeLayers(job, with: result), [])
+        }
+        let rows = try connection.query(
+            """
+            SELECT status, loss, current_adjustment_id, replaced
+              FROM darkroom.complete_renditions_job($1::bigint, $2::uuid, $3::bigint, $4::jsonb)
+            """,
+            [
+                .int(job.id), .text(job.leaseToken.uuidString), .int(adjustmentID),
+                .text("[" + files.joined(separator: ",") + "]"),
+            ])
+        let current = try rows[0]["current_adjustment_id"].decode(Int64?.self)
+        let written = try report(rows[0], job: job, current: current, expected: adjustmentID)
+        return (written, try rows.compactMap { try $0["replaced"].decode(String?.self) })
+    }
+
+    private func completeLayers(_ job: ClaimedJob, with result: JobResult) throws -> Int64? {
         var change = "layers"
         var outcome: String?
         var layers: [NewAdjustment] = []
@@ -33,6 +59,8 @@ extension JobQueue {
             (change, outcome) = ("original", reason)
         case .none(let reason):
             (change, outcome) = ("none", reason)
+        case .renditions:
+            preconditionFailure("completeWritingFiles records renditions")
         }
         let row = try connection.query(
             """
@@ -55,6 +83,11 @@ extension JobQueue {
                 .text("[" + layers.map { $0.renderedWith ?? "null" }.joined(separator: ",") + "]"),
             ])[0]
         let current = try row["current_adjustment_id"].decode(Int64?.self)
+        return try report(row, job: job, current: current, expected: result.expectedCurrent?.id)
+    }
+
+    /// What a completion's status says: the current adjustment when it was written, else the error.
+    private func report(_ row: PostgresRow, job: ClaimedJob, current: Int64?, expected: Int64?) throws -> Int64? {
         switch try ReportStatus(row, job: job) {
         case .done:
             logger.debug(
@@ -65,7 +98,7 @@ extension JobQueue {
                 ])
             return current
         case .assetChanged:
-            throw QueueError.assetChanged(assetID: job.assetID, expected: result.expectedCurrent?.id, found: current)
+            throw QueueError.assetChanged(assetID: job.assetID, expected: expected, found: current)
         case .leaseLost(let loss):
             throw leaseLost(job, loss)
         }

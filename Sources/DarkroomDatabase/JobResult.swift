@@ -9,6 +9,9 @@ public struct JobResult: Sendable, Hashable {
         case original(outcome: String)
         /// Nothing to do; the asset keeps what it shows (kept in `darkroom.jobs.outcome`).
         case none(outcome: String)
+        /// Rendition files written for the asset's current adjustment, each replacing its file of
+        /// the same name: JSON objects as `rendered_with.renditions` lists them.
+        case renditions(adjustmentID: Int64, files: [String])
     }
 
     /// The asset's current adjustment as the job read it.

@@ -11,6 +11,9 @@ public enum JobWork: Sendable, Hashable {
     /// both are only for choosing a worker. `filter` is a filter upgrade's: the version its
     /// older versions are rewritten to in the replayed layers.
     case rerender(formatIdentifier: String?, targetVersion: String?, filter: FilterUpgrade? = nil)
+    /// Write the renditions the top layer's record lacks (`darkroom.missing_renditions`), scaled
+    /// from its stored render; the look and its records stay.
+    case renditions
 
     /// The value of `darkroom.jobs.kind`.
     public var kind: String {
@@ -19,6 +22,7 @@ public enum JobWork: Sendable, Hashable {
         case .revert: return "revert"
         case .revertLast: return "revert_last"
         case .rerender: return "rerender"
+        case .renditions: return "renditions"
         }
     }
 
@@ -34,6 +38,7 @@ public enum JobWork: Sendable, Hashable {
             self = .edit(formatIdentifier: formatIdentifier, formatVersion: formatVersion, data: data)
         case "revert": self = .revert
         case "revert_last": self = .revertLast
+        case "renditions": self = .renditions
         case "rerender":
             self = .rerender(formatIdentifier: formatIdentifier, targetVersion: formatVersion, filter: filter)
         default:

@@ -172,6 +172,26 @@ public enum Renderer {
         renditions: [RenditionUpload], gainMapSource: (() throws -> any ByteSource)? = nil,
         edit: (SourceHeader) throws -> PictureEdit
     ) throws -> RenderResult {
+        try render(request, from: input, into: output, renditions: renditions, gainMapSource: gainMapSource, edit: edit)
+    }
+
+    /// The renditions alone, scaled from `input` as it is (a layer's stored render: no edit, no
+    /// turn), its gain map carried from `gainMapSource`; no full-size output is encoded
+    /// (`outputBytes` is 0). Every upload commits only when every file is complete.
+    public static func renderRenditions(
+        _ request: RenderRequest, from input: any ByteSource, renditions: [RenditionUpload],
+        gainMapSource: (() throws -> any ByteSource)? = nil
+    ) throws -> RenderResult {
+        try render(request, from: input, into: nil, renditions: renditions, gainMapSource: gainMapSource) { _ in
+            PictureEdit(operations: [], orientation: .up)
+        }
+    }
+
+    private static func render(
+        _ request: RenderRequest, from input: any ByteSource, into output: (any ObjectUpload)?,
+        renditions: [RenditionUpload], gainMapSource: (() throws -> any ByteSource)?,
+        edit: (SourceHeader) throws -> PictureEdit
+    ) throws -> RenderResult {
         // Held until every upload is committed or aborted: an upload's buffer is priced too.
         var reservation: MemoryReservation?
         defer { if let reservation { request.memoryAdmission?.release(reservation) } }
@@ -181,7 +201,7 @@ public enum Renderer {
             ) { price in
                 reservation = try request.memoryAdmission?.reserve(price, isCancelled: request.isCancelled)
             }
-            let bytes = try publish(output)
+            let bytes = try output.map(publish) ?? 0
             var written: [RenditionResult] = []
             for (target, planned) in zip(renditions, result.plan.renditions) {
                 written.append(
@@ -191,7 +211,7 @@ public enum Renderer {
                 plan: result.plan, outputSize: result.plan.geometry.outputSize, outputBytes: bytes,
                 renditions: written, warnings: result.warnings, hdr: result.hdr)
         } catch {
-            output.abort()
+            output?.abort()
             for target in renditions { target.upload.abort() }
             throw error
         }
@@ -202,7 +222,7 @@ public enum Renderer {
     /// is joined to its map on the way out. `admit` gets the render's price once everything is
     /// planned, before the strips (and the map's render) allocate.
     static func encode(
-        _ request: RenderRequest, from input: any ByteSource, to output: any ByteSink,
+        _ request: RenderRequest, from input: any ByteSource, to output: (any ByteSink)?,
         renditions targets: [RenditionUpload] = [], gainMapSource: (() throws -> any ByteSource)? = nil,
         edit: (SourceHeader) throws -> PictureEdit, admit: (_ price: Int) throws -> Void = { _ in }
     ) throws -> (plan: RenderPlan, warnings: [RenderWarning], hdr: CarriedHDR?) {
@@ -242,7 +262,7 @@ public enum Renderer {
             guard map != nil, joins else { return upload }
             return try ScratchSink(directory: request.spillDirectory, name: upload.objectName)
         }
-        let primarySink = try sink(output, joins: true)
+        let primarySink = try output.map { try sink($0, joins: true) }
         // An AVIF codes its map itself; a JPEG's is joined to it afterwards.
         let renditionSinks = try targets.map {
             try sink($0.upload, joins: $0.rendition.joinsGainMap && $0.rendition.format == .jpeg)
@@ -258,7 +278,7 @@ public enum Renderer {
             // Decodes what is left, so damage below the last needed row still fails the render,
             // and judges how the input ended before any output is finished.
             try decoder.finish()
-            try encoders.primary.finish()
+            try encoders.primary?.finish()
         }
         try encoders.renditions?.finish()
         // The bytes after a multi-picture JPEG's image are the images its MPF index declares
@@ -266,10 +286,10 @@ public enum Renderer {
         warnings =
             decoder.warnings.filter { !(decoder.header.declaresFollowingImages && $0.code == "jpeg.trailing_bytes") }
             + warnings
-        guard let map, let primary = primarySink as? ScratchSink else {
-            return (plan, warnings, nil)
+        guard let map else { return (plan, warnings, nil) }
+        if let output, let primary = primarySink as? ScratchSink {
+            try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
         }
-        try GainMapJoin.write(primary, map: map.jpeg, metadata: map.metadata, to: output, warnings: &warnings)
         for (target, held) in zip(targets, renditionSinks) {
             guard let scratch = held as? ScratchSink else { continue }
             guard case .jpeg(let jpeg) = map.renditions[target.rendition.name] else {
@@ -287,12 +307,12 @@ public enum Renderer {
     /// Starts the decoder and the encoders (each rendition's with its downscaler), each with its
     /// metadata written, before the first row.
     static func startEncoders(
-        _ request: RenderRequest, decoder: SourceDecoder, plan: RenderPlan, primary: any ByteSink,
+        _ request: RenderRequest, decoder: SourceDecoder, plan: RenderPlan, primary: (any ByteSink)?,
         renditions sinks: [any ByteSink], gainMap: RenderedGainMap? = nil, input: any ByteSource,
         warnings: inout [RenderWarning]
-    ) throws -> (primary: JPEGEncoder, renditions: RenditionFan?) {
+    ) throws -> (primary: JPEGEncoder?, renditions: RenditionFan?) {
         let size = plan.geometry.outputSize
-        let encoder = try wrap { try JPEGEncoder(sink: primary) }
+        let encoder = try primary.map { sink in try wrap { try JPEGEncoder(sink: sink) } }
         var encoding = request.encoding.jpeg
         encoding.optimizeCoding = plan.optimizeCoding
         try wrap {
@@ -302,13 +322,15 @@ public enum Renderer {
                     "the decoder delivers \(decoded), not the planned \(plan.geometry.storedSize)",
                     objectName: input.objectName)
             }
-            try encoder.start(width: size.width, height: size.height, encoding: encoding)
+            try encoder?.start(width: size.width, height: size.height, encoding: encoding)
         }
         let profile = OutputColorProfile(for: decoder.header)
         if let warning = profile.warning { warnings.append(warning) }
-        try writeMetadata(
-            to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
-            warnings: &warnings)
+        if let encoder {
+            try writeMetadata(
+                to: encoder, size: size, request: request, header: decoder.header, profile: profile.iccProfile,
+                warnings: &warnings)
+        }
         guard !sinks.isEmpty else { return (encoder, nil) }
         let writers = try zip(plan.renditions, sinks).map { planned, sink in
             try startRendition(

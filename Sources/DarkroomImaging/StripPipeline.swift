@@ -7,7 +7,8 @@ import JPEGTurbo
 struct StripPipeline {
     let plan: RenderPlan
     let decoder: any ScanlineDecoder
-    let encoder: JPEGEncoder
+    /// The full-size output's; nil when only the renditions are written.
+    let encoder: JPEGEncoder?
     let spillDirectory: String
     let threads: Int
     /// The renditions, fed every finished strip on the producing thread.
@@ -26,6 +27,12 @@ struct StripPipeline {
             return rows
         }
         let stripBytes = width * plan.stripHeight * 3
+        guard let encoder else {
+            let rgb = UnsafeMutableRawBufferPointer.allocate(byteCount: stripBytes, alignment: 16)
+            defer { rgb.deallocate() }
+            while try produce(rgb) > 0 {}
+            return
+        }
         if threads < 2 {
             let rgb = UnsafeMutableRawBufferPointer.allocate(byteCount: stripBytes, alignment: 16)
             defer { rgb.deallocate() }

@@ -38,7 +38,8 @@ public struct LayerRenderer: Sendable {
         public var input: any ByteSource
         /// The same input again, for the HDR gain map a JPEG keeps after its image.
         public var reopen: () throws -> any ByteSource
-        public var output: any ObjectUpload
+        /// The full-size render's upload; nil for `renderRenditions`, which writes none.
+        public var output: (any ObjectUpload)?
         /// Where each of `settings.renditions` goes, in order, and the path its record names;
         /// empty for a layer written without them.
         public var renditions: [(upload: any ObjectUpload, path: String)]
@@ -49,7 +50,7 @@ public struct LayerRenderer: Sendable {
         public var isCancelled: @Sendable () -> Bool = { false }
 
         public init(
-            input: any ByteSource, reopen: @escaping () throws -> any ByteSource, output: any ObjectUpload,
+            input: any ByteSource, reopen: @escaping () throws -> any ByteSource, output: (any ObjectUpload)?,
             renditions: [(upload: any ObjectUpload, path: String)], scratchDirectory: String
         ) {
             self.input = input
@@ -100,10 +101,11 @@ public struct LayerRenderer: Sendable {
     /// holds one upload for each of `settings.renditions`, or none.
     public func render(_ layer: Layer, streams: Streams) throws -> Rendered {
         precondition(streams.renditions.isEmpty || streams.renditions.count == settings.renditions.count)
+        guard let output = streams.output else { preconditionFailure("a layer's render writes its full-size JPEG") }
         let targets = zip(settings.renditions, streams.renditions).map { RenditionUpload($0.rendition, to: $1.upload) }
         let (result, plan) = try planning(layer) { edit in
             try Renderer.render(
-                request(streams), from: streams.input, to: streams.output, renditions: targets,
+                request(streams), from: streams.input, to: output, renditions: targets,
                 gainMapSource: settings.hdr == .keep ? streams.reopen : nil, edit: edit)
         }
         let written = zip(settings.renditions, zip(result.renditions, streams.renditions)).map {
@@ -113,6 +115,21 @@ public struct LayerRenderer: Sendable {
             plan: plan, result: result,
             provenance: RenderProvenance(
                 operations: plan.operations, settings: settings, renditions: written, hdr: result.hdr))
+    }
+
+    /// The renditions alone (`settings.renditions`, one upload each), scaled from a layer's
+    /// stored render as it is, its gain map read again through `streams.reopen` when
+    /// `settings.hdr` keeps it: what a renditions job writes. `streams.output` is not written.
+    public func renderRenditions(streams: Streams) throws -> (result: RenderResult, written: [WrittenRendition]) {
+        precondition(streams.renditions.count == settings.renditions.count)
+        let targets = zip(settings.renditions, streams.renditions).map { RenditionUpload($0.rendition, to: $1.upload) }
+        let result = try Renderer.renderRenditions(
+            request(streams), from: streams.input, renditions: targets,
+            gainMapSource: settings.hdr == .keep ? streams.reopen : nil)
+        let written = zip(settings.renditions, zip(result.renditions, streams.renditions)).map {
+            WrittenRendition(version: $0.version, result: $1.0, path: $1.1.path)
+        }
+        return (result, written)
     }
 
     /// The render's plan, without decoding a pixel, and the edit's.

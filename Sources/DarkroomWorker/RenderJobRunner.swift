@@ -86,6 +86,8 @@ public struct RenderJobRunner: Sendable {
             return JobResult(
                 .layers(try replay(chain, job: job, asset: asset, logger: logger, isCancelled: isCancelled)),
                 expectedCurrent: expected)
+        case .renditions:
+            return try writeRenditions(job, asset: asset, chain: chain, logger: logger, isCancelled: isCancelled)
         }
     }
 

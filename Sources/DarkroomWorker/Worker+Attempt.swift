@@ -39,7 +39,9 @@ extension Worker {
         case .complete(let result):
             return running.handle(
                 write(on: connection, logger: logger) { queue in
-                    .completed(currentAdjustmentID: try queue.complete(job, with: result))
+                    let completed = try queue.completeWritingFiles(job, with: result)
+                    removeReplaced(completed.replaced, logger: logger)
+                    return .completed(currentAdjustmentID: completed.current)
                 })
         case .fail(let failure, let delay):
             return running.handle(
@@ -91,11 +93,20 @@ extension Worker {
         // worker's editors read every layer it renders (darkroom.can_run).
         // And the renditions the library writes now, read for each job: a new definition takes
         // effect at the next job, without a restart.
+        // A renditions job writes only those its top layer lacks.
         let inputs: (chain: [Adjustment], rerenderNeeded: Bool, renditions: [RenditionDefinition])
         switch connection.attemptResult({
             live -> (chain: [Adjustment], rerenderNeeded: Bool, renditions: [RenditionDefinition]) in
             let store = AssetStore(live)
-            let renditions = try RenditionCatalog(live).current()
+            var renditions = try RenditionCatalog(live).current()
+            if case .renditions = job.work {
+                let chain = try store.currentChain(of: asset.id)
+                let missing = try chain.last.map { try store.missingRenditions(ofAdjustment: $0.id) } ?? []
+                renditions.removeAll { definition in
+                    !missing.contains { $0.name == definition.name && $0.version == definition.version }
+                }
+                return (chain, true, renditions)
+            }
             if case .rerender(_, _, let upgrade?) = job.work {
                 let read = try store.currentChain(of: asset.id, upgrading: upgrade)
                 return (read.chain, read.upgrades, renditions)
@@ -144,6 +155,20 @@ extension Worker {
         }
     }
 
+    /// Deletes the rendition files a renditions job replaced, now that no record names them. One
+    /// that cannot be deleted stays behind with a warning: the look is recorded either way.
+    private func removeReplaced(_ paths: [String], logger: Logger) {
+        for path in paths {
+            do {
+                try options.storage.remove(path)
+            } catch {
+                logger.warning(
+                    "could not delete a replaced rendition file",
+                    metadata: ["path": "\(path)", "error": "\(error)"])
+            }
+        }
+    }
+
     /// Runs one write and says how it went, in the attempt's terms.
     private func write(on connection: Reconnecting, logger: Logger, _ body: (JobQueue) throws -> JobAttempt.Event)
         -> JobAttempt.Event
@@ -182,6 +207,9 @@ extension Worker {
                 if layers.count > 1 { metadata["layers"] = "\(layers.count)" }
             case .original(let note), .none(let note):
                 metadata["outcome"] = "\(note)"
+            case .renditions(let adjustmentID, let files):
+                metadata["adjustment_id"] = "\(adjustmentID)"
+                metadata["renditions"] = "\(files.count)"
             }
             logger.info("job succeeded", metadata: metadata)
         case .succeeded(_, .foundCommitted(let adjustmentID)):

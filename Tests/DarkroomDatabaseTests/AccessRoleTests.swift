@@ -142,12 +142,14 @@ struct AccessRoleTests {
                 try usable(by: worker, on: connection) == [
                     "assets": "SELECT", "adjustments": "SELECT",
                     "asset_records": "SELECT", "adjustment_records": "SELECT", "current_renditions": "SELECT",
+                    "adjustment_rendition_files": "SELECT",
                 ])
             #expect(
                 try executable(by: worker, on: connection) == [
                     "claim_jobs", "lease_problem", "leases_have_expired", "rescue_expired_leases", "heartbeat",
                     "worker_stopped",
-                    "complete_job", "fail_job", "release_job", "completed_under_lease", "register_asset",
+                    "complete_job", "complete_renditions_job", "missing_renditions", "fail_job", "release_job",
+                    "completed_under_lease", "register_asset",
                     "record_imported_layer", "upgrade_filter_data",
                     "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",
                 ])

@@ -103,6 +103,58 @@ struct WorkerRoleTests {
         }
     }
 
+    /// A renditions job, as the worker role runs it: what the top layer lacks, then its files
+    /// recorded on that layer, each replacing the older version's file, whose path comes back
+    /// for deletion; the look does not move.
+    @Test func aWorkerRecordsTheRenditionsALayerLacks() throws {
+        try withWorker { owner, operatorSession, worker in
+            let asset = try AssetStore(worker).register(sampleAsset(1, path: "originals/01/0101.jpg")).id
+            _ = try JobQueue(operatorSession, logger: .quiet).enqueueSample(assetID: asset)
+            let queue = JobQueue(worker, logger: .quiet)
+            let store = AssetStore(worker)
+            let edit = try #require(
+                try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
+            let layer = try #require(try queue.complete(edit, with: sampleAdjustment(for: edit)))
+            _ = try operatorSession.query("SELECT darkroom.add_rendition('thumb', 'webp', 320)")
+            #expect(
+                try store.missingRenditions(ofAdjustment: layer) == [
+                    MissingRendition(name: "thumb", version: 1, replaces: nil)
+                ])
+
+            func runRenditionsJob(version: Int) throws -> (current: Int64?, replaced: [String]) {
+                _ = try owner.query(
+                    "INSERT INTO darkroom.jobs (asset_id, kind) VALUES ($1, 'renditions')", [.int(asset)])
+                let job = try #require(
+                    try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: []).first)
+                #expect(job.work == .renditions)
+                let file =
+                    #"{"name":"thumb","version":\#(version),"format":"webp","path":"renders/01/\#(job.id).thumb.webp","#
+                    + #""width":320,"height":240,"bytes":999}"#
+                #expect(throws: PostgresError.self) {
+                    try queue.complete(
+                        job, with: JobResult(.renditions(adjustmentID: layer, files: []), expectedCurrent: nil))
+                }
+                return try queue.completeWritingFiles(
+                    job, with: JobResult(.renditions(adjustmentID: layer, files: [file]), expectedCurrent: nil))
+            }
+            let first = try runRenditionsJob(version: 1)
+            #expect(first.current == layer && first.replaced.isEmpty)
+            #expect(try store.missingRenditions(ofAdjustment: layer).isEmpty)
+            let firstPath = try #require(try AssetStore(owner).renditions(ofAdjustment: layer).first?.path)
+
+            _ = try operatorSession.query("SELECT darkroom.add_rendition('thumb', 'avif', 400)")
+            #expect(try store.missingRenditions(ofAdjustment: layer).map(\.replaces) == [firstPath])
+            let second = try runRenditionsJob(version: 2)
+            #expect(second.current == layer && second.replaced == [firstPath])
+            let files = try AssetStore(owner).renditions(ofAdjustment: layer)
+            #expect(files.map(\.version) == [2] && files.map(\.state) == ["current"])
+            #expect(try store.currentAdjustment(of: asset)?.id == layer)
+            #expect(
+                try scalar(owner, "SELECT count(*) FROM darkroom.asset_history WHERE asset_id = $1", [.int(asset)]).int
+                    == 1)
+        }
+    }
+
     @Test func aWorkerCannotQueueEditOrReadTheQueue() throws {
         try withWorker { owner, _, worker in
             let asset = try registerAsset(1, on: owner)

@@ -61,6 +61,8 @@ CREATE OR REPLACE FUNCTION darkroom.can_run(
 LANGUAGE sql STABLE AS $$
     SELECT CASE can_run.kind
         WHEN 'revert' THEN true
+        -- Scaled from the top layer's stored render: no editor reads anything.
+        WHEN 'renditions' THEN true
         WHEN 'edit' THEN EXISTS (
             SELECT 1 FROM unnest(can_run.identifiers, can_run.lows, can_run.highs) AS f(identifier, low, high)
              WHERE f.identifier = can_run.format_identifier

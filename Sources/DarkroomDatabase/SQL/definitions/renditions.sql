@@ -183,3 +183,72 @@ CREATE OR REPLACE VIEW darkroom.adjustment_renditions AS
       JOIN darkroom.adjustments AS a ON a.id = f.adjustment_id
       LEFT JOIN darkroom.current_renditions AS c ON c.name = f.name
      ORDER BY f.adjustment_id, f.name;
+
+-- The current renditions a record's render did not write at their current version: what a
+-- render of it would write now. A record from before renditions were data wrote the display
+-- copy's first version when its display size is that version's. replaces is the stored path of
+-- the older version it wrote, which the new file replaces. The one owner of this rule:
+-- stale_renders counts what it lists, a renditions job writes it.
+CREATE OR REPLACE FUNCTION darkroom.missing_renditions(adjustment_id bigint)
+RETURNS TABLE (name text, version int, replaces text)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT c.name, c.version, f.path
+      FROM darkroom.adjustments AS a
+     CROSS JOIN darkroom.current_renditions AS c
+      LEFT JOIN darkroom.adjustment_rendition_files AS f ON f.adjustment_id = a.id AND f.name = c.name
+     WHERE a.id = missing_renditions.adjustment_id
+       AND f.version IS DISTINCT FROM c.version
+       AND NOT (c.name = 'display' AND c.version = 1 AND NOT coalesce(a.rendered_with ? 'renditions', false)
+                AND (a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side)
+     ORDER BY c.name
+$$;
+
+-- Completes a renditions job: the renditions it wrote for the asset's top layer,
+-- adjustment_id, which the asset must still show ([{"name", "version", "format", "path",
+-- "width", "height", "bytes"}, ...], as rendered_with lists them). Each replaces that record's
+-- file of the same name; replaced lists the stored paths no record names any more, for the
+-- worker to delete. The look does not change, so no history entry is written. status and
+-- loss as complete_job says them.
+CREATE OR REPLACE FUNCTION darkroom.complete_renditions_job(
+    job_id bigint, lease_token uuid, adjustment_id bigint, files jsonb
+) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, replaced text)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+DECLARE
+    done record;
+    old_paths text[];
+BEGIN
+    IF jsonb_typeof(files) IS DISTINCT FROM 'array' OR jsonb_array_length(files) = 0 THEN
+        RAISE EXCEPTION 'a renditions job completes with an array of the files it wrote, got %',
+            left(coalesce(files::text, 'NULL'), 200) USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    SELECT * INTO done FROM darkroom.complete_job(
+        complete_renditions_job.job_id, complete_renditions_job.lease_token, true, complete_renditions_job.adjustment_id,
+        'none', format('wrote %s of adjustment %s''s renditions', jsonb_array_length(files), complete_renditions_job.adjustment_id),
+        NULL, '{}', '{}', '{}', '{}', '{}', '{}', '{}', '{}');
+    status := done.status;
+    loss := done.loss;
+    current_adjustment_id := done.current_adjustment_id;
+    IF done.status <> 'done' THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    WITH written AS (
+        SELECT f.name FROM jsonb_to_recordset(files) AS f(name text)
+    ), old AS (
+        DELETE FROM darkroom.adjustment_rendition_files AS f
+         USING written
+         WHERE f.adjustment_id = complete_renditions_job.adjustment_id AND f.name = written.name
+        RETURNING f.path
+    )
+    SELECT array_agg(old.path ORDER BY old.path) INTO old_paths FROM old;
+    INSERT INTO darkroom.adjustment_rendition_files (adjustment_id, name, version, format, path, width, height, bytes)
+    SELECT complete_renditions_job.adjustment_id, f.name, f.version, f.format, f.path, f.width, f.height, f.bytes
+      FROM jsonb_to_recordset(files) AS f(name text, version int, format text, path text, width int, height int, bytes bigint);
+    IF old_paths IS NULL THEN
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    FOREACH replaced IN ARRAY old_paths LOOP
+        RETURN NEXT;
+    END LOOP;
+END $$;

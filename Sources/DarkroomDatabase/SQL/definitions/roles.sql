@@ -67,6 +67,7 @@ DECLARE
         'darkroom.fail_job(bigint, uuid, boolean, double precision, text, text)',
         'darkroom.release_job(bigint, uuid, text, double precision)',
         'darkroom.completed_under_lease(bigint, uuid)',
+        'darkroom.complete_renditions_job(bigint, uuid, bigint, jsonb)', 'darkroom.missing_renditions(bigint)',
         'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
         'darkroom.record_imported_layer(bigint, text, text, bytea, text, int, int, bigint)',
         'darkroom.upgrade_filter_data(bytea, text, text, text)',
@@ -79,7 +80,7 @@ DECLARE
         'darkroom.end_session(bytea)', 'darkroom.sign_in_wait(text, text)', 'darkroom.record_sign_in(text, text, boolean)',
         'darkroom.forget_expired_sessions()', 'darkroom.dashboard_key(text)'];
     worker_tables text[] := ARRAY['darkroom.assets', 'darkroom.adjustments', 'darkroom.asset_records', 'darkroom.adjustment_records',
-                                  'darkroom.current_renditions'];
+                                  'darkroom.current_renditions', 'darkroom.adjustment_rendition_files'];
     kinds text[] := ARRAY['viewer', 'operator', 'worker', 'serve'];
     given text[] := ARRAY[grant_access.viewer, grant_access.operator, grant_access.worker, grant_access.serve];
     names text[] := '{}';

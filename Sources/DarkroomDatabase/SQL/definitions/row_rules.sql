@@ -82,15 +82,17 @@ BEGIN
             WHEN 'edit' THEN format_identifier IS NOT NULL AND format_version IS NOT NULL AND data_bytes IS NOT NULL
             WHEN 'rerender' THEN data_bytes IS NULL AND (format_version IS NULL OR format_identifier IS NOT NULL)
             WHEN 'revert' THEN format_identifier IS NULL AND format_version IS NULL AND data_bytes IS NULL
-            WHEN 'revert_last' THEN format_identifier IS NULL AND format_version IS NULL AND data_bytes IS NULL END
+            WHEN 'revert_last' THEN format_identifier IS NULL AND format_version IS NULL AND data_bytes IS NULL
+            WHEN 'renditions' THEN format_identifier IS NULL AND format_version IS NULL AND data_bytes IS NULL END
         AND (format_identifier IS NULL OR darkroom.is_reverse_dns(format_identifier))
         AND (format_version IS NULL OR darkroom.is_semver(format_version))
         AND coalesce(data_bytes <= 1048576, true)) THEN
         RETURN true;
     END IF;
     RETURN CASE
-        WHEN kind NOT IN ('edit', 'revert', 'revert_last', 'rerender') THEN
-            darkroom.refuse_row('jobs', 'jobs_kind_is_known', format('kind %L is not edit, revert, revert_last or rerender', kind))
+        WHEN kind NOT IN ('edit', 'revert', 'revert_last', 'rerender', 'renditions') THEN
+            darkroom.refuse_row('jobs', 'jobs_kind_is_known',
+                format('kind %L is not edit, revert, revert_last, rerender or renditions', kind))
         WHEN NOT CASE kind
                  WHEN 'edit' THEN format_identifier IS NOT NULL AND format_version IS NOT NULL AND data_bytes IS NOT NULL
                  WHEN 'rerender' THEN data_bytes IS NULL AND (format_version IS NULL OR format_identifier IS NOT NULL)

@@ -33,12 +33,7 @@ LANGUAGE sql STABLE AS $$
                      IS DISTINCT FROM (stale_renders.build -> 'output' -> 'colour_profile'))
            UNION ALL
            SELECT 'rendition' WHERE a.rendered_with IS NOT NULL AND layer.layer_number = layer.layer_count
-              AND EXISTS (
-                  SELECT 1 FROM darkroom.current_renditions AS c
-                   WHERE NOT EXISTS (SELECT 1 FROM darkroom.adjustment_rendition_files AS f
-                                      WHERE f.adjustment_id = a.id AND f.name = c.name AND f.version = c.version)
-                     AND NOT (c.name = 'display' AND c.version = 1 AND NOT a.rendered_with ? 'renditions'
-                              AND (a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side))
+              AND EXISTS (SELECT 1 FROM darkroom.missing_renditions(a.id))
            ) AS why(reason)
      WHERE layer.format_identifier <> 'com.apple.photo'
 $$;
@@ -77,10 +72,12 @@ BEGIN
      ORDER BY 1;
 END $$;
 
--- Queues one whole-chain re-render (every layer replayed with the worker's code) per asset
--- stale against `build`, skipping assets with one already queued or running. Workers write
--- with their own build: run it with the build of the workers that will take the jobs. Returns
--- how many were queued. The operator API: audited, with the owner's rights.
+-- Queues one job per asset stale against `build`, skipping assets with one already queued or
+-- running: a renditions job (the top layer's missing renditions scaled from its stored render)
+-- when renditions are all that is stale, else a whole-chain re-render (every layer replayed
+-- with the worker's code, every output written again). Workers write with their own build: run
+-- it with the build of the workers that will take the jobs. Returns how many were queued. The
+-- operator API: audited, with the owner's rights.
 CREATE OR REPLACE FUNCTION darkroom.enqueue_stale_rerender(build jsonb, priority int DEFAULT -20, batch text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -90,13 +87,15 @@ BEGIN
     PERFORM darkroom.require_render_build(enqueue_stale_rerender.build);
     PERFORM darkroom.require_job_options(priority, batch);
     INSERT INTO darkroom.jobs (asset_id, kind, priority, batch)
-    SELECT stale.asset_id, 'rerender', enqueue_stale_rerender.priority, enqueue_stale_rerender.batch
-      FROM (SELECT DISTINCT s.asset_id FROM darkroom.stale_renders(enqueue_stale_rerender.build,
-                ARRAY(SELECT a.id FROM darkroom.assets AS a WHERE a.current_adjustment_id IS NOT NULL)) AS s) AS stale
+    SELECT stale.asset_id, stale.kind, enqueue_stale_rerender.priority, enqueue_stale_rerender.batch
+      FROM (SELECT s.asset_id, CASE WHEN bool_and(s.reason = 'rendition') THEN 'renditions' ELSE 'rerender' END AS kind
+              FROM darkroom.stale_renders(enqueue_stale_rerender.build,
+                       ARRAY(SELECT a.id FROM darkroom.assets AS a WHERE a.current_adjustment_id IS NOT NULL)) AS s
+             GROUP BY s.asset_id) AS stale
      WHERE NOT EXISTS (
            SELECT 1 FROM darkroom.jobs AS j
-            WHERE j.asset_id = stale.asset_id AND j.state IN ('queued', 'running') AND j.kind = 'rerender'
-              AND j.format_identifier IS NULL AND j.filter_name IS NULL)
+            WHERE j.asset_id = stale.asset_id AND j.state IN ('queued', 'running')
+              AND (j.kind = 'renditions' OR (j.kind = 'rerender' AND j.format_identifier IS NULL AND j.filter_name IS NULL)))
      ORDER BY stale.asset_id;
     GET DIAGNOSTICS queued = ROW_COUNT;
     PERFORM darkroom.record_action('enqueue_stale_rerender', jsonb_build_object(
