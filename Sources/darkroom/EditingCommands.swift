@@ -188,7 +188,9 @@ extension Darkroom {
             let reasons = [
                 "math": "rendered with older render math", "output": "rendered with other output settings",
                 "unrecorded": "rendered before records said what made them",
-                "rendition": "without every current rendition at its current version (darkroom rendition list)",
+                "rendition":
+                    "without every current rendition at its current version (darkroom rendition list); "
+                    + "where nothing else is stale, a renditions job writes only those, from the stored render",
             ]
             return counts.filter { $0.reason != "any" }.map {
                 "\($0.reason)\t\($0.assets) asset(s) \(reasons[$0.reason] ?? "")"
