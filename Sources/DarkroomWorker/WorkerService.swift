@@ -27,12 +27,13 @@ public final class WorkerService: Service, Sendable {
                 thread.start()
             }
         } onGracefulShutdown: { [worker] in
+            // Stopped before it says so: once the line is out, no slot starts another claim.
+            worker.stop()
             worker.logger.notice(
                 "shutdown requested: no more claims; running jobs get the grace period",
                 metadata: [
                     "grace_s": "\(worker.options.shutdownGrace.seconds)"
                 ])
-            worker.stop()
         }
         result.set(summary)
     }
