@@ -82,6 +82,40 @@ import Testing
             #expect(
                 try command.run("history", "--asset", String(assetID)).stdout.contains("com.apple.photo 1.4 (Crop)"))
 
+            // Apple's render has no renditions: `rerender --stale` queues a renditions job, which
+            // scales them from it and records them on the Apple layer, which stays as it is.
+            try #require(
+                try command.run("rendition", "add", "thumb", "--format", "webp", "--longest-side", "320").status == 0)
+            let dryRun = try command.run("rerender", "--stale", "--dry-run")
+            #expect(dryRun.stdout.contains("rendition\t1 asset(s)"), "\(dryRun.stdout)")
+            try #require(try command.run("rerender", "--stale").status == 0)
+            let kinds = try connection.query(
+                "SELECT kind FROM darkroom.jobs WHERE asset_id = $1 AND state = 'queued'", [.int(assetID)])
+            let kindNames = try kinds.map { try $0[0].decode(String.self) }
+            #expect(kindNames == ["renditions"])
+            let drained = try command.run("worker", "--drain")
+            try #require(drained.status == 0, "\(drained.stderr)")
+            let kept = try current()
+            #expect(kept.id == apple.id && kept.path == apple.path)
+            let written = try connection.query(
+                "SELECT name, path, width, height FROM darkroom.adjustment_renditions WHERE adjustment_id = $1 ORDER BY name",
+                [.int(apple.id)])
+            let names = try written.map { try $0[0].decode(String.self) }
+            let widths = try written.map { try $0[2].decode(Int.self) }
+            #expect(names == ["display", "thumb"])
+            // Photos' render is 1526 × 1325: the display copy is not upscaled.
+            #expect(widths == [1526, 320])
+            for row in written {
+                let file = storage + "/" + (try row[1].decode(String.self))
+                #expect(FileManager.default.fileExists(atPath: file), "\(file)")
+            }
+            let thumb = try ReferenceImages.decode(storage + "/" + (try written[1][1].decode(String.self)))
+            let reference = try ReferenceImages.scaled(
+                folder + "/IMG_E1234.JPG", width: thumb.width, height: thumb.height)
+            #expect(thumb.psnr(against: reference) > 30)
+            let afterwards = try command.run("rerender", "--stale", "--dry-run")
+            #expect(afterwards.stdout.contains("no asset is stale"), "\(afterwards.stdout)")
+
             // Another editor cannot handle com.apple.photo: its edit layers on Apple's render.
             _ = try connection.query(
                 "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::bytea)",

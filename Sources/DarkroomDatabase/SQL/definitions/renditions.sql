@@ -186,7 +186,8 @@ CREATE OR REPLACE VIEW darkroom.adjustment_renditions AS
 
 -- The current renditions a record's render did not write at their current version: what a
 -- render of it would write now. A record from before renditions were data wrote the display
--- copy's first version when its display size is that version's. replaces is the stored path of
+-- copy's first version when its display size is that version's (a layer imported with Apple's
+-- render wrote none). replaces is the stored path of
 -- the older version it wrote, which the new file replaces. The one owner of this rule:
 -- stale_renders counts what it lists, a renditions job writes it.
 CREATE OR REPLACE FUNCTION darkroom.missing_renditions(adjustment_id bigint)
@@ -199,7 +200,7 @@ LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
      WHERE a.id = missing_renditions.adjustment_id
        AND f.version IS DISTINCT FROM c.version
        AND NOT (c.name = 'display' AND c.version = 1 AND NOT coalesce(a.rendered_with ? 'renditions', false)
-                AND (a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side)
+                AND coalesce((a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side, false))
      ORDER BY c.name
 $$;
 

@@ -7,35 +7,35 @@
 -- Why each layer of the current chains of asset_ids is stale against `build`: 'math' when an
 -- operation it used has a lower math version than the build's, 'output' when its quality,
 -- chroma subsampling or colour profile differs, 'rendition' when the top layer (the only one
--- with renditions) did not write a current rendition at its current version, 'unrecorded' when
--- the record says nothing (rendered before records kept it). A record from before renditions
--- were data wrote the display copy's first version when its display size is that version's.
--- Apple Photos layers are not darkroom's renders (Apple's own, or kept) and are never stale
--- here. One row per asset and reason.
+-- with renditions) lacks a current rendition at its current version (missing_renditions),
+-- 'unrecorded' when the record says nothing (rendered before records kept it). Apple Photos
+-- layers are not darkroom's renders (Apple's own, or kept): never stale for math, output or
+-- records, but their renditions are scaled from the render they keep, so a top one can lack
+-- them. One row per asset and reason.
 CREATE OR REPLACE FUNCTION darkroom.stale_renders(build jsonb, asset_ids bigint[])
 RETURNS TABLE (asset_id bigint, reason text)
 LANGUAGE sql STABLE AS $$
     SELECT DISTINCT layer.asset_id, why.reason
       FROM darkroom.current_chains(stale_renders.asset_ids) AS layer
       JOIN darkroom.adjustments AS a ON a.id = layer.adjustment_id
+     CROSS JOIN LATERAL (SELECT layer.format_identifier = 'com.apple.photo' AS apple) AS kind
      CROSS JOIN LATERAL (
-           SELECT 'unrecorded' WHERE a.rendered_with IS NULL
+           SELECT 'unrecorded' WHERE a.rendered_with IS NULL AND NOT kind.apple
            UNION ALL
-           SELECT 'math' WHERE EXISTS (
+           SELECT 'math' WHERE NOT kind.apple AND EXISTS (
                   SELECT 1 FROM jsonb_each(a.rendered_with -> 'math') AS used(operation, version)
                    WHERE jsonb_typeof(stale_renders.build -> 'math' -> used.operation) = 'number'
                      AND (stale_renders.build -> 'math' -> used.operation) > used.version)
            UNION ALL
-           SELECT 'output' WHERE a.rendered_with IS NOT NULL AND (
+           SELECT 'output' WHERE a.rendered_with IS NOT NULL AND NOT kind.apple AND (
                   (a.rendered_with -> 'output' -> 'quality') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'quality')
                   OR (a.rendered_with -> 'output' -> 'chroma') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'chroma')
                   OR (a.rendered_with -> 'output' -> 'colour_profile')
                      IS DISTINCT FROM (stale_renders.build -> 'output' -> 'colour_profile'))
            UNION ALL
-           SELECT 'rendition' WHERE a.rendered_with IS NOT NULL AND layer.layer_number = layer.layer_count
+           SELECT 'rendition' WHERE (a.rendered_with IS NOT NULL OR kind.apple) AND layer.layer_number = layer.layer_count
               AND EXISTS (SELECT 1 FROM darkroom.missing_renditions(a.id))
            ) AS why(reason)
-     WHERE layer.format_identifier <> 'com.apple.photo'
 $$;
 
 -- Refuses a build that is not the JSON above.
