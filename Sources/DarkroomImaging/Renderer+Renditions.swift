@@ -2,13 +2,6 @@ import ByteStreams
 import JPEGTurbo
 import LittleCMS
 
-extension RenderRequest {
-    /// The display copy alone, or nothing: what a `display:` upload asks for.
-    func displayCopy(_ wanted: Bool) -> [Rendition] {
-        wanted ? [.display(longestSide: displayLongestSide)] : []
-    }
-}
-
 /// Each rendition's writer: its encoder started with the metadata and colour its definition
 /// asks for, behind a conversion to sRGB when asked.
 extension Renderer {

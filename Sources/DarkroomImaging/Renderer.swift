@@ -26,8 +26,6 @@ public struct RenderRequest: Sendable {
     public static let defaultDisplayLongestSide = 2048
     /// From a thumbnail to the largest side a JPEG can have.
     public static let displayLongestSides = 16...65_500
-    /// The display copy's longest side when `render` is given a `display:` upload.
-    public var displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide
     /// Memory each stream's backend holds beyond the codec's own buffers (a read-ahead, an
     /// upload part), counted in the budget. Local files hold none.
     public var streamBufferBytes: Int = 0
@@ -94,26 +92,19 @@ public struct CarriedHDR: Sendable, Equatable {
 }
 
 public enum Renderer {
-    /// Reads the header from `input` and plans, without decoding pixels. `orientation` picks
-    /// the orientation to apply from the header (the EXIF one, or a given one).
+    /// Reads the header from `input` and plans, without decoding pixels, with `renditions`
+    /// written beside the output. `orientation` picks the orientation to apply from the header
+    /// (the EXIF one, or a given one).
     public static func plan(
-        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        _ request: RenderRequest, input: any ByteSource, renditions: [Rendition] = [],
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderPlan {
-        try plan(request, input: input, withDisplayCopy: withDisplayCopy) { header in
+        try plan(request, input: input, renditions: renditions) { header in
             PictureEdit(operations: request.operations, orientation: try orientation(header))
         }
     }
 
     /// As above, with the operations too decided from the header (`edit` replaces the request's).
-    public static func plan(
-        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
-        edit: (SourceHeader) throws -> PictureEdit
-    ) throws -> RenderPlan {
-        try plan(request, input: input, renditions: request.displayCopy(withDisplayCopy), edit: edit)
-    }
-
-    /// As above, with `renditions` written beside the output.
     public static func plan(
         _ request: RenderRequest, input: any ByteSource, renditions: [Rendition],
         edit: (SourceHeader) throws -> PictureEdit
@@ -123,17 +114,17 @@ public enum Renderer {
         return try plan(request, header: decoder.header, orientation: turn, renditions: renditions)
     }
 
-    /// Renders what `input` holds into `output`, and a display-size copy into `display` when
-    /// given. Both uploads are committed only after both JPEGs are complete; on any failure
-    /// (damaged input, a stream error, cancellation) both are aborted, so nothing is published.
-    /// `orientation` is applied to the picture: a JPEG's stored pixels, a HEIF's displayed image
-    /// (after its own `irot`, `imir` and `clap`).
+    /// Renders what `input` holds into `output`, and each of `renditions` into its upload, from
+    /// the same strips. Every upload is committed only after every file is complete; on any
+    /// failure (damaged input, a stream error, cancellation) all are aborted, so nothing is
+    /// published. `orientation` is applied to the picture: a JPEG's stored pixels, a HEIF's
+    /// displayed image (after its own `irot`, `imir` and `clap`).
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
+        renditions: [RenditionUpload] = [], gainMapSource: (() throws -> any ByteSource)? = nil,
         orientation: Orientation
     ) throws -> RenderResult {
-        try render(request, from: input, to: output, display: display, gainMapSource: gainMapSource) { _ in
+        try render(request, from: input, to: output, renditions: renditions, gainMapSource: gainMapSource) { _ in
             orientation
         }
     }
@@ -144,10 +135,10 @@ public enum Renderer {
     /// renders standard range.
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
+        renditions: [RenditionUpload] = [], gainMapSource: (() throws -> any ByteSource)? = nil,
         orientation: (SourceHeader) throws -> Orientation
     ) throws -> RenderResult {
-        try render(request, from: input, to: output, display: display, gainMapSource: gainMapSource) { header in
+        try render(request, from: input, to: output, renditions: renditions, gainMapSource: gainMapSource) { header in
             PictureEdit(operations: request.operations, orientation: try orientation(header))
         }
     }
@@ -155,18 +146,6 @@ public enum Renderer {
     /// As above, with the operations too decided from the header: `edit` gives what to apply to
     /// the picture once its header is read (an edit planned on the picture's size), replacing
     /// the request's operations.
-    public static func render(
-        _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
-        display: (any ObjectUpload)? = nil, gainMapSource: (() throws -> any ByteSource)? = nil,
-        edit: (SourceHeader) throws -> PictureEdit
-    ) throws -> RenderResult {
-        let renditions = display.map { [RenditionUpload(.display(longestSide: request.displayLongestSide), to: $0)] }
-        return try render(
-            request, from: input, to: output, renditions: renditions ?? [], gainMapSource: gainMapSource, edit: edit)
-    }
-
-    /// As above, with every rendition scaled from the same strips in the same pass. Every upload
-    /// is committed only after every file is complete; on any failure all are aborted.
     public static func render(
         _ request: RenderRequest, from input: any ByteSource, to output: any ObjectUpload,
         renditions: [RenditionUpload], gainMapSource: (() throws -> any ByteSource)? = nil,
@@ -345,25 +324,15 @@ public enum Renderer {
     /// decoded, a JPEG's read again), not rendered; the image's render then leaves room for the
     /// map's JPEGs beside its own buffers.
     public static func explanation(
-        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
+        _ request: RenderRequest, input: any ByteSource, renditions: [Rendition] = [],
         gainMapSource: (() throws -> any ByteSource)?, orientation: (SourceHeader) throws -> Orientation
     ) throws -> String {
-        try explanation(request, input: input, withDisplayCopy: withDisplayCopy, gainMapSource: gainMapSource) {
-            header in PictureEdit(operations: request.operations, orientation: try orientation(header))
+        try explanation(request, input: input, renditions: renditions, gainMapSource: gainMapSource) { header in
+            PictureEdit(operations: request.operations, orientation: try orientation(header))
         }
     }
 
     /// As above, with the operations too decided from the header (`edit` replaces the request's).
-    public static func explanation(
-        _ request: RenderRequest, input: any ByteSource, withDisplayCopy: Bool = false,
-        gainMapSource: (() throws -> any ByteSource)?, edit: (SourceHeader) throws -> PictureEdit
-    ) throws -> String {
-        try explanation(
-            request, input: input, renditions: request.displayCopy(withDisplayCopy), gainMapSource: gainMapSource,
-            edit: edit)
-    }
-
-    /// As above, with `renditions` written beside the output.
     public static func explanation(
         _ request: RenderRequest, input: any ByteSource, renditions: [Rendition],
         gainMapSource: (() throws -> any ByteSource)?, edit: (SourceHeader) throws -> PictureEdit

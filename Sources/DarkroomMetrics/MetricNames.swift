@@ -35,7 +35,7 @@ public enum DarkroomMetric {
         "darkroom_worker_render_duration_seconds", .histogram, labels: ["kind", "result"],
         buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
         help: "Time a job's render took (reading its asset and layers, decoding, encoding, publishing); "
-            + "kind is edit, revert, revert_last or rerender, result rendered or failed.")
+            + "kind is edit, revert, revert_last, rerender or renditions, result rendered or failed.")
     public static let jobs = MetricDefinition(
         "darkroom_worker_jobs_total", .counter, labels: ["outcome", "code"],
         help: "Jobs this worker finished, by outcome (succeeded, failed, retried, released, discarded, abandoned) "

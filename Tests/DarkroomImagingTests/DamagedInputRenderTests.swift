@@ -22,7 +22,7 @@ import Testing
         let request = RenderRequest(operations: operations ?? self.operations, spillDirectory: folder.path)
         let output = folder.file("render-of-\(name)")
         let result = try Renderer.render(
-            request, input: input, output: output, display: folder.file("display-of-\(name)"),
+            request, input: input, output: output, displayAt: folder.file("display-of-\(name)"),
             orientation: .up)
         return (result, try Data(contentsOf: URL(fileURLWithPath: output)))
     }

@@ -51,11 +51,10 @@ import Testing
     @Test func renderWritesTheDisplayCopyBesideTheFullImage() throws {
         let folder = try TemporaryFolder()
         defer { folder.remove() }
-        var request = RenderRequest(operations: [.sepia(intensity: 1)], spillDirectory: folder.path)
-        request.displayLongestSide = 512
+        let request = RenderRequest(operations: [.sepia(intensity: 1)], spillDirectory: folder.path)
         let result = try Renderer.render(
             request, input: Fixtures.exifSample("canon_hdr_NO.jpg").path, output: folder.file("full.jpg"),
-            display: folder.file("display.jpg"), orientation: .right)
+            displayAt: folder.file("display.jpg"), displayLongestSide: 512, orientation: .right)
         #expect(result.displaySize == PixelSize(width: 384, height: 512))
         let full = try DecodedImage(path: folder.file("full.jpg"))
         let display = try DecodedImage(path: folder.file("display.jpg"))

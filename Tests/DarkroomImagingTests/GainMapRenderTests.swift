@@ -26,15 +26,15 @@ import Testing
         _ bytes: [UInt8], _ operations: [ImageOperation] = [], keep: Bool = true, budget: Int = 256 << 20,
         threads: Int = 1, display: Bool = false, orientation: Orientation = .up
     ) throws -> Rendered {
-        var request = RenderRequest(
+        let request = RenderRequest(
             operations: operations, limits: RenderLimits(memoryBudget: budget),
             spillDirectory: NSTemporaryDirectory(), threads: threads)
-        request.displayLongestSide = 256
         let output = MemoryUpload()
         let displayOutput = display ? MemoryUpload(name: "display") : nil
         let reopen: (() throws -> any ByteSource)? = keep ? { ChunkedSource(bytes, name: "in", maxChunk: 65536) } : nil
+        let renditions = displayOutput.map { [RenditionUpload(.display(longestSide: 256), to: $0)] } ?? []
         let result = try Renderer.render(
-            request, from: ChunkedSource(bytes, name: "in", maxChunk: 65536), to: output, display: displayOutput,
+            request, from: ChunkedSource(bytes, name: "in", maxChunk: 65536), to: output, renditions: renditions,
             gainMapSource: reopen, orientation: orientation)
         return Rendered(result: result, output: try #require(output.committed), display: displayOutput?.committed)
     }

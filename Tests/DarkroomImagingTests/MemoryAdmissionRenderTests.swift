@@ -53,7 +53,8 @@ import Testing
         let output = MemoryUpload()
         let display = MemoryUpload(name: "display")
         let result = try Renderer.render(
-            request(ledger), from: try FileSource(path: input.path), to: output, display: display, orientation: .up)
+            request(ledger), from: try FileSource(path: input.path), to: output,
+            renditions: [RenditionUpload(.display(), to: display)], orientation: .up)
         #expect(output.committed != nil && display.committed != nil)
         let books = ledger.books
         #expect(books.asked == [result.plan.memory.total])
@@ -96,7 +97,7 @@ import Testing
         let budget = 64 << 20
         let result = try Renderer.render(
             request(ledger, budget: budget), from: ChunkedSource(bytes, name: "in", maxChunk: 65536),
-            to: MemoryUpload(), display: MemoryUpload(name: "display"),
+            to: MemoryUpload(), renditions: [RenditionUpload(.display(), to: MemoryUpload(name: "display"))],
             gainMapSource: { ChunkedSource(bytes, name: "in", maxChunk: 65536) }, orientation: .up)
         #expect(result.hdr != nil, "the map was carried")
         let books = ledger.books

@@ -176,7 +176,7 @@ import Testing
         #expect(throws: RenderError.cancelled) {
             _ = try Renderer.render(
                 request, input: Fixtures.exifSample("gps/DSCN0010.jpg").path, output: folder.file("out.jpg"),
-                display: folder.file("display.jpg"), orientation: orientation)
+                displayAt: folder.file("display.jpg"), orientation: orientation)
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
     }

@@ -27,14 +27,13 @@ import Testing
         defer { folder.remove() }
         _ = try Renderer.render(
             request(threads: threads, folder: folder), input: input.path, output: folder.file("file.jpg"),
-            display: folder.file("file.display.jpg"), orientation: orientation)
+            displayAt: folder.file("file.display.jpg"), orientation: orientation)
         let output = MemoryUpload()
         let display = MemoryUpload()
-        var request = request(threads: threads, folder: folder)
-        request.displayLongestSide = 2048
         let result = try Renderer.render(
-            request, from: ChunkedSource(try Fixtures.bytes(of: input), maxChunk: 13, seed: 7),
-            to: output, display: display, orientation: orientation)
+            request(threads: threads, folder: folder),
+            from: ChunkedSource(try Fixtures.bytes(of: input), maxChunk: 13, seed: 7), to: output,
+            renditions: [RenditionUpload(.display(), to: display)], orientation: orientation)
         #expect(
             output.committed.map { Data($0) } == (try Data(contentsOf: URL(fileURLWithPath: folder.file("file.jpg")))))
         #expect(
@@ -56,7 +55,8 @@ import Testing
         let display = try FileUpload(finalPath: folder.file("display.jpg"))
         #expect {
             _ = try Renderer.render(
-                request(threads: threads, folder: folder), from: source, to: output, display: display, orientation: .up)
+                request(threads: threads, folder: folder), from: source, to: output,
+                renditions: [RenditionUpload(.display(), to: display)], orientation: .up)
         } throws: { error in
             guard let codec = (error as? RenderError)?.codecError, codec.format == .jpeg,
                 let jpeg = codec.cause as? JPEGError, let cause = jpeg.cause
@@ -82,7 +82,7 @@ import Testing
         #expect {
             _ = try Renderer.render(
                 request(threads: threads, folder: folder), from: FileSource(path: input.path), to: output,
-                display: display, orientation: .right)
+                renditions: [RenditionUpload(.display(), to: display)], orientation: .right)
         } throws: { error in
             guard let codec = (error as? RenderError)?.codecError, let jpeg = codec.cause as? JPEGError else {
                 return false

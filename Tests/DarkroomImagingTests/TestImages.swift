@@ -4,15 +4,18 @@ import Foundation
 import JPEGTurbo
 
 extension Renderer {
-    /// File to file through the local streams, as `darkroom render` runs one.
+    /// File to file through the local streams, as `darkroom render` runs one, with the display
+    /// copy at `displayAt` when given.
     static func render(
-        _ request: RenderRequest, input: String, output: String, display: String? = nil,
-        orientation: Orientation
+        _ request: RenderRequest, input: String, output: String, displayAt display: String? = nil,
+        displayLongestSide: Int = RenderRequest.defaultDisplayLongestSide, orientation: Orientation
     ) throws -> RenderResult {
         let source = try FileSource(path: input)
         let upload = try FileUpload(finalPath: output)
-        let displayUpload = try display.map { try FileUpload(finalPath: $0) }
-        return try render(request, from: source, to: upload, display: displayUpload, orientation: orientation)
+        let renditions = try display.map {
+            [RenditionUpload(.display(longestSide: displayLongestSide), to: try FileUpload(finalPath: $0))]
+        }
+        return try render(request, from: source, to: upload, renditions: renditions ?? [], orientation: orientation)
     }
 }
 
