@@ -74,6 +74,13 @@ public final class HEIFDecoder {
         }
         let image = try primary.decodeWhole()
         guard image.width == header.codedWidth, image.height == header.codedHeight else {
+            if primary.selectsOperatingPoint() {
+                throw HEIFError(
+                    code: .unsupported,
+                    message: "a layered AV1 image whose a1op property selects an operating point "
+                        + "(\(header.codedWidth)×\(header.codedHeight)); libheif \(HEIFLibrary.version) decodes "
+                        + "every layer (\(image.width)×\(image.height)) and cannot select one", path: objectName)
+            }
             throw HEIFError(
                 code: .corrupt,
                 message: "the coded image decodes to \(image.width)×\(image.height) "

@@ -35,6 +35,19 @@ import Testing
 
     static var arrow: [UInt8] { get throws { try Fixtures.bytes(of: HEIFFixtures.arrow) } }
 
+    /// Xiph's layered AV1 image whose `a1op` selects operating point 2 (layer 0, 360×182, its
+    /// `ispe`): libheif decodes every layer (1436×730). Not damaged: a file libheif cannot read
+    /// as it asks, refused as unsupported with that reason.
+    @Test func aLayeredAV1ImageSelectingAnOperatingPointIsUnsupportedNotDamaged() throws {
+        let file = Fixtures.root.appendingPathComponent("corpus/xiph/quebec_3layer_op2.avif")
+        let error = try #require(Self.openAndDecode(try Fixtures.bytes(of: file)))
+        #expect(error.code == .unsupported, "\(error)")
+        #expect(error.message.contains("operating point") && error.message.contains("1436×730"), "\(error)")
+        // Layers without a selection decode to the top one, as the file's ispe says.
+        let tiger = Fixtures.root.appendingPathComponent("corpus/xiph/tiger_3layer_3res.avif")
+        #expect(Self.openAndDecode(try Fixtures.bytes(of: tiger)) == nil)
+    }
+
     /// libheif writes `mdat` last: losing the last bytes cuts the coded image, which libheif
     /// reads when it decodes it.
     @Test func aTruncatedFileIsDamaged() throws {
