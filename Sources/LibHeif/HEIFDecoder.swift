@@ -468,13 +468,30 @@ final class PrimaryImage {
         }
     }
 
-    /// Decodes the grid's tile at (`column`, `row`), as coded.
+    /// Decodes the grid's tile at (`column`, `row`), as coded. libheif 1.19.7 crops a tile to
+    /// the grid only at 8 bits a sample ("unsupported feature" above): then the tile's own item
+    /// is decoded whole, and `TileRows` takes what the grid shows of it.
     fileprivate func decodeTile(column: Int, row: Int) throws(HEIFError) -> DecodedImage {
         let options = try options.pointer(name: name)
-        return try decoded(name: "\(name) (tile \(column),\(row))") { image in
-            heif_image_handle_decode_image_tile(
-                pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options, UInt32(column),
-                UInt32(row))
+        let tileName = "\(name) (tile \(column),\(row))"
+        do {
+            return try decoded(name: tileName) { image in
+                heif_image_handle_decode_image_tile(
+                    pointer, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options, UInt32(column),
+                    UInt32(row))
+            }
+        } catch  where error.libheifCode == Int(heif_error_Unsupported_feature.rawValue) {
+            var item: heif_item_id = 0
+            try check(
+                heif_image_handle_get_grid_image_tile_id(pointer, 0, UInt32(column), UInt32(row), &item), path: tileName
+            )
+            var tile: OpaquePointer?
+            let opened = heif_context_get_image_handle(context.pointer, item, &tile)
+            guard opened.code == heif_error_Ok, let tile else { throw HEIFError(opened, path: tileName) }
+            defer { heif_image_handle_release(tile) }
+            return try decoded(name: tileName) { image in
+                heif_decode_image(tile, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+            }
         }
     }
 

@@ -48,6 +48,32 @@ import Testing
         #expect(Self.openAndDecode(try Fixtures.bytes(of: tiger)) == nil)
     }
 
+    /// libavif's 10-bit 4×3 grid of one 128×200 picture: libheif 1.19.7 will not crop its tiles
+    /// ("only 8 bits per pixel"), so each tile's item is decoded whole; every tile lands where the
+    /// grid puts it (all twelve the same picture) and the image decodes.
+    @Test func aTenBitGridDecodesTileByTile() throws {
+        let file = Fixtures.root.appendingPathComponent("corpus/libavif/color_grid_gainmap_different_grid.avif")
+        let decoder = try HEIFDecoder(
+            source: ChunkedSource(try Fixtures.bytes(of: file), name: Self.name, maxChunk: 4096))
+        #expect(
+            decoder.header.bitDepth == 10 && decoder.header.tiling?.columns == 4 && decoder.header.tiling?.rows == 3)
+        let pixels = try HEIFDecoderTests.decodeAll(decoder)
+        let (width, tileWidth, tileHeight) = (512, 128, 200)
+        func tile(_ column: Int, _ row: Int) -> [UInt8] {
+            (0..<tileHeight).flatMap { y in
+                let start = ((row * tileHeight + y) * width + column * tileWidth) * 3
+                return pixels[start..<(start + tileWidth * 3)]
+            }
+        }
+        let first = tile(0, 0)
+        #expect(Set(first).count > 32, "a picture, not a flat tile")
+        for (column, row) in [(3, 0), (0, 2), (3, 2), (1, 1)] {
+            let other = tile(column, row)
+            let worst = zip(first, other).map { abs(Int($0) - Int($1)) }.max() ?? 0
+            #expect(worst <= 8, "tile \(column),\(row) differs from the first by up to \(worst)")
+        }
+    }
+
     /// libheif writes `mdat` last: losing the last bytes cuts the coded image, which libheif
     /// reads when it decodes it.
     @Test func aTruncatedFileIsDamaged() throws {
