@@ -316,6 +316,11 @@ final class PrimaryImage {
             fileType: fileType, width: width, height: height, codedWidth: coded.width, codedHeight: coded.height,
             hasAlpha: heif_image_handle_has_alpha_channel(pointer) != 0, bitDepth: depth > 0 ? depth : 8,
             iccProfile: try iccProfile(), nclx: try nclx(), fileBytes: fileBytes)
+        var colorspace = heif_colorspace_undefined
+        var chroma = heif_chroma_undefined
+        if heif_image_handle_get_preferred_decoding_colorspace(pointer, &colorspace, &chroma).code == heif_error_Ok {
+            header.fullChroma = chroma == heif_chroma_444 || colorspace == heif_colorspace_RGB
+        }
         header.transforms = try transforms(codedWidth: coded.width, codedHeight: coded.height)
         header.auxiliaryImages = try auxiliaryImages()
         header.toneMap = toneMap()

@@ -15,6 +15,8 @@ public struct HEIFHeader: Sendable, Equatable {
     /// whole, which it decodes at once.
     public var tiling: HEIFTiling?
     public var hasAlpha: Bool
+    /// Chroma at full resolution (4:4:4, or RGB): what libheif would decode it to.
+    public var fullChroma = false
     /// Bits per luma sample of the coded image (8, 10, 12); output is always 8-bit.
     public var bitDepth: Int
     /// The `Exif` item as a JPEG APP1 payload (`Exif\0\0` + TIFF), see `HEIFExifBlock`.
@@ -57,9 +59,12 @@ public struct HEIFHeader: Sendable, Equatable {
     /// measured (docs/rendering.md, "Input formats"): every decode goes through planar RGB and
     /// then the interleaved copy, both alive at once: 3 + 3 for 8-bit; an alpha plane or dav1d's
     /// frame pools raise it to 8; 16-bit planes plus an 8-bit intermediate make 12 for deeper
-    /// sources (16 with alpha).
+    /// sources (16 with alpha). A deeper source with full chroma (4:4:4, or RGB coded as such)
+    /// holds three 16-bit planes where 4:2:0 holds one and two quarters, in the decoder's
+    /// pictures and libheif's copy of them: 10 more (Netflix's 2048×858 10-bit 4:4:4 AVIFs,
+    /// lossy and lossless, peaked 3 and 12 MiB above a plan made with 12).
     public var decodeBytesPerPixel: Int {
-        if bitDepth > 8 { return hasAlpha ? 16 : 12 }
+        if bitDepth > 8 { return (hasAlpha ? 16 : 12) + (fullChroma ? 10 : 0) }
         if hasAlpha || fileType.kind == .avif { return 8 }
         return 6
     }

@@ -66,7 +66,7 @@ import Testing
         #expect(header.fileType.kind == (codec == .hevc ? .heic : .avif))
         #expect(header.width == Self.width && header.height == Self.height && header.bitDepth == 8 && !header.hasAlpha)
         #expect(header.fileBytes == bytes.count && header.exifPayload == nil && header.iccProfile == nil)
-        #expect(header.decodeBytesPerPixel == (codec == .hevc ? 6 : 8))
+        #expect(header.decodeBytesPerPixel == (codec == .hevc ? 6 : 8) && !header.fullChroma)
         Self.expectQuadrants(try Self.decodeAll(decoder), width: Self.width, height: Self.height)
     }
 
