@@ -401,6 +401,7 @@ BENCH_DIR := $(BUILD_DIR)/bench
 bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/hdr-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)/hdr
+	bash $(ROOT)/Tests/Benchmarks/plan-rss-bench.sh $(DARKROOM_BIN)
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/rendition-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
