@@ -30,17 +30,17 @@ extension JobQueue {
     public func completeWritingFiles(_ job: ClaimedJob, with result: JobResult) throws -> (
         current: Int64?, replaced: [String]
     ) {
-        guard case .renditions(let adjustmentID, let files) = result.change else {
+        guard case .renditions(let adjustmentID, let files, let warnings) = result.change else {
             return (try completeLayers(job, with: result), [])
         }
         let rows = try connection.query(
             """
             SELECT status, loss, current_adjustment_id, replaced
-              FROM darkroom.complete_renditions_job($1::bigint, $2::uuid, $3::bigint, $4::jsonb)
+              FROM darkroom.complete_renditions_job($1::bigint, $2::uuid, $3::bigint, $4::jsonb, $5::jsonb)
             """,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .int(adjustmentID),
-                .text("[" + files.joined(separator: ",") + "]"),
+                .text("[" + files.joined(separator: ",") + "]"), .text(RecordedWarning.json(warnings)),
             ])
         let current = try rows[0]["current_adjustment_id"].decode(Int64?.self)
         let written = try report(rows[0], job: job, current: current, expected: adjustmentID)

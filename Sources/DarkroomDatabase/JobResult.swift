@@ -10,8 +10,9 @@ public struct JobResult: Sendable, Hashable {
         /// Nothing to do; the asset keeps what it shows (kept in `darkroom.jobs.outcome`).
         case none(outcome: String)
         /// Rendition files written for the asset's current adjustment, each replacing its file of
-        /// the same name: JSON objects as `rendered_with.renditions` lists them.
-        case renditions(adjustmentID: Int64, files: [String])
+        /// the same name (JSON objects as `rendered_with.renditions` lists them), and what the
+        /// render met (kept in `darkroom.jobs.warnings`).
+        case renditions(adjustmentID: Int64, files: [String], warnings: [RecordedWarning])
     }
 
     /// The asset's current adjustment as the job read it.

@@ -27,11 +27,16 @@ public struct RecordedWarning: Sendable, Hashable, Codable {
     }
 
     /// The `layer_warnings` argument of `darkroom.complete_job`: one array per layer.
-    static func json(perLayer warnings: [[RecordedWarning]]) -> String {
+    static func json(perLayer warnings: [[RecordedWarning]]) -> String { encoded(warnings) }
+
+    /// The `warnings` argument of `darkroom.complete_renditions_job`: one array.
+    static func json(_ warnings: [RecordedWarning]) -> String { encoded(warnings) }
+
+    private static func encoded(_ value: some Encodable) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         // Strings and integers always encode.
-        return String(decoding: (try? encoder.encode(warnings)) ?? Data("null".utf8), as: UTF8.self)
+        return String(decoding: (try? encoder.encode(value)) ?? Data("null".utf8), as: UTF8.self)
     }
 }
 

@@ -51,7 +51,8 @@ extension RenderJobRunner {
         }
         metrics.wrote(rendered.result.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
         metrics.renderMemory(peak: rendered.result.plan.memory.total, budget: rendered.result.plan.budget)
-        for warning in rendered.result.warnings.map(RecordedWarning.init) {
+        let warnings = rendered.result.warnings.map(RecordedWarning.init)
+        for warning in warnings {
             logger.warning(
                 "render warning",
                 metadata: [
@@ -60,6 +61,7 @@ extension RenderJobRunner {
                 ])
         }
         return JobResult(
-            .renditions(adjustmentID: top.id, files: rendered.written.map(\.json)), expectedCurrent: expected)
+            .renditions(adjustmentID: top.id, files: rendered.written.map(\.json), warnings: warnings),
+            expectedCurrent: expected)
     }
 }

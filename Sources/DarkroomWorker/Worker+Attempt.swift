@@ -207,7 +207,7 @@ extension Worker {
                 if layers.count > 1 { metadata["layers"] = "\(layers.count)" }
             case .original(let note), .none(let note):
                 metadata["outcome"] = "\(note)"
-            case .renditions(let adjustmentID, let files):
+            case .renditions(let adjustmentID, let files, _):
                 metadata["adjustment_id"] = "\(adjustmentID)"
                 metadata["renditions"] = "\(files.count)"
             }

@@ -106,6 +106,9 @@ struct WorkerRoleTests {
     /// A renditions job, as the worker role runs it: what the top layer lacks, then its files
     /// recorded on that layer, each replacing the older version's file, whose path comes back
     /// for deletion; the look does not move.
+    static let leftOut = RecordedWarning(
+        code: "rendition.gain_map_left_out", message: "rendition thumb is standard range only")
+
     @Test func aWorkerRecordsTheRenditionsALayerLacks() throws {
         try withWorker { owner, operatorSession, worker in
             let asset = try AssetStore(worker).register(sampleAsset(1, path: "originals/01/0101.jpg")).id
@@ -114,7 +117,10 @@ struct WorkerRoleTests {
             let store = AssetStore(worker)
             let edit = try #require(
                 try queue.claim(workerID: identity.name, limit: 1, lease: .seconds(60), formats: pipeline).first)
-            let layer = try #require(try queue.complete(edit, with: sampleAdjustment(for: edit)))
+            // A render that wrote the display copy at the size of its first version.
+            var rendered = sampleAdjustment(for: edit)
+            rendered.renderedWith = #"{"output":{"display_longest_side":2048}}"#
+            let layer = try #require(try queue.complete(edit, with: rendered))
             _ = try operatorSession.query("SELECT darkroom.add_rendition('thumb', 'webp', 320)")
             #expect(
                 try store.missingRenditions(ofAdjustment: layer) == [
@@ -132,10 +138,15 @@ struct WorkerRoleTests {
                     + #""width":320,"height":240,"bytes":999}"#
                 #expect(throws: PostgresError.self) {
                     try queue.complete(
-                        job, with: JobResult(.renditions(adjustmentID: layer, files: []), expectedCurrent: nil))
+                        job,
+                        with: JobResult(.renditions(adjustmentID: layer, files: [], warnings: []), expectedCurrent: nil)
+                    )
                 }
                 return try queue.completeWritingFiles(
-                    job, with: JobResult(.renditions(adjustmentID: layer, files: [file]), expectedCurrent: nil))
+                    job,
+                    with: JobResult(
+                        .renditions(adjustmentID: layer, files: [file], warnings: [Self.leftOut]), expectedCurrent: nil)
+                )
             }
             let first = try runRenditionsJob(version: 1)
             #expect(first.current == layer && first.replaced.isEmpty)
@@ -152,6 +163,14 @@ struct WorkerRoleTests {
             #expect(
                 try scalar(owner, "SELECT count(*) FROM darkroom.asset_history WHERE asset_id = $1", [.int(asset)]).int
                     == 1)
+            // What the render met is kept on the job, as a layer's warnings are.
+            let codes = try scalar(
+                owner,
+                """
+                SELECT string_agg(w ->> 'code', ',') FROM darkroom.jobs AS j, jsonb_array_elements(j.warnings) AS w
+                 WHERE j.kind = 'renditions'
+                """)
+            #expect(codes.string == "rendition.gain_map_left_out,rendition.gain_map_left_out")
         }
     }
 

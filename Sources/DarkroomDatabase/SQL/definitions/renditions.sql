@@ -206,12 +206,13 @@ $$;
 
 -- Completes a renditions job: the renditions it wrote for the asset's top layer,
 -- adjustment_id, which the asset must still show ([{"name", "version", "format", "path",
--- "width", "height", "bytes"}, ...], as rendered_with lists them). Each replaces that record's
+-- "width", "height", "bytes"}, ...], as rendered_with lists them), with the render's warnings
+-- (kept in jobs.warnings, as complete_job keeps a layer's). Each replaces that record's
 -- file of the same name; replaced lists the stored paths no record names any more, for the
 -- worker to delete. The look does not change, so no history entry is written. status and
 -- loss as complete_job says them.
 CREATE OR REPLACE FUNCTION darkroom.complete_renditions_job(
-    job_id bigint, lease_token uuid, adjustment_id bigint, files jsonb
+    job_id bigint, lease_token uuid, adjustment_id bigint, files jsonb, warnings jsonb DEFAULT '[]'
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, replaced text)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
@@ -233,6 +234,8 @@ BEGIN
         RETURN NEXT;
         RETURN;
     END IF;
+    UPDATE darkroom.jobs AS j SET warnings = coalesce(complete_renditions_job.warnings, '[]')
+     WHERE j.id = complete_renditions_job.job_id;
     WITH written AS (
         SELECT f.name FROM jsonb_to_recordset(files) AS f(name text)
     ), old AS (
