@@ -207,10 +207,10 @@ $$;
 -- Completes a renditions job: the renditions it wrote for the asset's top layer,
 -- adjustment_id, which the asset must still show ([{"name", "version", "format", "path",
 -- "width", "height", "bytes"}, ...], as rendered_with lists them), with the render's warnings
--- (kept in jobs.warnings, as complete_job keeps a layer's). Each replaces that record's
--- file of the same name; replaced lists the stored paths no record names any more, for the
--- worker to delete. The look does not change, so no history entry is written. status and
--- loss as complete_job says them.
+-- (kept in jobs.warnings, as complete_job keeps a layer's). Each replaces that record's file of
+-- the same name. One row per stored path no record names any more (replaced, for the worker to
+-- delete), or one with replaced NULL; status and loss in each, as complete_job says them. The
+-- look does not change, so no history entry is written.
 CREATE OR REPLACE FUNCTION darkroom.complete_renditions_job(
     job_id bigint, lease_token uuid, adjustment_id bigint, files jsonb, warnings jsonb DEFAULT '[]'
 ) RETURNS TABLE (status text, loss text, current_adjustment_id bigint, replaced text)
