@@ -14,13 +14,14 @@ enum HEIFToneMapLayout {
     }
 
     static func finish(_ file: [UInt8], items: Items, name: String) throws(HEIFError) -> [UInt8] {
-        var reader = BoxLayout(file, name: name)
+        let reader = BoxLayout(file, name: name)
         let top = try reader.children(of: 0..<file.count, in: "the file")
         guard top.count >= 3, top[0].type == "ftyp", top[1].type == "meta", top[2].type == "mdat" else {
             throw reader.unexpected("the file's boxes are \(top.map(\.type)), not ftyp, meta, mdat")
         }
         let ftyp = try brandsWithToneMap(Array(file[top[0].range]), reader: reader)
         let metaBox = top[1]
+        guard metaBox.payload.count >= 4 else { throw reader.unexpected("meta has no version and flags") }
         // A full box: its version and flags come before its children.
         let metaChildren = try reader.children(
             of: (metaBox.payload.lowerBound + 4)..<metaBox.range.upperBound, in: "meta")
@@ -120,10 +121,12 @@ private struct BoxLayout {
     func markHidden(_ item: UInt32, iinf: Box, in meta: inout [UInt8], base: Int) throws(HEIFError) -> [UInt32] {
         guard iinf.payload.count >= 6 else { throw unexpected("iinf is too short") }
         let countBytes = bytes[iinf.payload.lowerBound] == 0 ? 2 : 4
+        guard iinf.payload.count >= 4 + countBytes else { throw unexpected("iinf is too short") }
         let entries = try children(of: (iinf.payload.lowerBound + 4 + countBytes)..<iinf.range.upperBound, in: "iinf")
         var ids: [UInt32] = []
         var marked = false
         for entry in entries where entry.type == "infe" {
+            guard !entry.payload.isEmpty else { throw unexpected("an empty infe box") }
             let version = bytes[entry.payload.lowerBound]
             guard version >= 2, entry.payload.count >= (version == 2 ? 10 : 12) else {
                 throw unexpected("an infe box of version \(version) and \(entry.payload.count) bytes")

@@ -29,9 +29,24 @@ import Testing
         let avif = try Self.plainAVIF()
         let jpeg = try Fixtures.bytes(of: URL(fileURLWithPath: Fixtures.apple("wedding.jpg")))
         let oversized: [UInt8] = [0, 0, 0x10, 0] + Array("ftyp".utf8) + Array(avif.dropFirst(8))
+        let ftyp = Array(avif.prefix(Int(avif[3])))
+        func box(_ type: String, _ payload: [UInt8]) -> [UInt8] {
+            HEIFToneMapLayout.bigEndian(UInt32(8 + payload.count)) + Array(type.utf8) + payload
+        }
+        let mdat = box("mdat", [1, 2, 3])
+        let iloc = box("iloc", [0, 0, 0, 0, 0x44, 0, 0, 0])
         let cases: [(String, [UInt8])] = [
             ("a JPEG", Array(jpeg.prefix(4096))), ("nothing", []), ("a cut file", Array(avif.prefix(avif.count / 3))),
             ("a box larger than the file", oversized),
+            ("a meta box without its version", ftyp + box("meta", []) + mdat),
+            (
+                "an iinf cut after its version",
+                ftyp + box("meta", [0, 0, 0, 0] + box("iinf", [1, 0, 0, 0, 0, 0]) + iloc) + mdat
+            ),
+            (
+                "an empty infe",
+                ftyp + box("meta", [0, 0, 0, 0] + box("iinf", [0, 0, 0, 0, 0, 1] + box("infe", [])) + iloc) + mdat
+            ),
         ]
         for (what, bytes) in cases {
             let error = Self.refusal(bytes)
