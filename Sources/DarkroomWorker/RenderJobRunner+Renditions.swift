@@ -1,7 +1,5 @@
-import ByteStreams
 import DarkroomDatabase
 import DarkroomImaging
-import DarkroomStorage
 import Logging
 
 /// A renditions job: the renditions the asset's top layer lacks (`settings.renditions`, as the
@@ -25,24 +23,10 @@ extension RenderJobRunner {
         }
         let input = try renderInput(of: top, asset: asset)
         let reads = CountingSource.Tally()
-        let source = CountingSource(try open(input), tally: reads)
         defer { metrics.read(reads.bytes, from: input.metricsInput) }
-        var uploads: [(upload: any ObjectUpload, path: String)] = []
-        do throws(JobFailure) {
-            for target in settings.renditions {
-                let key = try renditionKey(target.rendition, asset: asset, job: job)
-                uploads.append((try beginPublishing(key), key.rawValue))
-            }
-        } catch {
-            for target in uploads { target.upload.abort() }
-            throw error
-        }
-        var streams = LayerRenderer.Streams(
-            input: source,
-            reopen: { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) },
-            output: nil, renditions: uploads, scratchDirectory: storage.scratchDirectory)
-        streams.bufferedBytesPerStream = storage.bufferedBytesPerStream
-        streams.isCancelled = isCancelled
+        let streams = try streams(
+            reading: input, counting: reads, into: nil, withRenditions: true, asset: asset, job: job,
+            isCancelled: isCancelled)
         let rendered: (result: RenderResult, written: [WrittenRendition])
         do {
             rendered = try layers(for: job).renderRenditions(streams: streams)
@@ -52,14 +36,7 @@ extension RenderJobRunner {
         metrics.wrote(rendered.result.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
         metrics.renderMemory(peak: rendered.result.plan.memory.total, budget: rendered.result.plan.budget)
         let warnings = rendered.result.warnings.map(RecordedWarning.init)
-        for warning in warnings {
-            logger.warning(
-                "render warning",
-                metadata: [
-                    "job_id": "\(job.id)", "asset_id": "\(asset.id)", "code": "\(warning.code)",
-                    "reason": "\(warning.message)",
-                ])
-        }
+        log(warnings, job: job, asset: asset, logger: logger)
         return JobResult(
             .renditions(adjustmentID: top.id, files: rendered.written.map(\.json), warnings: warnings),
             expectedCurrent: expected)

@@ -19,27 +19,10 @@ extension RenderJobRunner {
         isCancelled: @escaping @Sendable () -> Bool
     ) throws(JobFailure) -> NewAdjustment {
         let reads = CountingSource.Tally()
-        let source = CountingSource(try open(input), tally: reads)
         defer { metrics.read(reads.bytes, from: input.metricsInput) }
-        let upload = try beginPublishing(output)
-        var renditions: [(upload: any ObjectUpload, path: String)] = []
-        do throws(JobFailure) {
-            for target in withRenditions ? settings.renditions : [] {
-                let key = try renditionKey(target.rendition, asset: asset, job: job)
-                renditions.append((try beginPublishing(key), key.rawValue))
-            }
-        } catch {
-            upload.abort()
-            for rendition in renditions { rendition.upload.abort() }
-            throw error
-        }
-        // A JPEG's gain map follows its image: the original is read again to reach it.
-        var streams = LayerRenderer.Streams(
-            input: source,
-            reopen: { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) },
-            output: upload, renditions: renditions, scratchDirectory: storage.scratchDirectory)
-        streams.bufferedBytesPerStream = storage.bufferedBytesPerStream
-        streams.isCancelled = isCancelled
+        let streams = try streams(
+            reading: input, counting: reads, into: output, withRenditions: withRenditions, asset: asset, job: job,
+            isCancelled: isCancelled)
         let rendered: LayerRenderer.Rendered
         do {
             rendered = try layers(for: job).render(layer, streams: streams)
@@ -55,6 +38,47 @@ extension RenderJobRunner {
                 RecordedWarning(code: $0.code, message: $0.message, object: input.key.rawValue)
             }
             + result.warnings.map(RecordedWarning.init)
+        log(warnings, job: job, asset: asset, logger: logger)
+        let record = rendered.plan.record
+        return NewAdjustment(
+            formatIdentifier: record.formatIdentifier, formatVersion: record.formatVersion, data: record.data,
+            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
+            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: rerenderOf,
+            warnings: warnings, renderedWith: rendered.provenance.json)
+    }
+
+    /// What a render reads and writes: `input`, counted into `reads` (and read again for a
+    /// JPEG's gain map, which follows its image), an upload to `output` when there is one, and
+    /// one for each of `settings.renditions` when `withRenditions`. The input is opened first; if
+    /// an upload cannot begin, every one begun is aborted.
+    func streams(
+        reading input: RenderInput, counting reads: CountingSource.Tally, into output: StorageKey?,
+        withRenditions: Bool, asset: Asset, job: ClaimedJob, isCancelled: @escaping @Sendable () -> Bool
+    ) throws(JobFailure) -> LayerRenderer.Streams {
+        let source = CountingSource(try open(input), tally: reads)
+        let upload = try output.map { (key) throws(JobFailure) in try beginPublishing(key) }
+        var renditions: [(upload: any ObjectUpload, path: String)] = []
+        do throws(JobFailure) {
+            for target in withRenditions ? settings.renditions : [] {
+                let key = try renditionKey(target.rendition, asset: asset, job: job)
+                renditions.append((try beginPublishing(key), key.rawValue))
+            }
+        } catch {
+            upload?.abort()
+            for rendition in renditions { rendition.upload.abort() }
+            throw error
+        }
+        var streams = LayerRenderer.Streams(
+            input: source,
+            reopen: { [self] () throws -> any ByteSource in CountingSource(try open(input), tally: reads) },
+            output: upload, renditions: renditions, scratchDirectory: storage.scratchDirectory)
+        streams.bufferedBytesPerStream = storage.bufferedBytesPerStream
+        streams.isCancelled = isCancelled
+        return streams
+    }
+
+    /// Each warning a render met, in the worker's log with its job and asset.
+    func log(_ warnings: [RecordedWarning], job: ClaimedJob, asset: Asset, logger: Logger) {
         for warning in warnings {
             logger.warning(
                 "render warning",
@@ -63,12 +87,6 @@ extension RenderJobRunner {
                     "reason": "\(warning.message)",
                 ])
         }
-        let record = rendered.plan.record
-        return NewAdjustment(
-            formatIdentifier: record.formatIdentifier, formatVersion: record.formatVersion, data: record.data,
-            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: rerenderOf,
-            warnings: warnings, renderedWith: rendered.provenance.json)
     }
 
     /// What a failed layer render records. Adjustment data that cannot be planned is refused

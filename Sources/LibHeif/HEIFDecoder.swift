@@ -490,14 +490,32 @@ final class PrimaryImage {
             try check(
                 heif_image_handle_get_grid_image_tile_id(pointer, 0, UInt32(column), UInt32(row), &item), path: tileName
             )
-            var tile: OpaquePointer?
-            let opened = heif_context_get_image_handle(context.pointer, item, &tile)
-            guard opened.code == heif_error_Ok, let tile else { throw HEIFError(opened, path: tileName) }
-            defer { heif_image_handle_release(tile) }
-            return try decoded(name: tileName) { image in
-                heif_decode_image(tile, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+            return try withImage(item, describedAs: "its tile \(column),\(row)", name: tileName) {
+                tile throws(HEIFError) in
+                try decoded(name: tileName) { image in
+                    heif_decode_image(tile, &image, heif_colorspace_RGB, heif_chroma_interleaved_RGB, options)
+                }
             }
         }
+    }
+
+    /// Runs `body` with the handle of `id`, an image item of the file (`what`, as an error names
+    /// it), released after.
+    func withImage<T>(
+        _ id: heif_item_id, describedAs what: String, name: String, _ body: (OpaquePointer) throws(HEIFError) -> T
+    ) throws(HEIFError) -> T {
+        var handle: OpaquePointer?
+        let error = heif_context_get_image_handle(context.pointer, id, &handle)
+        guard error.code == heif_error_Ok, let handle else {
+            if let handle { heif_image_handle_release(handle) }
+            // libheif names an item that is no image (or none at all) a usage error.
+            if error.code == heif_error_Ok || error.code == heif_error_Usage_error {
+                throw HEIFError(code: .corrupt, message: "\(what), item \(id), is not an image in the file", path: name)
+            }
+            throw HEIFError(error, path: name)
+        }
+        defer { heif_image_handle_release(handle) }
+        return try body(handle)
     }
 
     /// Strict: libheif fails instead of carrying on with warnings. The image's `channel` plane

@@ -102,7 +102,7 @@ extension PrimaryImage {
                 path: mapName)
         }
         try checkNoTransforms(of: toneMap.id, name: mapName)
-        return try withImage(id, name: mapName) { handle throws(HEIFError) in
+        return try withImage(id, describedAs: "its gain map", name: mapName) { handle throws(HEIFError) in
             let size = (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
             let picture = (Int(heif_image_handle_get_width(pointer)), Int(heif_image_handle_get_height(pointer)))
             guard size.0 > 0, size.1 > 0, size.0 <= 2 * picture.0, size.1 <= 2 * picture.1 else {
@@ -133,24 +133,6 @@ extension PrimaryImage {
                 message: "the tmap item has its own irot, imir or clap, so its HDR picture is not the primary's shape",
                 path: name)
         }
-    }
-
-    private func withImage<T>(_ id: heif_item_id, name: String, _ body: (OpaquePointer) throws(HEIFError) -> T)
-        throws(HEIFError) -> T
-    {
-        var handle: OpaquePointer?
-        let error = heif_context_get_image_handle(context.pointer, id, &handle)
-        guard error.code == heif_error_Ok, let handle else {
-            if let handle { heif_image_handle_release(handle) }
-            // libheif names an item that is no image (or none at all) a usage error.
-            if error.code == heif_error_Ok || error.code == heif_error_Usage_error {
-                throw HEIFError(
-                    code: .corrupt, message: "its gain map, item \(id), is not an image in the file", path: name)
-            }
-            throw HEIFError(error, path: name)
-        }
-        defer { heif_image_handle_release(handle) }
-        return try body(handle)
     }
 
     /// A map coded in monochrome decodes to its one channel; any other to RGB (libheif has no
