@@ -405,6 +405,7 @@ bench: release tool-deps
 	@if [ -z "$${DARKROOM_TEST_DATABASE_URL:-}" ]; then $(MAKE) --no-print-directory db-start; fi
 	bash $(ROOT)/Tests/Benchmarks/drain-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/rendition-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
+	bash $(ROOT)/Tests/Benchmarks/sandbox-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/import-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/import $(BENCH_DIR)/photo24.jpg
 	bash $(ROOT)/Tests/Benchmarks/queue-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/queue
 	bash $(ROOT)/Tests/Benchmarks/filter-upgrade-bench.sh $(DARKROOM_BIN) "$${DARKROOM_TEST_DATABASE_URL:-$(TEST_SERVER_URL)}" $(BENCH_DIR)/filter-upgrade

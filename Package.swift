@@ -96,6 +96,11 @@ let package = Package(
         // System calls without a C library wrapper: openat2(2), which keeps the storage's opens
         // beneath its root.
         .target(name: "CSystemCalls"),
+        // The decoders' process boundary: a child started with nothing but its channel, and the
+        // seccomp filter it puts on itself (docs/hostile-input.md lists what it allows).
+        .target(name: "CSandbox"),
+        // Owns the child process and its channel: spawn, frames, wait, and the confinement.
+        .target(name: "ProcessSandbox", dependencies: ["CSandbox"]),
 
         // Byte sources and sinks: what codecs read and write, whatever the storage.
         .target(name: "ByteStreams", dependencies: ["CSystemCalls"]),
@@ -123,6 +128,7 @@ let package = Package(
             name: "DarkroomImaging",
             dependencies: [
                 "EditVocabulary", "JPEGTurbo", "LibHeif", "LibWebP", "LittleCMS", "ByteStreams", "GainMaps",
+                "CSystemCalls",
             ],
             swiftSettings: optimizedInDebug),
         // The storage layout and the seam every object goes through (local filesystem today).
@@ -207,7 +213,7 @@ let package = Package(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest",
+                "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest", "ProcessSandbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -303,6 +309,10 @@ let package = Package(
                 "DarkroomTestSupport",
             ]),
         .testTarget(name: "LibPQTests", dependencies: ["LibPQ"]),
+        // The sandbox's filter tried for real: a probe that confines itself as a decoding child
+        // does, then tries one forbidden (or allowed) thing (built with the tests; not shipped).
+        .executableTarget(name: "SandboxProbe", dependencies: ["CSandbox"], path: "Tests/SandboxProbe"),
+        .testTarget(name: "ProcessSandboxTests", dependencies: ["ProcessSandbox", "DarkroomTestSupport"]),
         .testTarget(
             name: "DarkroomWebTests",
             dependencies: [

@@ -1,6 +1,18 @@
+#define _GNU_SOURCE
 #include "system_calls.h"
 
 #include <errno.h>
+#include <fcntl.h>
+
+#if defined(__linux__)
+int dr_open_scratch(const char *folder) { return open(folder, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600); }
+#else
+int dr_open_scratch(const char *folder) {
+    (void)folder;
+    errno = EOPNOTSUPP;
+    return -1;
+}
+#endif
 
 #if defined(__linux__)
 #include <linux/openat2.h>

@@ -89,6 +89,12 @@ public struct CarriedHDR: Sendable, Equatable {
     public var mapSize: PixelSize
     /// log2 of the headroom the map reaches (the stops above SDR white a display may show).
     public var headroomStops: Double
+
+    public init(sourceFormat: String, mapSize: PixelSize, headroomStops: Double) {
+        self.sourceFormat = sourceFormat
+        self.mapSize = mapSize
+        self.headroomStops = headroomStops
+    }
 }
 
 public enum Renderer {

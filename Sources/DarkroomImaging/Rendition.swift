@@ -97,6 +97,12 @@ public struct RenditionResult: Sendable, Equatable {
     public var rendition: Rendition
     public var size: PixelSize
     public var bytes: Int
+
+    public init(rendition: Rendition, size: PixelSize, bytes: Int) {
+        self.rendition = rendition
+        self.size = size
+        self.bytes = bytes
+    }
 }
 
 /// Where a rendition's file goes.

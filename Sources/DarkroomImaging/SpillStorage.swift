@@ -1,3 +1,5 @@
+import CSystemCalls
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -30,20 +32,24 @@ final class MemorySpill: SpillStorage {
     }
 }
 
-/// A spill in an unlinked temporary file: the name is removed as soon as the file is
-/// open, so the space is returned on every exit path, kill -9 included.
+/// A spill in a temporary file without a name (O_TMPFILE; where the file system has none, a
+/// name removed as soon as the file is open), so the space is returned on every exit path,
+/// kill -9 included. An unnamed file is also the only file the decoders' sandbox may make.
 final class FileSpill: SpillStorage {
     let directory: String
     private let descriptor: Int32
 
     init(directory: String) throws {
         self.directory = directory
-        var template = Array("\(directory)/darkroom-spill-XXXXXX".utf8CString)
-        let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        var descriptor = dr_open_scratch(directory)
+        if descriptor < 0 && [EOPNOTSUPP, EISDIR, EINVAL].contains(errno) {
+            var template = Array("\(directory)/darkroom-spill-XXXXXX".utf8CString)
+            descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            if descriptor >= 0 { template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) } }
+        }
         guard descriptor >= 0 else {
             throw RenderError.spill(path: directory, message: "cannot create a temporary file", errno: errno)
         }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
         self.descriptor = descriptor
     }
 

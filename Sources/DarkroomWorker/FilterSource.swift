@@ -5,11 +5,13 @@ import DarkroomStorage
 
 /// Where a render's filter LUTs come from: the storage, by the hash `enqueue_edit` recorded
 /// (a worker's; read once and shared by its slots, `FilterTables`), or local `.cube` files
-/// (`darkroom render --filter-file`). Either way the bytes are checked and parsed by
+/// (`darkroom render --filter-file`), or, in the decoders' sandbox, the worker's. Either way the bytes are checked and parsed by
 /// `FilterLUT.table`.
 public enum FilterSource: Sendable {
     case storage(FilterTables, any ObjectStorage, jobID: Int64)
     case files([FilterFile])
+    /// A sandboxed render's: the worker that started it loads them (`DecoderSandbox`).
+    case delegated(@Sendable ([ImageOperation]) throws -> [ImageOperation])
 
     /// `operations` with every filter's version, LUT hash and table filled in.
     func attach(_ operations: [ImageOperation]) throws -> [ImageOperation] {
@@ -18,6 +20,8 @@ public enum FilterSource: Sendable {
             try tables.load(operations, from: storage, jobID: jobID)
         case .files(let files):
             try FilterFile.attach(files, to: operations)
+        case .delegated(let attach):
+            try attach(operations)
         }
     }
 }

@@ -147,6 +147,13 @@ public enum FailureCode: String, Sendable, Hashable, CaseIterable, CustomStringC
     case renderCancelled = "render_cancelled"
     /// The renderer threw something other than a `RenderError`.
     case renderFailed = "render_failed"
+    // The decoders' sandbox (`DecoderSandbox`): what happened to the child, never what it said.
+    /// The child decoding the input crashed (a signal): the input is taken to be hostile.
+    case decoderCrashed = "decoder_crashed"
+    /// The child made a system call its seccomp filter forbids: the input is taken to be hostile.
+    case decoderForbiddenCall = "decoder_forbidden_call"
+    /// The child broke the channel's rules or could not be started or confined.
+    case sandboxFailed = "sandbox_failed"
 
     public var description: String { rawValue }
 }

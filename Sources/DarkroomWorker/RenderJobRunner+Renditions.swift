@@ -27,18 +27,18 @@ extension RenderJobRunner {
         let streams = try streams(
             reading: input, counting: reads, into: nil, withRenditions: true, asset: asset, job: job,
             isCancelled: isCancelled)
-        let rendered: (result: RenderResult, written: [WrittenRendition])
+        let outcome: LayerOutcome
         do {
-            rendered = try layers(for: job).renderRenditions(streams: streams)
+            outcome = try render(nil, streams: streams, input: input, job: job, adjustmentID: top.id)
         } catch {
             throw failure(error, input: input, job: job, adjustmentID: top.id)
         }
-        metrics.wrote(rendered.result.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
-        metrics.renderMemory(peak: rendered.result.plan.memory.total, budget: rendered.result.plan.budget)
-        let warnings = rendered.result.warnings.map(RecordedWarning.init)
-        log(warnings, job: job, asset: asset, logger: logger)
+        metrics.wrote(outcome.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
+        metrics.renderMemory(peak: outcome.plannedMemory, budget: outcome.budget)
+        log(outcome.renderWarnings, job: job, asset: asset, logger: logger)
+        let written = outcome.written(settings.renditions, paths: streams.renditions.map(\.path))
         return JobResult(
-            .renditions(adjustmentID: top.id, files: rendered.written.map(\.json), warnings: warnings),
+            .renditions(adjustmentID: top.id, files: written.map(\.json), warnings: outcome.renderWarnings),
             expectedCurrent: expected)
     }
 }

@@ -5,6 +5,7 @@ import DarkroomImaging
 import DarkroomMetadata
 import DarkroomMetrics
 import DarkroomStorage
+import Foundation
 import Logging
 
 /// How a job's render reads its input and publishes its outputs: through `storage`, by key,
@@ -23,28 +24,65 @@ extension RenderJobRunner {
         let streams = try streams(
             reading: input, counting: reads, into: output, withRenditions: withRenditions, asset: asset, job: job,
             isCancelled: isCancelled)
-        let rendered: LayerRenderer.Rendered
+        let outcome: LayerOutcome
         do {
-            rendered = try layers(for: job).render(layer, streams: streams)
+            outcome = try render(layer, streams: streams, input: input, job: job, adjustmentID: rerenderOf)
         } catch {
             throw failure(error, input: input, job: job, adjustmentID: rerenderOf)
         }
-        let result = rendered.result
-        metrics.wrote(result.outputBytes, to: .render)
-        metrics.wrote(result.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
-        metrics.renderMemory(peak: result.plan.memory.total, budget: result.plan.budget)
+        guard let record = outcome.record else {
+            throw .permanent(
+                code: .sandboxFailed, message: "\(input.key): the decoding process answered an edit without its record")
+        }
+        metrics.wrote(outcome.outputBytes, to: .render)
+        metrics.wrote(outcome.renditions.reduce(0) { $0 + $1.bytes }, to: .renditions)
+        metrics.renderMemory(peak: outcome.plannedMemory, budget: outcome.budget)
         let warnings =
-            rendered.plan.warnings.map {
-                RecordedWarning(code: $0.code, message: $0.message, object: input.key.rawValue)
-            }
-            + result.warnings.map(RecordedWarning.init)
+            outcome.editWarnings.map { RecordedWarning(code: $0.code, message: $0.message, object: input.key.rawValue) }
+            + outcome.renderWarnings
         log(warnings, job: job, asset: asset, logger: logger)
-        let record = rendered.plan.record
+        let written = outcome.written(settings.renditions, paths: streams.renditions.map(\.path))
         return NewAdjustment(
             formatIdentifier: record.formatIdentifier, formatVersion: record.formatVersion, data: record.data,
-            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: result.outputSize.width,
-            renderedHeight: result.outputSize.height, renderedBytes: Int64(result.outputBytes), rerenderOf: rerenderOf,
-            warnings: warnings, renderedWith: rendered.provenance.json)
+            baseAdjustmentID: baseAdjustmentID, renderedPath: output.rawValue, renderedWidth: outcome.outputWidth,
+            renderedHeight: outcome.outputHeight, renderedBytes: Int64(outcome.outputBytes), rerenderOf: rerenderOf,
+            warnings: warnings, renderedWith: outcome.provenance(settings, written: written).json)
+    }
+
+    /// Renders `layer` (nil: the renditions alone, from a stored render) in the decoders' sandbox
+    /// when the worker has one, else here, through the same `LayerRenderer` either way.
+    func render(
+        _ layer: LayerRenderer.Layer?, streams: LayerRenderer.Streams, input: RenderInput, job: ClaimedJob,
+        adjustmentID: Int64?
+    ) throws -> LayerOutcome {
+        let renderer = layers(for: job)
+        guard let sandbox else {
+            guard let layer else { return LayerOutcome(try renderer.renderRenditions(streams: streams).result) }
+            return LayerOutcome(try renderer.render(layer, streams: streams))
+        }
+        let request = SandboxJob(
+            adjustment: layer.map {
+                EncodedAdjustmentMessage(
+                    formatIdentifier: $0.adjustment.formatIdentifier, formatVersion: $0.adjustment.formatVersion,
+                    data: Data($0.adjustment.data))
+            },
+            startOrientation: layer.flatMap {
+                if case .original(let recorded) = $0.start { recorded?.rawValue ?? 0 } else { nil }
+            },
+            isReplay: layer?.isReplay ?? false, settings: SandboxJob.Settings(settings),
+            withRenditions: !streams.renditions.isEmpty, scratchDirectory: streams.scratchDirectory,
+            bufferedBytesPerStream: streams.bufferedBytesPerStream, inputName: input.key.rawValue,
+            uploadNames: (streams.output.map { [$0] } ?? []).map(\.objectName)
+                + streams.renditions.map(\.upload.objectName),
+            input: InputMessage(input), jobID: job.id, adjustmentID: adjustmentID)
+        return try sandbox.render(
+            request, streams: streams,
+            services: DecoderSandbox.Services(
+                table: { query throws(JobFailure) in
+                    try filters.table(
+                        for: FilterStep(name: query.name, version: query.version, sha256: query.sha256),
+                        index: query.index, from: storage, jobID: job.id)
+                }, admission: settings.memoryAdmission))
     }
 
     /// What a render reads and writes: `input`, counted into `reads` (and read again for a
@@ -92,16 +130,29 @@ extension RenderJobRunner {
     /// What a failed layer render records. Adjustment data that cannot be planned is refused
     /// for good; the codecs' errors name the object at fault.
     func failure(_ error: any Error, input: RenderInput, job: ClaimedJob, adjustmentID: Int64?) -> JobFailure {
+        Self.failure(error, input: input, jobID: job.id, adjustmentID: adjustmentID)
+    }
+
+    /// The same, wherever the render ran (a sandboxed child maps its own errors with it). What
+    /// the storage said when reading the input is the storage's failure; what the sandbox saw
+    /// of its child is a failure of the input, which is taken to be hostile.
+    static func failure(_ error: any Error, input: RenderInput, jobID: Int64, adjustmentID: Int64?) -> JobFailure {
         switch error {
         case let failure as JobFailure: failure
-        case let error as AdjustmentError: Self.refused(error, job: job, adjustmentID: adjustmentID)
+        case let error as AdjustmentError: refused(error, jobID: jobID, adjustmentID: adjustmentID)
         case let error as RenderError: classify(error, input: input)
+        case let error as StreamError: failure(error, doing: "cannot read \(input)")
+        case let violation as SandboxViolation: failure(violation, input: input)
         default: .transient(code: .renderFailed, message: "\(input.key): \(error)", cause: error)
         }
     }
 
     static func refused(_ error: AdjustmentError, job: ClaimedJob, adjustmentID: Int64?) -> JobFailure {
-        let subject = "job \(job.id): " + (adjustmentID.map { "adjustment \($0): " } ?? "")
+        refused(error, jobID: job.id, adjustmentID: adjustmentID)
+    }
+
+    static func refused(_ error: AdjustmentError, jobID: Int64, adjustmentID: Int64?) -> JobFailure {
+        let subject = "job \(jobID): " + (adjustmentID.map { "adjustment \($0): " } ?? "")
         return .permanent(code: FailureCode(error.code), message: subject + error.message, cause: error)
     }
 
@@ -110,7 +161,7 @@ extension RenderJobRunner {
         do {
             return try SourceHeader.read(from: source)
         } catch let error as CodecError {
-            throw classify(.codec(error), input: input)
+            throw Self.classify(.codec(error), input: input)
         } catch let error as StreamError {
             throw Self.failure(error, doing: "cannot read the header of \(input)")
         } catch {
@@ -188,9 +239,34 @@ extension RenderJobRunner {
         }
     }
 
+    /// A child that crashed or was stopped by its filter was made to by the input, as far as
+    /// anyone can tell: that input fails for good, and the worker goes on. A child killed from
+    /// outside, or that could not start, says nothing about the input: the job is retried.
+    static func failure(_ violation: SandboxViolation, input: RenderInput) -> JobFailure {
+        let message =
+            "\(input.key): \(violation) while rendering \(input)"
+            + (violation.errors.isEmpty ? "" : " (it wrote: \(violation.errors))")
+        switch violation.kind {
+        case .crashed, .exited:
+            return .permanent(
+                code: .decoderCrashed,
+                message: message + "; the file may be crafted to attack a decoder: keep it for inspection",
+                cause: violation)
+        case .forbiddenCall:
+            return .permanent(
+                code: .decoderForbiddenCall,
+                message: message + "; the file may be crafted to attack a decoder: keep it for inspection",
+                cause: violation)
+        case .protocolBroken:
+            return .permanent(code: .sandboxFailed, message: message, cause: violation)
+        case .killed, .unavailable:
+            return .transient(code: .sandboxFailed, message: message, cause: violation)
+        }
+    }
+
     /// Errors name their object: libjpeg's and libheif's about the input (its key) blame the input by
     /// identity; the rest concern the render itself or its outputs, and say so themselves.
-    func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
+    static func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
         if let cause = error.codecError, cause.objectName == input.key.rawValue {
             let failure = RenderInputError(input: input, cause: cause)
             return failure.isPermanent

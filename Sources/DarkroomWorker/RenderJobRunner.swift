@@ -18,16 +18,20 @@ public struct RenderJobRunner: Sendable {
     public let metrics: WorkerMetrics
     /// The filters' LUTs, shared by the worker's slots.
     public let filters: FilterTables
+    /// Where renders run: a sandboxed child each (with the standard editors), or nil for this
+    /// process (with `registry`).
+    public let sandbox: DecoderSandbox?
 
     public init(
         storage: any ObjectStorage, registry: EditorRegistry = .standard, settings: RenderSettings,
-        metrics: WorkerMetrics = WorkerMetrics(), filters: FilterTables = FilterTables()
+        metrics: WorkerMetrics = WorkerMetrics(), filters: FilterTables = FilterTables(), sandbox: DecoderSandbox? = nil
     ) {
         self.storage = storage
         self.registry = registry
         self.settings = settings
         self.metrics = metrics
         self.filters = filters
+        self.sandbox = sandbox
     }
 
     /// Runs `job` against `asset`, which shows the layers `chain` (bottom first, as

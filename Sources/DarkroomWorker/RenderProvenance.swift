@@ -26,9 +26,20 @@ public struct RenderProvenance: Sendable, Equatable {
         operations: [ImageOperation], settings: RenderSettings, renditions: [WrittenRendition],
         hdr: CarriedHDR? = nil
     ) {
+        self.init(
+            math: RenderMath.versions(of: operations),
+            filters: operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }, settings: settings,
+            renditions: renditions, hdr: hdr)
+    }
+
+    /// From the operations' math versions and filters, as a sandboxed render reports them.
+    init(
+        math: [String: Int], filters: [FilterStep], settings: RenderSettings, renditions: [WrittenRendition],
+        hdr: CarriedHDR?
+    ) {
         darkroom = DarkroomRelease.version
-        math = RenderMath.versions(of: operations)
-        filters = operations.compactMap { if case .filter(let step) = $0 { step } else { nil } }
+        self.math = math
+        self.filters = filters
         let display = renditions.first { $0.result.rendition.name == Rendition.displayName }
         output = RenderOutput(encoding: settings.encoding, displayLongestSide: display?.result.rendition.longestSide)
         self.hdr = hdr

@@ -144,7 +144,7 @@ extension Worker {
         }
         let runner = RenderJobRunner(
             storage: options.storage, registry: options.registry, settings: settings, metrics: options.metrics,
-            filters: filters)
+            filters: filters, sandbox: options.sandbox)
         do {
             return .rendered(
                 try runner.run(

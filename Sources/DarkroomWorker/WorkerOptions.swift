@@ -42,6 +42,9 @@ public struct WorkerOptions: Sendable {
     public var appleGeometryOnly = false
     /// Whether renders carry an original's HDR gain map (`worker --hdr keep|drop`).
     public var hdr: HDROutput = .keep
+    /// Where renders run: a sandboxed child each (`worker --decoder-sandbox on`, the command's
+    /// default), or nil for the worker's own process (with `registry`).
+    public var sandbox: DecoderSandbox?
     /// The editors this worker runs.
     public var registry: EditorRegistry
     /// The formats this worker claims (normally `registry.claimableFormats`); nil claims every job.

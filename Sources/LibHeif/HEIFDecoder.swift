@@ -147,6 +147,10 @@ public enum HEIFLibrary {
     /// bookworm-backports ships it. The build refuses older headers (`CHeif/shim.h`).
     public static let requiredVersion = (major: 1, minor: 19, patch: 7)
 
+    /// Starts libheif now (it loads its codec plugins from disk), as the first decode would:
+    /// for a process that will not be allowed to open a file afterwards.
+    public static func start() { libheifStarted }
+
     /// The version of the libheif loaded, as "1.19.7".
     public static var version: String { String(cString: heif_get_version()) }
 
@@ -171,7 +175,6 @@ public enum HEIFLibrary {
 /// libheif's reference-counted start-up (it registers the built-in codecs), once per process
 /// and never undone: a process that reads one HEIF usually reads more.
 private let libheifStarted: Void = { _ = heif_init(nil) }()
-
 // MARK: The owners
 
 /// The whole file in one allocation, which libheif reads in place (`…_without_copy`).

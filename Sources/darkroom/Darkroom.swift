@@ -7,7 +7,6 @@ import Foundation
 import Logging
 import Metrics
 
-@main
 struct Darkroom: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Re-renders photo edits from a PostgreSQL queue.",

@@ -33,6 +33,7 @@ struct FailureCodeTests {
                 "crop_out_of_bounds", "invalid_rotation", "memory_budget_exceeded", "image_too_large", "spill_failed",
                 "output_failed",
                 "render_cancelled", "render_failed",
+                "decoder_crashed", "decoder_forbidden_call", "sandbox_failed",
             ])
     }
 

@@ -16,4 +16,10 @@
 // openat2, and on systems other than Linux.
 int dr_openat2(int folder, const char *path, uint64_t flags, uint64_t mode, uint64_t resolve);
 
+// An unnamed scratch file in `folder` (open(2) with O_TMPFILE | O_RDWR | O_CLOEXEC, mode 0600):
+// it never has a name, so nothing is left behind and nothing else can open it; it is also the
+// only file the decoders' sandbox may create. -1 with errno (EOPNOTSUPP where the file system
+// has no O_TMPFILE).
+int dr_open_scratch(const char *folder);
+
 #endif

@@ -1,0 +1,357 @@
+import ByteStreams
+import DarkroomDatabase
+import DarkroomImaging
+import Foundation
+import ProcessSandbox
+
+/// Where a worker's renders run: in a child process per render that holds no credential and can
+/// open no file (docs/hostile-input.md), started from `executable` as `darkroom decode-sandbox`.
+/// The worker keeps everything the child may not have (the storage, the database, the budget,
+/// the filters) and answers the child's requests for bytes, memory and tables; the child runs
+/// the same `LayerRenderer` as an in-process render and sends back a `LayerOutcome`.
+public struct DecoderSandbox: Sendable {
+    /// How each child starts.
+    public enum Start: String, Sendable, CaseIterable {
+        /// Forked by the worker's zygote, its codecs already started: a fork, not an exec. Every
+        /// child shares the zygote's address layout.
+        case zygote
+        /// Exec'd afresh: about 40 ms more CPU per render, and an address layout of its own.
+        case fresh
+    }
+
+    /// The darkroom executable the child runs (a worker's own: /proc/self/exe).
+    public let executable: String
+    public let start: Start
+    private let zygote: SandboxZygote?
+    /// The hidden command that makes an executable the child (`darkroom decode-sandbox`), and
+    /// with `zygoteArgument` the zygote.
+    public static let command = "decode-sandbox"
+    public static let zygoteArgument = "zygote"
+    /// The child's whole environment: no variable of the worker's reaches it.
+    static let environment = ["SWIFT_BACKTRACE=enable=no"]
+
+    public init(executable: String = "/proc/self/exe", start: Start = .zygote) {
+        self.executable = executable
+        self.start = start
+        zygote =
+            start == .zygote
+            ? SandboxZygote(
+                executable: executable, arguments: [Self.command, Self.zygoteArgument], environment: Self.environment)
+            : nil
+    }
+
+    /// How the next child starts.
+    var childStart: SandboxedProcess.Start {
+        if let zygote { return .fork(zygote) }
+        return .spawn(executable: executable, arguments: [Self.command], environment: Self.environment)
+    }
+
+    /// Starts a child and waits for it to say it is confined: what a worker checks before it
+    /// claims a job, so a kernel without seccomp stops the worker, not every job. Throws a
+    /// `SandboxViolation` saying what went wrong.
+    public func check() throws {
+        let process: SandboxedProcess
+        do {
+            process = try SandboxedProcess(childStart, maxPayload: SandboxMessage.maxPayload)
+        } catch {
+            throw SandboxViolation.unavailable(error)
+        }
+        defer {
+            process.kill()
+            _ = process.wait()
+        }
+        let answer: SandboxFrame?
+        do {
+            try process.channel.send(SandboxFrame(kind: SandboxMessage.probe.rawValue))
+            answer = try process.channel.receive()
+        } catch {
+            answer = nil
+        }
+        switch answer.flatMap({ SandboxMessage(rawValue: $0.kind) }) {
+        case .ready: return
+        case .failed:
+            let failure = try? JSONDecoder().decode(ChildFailure.self, from: Data(answer!.payload))
+            throw SandboxViolation.unavailable(
+                SandboxError(
+                    .confinementFailed, Bounds.escaped(failure?.message ?? "the child could not confine itself")))
+        default:
+            process.kill()
+            throw SandboxViolation(process.wait(), deniedCall: process.deniedSystemCall, errors: process.errorOutput)
+        }
+    }
+
+    /// What the worker does for the child: tables by filter, memory from its budget.
+    struct Services {
+        var table: (FilterQuery) throws -> ColorLookupTable
+        var admission: (any MemoryAdmission)?
+    }
+
+    /// Runs `job` in a child, serving `streams`. Throws what the worker itself met (the
+    /// storage's `StreamError`, a filter's `JobFailure`, the budget's `RenderError`), else the
+    /// child's own `ChildFailure`, else a `SandboxViolation` when the child crashed, was stopped
+    /// by its filter or broke the channel's rules. Uploads not committed are aborted.
+    func render(_ job: SandboxJob, streams: LayerRenderer.Streams, services: Services) throws -> LayerOutcome {
+        let process: SandboxedProcess
+        do {
+            process = try SandboxedProcess(childStart, maxPayload: SandboxMessage.maxPayload) {
+                if streams.isCancelled() { throw RenderError.cancelled }
+            }
+        } catch {
+            throw SandboxViolation.unavailable(error)
+        }
+        var session = Session(streams: streams, services: services, channel: process.channel)
+        defer { session.end() }
+        do {
+            try process.channel.send(
+                SandboxFrame(kind: SandboxMessage.job.rawValue, payload: Array(try JSONEncoder().encode(job))))
+            while let frame = try process.channel.receive() {
+                // A busy child is never quiet long enough for the channel's own check.
+                if streams.isCancelled() { throw RenderError.cancelled }
+                if let answer = try session.serve(frame) { return try finish(answer, process: process) }
+            }
+        } catch let error as SandboxError where error.code == .channelClosed {
+            // The child is gone: how it ended says why.
+        } catch let error as SandboxError {
+            process.kill()
+            _ = process.wait()
+            throw SandboxViolation.protocolBroken(error)
+        } catch {
+            process.kill()
+            _ = process.wait()
+            throw error
+        }
+        process.kill()
+        throw SandboxViolation(process.wait(), deniedCall: process.deniedSystemCall, errors: process.errorOutput)
+    }
+
+    /// The child's last word. It has nothing left to do, so it is ended now rather than
+    /// trusted to exit.
+    private func finish(_ answer: Session.Answer, process: SandboxedProcess) throws -> LayerOutcome {
+        process.kill()
+        _ = process.wait()
+        switch answer {
+        case .outcome(let outcome): return outcome
+        case .failure(let failure): throw failure
+        }
+    }
+}
+
+/// One render's requests, served: the streams it reads, the uploads it writes, the memory it holds.
+private struct Session {
+    enum Answer {
+        case outcome(LayerOutcome)
+        case failure(JobFailure)
+    }
+
+    let streams: LayerRenderer.Streams
+    let services: Services
+    typealias Services = DecoderSandbox.Services
+    var sources: [any ByteSource]
+    /// 0: the full-size render (when there is one), then each rendition.
+    let uploads: [any ObjectUpload]
+    var finished = Set<Int>()
+    var reservation: MemoryReservation?
+    let channel: SandboxChannel
+
+    init(streams: LayerRenderer.Streams, services: Services, channel: SandboxChannel) {
+        self.streams = streams
+        self.services = services
+        self.channel = channel
+        sources = [streams.input]
+        uploads = (streams.output.map { [$0] } ?? []) + streams.renditions.map(\.upload)
+    }
+
+    /// Gives back the memory and aborts what was not committed, however the render ended. Runs
+    /// after the child has been reaped.
+    mutating func end() {
+        if let reservation { services.admission?.release(reservation) }
+        reservation = nil
+        for (index, upload) in uploads.enumerated() where !finished.contains(index) { upload.abort() }
+    }
+
+    /// Answers one frame; returns the child's last word when this was it.
+    mutating func serve(_ frame: SandboxFrame) throws -> Answer? {
+        guard let message = SandboxMessage(rawValue: frame.kind) else {
+            throw SandboxError(.protocolViolation, "a frame of unknown kind \(frame.kind)")
+        }
+        switch message {
+        case .read:
+            let source = try stream(frame.id)
+            guard frame.payload.count == 4 else { throw SandboxError(.protocolViolation, "a read without its count") }
+            let wanted = frame.payload.reversed().reduce(0) { $0 << 8 | Int($1) }
+            var bytes = [UInt8](repeating: 0, count: min(max(wanted, 1), SandboxMessage.chunkBytes))
+            let got = try bytes.withUnsafeMutableBytes { buffer throws(StreamError) in try source.read(into: buffer) }
+            try reply(.data, id: frame.id, Array(bytes[..<got]))
+        case .reopen:
+            guard sources.count < 8 else { throw SandboxError(.protocolViolation, "the input opened again and again") }
+            sources.append(try streams.reopen())
+            try reply(.opened, id: UInt32(sources.count - 1))
+        case .write:
+            try frame.payload.withUnsafeBytes { bytes in
+                do {
+                    try upload(frame.id).write(bytes)
+                } catch let error as StreamError {
+                    throw RenderError.output(error)
+                }
+            }
+        case .commit:
+            let index = Int(frame.id)
+            let target = try upload(frame.id)
+            let bytes: Int
+            do {
+                bytes = try target.commit()
+            } catch {
+                throw RenderError.output(error)
+            }
+            finished.insert(index)
+            try reply(.committed, id: frame.id, UInt64(bytes).littleEndianBytes)
+        case .abort:
+            try upload(frame.id).abort()
+            finished.insert(Int(frame.id))
+        case .reserve:
+            guard reservation == nil, let price = UInt64(littleEndianBytes: frame.payload), price <= Int.max else {
+                throw SandboxError(.protocolViolation, "a second or malformed reservation")
+            }
+            reservation = try services.admission?.reserve(Int(price), isCancelled: streams.isCancelled)
+            try reply(.granted)
+        case .filter:
+            let query = try Self.decode(FilterQuery.self, frame)
+            try reply(.table, FilterTableMessage.encode(try services.table(query)))
+        case .outcome:
+            let outcome = try Self.decode(LayerOutcome.self, frame)
+            guard outcome.isWithinBounds(renditions: uploads.count - (streams.output == nil ? 0 : 1)) else {
+                throw SandboxError(.protocolViolation, "an outcome out of bounds")
+            }
+            return .outcome(outcome)
+        case .failed:
+            let failure = try Self.decode(ChildFailure.self, frame)
+            return .failure(
+                JobFailure(
+                    code: FailureCode(rawValue: failure.code) ?? .renderFailed,
+                    message: Bounds.escaped(failure.message), isPermanent: failure.isPermanent))
+        case .job, .data, .opened, .committed, .granted, .table, .probe, .ready:
+            throw SandboxError(.protocolViolation, "the child sent a worker's frame (\(message))")
+        }
+        return nil
+    }
+
+    /// A message the child wrote: JSON it may have made up, so any fault in it breaks the rules.
+    private static func decode<Message: Decodable>(_ type: Message.Type, _ frame: SandboxFrame) throws -> Message {
+        do {
+            return try JSONDecoder().decode(type, from: Data(frame.payload))
+        } catch {
+            throw SandboxError(.protocolViolation, "a \(type) that does not read as one")
+        }
+    }
+
+    private func stream(_ id: UInt32) throws -> any ByteSource {
+        guard Int(id) < sources.count else { throw SandboxError(.protocolViolation, "no stream \(id)") }
+        return sources[Int(id)]
+    }
+
+    private func upload(_ id: UInt32) throws -> any ObjectUpload {
+        guard Int(id) < uploads.count, !finished.contains(Int(id)) else {
+            throw SandboxError(.protocolViolation, "no open upload \(id)")
+        }
+        return uploads[Int(id)]
+    }
+
+    private func reply(_ message: SandboxMessage, id: UInt32 = 0, _ payload: [UInt8] = []) throws {
+        try channel.send(SandboxFrame(kind: message.rawValue, id: id, payload: payload))
+    }
+}
+
+/// How a child ended that says nothing of the input's pixels: it crashed, its filter stopped
+/// it, it broke the channel's rules, or it could not start.
+struct SandboxViolation: Error, Sendable, CustomStringConvertible {
+    enum Kind: Sendable {
+        case crashed(signal: String)
+        case forbiddenCall(Int?)
+        case killed
+        case exited(Int32)
+        case protocolBroken(SandboxError)
+        case unavailable(SandboxError)
+    }
+
+    var kind: Kind
+    /// The end of what the child wrote on stderr, escaped.
+    var errors: String = ""
+
+    static func protocolBroken(_ error: SandboxError) -> SandboxViolation {
+        SandboxViolation(kind: .protocolBroken(error))
+    }
+    static func unavailable(_ error: SandboxError) -> SandboxViolation { SandboxViolation(kind: .unavailable(error)) }
+
+    init(kind: Kind, errors: String = "") {
+        self.kind = kind
+        self.errors = errors
+    }
+
+    init(_ ended: SandboxedProcess.Termination, deniedCall: Int?, errors: [UInt8]) {
+        // The filter's own report is said in words; anything else the child wrote is quoted, escaped.
+        self.errors = deniedCall == nil ? Bounds.escaped(String(decoding: errors.suffix(512), as: UTF8.self)) : ""
+        switch ended {
+        case .exited(Sandbox.deniedStatus): kind = .forbiddenCall(deniedCall)
+        case .exited(let status): kind = .exited(status)
+        case .signalled(SIGKILL): kind = .killed
+        case .signalled(SIGSYS): kind = .forbiddenCall(nil)
+        case .signalled: kind = .crashed(signal: "\(ended)")
+        }
+    }
+
+    var description: String {
+        switch kind {
+        case .crashed(let signal): "the decoding process \(signal)"
+        case .forbiddenCall(let call?): "the decoding process made system call \(call), which its sandbox forbids"
+        case .forbiddenCall(nil): "the decoding process made a system call its sandbox forbids"
+        case .killed: "the decoding process was killed (SIGKILL: the kernel's out-of-memory killer, or an operator)"
+        case .exited(let status): "the decoding process exited with status \(status) without an answer"
+        case .protocolBroken(let error): "the decoding process broke the channel's rules: \(error.message)"
+        case .unavailable(let error): "the decoding process could not be started: \(error)"
+        }
+    }
+}
+
+/// Limits on what a child says, which the worker records and logs.
+enum Bounds {
+    static let maxText = 4096
+    static let maxItems = 256
+
+    /// `text` with its control characters written as escapes (`\n`, `\u{1B}`), bounded: what
+    /// a child wrote, safe for a log line and a terminal.
+    static func escaped(_ text: String) -> String {
+        Self.text(
+            text.unicodeScalars.map {
+                $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0)
+            }.joined())
+    }
+
+    /// At most `maxText` bytes of `text`, cut on a character.
+    static func text(_ text: String) -> String {
+        guard text.utf8.count > maxText else { return text }
+        var cut = ""
+        for character in text {
+            guard cut.utf8.count + character.utf8.count <= maxText else { break }
+            cut.append(character)
+        }
+        return cut
+    }
+}
+
+extension LayerOutcome {
+    /// Whether every list and text is within `Bounds` and the renditions match what was asked.
+    func isWithinBounds(renditions expected: Int) -> Bool {
+        let texts =
+            (editWarnings + renderWarnings).flatMap { [$0.code, $0.message, $0.object ?? ""] }
+            + Array(math.keys) + filters.flatMap { [$0.name, $0.version ?? "", $0.sha256 ?? ""] }
+            + [formatIdentifier ?? "", formatVersion ?? "", hdr?.sourceFormat ?? ""]
+        return texts.allSatisfy { $0.utf8.count <= Bounds.maxText }
+            && editWarnings.count + renderWarnings.count <= Bounds.maxItems && math.count <= Bounds.maxItems
+            && filters.count <= Bounds.maxItems && renditions.count == expected
+            && (data?.count ?? 0) <= SandboxMessage.maxPayload
+            && ([outputWidth, outputHeight, outputBytes, plannedMemory, budget]
+                + renditions.flatMap {
+                    [$0.width, $0.height, $0.bytes]
+                }).allSatisfy { $0 >= 0 }
+    }
+}

@@ -1,0 +1,275 @@
+import ByteStreams
+import DarkroomAdjustments
+import DarkroomDatabase
+import DarkroomImaging
+import Foundation
+import ProcessSandbox
+import Synchronization
+
+/// The decoding child's side of `DecoderSandbox`: it confines itself, reads its job, renders
+/// it through the same `LayerRenderer` a worker uses, with every stream, the memory and the
+/// filters' tables asked of the worker over the channel on descriptor 0, then says how it went
+/// and exits. It holds no credential and can open no file, so a decoder that a crafted photo
+/// takes over can reach only this channel.
+public enum DecoderSandboxChild {
+    /// Serves as the worker's zygote (`SandboxZygote`): starts the codecs once, then forks a
+    /// child per render, each of which runs `run`. Never returns.
+    public static func serveAsZygote() -> Never {
+        Codecs.start()
+        warmUp()
+        Sandbox.serveAsZygote { DecoderSandboxChild.run() }
+    }
+
+    /// Reads and writes the channel's JSON once, so that the runtime's first lookups of the
+    /// codecs' conformances (a scan of every conformance in the executable) are made here and
+    /// inherited by every child instead of being made by each.
+    static func warmUp() {
+        let job = SandboxJob(
+            adjustment: EncodedAdjustmentMessage(formatIdentifier: "", formatVersion: "", data: Data()),
+            startOrientation: nil, isReplay: false,
+            settings: SandboxJob.Settings(RenderSettings()), withRenditions: false, scratchDirectory: "",
+            bufferedBytesPerStream: 0, inputName: "", uploadNames: [], input: InputMessage(kind: "", key: ""), jobID: 0,
+            adjustmentID: nil)
+        _ = try? JSONDecoder().decode(SandboxJob.self, from: JSONEncoder().encode(job))
+        _ = try? JSONEncoder().encode(["": 0])
+        _ = try? JSONEncoder().encode(ChildFailure(code: "", message: "", isPermanent: false))
+    }
+
+    /// Runs the child; returns its exit status.
+    public static func run() -> Int32 {
+        Codecs.start()
+        let link = ParentLink(SandboxChannel(descriptor: 0, maxPayload: SandboxMessage.maxPayload))
+        do {
+            try Sandbox.enter()
+        } catch {
+            link.fail(ChildFailure(code: FailureCode.sandboxFailed.rawValue, message: "\(error)", isPermanent: false))
+            return 1
+        }
+        let received = Result { try link.channel.receive() }
+        if case .success(let frame?) = received, frame.kind == SandboxMessage.probe.rawValue {
+            try? link.post(.ready)
+            return 0
+        }
+        let job: SandboxJob
+        let settings: RenderSettings
+        let input: RenderInput
+        do {
+            guard let frame = try received.get() else { throw SandboxError(.channelClosed, "the channel closed") }
+            guard frame.kind == SandboxMessage.job.rawValue else {
+                throw SandboxError(.protocolViolation, "a frame of kind \(frame.kind) came first")
+            }
+            job = try JSONDecoder().decode(SandboxJob.self, from: Data(frame.payload))
+            guard let known = job.settings.renderSettings, let named = job.input.renderInput else {
+                throw SandboxError(.protocolViolation, "settings or an input this build does not know")
+            }
+            (settings, input) = (known, named)
+        } catch {
+            link.fail(
+                ChildFailure(
+                    code: FailureCode.sandboxFailed.rawValue,
+                    message: "the decoding process got no job it could read: \(error)", isPermanent: false))
+            return 2
+        }
+        do {
+            let outcome = try render(job, settings: settings, link: link)
+            try link.post(.outcome, payload: Array(try JSONEncoder().encode(outcome)))
+            return 0
+        } catch {
+            let failure = RenderJobRunner.failure(error, input: input, jobID: job.jobID, adjustmentID: job.adjustmentID)
+            link.fail(
+                ChildFailure(code: failure.code.rawValue, message: failure.message, isPermanent: failure.isPermanent))
+            return 0
+        }
+    }
+
+    static func render(_ job: SandboxJob, settings: RenderSettings, link: ParentLink) throws -> LayerOutcome {
+        var settings = settings
+        settings.memoryAdmission = ParentAdmission(link: link)
+        let renderer = LayerRenderer(
+            settings: settings, filters: .delegated { operations in try link.attachTables(operations) })
+        let uploadCount = (job.adjustment == nil ? 0 : 1) + (job.withRenditions ? settings.renditions.count : 0)
+        let uploads = (0..<uploadCount).map { index in
+            ParentUpload(
+                link: link, id: UInt32(index),
+                objectName: index < job.uploadNames.count ? job.uploadNames[index] : "upload \(index)")
+        }
+        let renditionUploads = job.adjustment == nil ? uploads : Array(uploads.dropFirst())
+        var streams = LayerRenderer.Streams(
+            input: ParentSource(link: link, id: 0, objectName: job.inputName),
+            reopen: { try link.reopen(objectName: job.inputName) },
+            output: job.adjustment == nil ? nil : uploads.first,
+            renditions: renditionUploads.map { ($0, "") }, scratchDirectory: job.scratchDirectory)
+        streams.bufferedBytesPerStream = job.bufferedBytesPerStream + SandboxMessage.streamBufferBytes
+        guard let adjustment = job.adjustment else {
+            return LayerOutcome(try renderer.renderRenditions(streams: streams).result)
+        }
+        let start: Picture.Start =
+            job.startOrientation.map { .original(recorded: $0 == 0 ? nil : Orientation(exifValue: $0)) } ?? .render
+        let layer = LayerRenderer.Layer(
+            EncodedAdjustment(
+                formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
+                data: Array(adjustment.data)),
+            start: start, isReplay: job.isReplay)
+        return LayerOutcome(try renderer.render(layer, streams: streams))
+    }
+}
+
+/// The child's end of the channel, shared by its threads: a request and its answer, or a post,
+/// one at a time.
+final class ParentLink: Sendable {
+    let channel: SandboxChannel
+    private let lock = Mutex(())
+
+    init(_ channel: SandboxChannel) { self.channel = channel }
+
+    func post(_ message: SandboxMessage, id: UInt32 = 0, payload: [UInt8] = []) throws {
+        try lock.withLock { _ in try channel.send(SandboxFrame(kind: message.rawValue, id: id, payload: payload)) }
+    }
+
+    func post(_ message: SandboxMessage, id: UInt32, bytes: UnsafeRawBufferPointer) throws {
+        try lock.withLock { _ in try channel.send(kind: message.rawValue, id: id, payload: bytes) }
+    }
+
+    /// Sends a request and waits for its answer, which must be `expected`.
+    func ask(_ message: SandboxMessage, id: UInt32 = 0, payload: [UInt8] = [], expecting expected: SandboxMessage)
+        throws -> SandboxFrame
+    {
+        try lock.withLock { _ in
+            try channel.send(SandboxFrame(kind: message.rawValue, id: id, payload: payload))
+            guard let answer = try channel.receive(), answer.kind == expected.rawValue else {
+                throw SandboxError(.protocolViolation, "the worker did not answer \(message) with \(expected)")
+            }
+            return answer
+        }
+    }
+
+    /// Says why the render failed; the worker ends the child after this.
+    func fail(_ failure: ChildFailure) {
+        guard let json = try? JSONEncoder().encode(failure) else { return }
+        try? post(.failed, payload: Array(json))
+    }
+
+    func reopen(objectName: String) throws -> any ByteSource {
+        let answer = try ask(.reopen, expecting: .opened)
+        return ParentSource(link: self, id: answer.id, objectName: objectName)
+    }
+
+    /// `operations` with each filter's table, which the worker reads, checks and parses.
+    func attachTables(_ operations: [ImageOperation]) throws -> [ImageOperation] {
+        var attached = operations
+        for (index, operation) in operations.enumerated() {
+            guard case .filter(var step) = operation else { continue }
+            let query = FilterQuery(index: index, name: step.name, version: step.version, sha256: step.sha256)
+            let answer = try ask(.filter, payload: Array(try JSONEncoder().encode(query)), expecting: .table)
+            step.table = try FilterTableMessage.decode(answer.payload)
+            attached[index] = .filter(step)
+        }
+        return attached
+    }
+}
+
+/// A stream the worker reads for the child, `SandboxMessage.streamBufferBytes` at a time.
+final class ParentSource: ByteSource {
+    let link: ParentLink
+    let id: UInt32
+    let objectName: String
+    private var buffered: [UInt8] = []
+    private var offset = 0
+
+    init(link: ParentLink, id: UInt32, objectName: String) {
+        (self.link, self.id, self.objectName) = (link, id, objectName)
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        if offset == buffered.count {
+            let wanted = UInt32(SandboxMessage.streamBufferBytes)
+            do {
+                buffered = try link.ask(
+                    .read, id: id, payload: withUnsafeBytes(of: wanted.littleEndian) { Array($0) }, expecting: .data
+                ).payload
+            } catch {
+                throw StreamError(code: .io, object: objectName, message: "the worker did not send it: \(error)")
+            }
+            offset = 0
+            guard buffered.count <= Int(wanted) else {
+                throw StreamError(code: .io, object: objectName, message: "the worker sent more than was asked")
+            }
+            if buffered.isEmpty { return 0 }
+        }
+        let count = min(buffer.count, buffered.count - offset)
+        buffered.withUnsafeBytes {
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<(offset + count)]))
+        }
+        offset += count
+        return count
+    }
+}
+
+/// An upload the worker publishes for the child: bytes go `SandboxMessage.streamBufferBytes` at
+/// a time, and the worker commits.
+final class ParentUpload: ObjectUpload {
+    let link: ParentLink
+    let id: UInt32
+    let objectName: String
+    private var pending: [UInt8] = []
+
+    init(link: ParentLink, id: UInt32, objectName: String) {
+        (self.link, self.id, self.objectName) = (link, id, objectName)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
+        pending.append(contentsOf: bytes)
+        if pending.count >= SandboxMessage.streamBufferBytes { try flush() }
+    }
+
+    private func flush() throws(StreamError) {
+        do {
+            var offset = 0
+            while offset < pending.count {
+                let end = min(pending.count, offset + SandboxMessage.chunkBytes)
+                try pending.withUnsafeBytes {
+                    try link.post(.write, id: id, bytes: UnsafeRawBufferPointer(rebasing: $0[offset..<end]))
+                }
+                offset = end
+            }
+            pending.removeAll(keepingCapacity: true)
+        } catch {
+            throw StreamError(code: .io, object: objectName, message: "the worker did not take it: \(error)")
+        }
+    }
+
+    func commit() throws(StreamError) -> Int {
+        try flush()
+        do {
+            let answer = try link.ask(.commit, id: id, expecting: .committed)
+            guard let count = UInt64(littleEndianBytes: answer.payload) else {
+                throw SandboxError(.protocolViolation, "a commit's answer without its byte count")
+            }
+            return Int(count)
+        } catch {
+            throw StreamError(code: .io, object: objectName, message: "the worker did not commit it: \(error)")
+        }
+    }
+
+    func abort() {
+        pending = []
+        try? link.post(.abort, id: id)
+    }
+}
+
+/// The worker's budget, asked over the channel. The worker holds the reservation until the
+/// child has exited, so the child's memory is counted for as long as it exists.
+struct ParentAdmission: MemoryAdmission {
+    let link: ParentLink
+
+    func reserve(_ bytes: Int, isCancelled: @escaping @Sendable () -> Bool) throws(RenderError) -> MemoryReservation {
+        do {
+            _ = try link.ask(.reserve, payload: UInt64(bytes).littleEndianBytes, expecting: .granted)
+        } catch {
+            throw RenderError.cancelled
+        }
+        return MemoryReservation(id: 0, bytes: bytes)
+    }
+
+    func release(_ reservation: MemoryReservation) {}
+}

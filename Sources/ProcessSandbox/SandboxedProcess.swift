@@ -1,0 +1,207 @@
+import CSandbox
+
+#if canImport(Glibc)
+    import Glibc
+#endif
+
+/// A child process that holds nothing of its parent's: started from `executable` with a
+/// scrubbed environment and three descriptors (the channel, /dev/null, a pipe for what it says
+/// on stderr), then confined by itself (`Sandbox.enter`) before it reads a byte. The parent owns
+/// the process: it talks over `channel`, and the child is killed and reaped when this goes.
+public final class SandboxedProcess: @unchecked Sendable {
+    /// How a child ended.
+    public enum Termination: Sendable, Equatable, CustomStringConvertible {
+        case exited(Int32)
+        case signalled(Int32)
+
+        public var description: String {
+            switch self {
+            case .exited(let status): "exited with status \(status)"
+            case .signalled(let signal): "was killed by \(SandboxedProcess.signalName(signal))"
+            }
+        }
+    }
+
+    public let pid: pid_t
+    public private(set) var channel: SandboxChannel!
+    private let errorPipe: Int32
+    private var errorTail: [UInt8] = []
+    private var termination: Termination?
+    /// How much of the child's stderr is kept (the last bytes): enough for a runtime's message.
+    public static let errorTailBytes = 4096
+    /// How often a parent waiting on the channel drains stderr and asks whether to give up.
+    public static let pollMilliseconds = 100
+
+    /// How a child is started.
+    public enum Start: Sendable {
+        /// `executable` with `arguments` and `environment`, exec'd afresh (its own address layout).
+        case spawn(executable: String, arguments: [String], environment: [String])
+        /// Forked by a zygote, its libraries already loaded and started.
+        case fork(SandboxZygote)
+    }
+
+    /// Starts the child. `whileWaiting` runs whenever the channel has been quiet for
+    /// `pollMilliseconds`; it may throw to stop waiting (a cancelled render).
+    public convenience init(
+        executable: String, arguments: [String], environment: [String] = [], maxPayload: Int,
+        whileWaiting: @escaping () throws -> Void = {}
+    ) throws(SandboxError) {
+        try self.init(
+            .spawn(executable: executable, arguments: arguments, environment: environment), maxPayload: maxPayload,
+            whileWaiting: whileWaiting)
+    }
+
+    public init(_ start: Start, maxPayload: Int, whileWaiting: @escaping () throws -> Void = {}) throws(SandboxError) {
+        var pair: [Int32] = [-1, -1]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
+            throw SandboxError(.spawnFailed, "cannot make the sandbox's channel", errno: errno)
+        }
+        var pipeEnds: [Int32] = [-1, -1]
+        let piped = dr_sandbox_pipe(&pipeEnds)
+        guard piped == 0 else {
+            close(pair[0])
+            close(pair[1])
+            throw SandboxError(.spawnFailed, "cannot make the sandbox's error pipe", errno: piped)
+        }
+        defer {
+            close(pair[1])
+            close(pipeEnds[1])
+        }
+        do {
+            switch start {
+            case .spawn(let executable, let arguments, let environment):
+                pid = try Self.spawn(executable, arguments, environment, channel: pair[1], errors: pipeEnds[1])
+            case .fork(let zygote):
+                pid = try zygote.fork(channel: pair[1], errors: pipeEnds[1])
+            }
+        } catch {
+            close(pair[0])
+            close(pipeEnds[0])
+            throw error
+        }
+        errorPipe = pipeEnds[0]
+        _ = fcntl(errorPipe, F_SETFL, fcntl(errorPipe, F_GETFL) | O_NONBLOCK)
+        var timeout = timeval(tv_sec: 0, tv_usec: Self.pollMilliseconds * 1000)
+        for option in [SO_RCVTIMEO, SO_SNDTIMEO] {
+            _ = setsockopt(pair[0], SOL_SOCKET, option, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        }
+        channel = SandboxChannel(descriptor: pair[0], maxPayload: maxPayload) { [unowned self] in
+            drainErrors()
+            try whileWaiting()
+        }
+    }
+
+    static func spawn(
+        _ executable: String, _ arguments: [String], _ environment: [String], channel: Int32, errors: Int32
+    )
+        throws(SandboxError) -> pid_t
+    {
+        var child: pid_t = 0
+        let status = withCStrings([executable] + arguments) { argv in
+            withCStrings(environment) { envp in dr_sandbox_spawn(executable, argv, envp, channel, errors, &child) }
+        }
+        guard status == 0 else { throw SandboxError(.spawnFailed, "cannot start \(executable)", errno: status) }
+        return child
+    }
+
+    deinit {
+        if termination == nil {
+            kill()
+            _ = wait()
+        }
+        close(errorPipe)
+    }
+
+    /// Stops the child at once (SIGKILL); `wait` then reaps it.
+    public func kill() {
+        if termination == nil { _ = Glibc.kill(pid, SIGKILL) }
+    }
+
+    /// Reaps the child (waiting for it to end) and says how it ended.
+    public func wait() -> Termination {
+        if let termination { return termination }
+        var status: Int32 = 0
+        var reaped: pid_t
+        repeat { reaped = waitpid(pid, &status, 0) } while reaped < 0 && errno == EINTR
+        drainErrors()
+        // Not ours to reap (a fork whose reparenting failed): all that is known is that it ended.
+        let ended: Termination =
+            reaped < 0
+            ? .signalled(SIGKILL) : status & 0x7f == 0 ? .exited((status >> 8) & 0xff) : .signalled(status & 0x7f)
+        termination = ended
+        return ended
+    }
+
+    /// The last `errorTailBytes` the child wrote to stderr, as it wrote them (escape before
+    /// showing: the child may be hostile).
+    public var errorOutput: [UInt8] {
+        drainErrors()
+        return errorTail
+    }
+
+    /// The system call the child's filter refused, when it ended for that
+    /// (`DR_SANDBOX_DENIED_STATUS` after its report on stderr).
+    public var deniedSystemCall: Int? {
+        guard termination == .exited(DR_SANDBOX_DENIED_STATUS) else { return nil }
+        let marker = Array("darkroom-sandbox: system call ".utf8)
+        let tail = errorOutput
+        guard let start = tail.indices.last(where: { tail[$0...].starts(with: marker) }) else { return nil }
+        let digits = tail[(start + marker.count)...].prefix { $0 >= 0x30 && $0 <= 0x39 }
+        return Int(String(decoding: digits, as: UTF8.self))
+    }
+
+    private func drainErrors() {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = chunk.withUnsafeMutableBytes { read(errorPipe, $0.baseAddress!, $0.count) }
+            guard got > 0 else { return }
+            errorTail += chunk[..<got]
+            if errorTail.count > Self.errorTailBytes { errorTail.removeFirst(errorTail.count - Self.errorTailBytes) }
+        }
+    }
+
+    static func signalName(_ signal: Int32) -> String {
+        switch signal {
+        case SIGSEGV: "SIGSEGV"
+        case SIGBUS: "SIGBUS"
+        case SIGABRT: "SIGABRT"
+        case SIGILL: "SIGILL"
+        case SIGFPE: "SIGFPE"
+        case SIGKILL: "SIGKILL"
+        case SIGSYS: "SIGSYS"
+        case SIGTRAP: "SIGTRAP"
+        default: "signal \(signal)"
+        }
+    }
+
+    static func withCStrings<Result>(
+        _ strings: [String], _ body: (UnsafePointer<UnsafeMutablePointer<CChar>?>) -> Result
+    ) -> Result {
+        let copies = strings.map { strdup($0) } + [nil]
+        defer { for copy in copies { free(copy) } }
+        return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// The child's side: confinement, once and for good.
+public enum Sandbox {
+    /// The exit status of a child whose filter refused a system call.
+    public static let deniedStatus = DR_SANDBOX_DENIED_STATUS
+
+    /// Serves as a zygote on descriptor 0 (`SandboxZygote`): forks a child per request, which
+    /// runs `child` and exits with what it returns. Call it single-threaded, with every library
+    /// the children need started. Never returns.
+    public static func serveAsZygote(child: @convention(c) () -> Int32) -> Never {
+        dr_sandbox_zygote(0, child)
+        fatalError("dr_sandbox_zygote returned")
+    }
+
+    /// Confines this process (see `dr_sandbox_enter`): call it after every library that loads
+    /// plugins or reads files at start has started, before the first untrusted byte is read.
+    public static func enter() throws(SandboxError) {
+        let status = dr_sandbox_enter()
+        guard status == 0 else {
+            throw SandboxError(.confinementFailed, "cannot confine the decoding process", errno: status)
+        }
+    }
+}

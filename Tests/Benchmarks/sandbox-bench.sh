@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The decoders' sandbox against rendering in the worker's own process: a 24 MP JPEG and a real
+# 24 MP iPhone HDR HEIC, each edited N times by one `darkroom worker --drain --concurrency 1`
+# (each edit replaces the last, so every job decodes the original again), with
+# --decoder-sandbox on and off in turns, 5 runs each, the medians compared (this machine's runs
+# differ by up to 10% from one to the next; alternating keeps drift out of the ratio). CPU is the worker's and its children's
+# (GNU time), so the children's start-up is counted; peak RSS is the largest process's. Then
+# the child's fixed cost: its peak RSS when it starts, confines itself and ends.
+#   usage: sandbox-bench.sh DARKROOM_BINARY SERVER_URL WORK_DIR
+#   WORK_DIR must hold photo24.jpg (render-bench.sh makes it).
+set -euo pipefail
+darkroom=$1; server=$2; work=$3
+root=$(cd "$(dirname "$0")/../.." && pwd)
+count=${SANDBOX_BENCH_JOBS:-6}
+cd "$work"
+[ -f photo24.jpg ] || { echo "sandbox-bench: $work/photo24.jpg is missing; run render-bench.sh first" >&2; exit 1; }
+heic="$root/Tests/Fixtures/corpus/osxphotos/IMG_3582.HEIC"
+rm -rf sandbox && mkdir -p sandbox
+
+db=darkroom_sandbox_bench
+run() {  # run FILE MODE RUN: one drain of COUNT edits of FILE; appends "wall user sys rss" to a file
+  local file=$1 mode=$2 attempt=$3
+  psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
+  export DATABASE_URL="${server%/*}/$db" DARKROOM_STORAGE="$work/sandbox/storage"
+  rm -rf sandbox/storage
+  "$darkroom" migrate --log-level warning >/dev/null
+  "$darkroom" import "$file" --log-level warning >/dev/null
+  for _ in $(seq 1 "$count"); do
+    psql -X -q -v ON_ERROR_STOP=1 "$DATABASE_URL" -c "SELECT darkroom.enqueue_edit(1, 'io.darkroom.pipeline',
+        '1.0.0', '{\"operations\":[{\"op\":\"sepia\",\"intensity\":0.6}]}'::jsonb)" >/dev/null
+  done
+  /usr/bin/time -f "%e %U %S %M" -o "sandbox/$(basename "$file")-$mode-$attempt.txt" \
+    "$darkroom" worker --drain --concurrency 1 --decoder-sandbox "$mode" --log-level warning >/dev/null
+  local done_jobs
+  done_jobs=$(psql -X -tA "$DATABASE_URL" -c "SELECT count(*) FROM darkroom.jobs WHERE state = 'succeeded'")
+  [ "$done_jobs" = "$count" ] || { echo "sandbox-bench: $done_jobs of $count jobs succeeded ($mode)" >&2; exit 1; }
+}
+runs=${SANDBOX_BENCH_RUNS:-5}
+
+printf '\n%-40s %9s %9s %9s %9s %7s %9s\n' "$count edits by one slot, median of $runs" "wall s" "cpu s/job" "wall s" "cpu s/job" "cpu" "peak RSS"
+printf '%-40s %19s %19s %7s %9s\n' "" "in the worker" "sandboxed" "ratio" "sandboxed"
+for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
+  for attempt in $(seq 1 "$runs"); do
+    run "$file" off "$attempt"
+    run "$file" on "$attempt"
+  done
+  name=$(basename "$file")
+  python3 - "$name" "$count" sandbox <<'PY'
+import glob, statistics, sys
+name, count, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+def runs(mode):  # (wall, cpu per job, peak RSS KB) of each run
+    rows = [list(map(float, open(path).read().split()[-4:])) for path in glob.glob(f"{folder}/{name}-{mode}-*.txt")]
+    return [(wall, (user + sys_) / count, rss) for wall, user, sys_, rss in rows]
+off, on = runs("off"), runs("on")
+owall, ocpu = statistics.median(r[0] for r in off), statistics.median(r[1] for r in off)
+swall, scpu = statistics.median(r[0] for r in on), statistics.median(r[1] for r in on)
+rss = max(r[2] for r in on)
+label = {"photo24.jpg": "24 MP JPEG (6000x4000)", "IMG_3582.HEIC": "24 MP iPhone HDR HEIC (4284x5712)"}[name]
+print(f"{label:<40} {owall:9.2f} {ocpu:9.3f} {swall:9.2f} {scpu:9.3f} {scpu / ocpu:6.3f}x {int(rss / 1024):6d} MB")
+PY
+done
+fixed=$({ /usr/bin/time -f "%M" "$darkroom" decode-sandbox </dev/null 2>&1 >/dev/null || true; } | tail -1)
+echo "the child alone (started, confined, no job): $((fixed / 1024)) MB peak RSS"
+psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)"
+rm -rf sandbox
