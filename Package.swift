@@ -218,12 +218,13 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
         // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
-        // CSRF, actions through the SQL API, before/after thumbnails.
+        // CSRF, actions through the SQL API, before/after thumbnails (decoded in the worker's
+        // sandbox, `DecoderSandbox`).
         .target(
             name: "DarkroomWeb",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomImaging", "DarkroomAdjustments", "ByteStreams",
-                "DarkroomMetricsEndpoint", "Timing",
+                "DarkroomMetricsEndpoint", "Timing", "DarkroomWorker",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
                 .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
@@ -317,7 +318,7 @@ let package = Package(
             name: "DarkroomWebTests",
             dependencies: [
                 "DarkroomWeb", "DarkroomDatabase", "DarkroomStorage", "DarkroomTestSupport", "LibPQ", "ByteStreams",
-                "JPEGTurbo", "DarkroomImaging",
+                "JPEGTurbo", "DarkroomImaging", "DarkroomWorker",
                 "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -160,6 +160,19 @@ public enum Renderer {
         try render(request, from: input, into: output, renditions: renditions, gainMapSource: gainMapSource, edit: edit)
     }
 
+    /// A small upright JPEG of the object `open` reads (twice: once for its header), decoded at
+    /// the least DCT scale whose longest side still reaches `longestSide` (so it comes out
+    /// between that and twice that), turned by `orientation`: the dashboard's thumbnails.
+    public static func thumbnail(
+        _ request: RenderRequest, longestSide: Int, orientation: Orientation, open: () throws -> any ByteSource,
+        to output: any ObjectUpload
+    ) throws -> RenderResult {
+        var request = request
+        let stored = try plan(request, input: try open()) { _ in .up }.geometry.storedSize
+        request.decodeScaleEighths = decodeScaleEighths(toReach: longestSide, from: stored)
+        return try render(request, from: try open(), to: output, orientation: orientation)
+    }
+
     /// The renditions alone, scaled from `input` as it is (a layer's stored render: no edit, no
     /// turn), its gain map carried from `gainMapSource`; no full-size output is encoded
     /// (`outputBytes` is 0). Every upload commits only when every file is complete.

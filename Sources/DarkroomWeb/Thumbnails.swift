@@ -1,6 +1,7 @@
 import ByteStreams
 import DarkroomImaging
 import DarkroomStorage
+import DarkroomWorker
 import Dispatch
 import Foundation
 import Synchronization
@@ -26,15 +27,21 @@ public final class Thumbnails: Sendable {
     public let longestSide: Int
     public let memoryBudget: Int
     let storage: any ObjectStorage
+    /// Where originals are decoded: a sandboxed child each (`serve --decoder-sandbox`, as a
+    /// worker's renders), or nil for this process.
+    let sandbox: DecoderSandbox?
     private let cache: ByteCache
     private let queue = DispatchQueue(label: "darkroom-thumbnails")
+    static let quality = 82
 
     public init(
-        storage: any ObjectStorage, longestSide: Int = 480, memoryBudget: Int = 64 << 20, cacheBytes: Int = 64 << 20
+        storage: any ObjectStorage, longestSide: Int = 480, memoryBudget: Int = 64 << 20, cacheBytes: Int = 64 << 20,
+        sandbox: DecoderSandbox? = nil
     ) {
         self.storage = storage
         self.longestSide = longestSide
         self.memoryBudget = memoryBudget
+        self.sandbox = sandbox
         cache = ByteCache(capacity: cacheBytes)
     }
 
@@ -51,19 +58,30 @@ public final class Thumbnails: Sendable {
         return bytes
     }
 
-    /// Reads the header once to pick the scale, then renders from a fresh stream of the same object.
+    /// Reads the header once to pick the scale, then renders from a fresh stream of the same
+    /// object (`Renderer.thumbnail`), in the sandbox when there is one.
     func make(_ source: Source) throws -> [UInt8] {
-        var request = RenderRequest(
-            operations: [], encoding: OutputEncoding(quality: 82),
-            limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
-            keepICCProfile: true, threads: 1)
-        request.streamBufferBytes = storage.bufferedBytesPerStream
         // One object opened once for both passes: what was checked is what is served (issue 31).
-        return try storage.withObject(source.key) { stream in
-            let stored = try Renderer.plan(request, input: try stream()) { _ in .up }.geometry.storedSize
-            request.decodeScaleEighths = Renderer.decodeScaleEighths(toReach: longestSide, from: stored)
+        try storage.withObject(source.key) { stream in
             let output = MemoryUpload(name: "thumbnail of \(source.key)")
-            _ = try Renderer.render(request, from: try stream(), to: output, orientation: source.orientation)
+            if let sandbox {
+                // The render ends before `withObject` returns: the stream never outlives it.
+                try withoutActuallyEscaping(stream) { stream in
+                    try sandbox.thumbnail(
+                        of: source.key.rawValue, longestSide: longestSide, orientation: source.orientation,
+                        quality: Self.quality, memoryBudget: memoryBudget, open: { try stream() }, to: output,
+                        scratchDirectory: storage.scratchDirectory,
+                        bufferedBytesPerStream: storage.bufferedBytesPerStream)
+                }
+                return output.bytes
+            }
+            var request = RenderRequest(
+                operations: [], encoding: OutputEncoding(quality: Self.quality),
+                limits: RenderLimits(memoryBudget: memoryBudget), spillDirectory: storage.scratchDirectory,
+                keepICCProfile: true, threads: 1)
+            request.streamBufferBytes = storage.bufferedBytesPerStream
+            _ = try Renderer.thumbnail(
+                request, longestSide: longestSide, orientation: source.orientation, open: stream, to: output)
             return output.bytes
         }
     }

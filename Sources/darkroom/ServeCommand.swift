@@ -42,6 +42,12 @@ extension Darkroom {
         var allowedHosts: [String] = []
         @Option(name: .customLong("pool-size"), help: "Database connections (one thread each).") var poolSize: Int = 4
         @Option(
+            name: .customLong("decoder-sandbox"),
+            help:
+                "on: each thumbnail is decoded in a child process that holds no credential, can open no file and makes only the system calls decoding needs, forked from a zygote (docs/hostile-input.md); fresh: each child started afresh; off: in serve itself."
+        )
+        var decoderSandbox: SandboxSetting = .on
+        @Option(
             name: .customLong("thumbnail-memory-budget"),
             help: "Memory one thumbnail render may use, e.g. 64MiB (one at a time).")
         var thumbnailBudget: String = "64MiB"
@@ -119,7 +125,8 @@ extension Darkroom {
                 throw CommandFailure.cannotWork("\(error)")
             }
             let thumbnails = Thumbnails(
-                storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!)
+                storage: try Environment.storage(global), memoryBudget: ByteCount.parse(thumbnailBudget)!,
+                sandbox: try decoderSandbox.checked())
             let pool = DatabasePool(url: databaseURL, size: poolSize, logger: logger)
             let options = Dashboard.Options(
                 accounts: accountFile, secureCookies: secureCookies, allowedHosts: hostNames(listeningOn: address))

@@ -111,17 +111,7 @@ extension Darkroom {
                     maxDuration: maxDuration.flatMap(DurationText.parse), shutdownGrace: .seconds(shutdownGrace))
                 options?.appleGeometryOnly = appleGeometryOnly
                 options?.hdr = hdr
-                if decoderSandbox != .off {
-                    let sandbox = DarkroomWorker.DecoderSandbox(start: decoderSandbox == .fresh ? .fresh : .zygote)
-                    do {
-                        try sandbox.check()
-                    } catch {
-                        throw CommandFailure.cannotWork(
-                            "the decoders' sandbox does not work here: \(error); a kernel without seccomp needs "
-                                + "--decoder-sandbox off (docs/hostile-input.md says what that gives up)")
-                    }
-                    options?.sandbox = sandbox
-                }
+                options?.sandbox = try decoderSandbox.checked()
             }
             guard let options else { return }
             let logger = global.makeLogger()
@@ -170,7 +160,22 @@ enum DurationText {
     }
 }
 
-/// `worker --decoder-sandbox on|fresh|off`.
+/// `worker` and `serve --decoder-sandbox on|fresh|off`.
 enum SandboxSetting: String, ExpressibleByArgument, CaseIterable {
     case on, fresh, off
+
+    /// The sandbox this setting asks for, checked to work here (nil for `off`): a kernel
+    /// without seccomp stops the command before it serves anything.
+    func checked() throws -> DarkroomWorker.DecoderSandbox? {
+        guard self != .off else { return nil }
+        let sandbox = DarkroomWorker.DecoderSandbox(start: self == .fresh ? .fresh : .zygote)
+        do {
+            try sandbox.check()
+        } catch {
+            throw CommandFailure.cannotWork(
+                "the decoders' sandbox does not work here: \(error); a kernel without seccomp needs "
+                    + "--decoder-sandbox off (docs/hostile-input.md says what that gives up)")
+        }
+        return sandbox
+    }
 }

@@ -80,6 +80,33 @@ public struct DecoderSandbox: Sendable {
         }
     }
 
+    /// A dashboard's thumbnail (`Renderer.thumbnail`) of what `open` reads (twice: the header,
+    /// then the pixels), made in a child, written to `output`. Throws the storage's errors, the
+    /// child's (a `JobFailure` whose message names `name`), or a `SandboxViolation`.
+    public func thumbnail(
+        of name: String, longestSide: Int, orientation: Orientation, quality: Int, memoryBudget: Int,
+        open: @escaping () throws -> any ByteSource, to output: any ObjectUpload, scratchDirectory: String,
+        bufferedBytesPerStream: Int
+    ) throws {
+        let settings = RenderSettings(quality: quality, memoryBudget: memoryBudget)
+        let job = SandboxJob(
+            adjustment: nil,
+            thumbnail: ThumbnailMessage(
+                longestSide: longestSide, orientation: orientation.rawValue, quality: quality,
+                memoryBudget: memoryBudget),
+            startOrientation: nil, isReplay: false, settings: SandboxJob.Settings(settings), withRenditions: false,
+            scratchDirectory: scratchDirectory, bufferedBytesPerStream: bufferedBytesPerStream, inputName: name,
+            uploadNames: [output.objectName], input: nil, jobID: 0, adjustmentID: nil)
+        var streams = LayerRenderer.Streams(
+            input: try open(), reopen: open, output: output, renditions: [], scratchDirectory: scratchDirectory)
+        streams.bufferedBytesPerStream = bufferedBytesPerStream
+        _ = try render(
+            job, streams: streams,
+            services: Services(
+                table: { _ in throw SandboxError(.protocolViolation, "a thumbnail asked for a filter") },
+                admission: nil))
+    }
+
     /// What the worker does for the child: tables by filter, memory from its budget.
     struct Services {
         var table: (FilterQuery) throws -> ColorLookupTable
@@ -219,7 +246,7 @@ private struct Session {
             try reply(.table, FilterTableMessage.encode(try services.table(query)))
         case .outcome:
             let outcome = try Self.decode(LayerOutcome.self, frame)
-            guard outcome.isWithinBounds(renditions: uploads.count - (streams.output == nil ? 0 : 1)) else {
+            guard outcome.isWithinBounds(renditions: streams.renditions.count) else {
                 throw SandboxError(.protocolViolation, "an outcome out of bounds")
             }
             return .outcome(outcome)

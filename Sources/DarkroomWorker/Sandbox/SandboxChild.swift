@@ -28,7 +28,8 @@ public enum DecoderSandboxChild {
             adjustment: EncodedAdjustmentMessage(formatIdentifier: "", formatVersion: "", data: Data()),
             startOrientation: nil, isReplay: false,
             settings: SandboxJob.Settings(RenderSettings()), withRenditions: false, scratchDirectory: "",
-            bufferedBytesPerStream: 0, inputName: "", uploadNames: [], input: InputMessage(kind: "", key: ""), jobID: 0,
+            bufferedBytesPerStream: 0, inputName: "", uploadNames: [], input: InputMessage(kind: "", key: ""),
+            jobID: 0,
             adjustmentID: nil)
         _ = try? JSONDecoder().decode(SandboxJob.self, from: JSONEncoder().encode(job))
         _ = try? JSONEncoder().encode(["": 0])
@@ -52,17 +53,17 @@ public enum DecoderSandboxChild {
         }
         let job: SandboxJob
         let settings: RenderSettings
-        let input: RenderInput
+        let input: RenderInput?
         do {
             guard let frame = try received.get() else { throw SandboxError(.channelClosed, "the channel closed") }
             guard frame.kind == SandboxMessage.job.rawValue else {
                 throw SandboxError(.protocolViolation, "a frame of kind \(frame.kind) came first")
             }
             job = try JSONDecoder().decode(SandboxJob.self, from: Data(frame.payload))
-            guard let known = job.settings.renderSettings, let named = job.input.renderInput else {
+            guard let known = job.settings.renderSettings, job.input == nil || job.input?.renderInput != nil else {
                 throw SandboxError(.protocolViolation, "settings or an input this build does not know")
             }
-            (settings, input) = (known, named)
+            (settings, input) = (known, job.input?.renderInput)
         } catch {
             link.fail(
                 ChildFailure(
@@ -75,6 +76,13 @@ public enum DecoderSandboxChild {
             try link.post(.outcome, payload: Array(try JSONEncoder().encode(outcome)))
             return 0
         } catch {
+            guard let input else {
+                link.fail(
+                    ChildFailure(
+                        code: FailureCode.renderFailed.rawValue, message: "\(job.inputName): \(error)",
+                        isPermanent: true))
+                return 0
+            }
             let failure = RenderJobRunner.failure(error, input: input, jobID: job.jobID, adjustmentID: job.adjustmentID)
             link.fail(
                 ChildFailure(code: failure.code.rawValue, message: failure.message, isPermanent: failure.isPermanent))
@@ -87,19 +95,36 @@ public enum DecoderSandboxChild {
         settings.memoryAdmission = ParentAdmission(link: link)
         let renderer = LayerRenderer(
             settings: settings, filters: .delegated { operations in try link.attachTables(operations) })
-        let uploadCount = (job.adjustment == nil ? 0 : 1) + (job.withRenditions ? settings.renditions.count : 0)
+        let uploadCount =
+            (job.adjustment == nil && job.thumbnail == nil ? 0 : 1)
+            + (job.withRenditions ? settings.renditions.count : 0)
         let uploads = (0..<uploadCount).map { index in
             ParentUpload(
                 link: link, id: UInt32(index),
                 objectName: index < job.uploadNames.count ? job.uploadNames[index] : "upload \(index)")
         }
-        let renditionUploads = job.adjustment == nil ? uploads : Array(uploads.dropFirst())
+        let renditionUploads = job.adjustment == nil && job.thumbnail == nil ? uploads : Array(uploads.dropFirst())
         var streams = LayerRenderer.Streams(
             input: ParentSource(link: link, id: 0, objectName: job.inputName),
             reopen: { try link.reopen(objectName: job.inputName) },
-            output: job.adjustment == nil ? nil : uploads.first,
+            output: job.adjustment == nil && job.thumbnail == nil ? nil : uploads.first,
             renditions: renditionUploads.map { ($0, "") }, scratchDirectory: job.scratchDirectory)
         streams.bufferedBytesPerStream = job.bufferedBytesPerStream + SandboxMessage.streamBufferBytes
+        if let thumbnail = job.thumbnail, let output = uploads.first {
+            var request = RenderRequest(
+                operations: [], encoding: OutputEncoding(quality: thumbnail.quality),
+                limits: RenderLimits(memoryBudget: thumbnail.memoryBudget), spillDirectory: job.scratchDirectory,
+                keepICCProfile: true, threads: 1)
+            request.streamBufferBytes = streams.bufferedBytesPerStream
+            var opened = false
+            let result = try Renderer.thumbnail(
+                request, longestSide: thumbnail.longestSide, orientation: Orientation(exifValue: thumbnail.orientation),
+                open: {
+                    defer { opened = true }
+                    return opened ? try streams.reopen() : streams.input
+                }, to: output)
+            return LayerOutcome(result)
+        }
         guard let adjustment = job.adjustment else {
             return LayerOutcome(try renderer.renderRenditions(streams: streams).result)
         }

@@ -79,8 +79,10 @@ struct SandboxJob: Codable, Sendable {
         var version: Int
     }
 
-    /// nil: a renditions job (the input is a stored render, scaled as it is).
+    /// nil: a renditions job (the input is a stored render, scaled as it is) or a thumbnail.
     var adjustment: EncodedAdjustmentMessage?
+    /// A dashboard's thumbnail instead of a job's render (no adjustment, no renditions).
+    var thumbnail: ThumbnailMessage? = nil
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
     var startOrientation: Int?
     var isReplay: Bool
@@ -93,9 +95,18 @@ struct SandboxJob: Codable, Sendable {
     var inputName: String
     /// Each upload's name (its key), which warnings and errors about it carry, in upload order.
     var uploadNames: [String]
-    var input: InputMessage
+    /// What the input is, for a job's failure messages; nil for a thumbnail.
+    var input: InputMessage?
     var jobID: Int64
     var adjustmentID: Int64?
+}
+
+/// A thumbnail's settings (`Renderer.thumbnail`).
+struct ThumbnailMessage: Codable, Sendable {
+    var longestSide: Int
+    var orientation: Int
+    var quality: Int
+    var memoryBudget: Int
 }
 
 struct EncodedAdjustmentMessage: Codable, Sendable {
