@@ -218,13 +218,15 @@ int dr_sandbox_enter(void) {
         ALLOW(exit), ALLOW(exit_group), ALLOW(membarrier), ALLOW(restart_syscall),
         // The Swift runtime's dispatch threads, started before the filter: their own epoll and
         // timer, never a new one.
-        ALLOW(epoll_wait), ALLOW(epoll_pwait), ALLOW(epoll_ctl), ALLOW(timerfd_settime), ALLOW(timerfd_gettime),
+        ALLOW(epoll_pwait), ALLOW(epoll_ctl), ALLOW(timerfd_settime), ALLOW(timerfd_gettime),
         // glibc asks for clone3 first and falls back to clone, whose flags can be checked.
         REFUSE(clone3, ENOSYS),
         // Asked by the C library and the runtime, harmless to refuse.
-        REFUSE(ioctl, ENOTTY), REFUSE(readlink, EACCES), REFUSE(readlinkat, EACCES),
+        REFUSE(ioctl, ENOTTY), REFUSE(readlinkat, EACCES),
 #if defined(__NR_open)
-        REFUSE(open, EACCES), REFUSE(stat, EACCES), REFUSE(access, EACCES),
+        // The calls arm64 never had.
+        ALLOW(epoll_wait), REFUSE(open, EACCES), REFUSE(stat, EACCES), REFUSE(access, EACCES),
+        REFUSE(readlink, EACCES),
 #endif
         REFUSE(faccessat, EACCES), REFUSE(faccessat2, EACCES), REFUSE(statx, EACCES),
         // clone: threads only (CLONE_THREAD), never a new process.

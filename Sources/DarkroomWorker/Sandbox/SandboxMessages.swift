@@ -6,7 +6,8 @@ import Foundation
 import ProcessSandbox
 
 /// The frames between a worker and its decoding child. The child asks, the worker answers; the
-/// child never learns a path, a key or a secret, only bytes and stream numbers.
+/// child reaches no object by name (streams are numbers; the keys it is told only name them in
+/// its messages) and learns no secret.
 enum SandboxMessage: UInt8 {
     // Worker to child.
     /// The job (`SandboxJob`, JSON): sent once, first.
