@@ -54,6 +54,20 @@ struct LayerOutcome: Codable, Sendable, Equatable {
         data = rendered.plan.record.data
     }
 
+    /// A layer planned, not rendered: its record and what the plan left out.
+    init(planned plan: EditPlan) {
+        formatIdentifier = plan.record.formatIdentifier
+        formatVersion = plan.record.formatVersion
+        data = plan.record.data
+        editWarnings = plan.warnings.map { RecordedWarning(code: $0.code, message: $0.message) }
+        renderWarnings = []
+        (outputWidth, outputHeight, outputBytes, plannedMemory, budget) = (0, 0, 0, 0, 0)
+        renditions = []
+        math = RenderMath.versions(of: plan.operations)
+        filters = []
+        hdr = nil
+    }
+
     /// A renditions job's render (no record, no operations).
     init(_ result: RenderResult, operations: [ImageOperation] = []) {
         editWarnings = []

@@ -46,7 +46,7 @@ extension RenderJobRunner {
                 start: index == 0 ? originalStart(of: asset) : .render, isReplay: true)
             // A layer keeps the render it has when darkroom did not make it or cannot make it
             // again (a geometry-only one); the layers above are rendered on it.
-            if try keepsStoredRender(of: old, layer: layer, input: input, job: job) {
+            if try keepsStoredRender(of: old, layer: layer, input: input, asset: asset, job: job) {
                 layers.append(Self.kept(old))
                 input = try renderInput(of: old, asset: asset)
                 continue
@@ -71,17 +71,31 @@ extension RenderJobRunner {
     /// the editor's own (imported with it: PhotoKit's output is the truth darkroom only
     /// approximates), or when its adjustments cannot be reproduced (its render is a
     /// geometry-only one that must not be lost). Other failures still fail the job.
-    func keepsStoredRender(of old: Adjustment, layer: LayerRenderer.Layer, input: RenderInput, job: ClaimedJob)
-        throws(JobFailure) -> Bool
-    {
+    func keepsStoredRender(
+        of old: Adjustment, layer: LayerRenderer.Layer, input: RenderInput, asset: Asset, job: ClaimedJob
+    ) throws(JobFailure) -> Bool {
         guard registry.editors[old.formatIdentifier]?.writesItsFormat == false else { return false }
         if let key = try? StorageKey(old.renderedPath), StorageLayout.renderOutput(key) == nil { return true }
+        let cannotBeMadeAgain: [AdjustmentError.Code] = [.appleAdjustmentUnsupported, .unrepresentable]
+        // The data is planned on the input's header: in the sandbox (as the render would be), or here.
+        if sandbox != nil {
+            let streams = try streams(
+                reading: input, counting: CountingSource.Tally(), into: nil, withRenditions: false, asset: asset,
+                job: job, isCancelled: { false })
+            do {
+                _ = try render(layer, streams: streams, input: input, job: job, adjustmentID: old.id, planOnly: true)
+                return false
+            } catch let failure as JobFailure where cannotBeMadeAgain.map(FailureCode.init).contains(failure.code) {
+                return true
+            } catch {
+                throw failure(error, input: input, job: job, adjustmentID: old.id)
+            }
+        }
         let header = try header(of: input)
         do {
             _ = try layers(for: job).plan(layer, header: header)
             return false
-        } catch let error as AdjustmentError where [.appleAdjustmentUnsupported, .unrepresentable].contains(error.code)
-        {
+        } catch let error as AdjustmentError where cannotBeMadeAgain.contains(error.code) {
             return true
         } catch {
             throw failure(error, input: input, job: job, adjustmentID: old.id)

@@ -51,16 +51,17 @@ extension RenderJobRunner {
 
     /// Renders `layer` (nil: the renditions alone, from a stored render) in the decoders' sandbox
     /// when the worker has one, else here, through the same `LayerRenderer` either way.
+    /// `planOnly` (sandbox only): plans the layer on the input's header, writes nothing.
     func render(
         _ layer: LayerRenderer.Layer?, streams: LayerRenderer.Streams, input: RenderInput, job: ClaimedJob,
-        adjustmentID: Int64?
+        adjustmentID: Int64?, planOnly: Bool = false
     ) throws -> LayerOutcome {
         let renderer = layers(for: job)
         guard let sandbox else {
             guard let layer else { return LayerOutcome(try renderer.renderRenditions(streams: streams).result) }
             return LayerOutcome(try renderer.render(layer, streams: streams))
         }
-        let request = SandboxJob(
+        var request = SandboxJob(
             adjustment: layer.map {
                 EncodedAdjustmentMessage(
                     formatIdentifier: $0.adjustment.formatIdentifier, formatVersion: $0.adjustment.formatVersion,
@@ -75,6 +76,7 @@ extension RenderJobRunner {
             uploadNames: (streams.output.map { [$0] } ?? []).map(\.objectName)
                 + streams.renditions.map(\.upload.objectName),
             input: InputMessage(input), jobID: job.id, adjustmentID: adjustmentID)
+        request.planOnly = planOnly
         return try sandbox.render(
             request, streams: streams,
             services: DecoderSandbox.Services(

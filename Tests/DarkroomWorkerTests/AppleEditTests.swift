@@ -116,6 +116,23 @@ import Zlib
             #expect(geometry.warnings.contains("apple_geometry_only") && geometry.warnings.contains("SmartTone"))
             let ours = try DecodedImage(path: try #require(geometry.render))
             #expect(ours.width == 1526 && ours.height == 1325)
+
+            // A re-render (without --apple-geometry-only) plans the layer again on its original,
+            // in the decoders' sandbox, finds SmartTone it cannot make, and keeps the render.
+            let queued = try session.command.run("rerender", "--format-identifier", "com.apple.photo")
+            #expect(queued.status == 0, "\(queued.stderr)")
+            let drained = try session.command.run("worker", "--drain")
+            #expect(drained.status == 0, "\(drained.stderr)")
+            let rerender = try session.connection.query(
+                "SELECT state, warnings::text FROM darkroom.jobs WHERE kind = 'rerender' ORDER BY id DESC LIMIT 1")[0]
+            #expect(try rerender[0].decode(String.self) == "succeeded")
+            #expect(try rerender[1].decode(String.self).contains("apple_render_kept"), "\(rerender[1])")
+            let current = try session.connection.query(
+                """
+                SELECT a.rendered_path FROM darkroom.assets s
+                  JOIN darkroom.adjustments a ON a.id = s.current_adjustment_id WHERE s.id = $1
+                """, [.int(asset)])[0][0].decode(String.self)
+            #expect(session.storage + "/" + current == geometry.render)
         }
     }
 

@@ -103,11 +103,11 @@ public enum DecoderSandboxChild {
                 link: link, id: UInt32(index),
                 objectName: index < job.uploadNames.count ? job.uploadNames[index] : "upload \(index)")
         }
-        let renditionUploads = job.adjustment == nil && job.thumbnail == nil ? uploads : Array(uploads.dropFirst())
+        let renditionUploads = job.writesOutput ? Array(uploads.dropFirst()) : uploads
         var streams = LayerRenderer.Streams(
             input: ParentSource(link: link, id: 0, objectName: job.inputName),
             reopen: { try link.reopen(objectName: job.inputName) },
-            output: job.adjustment == nil && job.thumbnail == nil ? nil : uploads.first,
+            output: job.writesOutput ? uploads.first : nil,
             renditions: renditionUploads.map { ($0, "") }, scratchDirectory: job.scratchDirectory)
         streams.bufferedBytesPerStream = job.bufferedBytesPerStream + SandboxMessage.streamBufferBytes
         if let thumbnail = job.thumbnail, let output = uploads.first {
@@ -135,6 +135,15 @@ public enum DecoderSandboxChild {
                 formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
                 data: Array(adjustment.data)),
             start: start, isReplay: job.isReplay)
+        guard !job.planOnly else {
+            let header: SourceHeader
+            do {
+                header = try SourceHeader.read(from: streams.input)
+            } catch let error as CodecError {
+                throw RenderError.codec(error)
+            }
+            return LayerOutcome(planned: try renderer.plan(layer, header: header))
+        }
         return LayerOutcome(try renderer.render(layer, streams: streams))
     }
 }

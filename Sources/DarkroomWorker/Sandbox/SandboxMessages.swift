@@ -84,6 +84,9 @@ struct SandboxJob: Codable, Sendable {
     var adjustment: EncodedAdjustmentMessage?
     /// A dashboard's thumbnail instead of a job's render (no adjustment, no renditions).
     var thumbnail: ThumbnailMessage? = nil
+    /// Only plan the adjustment on the input's header, and write nothing (a re-render asking
+    /// whether a layer can be made again).
+    var planOnly = false
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
     var startOrientation: Int?
     var isReplay: Bool
@@ -100,6 +103,11 @@ struct SandboxJob: Codable, Sendable {
     var input: InputMessage?
     var jobID: Int64
     var adjustmentID: Int64?
+}
+
+extension SandboxJob {
+    /// Whether the child writes a full-size output (upload 0): a layer's render or a thumbnail.
+    var writesOutput: Bool { thumbnail != nil || (adjustment != nil && !planOnly) }
 }
 
 /// A thumbnail's settings (`Renderer.thumbnail`).
