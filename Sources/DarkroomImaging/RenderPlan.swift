@@ -207,7 +207,7 @@ public struct HEIFDecode: Sendable, Equatable, CustomStringConvertible {
 public enum RenderPlanner {
     /// Optimised Huffman coding. `auto` turns it on only when it fits the budget, which
     /// makes the output bytes depend on the budget; `off` (the default) never does.
-    public enum HuffmanOptimisation: String, Sendable, CaseIterable {
+    public enum HuffmanOptimisation: String, Sendable, CaseIterable, Codable {
         case off, on, auto
     }
 

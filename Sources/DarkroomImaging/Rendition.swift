@@ -3,8 +3,8 @@ import ByteStreams
 /// One output a render writes beside its full-size JPEG, scaled from the same strips in the
 /// same pass: a grid thumbnail, a viewer preview, a share copy, or the display copy every
 /// render writes. Defined as data (`darkroom.renditions`); a value here.
-public struct Rendition: Sendable, Equatable {
-    public enum Format: String, Sendable, CaseIterable {
+public struct Rendition: Sendable, Equatable, Codable {
+    public enum Format: String, Sendable, CaseIterable, Codable {
         case jpeg, webp, avif
 
         /// The stored file's extension.
@@ -16,7 +16,7 @@ public struct Rendition: Sendable, Equatable {
 
     /// What of the original's metadata the rendition carries. Every choice keeps the colour
     /// profile the pixels need; none carries the original's file name (darkroom never writes it).
-    public enum Metadata: String, Sendable, CaseIterable {
+    public enum Metadata: String, Sendable, CaseIterable, Codable {
         /// The render's EXIF (upright, resized), as the full render carries it.
         case all
         /// The same without the GPS directory (and the MakerNote, whose contents cannot be vetted).
@@ -25,7 +25,7 @@ public struct Rendition: Sendable, Equatable {
         case none
     }
 
-    public enum Color: String, Sendable, CaseIterable {
+    public enum Color: String, Sendable, CaseIterable, Codable {
         /// The render's colour profile (the original's), embedded.
         case source
         /// Converted to sRGB with Little CMS, for viewers that ignore profiles.

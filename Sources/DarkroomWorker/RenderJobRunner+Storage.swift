@@ -70,7 +70,7 @@ extension RenderJobRunner {
             startOrientation: layer.flatMap {
                 if case .original(let recorded) = $0.start { recorded?.rawValue ?? 0 } else { nil }
             },
-            isReplay: layer?.isReplay ?? false, settings: SandboxJob.Settings(settings),
+            isReplay: layer?.isReplay ?? false, settings: settings,
             withRenditions: !streams.renditions.isEmpty, scratchDirectory: streams.scratchDirectory,
             bufferedBytesPerStream: streams.bufferedBytesPerStream, inputName: input.key.rawValue,
             uploadNames: (streams.output.map { [$0] } ?? []).map(\.objectName)

@@ -42,8 +42,16 @@ public struct RenderSettings: Sendable {
     public var limits: RenderLimits { RenderLimits(memoryBudget: memoryBudget, maxPixels: maxPixels) }
 }
 
+/// As JSON: how a worker tells its sandboxed child how to render (`SandboxJob`). The admission
+/// stays behind: the channel stands in for it.
+extension RenderSettings: Codable {
+    enum CodingKeys: String, CodingKey {
+        case quality, huffman, memoryBudget, maxPixels, threads, renditions, appleGeometryOnly, hdr
+    }
+}
+
 /// `--hdr keep|drop`: whether a render of an original with an HDR gain map carries the map
 /// through the edit (a gain-map JPEG, docs/hdr.md) or is standard range only.
-public enum HDROutput: String, Sendable, CaseIterable {
+public enum HDROutput: String, Sendable, CaseIterable, Codable {
     case keep, drop
 }

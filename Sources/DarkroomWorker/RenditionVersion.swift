@@ -4,7 +4,7 @@ import DarkroomImaging
 
 /// A rendition a render writes, with its definition's version (`darkroom.renditions`), which
 /// its record keeps so that `rerender --stale` knows when a newer one replaced it.
-public struct RenditionVersion: Sendable, Equatable {
+public struct RenditionVersion: Sendable, Equatable, Codable {
     public var rendition: Rendition
     public var version: Int
 

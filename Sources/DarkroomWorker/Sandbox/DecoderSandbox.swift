@@ -94,7 +94,7 @@ public struct DecoderSandbox: Sendable {
             thumbnail: ThumbnailMessage(
                 longestSide: longestSide, orientation: orientation.rawValue, quality: quality,
                 memoryBudget: memoryBudget),
-            startOrientation: nil, isReplay: false, settings: SandboxJob.Settings(settings), withRenditions: false,
+            startOrientation: nil, isReplay: false, settings: settings, withRenditions: false,
             scratchDirectory: scratchDirectory, bufferedBytesPerStream: bufferedBytesPerStream, inputName: name,
             uploadNames: [output.objectName], input: nil, jobID: 0, adjustmentID: nil)
         var streams = LayerRenderer.Streams(

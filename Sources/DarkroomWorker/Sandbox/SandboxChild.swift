@@ -27,7 +27,7 @@ public enum DecoderSandboxChild {
         let job = SandboxJob(
             adjustment: EncodedAdjustmentMessage(formatIdentifier: "", formatVersion: "", data: Data()),
             startOrientation: nil, isReplay: false,
-            settings: SandboxJob.Settings(RenderSettings()), withRenditions: false, scratchDirectory: "",
+            settings: RenderSettings(), withRenditions: false, scratchDirectory: "",
             bufferedBytesPerStream: 0, inputName: "", uploadNames: [], input: InputMessage(kind: "", key: ""),
             jobID: 0,
             adjustmentID: nil)
@@ -60,10 +60,10 @@ public enum DecoderSandboxChild {
                 throw SandboxError(.protocolViolation, "a frame of kind \(frame.kind) came first")
             }
             job = try JSONDecoder().decode(SandboxJob.self, from: Data(frame.payload))
-            guard let known = job.settings.renderSettings, job.input == nil || job.input?.renderInput != nil else {
-                throw SandboxError(.protocolViolation, "settings or an input this build does not know")
+            guard job.input == nil || job.input?.renderInput != nil else {
+                throw SandboxError(.protocolViolation, "an input this build does not know")
             }
-            (settings, input) = (known, job.input?.renderInput)
+            (settings, input) = (job.settings, job.input?.renderInput)
         } catch {
             link.fail(
                 ChildFailure(

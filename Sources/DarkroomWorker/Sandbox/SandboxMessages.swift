@@ -58,28 +58,6 @@ enum SandboxMessage: UInt8 {
 /// What a sandboxed render does: everything `LayerRenderer` needs except its streams, which
 /// stay with the worker, and the names the failure mapping uses.
 struct SandboxJob: Codable, Sendable {
-    struct Settings: Codable, Sendable {
-        var quality: Int
-        var huffman: String
-        var memoryBudget: Int
-        var maxPixels: Int
-        var threads: Int
-        var appleGeometryOnly: Bool
-        var hdr: String
-        var renditions: [RenditionDefinition]
-    }
-
-    struct RenditionDefinition: Codable, Sendable {
-        var name: String
-        var format: String
-        var longestSide: Int
-        var quality: Int?
-        var metadata: String
-        var color: String
-        var keepsHDR: Bool
-        var version: Int
-    }
-
     /// nil: a renditions job (the input is a stored render, scaled as it is) or a thumbnail.
     var adjustment: EncodedAdjustmentMessage?
     /// A dashboard's thumbnail instead of a job's render (no adjustment, no renditions).
@@ -90,7 +68,8 @@ struct SandboxJob: Codable, Sendable {
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
     var startOrientation: Int?
     var isReplay: Bool
-    var settings: Settings
+    /// How to render; its memory admission is the channel.
+    var settings: RenderSettings
     /// Whether the worker gave renditions uploads (one per `settings.renditions`).
     var withRenditions: Bool
     var scratchDirectory: String
@@ -148,49 +127,6 @@ struct ChildFailure: Codable, Sendable {
     var code: String
     var message: String
     var isPermanent: Bool
-}
-
-extension SandboxJob.Settings {
-    init(_ settings: RenderSettings) {
-        quality = settings.quality
-        huffman = settings.huffman.rawValue
-        memoryBudget = settings.memoryBudget
-        maxPixels = settings.maxPixels
-        threads = settings.threads
-        appleGeometryOnly = settings.appleGeometryOnly
-        hdr = settings.hdr.rawValue
-        renditions = settings.renditions.map {
-            SandboxJob.RenditionDefinition(
-                name: $0.rendition.name, format: $0.rendition.format.rawValue, longestSide: $0.rendition.longestSide,
-                quality: $0.rendition.quality, metadata: $0.rendition.metadata.rawValue,
-                color: $0.rendition.color.rawValue, keepsHDR: $0.rendition.keepsHDR, version: $0.version)
-        }
-    }
-
-    /// The settings again; nil for a value this build would not have sent.
-    var renderSettings: RenderSettings? {
-        guard let huffman = RenderPlanner.HuffmanOptimisation(rawValue: huffman), let hdr = HDROutput(rawValue: hdr)
-        else { return nil }
-        var settings = RenderSettings(
-            quality: quality, huffman: huffman, memoryBudget: memoryBudget, maxPixels: maxPixels, threads: threads)
-        settings.appleGeometryOnly = appleGeometryOnly
-        settings.hdr = hdr
-        var definitions: [RenditionVersion] = []
-        for definition in renditions {
-            guard let format = Rendition.Format(rawValue: definition.format),
-                let metadata = Rendition.Metadata(rawValue: definition.metadata),
-                let color = Rendition.Color(rawValue: definition.color)
-            else { return nil }
-            definitions.append(
-                RenditionVersion(
-                    Rendition(
-                        name: definition.name, format: format, longestSide: definition.longestSide,
-                        quality: definition.quality, metadata: metadata, color: color, keepsHDR: definition.keepsHDR),
-                    version: definition.version))
-        }
-        settings.renditions = definitions
-        return settings
-    }
 }
 
 extension InputMessage {
