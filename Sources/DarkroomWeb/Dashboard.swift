@@ -43,8 +43,6 @@ public struct Dashboard: Sendable {
     let signInForms: SignInForms
     let options: Options
     let logger: Logger
-    /// The overview's count of stale renders, computed at most once a minute.
-    let staleRenders = RecentValue<Int64>(maxAge: .seconds(60))
 
     public init(
         pool: DatabasePool, thumbnails: Thumbnails, audit: ActionAudit, signInForms: SignInForms, options: Options,

@@ -13,21 +13,20 @@ struct OverviewPage {
         /// Exact at any queue length: waiting_for_editor asks can_run once per kind and format,
         /// and job by job only where a layer some live worker cannot read is involved.
         var waiting: [WaitingForEditor]
-        /// Assets rendered with older math or other output settings than this build's defaults,
-        /// as counted within the last minute.
+        /// Assets rendered with older math or other output settings than this build's defaults
+        /// (read from the kept counts: a few rows, whatever the library's size).
         var stale: Int64
     }
 
     static func load(
-        _ connection: DatabaseConnection, staleRenders: RecentValue<Int64>, now: ContinuousClock.Instant = .now,
-        logger: Logger
+        _ connection: DatabaseConnection, logger: Logger
     ) throws -> Data {
         let queue = JobQueue(connection, logger: logger)
         return Data(
             status: try queue.status(recentFailures: 0), throughput: try queue.throughput(),
             workers: try queue.workers(),
             waiting: try queue.waitingForEditor(),
-            stale: try staleRenders.value(now: now) { try StaleRenders(connection).count(build: RenderBuild().json) })
+            stale: try StaleRenders(connection).count(build: RenderBuild().json))
     }
 
     static func render(_ data: Data, session: WebSession) -> HTML {

@@ -13,9 +13,7 @@ struct PageRoutes {
         router.get("/") { _, context in
             try await page(context) { session in
                 OverviewPage.render(
-                    try await dashboard.read { [staleRenders = dashboard.staleRenders] in
-                        try OverviewPage.load($0, staleRenders: staleRenders, logger: logger)
-                    }, session: session)
+                    try await dashboard.read { try OverviewPage.load($0, logger: logger) }, session: session)
             }
         }
         router.get("/batches") { _, context in

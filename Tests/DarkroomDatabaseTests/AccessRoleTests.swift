@@ -148,7 +148,9 @@ struct AccessRoleTests {
                 try executable(by: worker, on: connection) == [
                     "claim_jobs", "lease_problem", "leases_have_expired", "rescue_expired_leases", "heartbeat",
                     "worker_stopped",
-                    "complete_job", "complete_renditions_job", "missing_renditions", "fail_job", "release_job",
+                    "complete_job", "complete_renditions_job", "missing_renditions", "renditions_missing",
+                    "written_renditions",
+                    "fail_job", "release_job",
                     "completed_under_lease", "register_asset",
                     "record_imported_layer", "upgrade_filter_data",
                     "asset_chain", "current_chains", "rerender_scope", "semver_sort_key", "semver_prerelease_key",

@@ -6,24 +6,6 @@ import Testing
 
 /// The pieces without I/O: escaping, forms, tokens, redirects, the account file.
 @Suite struct DashboardUnitTests {
-    @Test func theStaleCountIsComputedAtMostOncePerMinute() {
-        let recent = RecentValue<Int64>(maxAge: .seconds(60))
-        let start = ContinuousClock.now
-        var computed = 0
-        func read(at offset: Duration, giving value: Int64) -> Int64 {
-            recent.value(now: start + offset) {
-                computed += 1
-                return value
-            }
-        }
-        #expect(read(at: .zero, giving: 7) == 7)
-        #expect(read(at: .seconds(59), giving: 8) == 7, "within the minute the stored count is shown")
-        #expect(computed == 1)
-        #expect(read(at: .seconds(60), giving: 9) == 9, "a minute old: counted again")
-        #expect(read(at: .seconds(61), giving: 10) == 9)
-        #expect(computed == 2)
-    }
-
     @Test func interpolatedTextIsEscapedAndFragmentsAreNot() {
         let name = #"<script>alert("x")</script> & 'y'"#
         let fragment: HTML = "<b>\(name)</b>"

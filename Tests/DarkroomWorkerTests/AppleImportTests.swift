@@ -115,6 +115,7 @@ import Testing
             #expect(thumb.psnr(against: reference) > 30)
             let afterwards = try command.run("rerender", "--stale", "--dry-run")
             #expect(afterwards.stdout.contains("no asset is stale"), "\(afterwards.stdout)")
+            #expect(try connection.query("SELECT what, key FROM darkroom.library_counts_drift()").isEmpty)
 
             // Another editor cannot handle com.apple.photo: its edit layers on Apple's render.
             _ = try connection.query(

@@ -96,6 +96,7 @@ import Testing
                  WHERE s.id = $1 ORDER BY r.name
                 """, [.int(asset)])
             #expect(current.map { $0["state"].string } == ["current", "current", "current"])
+            #expect(try connection.query("SELECT what, key FROM darkroom.library_counts_drift()").isEmpty)
             #expect(current[2]["version"].int == 2 && current[2]["format"].string == "avif")
             let avif = storage + "/" + (current[2]["path"].string ?? "")
             let thumb = try ReferenceImages.decode(avif)

@@ -48,5 +48,6 @@ public struct Migration: Sendable, Hashable {
         Migration(29, "worker_memory", PackageResources._029_worker_memory_sql),
         Migration(30, "serve_role", PackageResources._030_serve_role_sql),
         Migration(31, "renditions", PackageResources._031_renditions_sql),
+        Migration(32, "library_counts", PackageResources._032_library_counts_sql),
     ]
 }

@@ -40,6 +40,7 @@ public struct SchemaDefinition: Sendable, Hashable {
         SchemaDefinition("imported_layers.sql", PackageResources.imported_layers_sql),
         SchemaDefinition("filters.sql", PackageResources.filters_sql),
         SchemaDefinition("renditions.sql", PackageResources.renditions_sql),
+        SchemaDefinition("library_counts.sql", PackageResources.library_counts_sql),
         SchemaDefinition("enqueue_edit.sql", PackageResources.enqueue_edit_sql),
         SchemaDefinition("enqueue_edits.sql", PackageResources.enqueue_edits_sql),
         SchemaDefinition("enqueue_revert.sql", PackageResources.enqueue_revert_sql),

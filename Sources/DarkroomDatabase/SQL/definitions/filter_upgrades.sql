@@ -102,8 +102,7 @@ BEGIN
     SELECT candidate.asset_id, 'rerender', enqueue_filter_rerender.priority, chosen_batch,
            target.name, target.version, target.sha256
       FROM (SELECT DISTINCT scope.asset_id
-              FROM darkroom.filter_rerender_scope(target.name, enqueue_filter_rerender.below_version,
-                       ARRAY(SELECT s.id FROM darkroom.assets AS s WHERE s.current_adjustment_id IS NOT NULL)) AS scope
+              FROM darkroom.filter_rerender_scope(target.name, enqueue_filter_rerender.below_version) AS scope
              WHERE NOT EXISTS (
                    SELECT 1 FROM darkroom.jobs AS j
                     WHERE j.asset_id = scope.asset_id AND j.state IN ('queued', 'running') AND j.kind = 'rerender'

@@ -152,50 +152,44 @@ DROP TRIGGER IF EXISTS adjustments_record_filters ON darkroom.adjustments;
 CREATE TRIGGER adjustments_record_filters AFTER INSERT ON darkroom.adjustments
     FOR EACH ROW EXECUTE FUNCTION darkroom.record_adjustment_filters();
 
--- Every filter version, newest first within a name, with how many assets show it now (a layer
--- of their current chain uses it): `darkroom filter list` and the dashboard's filters page.
--- The chain walk is current_chains' over the whole library, written out because a view's
--- readers may call no function of darkroom's.
+-- How many assets show each filter version now (a layer of their current chain uses it),
+-- from the counts library_counts.sql keeps.
+CREATE OR REPLACE VIEW darkroom.filter_version_counts AS
+    SELECT l.filter_name AS name, l.filter_version AS version, sum(l.assets) AS assets
+      FROM darkroom.library_counts AS l
+     WHERE l.filter_name IS NOT NULL
+     GROUP BY l.filter_name, l.filter_version
+    HAVING sum(l.assets) <> 0;
+
+-- Every filter version, newest first within a name, with how many assets show it now:
+-- `darkroom filter list` and the dashboard's filters page.
 CREATE OR REPLACE VIEW darkroom.filter_versions AS
-    WITH RECURSIVE walk AS (
-        SELECT s.id AS asset_id, a.id, a.base_adjustment_id
-          FROM darkroom.assets AS s
-          JOIN darkroom.adjustments AS a ON a.id = s.current_adjustment_id
-        UNION ALL
-        SELECT w.asset_id, b.id, b.base_adjustment_id
-          FROM walk AS w
-          JOIN darkroom.adjustments AS b ON b.id = w.base_adjustment_id
-    ), showing AS (
-        SELECT af.name, af.version, count(DISTINCT w.asset_id) AS assets
-          FROM walk AS w
-          JOIN darkroom.adjustment_filters AS af ON af.adjustment_id = w.id
-         GROUP BY af.name, af.version
-    )
     SELECT f.name, f.version, f.sha256, f.size, f.added_by, f.added_at,
-           coalesce(s.assets, 0) AS assets,
+           coalesce(c.assets, 0) AS assets,
            f.newest_order = max(f.newest_order) OVER (PARTITION BY f.name) AS newest
       FROM darkroom.filters AS f
-      LEFT JOIN showing AS s ON s.name = f.name AND s.version = f.version
+      LEFT JOIN darkroom.filter_version_counts AS c ON c.name = f.name AND c.version = f.version
      ORDER BY f.name, f.version_sort DESC;
 
--- The assets among asset_ids whose current chain has a layer (any layer) using filter `name`
--- below below_version, in semver order (version_sort), with each such version: what a filter
--- upgrade (`darkroom rerender --filter NAME --below-version V`) reaches. Only the current chain
--- counts: a layer a revert took off is history, not what the asset shows.
-CREATE OR REPLACE FUNCTION darkroom.filter_rerender_scope(name text, below_version text, asset_ids bigint[])
+-- The assets whose current chain has a layer (any layer) using filter `name` below
+-- below_version, in semver order (version_sort), with each such version: what a filter upgrade
+-- (`darkroom rerender --filter NAME --below-version V`) reaches, found by index in
+-- asset_filter_versions (library_counts.sql keeps it). Only the current chain counts: a layer
+-- a revert took off is history, not what the asset shows.
+CREATE OR REPLACE FUNCTION darkroom.filter_rerender_scope(name text, below_version text)
 RETURNS TABLE (asset_id bigint, version text)
 LANGUAGE sql STABLE AS $$
-    SELECT DISTINCT layer.asset_id, f.version
-      FROM darkroom.current_chains(filter_rerender_scope.asset_ids) AS layer
-      JOIN darkroom.adjustment_filters AS af ON af.adjustment_id = layer.adjustment_id
-      JOIN darkroom.filters AS f ON f.name = af.name AND f.version = af.version
-     WHERE af.name = filter_rerender_scope.name
+    SELECT v.asset_id, v.version
+      FROM darkroom.filters AS f
+      JOIN darkroom.asset_filter_versions AS v ON v.name = f.name AND v.version = f.version
+     WHERE f.name = filter_rerender_scope.name
        AND f.version_sort < darkroom.semver_sort_key(filter_rerender_scope.below_version)
 $$;
 
 -- A filter upgrade's dry run: for each version of `name` below below_version that some asset
 -- shows now, how many assets filter_rerender_scope reaches (an asset showing two old versions
--- counts under each). Queues nothing. The operator API, with the owner's rights.
+-- counts under each), from the kept counts. Queues nothing. The operator API, with the owner's
+-- rights.
 CREATE OR REPLACE FUNCTION darkroom.filter_rerender_counts(name text, below_version text)
 RETURNS TABLE (version text, assets bigint)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
@@ -206,9 +200,10 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value', HINT = 'darkroom filter list shows every filter';
     END IF;
     RETURN QUERY
-    SELECT scope.version, count(*)
-      FROM darkroom.filter_rerender_scope(filter_rerender_counts.name, filter_rerender_counts.below_version,
-               ARRAY(SELECT s.id FROM darkroom.assets AS s WHERE s.current_adjustment_id IS NOT NULL)) AS scope
-     GROUP BY scope.version
-     ORDER BY darkroom.semver_sort_key(scope.version) COLLATE "C";
+    SELECT c.version, c.assets::bigint
+      FROM darkroom.filter_version_counts AS c
+      JOIN darkroom.filters AS f ON f.name = c.name AND f.version = c.version
+     WHERE c.name = filter_rerender_counts.name
+       AND f.version_sort < darkroom.semver_sort_key(filter_rerender_counts.below_version)
+     ORDER BY f.version_sort;
 END $$;

@@ -45,8 +45,10 @@ BEGIN
        SET last_seen_at = now(), lease_seconds = EXCLUDED.lease_seconds, formats = EXCLUDED.formats,
            running = EXCLUDED.running, stopping = EXCLUDED.stopping, release = EXCLUDED.release,
            memory_reserved = EXCLUDED.memory_reserved, memory_waiting = EXCLUDED.memory_waiting;
-    -- Every worker passes by here every few seconds: a fitting place to fold the job counts.
+    -- Every worker passes by here every few seconds: a fitting place to fold the job and
+    -- library counts.
     PERFORM darkroom.compact_job_counts();
+    PERFORM darkroom.compact_library_counts();
     RETURN QUERY
     WITH mine AS (
         SELECT m.id, m.token FROM unnest(job_ids, lease_tokens) AS m(id, token)

@@ -184,24 +184,45 @@ CREATE OR REPLACE VIEW darkroom.adjustment_renditions AS
       LEFT JOIN darkroom.current_renditions AS c ON c.name = f.name
      ORDER BY f.adjustment_id, f.name;
 
--- The current renditions a record's render did not write at their current version: what a
+-- What a layer's record says about the renditions it wrote, the input of the rendition rule
+-- (renditions_missing): the files it lists by name and version, whether its rendered_with lists
+-- renditions at all, and its display size (a record from before renditions were data).
+CREATE OR REPLACE FUNCTION darkroom.written_renditions(rendered_with jsonb, files jsonb) RETURNS jsonb
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT jsonb_build_object('files', coalesce(written_renditions.files, '{}'),
+                              'listed', coalesce(written_renditions.rendered_with ? 'renditions', false),
+                              'display_longest_side', written_renditions.rendered_with -> 'output' -> 'display_longest_side')
+$$;
+
+-- The current renditions a layer that wrote `written` lacks at their current version: what a
 -- render of it would write now. A record from before renditions were data wrote the display
--- copy's first version when its display size is that version's (a layer imported with Apple's
--- render wrote none). replaces is the stored path of
--- the older version it wrote, which the new file replaces. The one owner of this rule:
--- stale_renders counts what it lists, a renditions job writes it.
+-- copy's first version when its display size is that version's. The one owner of this rule:
+-- missing_renditions lists it for one record, stale_reasons counts it for a fingerprint.
+CREATE OR REPLACE FUNCTION darkroom.renditions_missing(written jsonb)
+RETURNS TABLE (name text, version int)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT c.name, c.version
+      FROM darkroom.current_renditions AS c
+     WHERE (renditions_missing.written -> 'files' ->> c.name)::int IS DISTINCT FROM c.version
+       AND NOT (c.name = 'display' AND c.version = 1 AND NOT (renditions_missing.written ->> 'listed')::boolean
+                AND coalesce((renditions_missing.written ->> 'display_longest_side')::int = c.longest_side, false))
+     ORDER BY c.name
+$$;
+
+-- The current renditions record adjustment_id lacks (renditions_missing), each with the
+-- stored path of the older version it wrote, which the new file replaces: what a renditions
+-- job writes.
 CREATE OR REPLACE FUNCTION darkroom.missing_renditions(adjustment_id bigint)
 RETURNS TABLE (name text, version int, replaces text)
 LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
-    SELECT c.name, c.version, f.path
+    SELECT m.name, m.version, f.path
       FROM darkroom.adjustments AS a
-     CROSS JOIN darkroom.current_renditions AS c
-      LEFT JOIN darkroom.adjustment_rendition_files AS f ON f.adjustment_id = a.id AND f.name = c.name
+     CROSS JOIN LATERAL darkroom.renditions_missing(darkroom.written_renditions(a.rendered_with,
+                (SELECT jsonb_object_agg(w.name, w.version) FROM darkroom.adjustment_rendition_files AS w
+                  WHERE w.adjustment_id = a.id))) AS m
+      LEFT JOIN darkroom.adjustment_rendition_files AS f ON f.adjustment_id = a.id AND f.name = m.name
      WHERE a.id = missing_renditions.adjustment_id
-       AND f.version IS DISTINCT FROM c.version
-       AND NOT (c.name = 'display' AND c.version = 1 AND NOT coalesce(a.rendered_with ? 'renditions', false)
-                AND coalesce((a.rendered_with -> 'output' ->> 'display_longest_side')::int = c.longest_side, false))
-     ORDER BY c.name
+     ORDER BY m.name
 $$;
 
 -- Completes a renditions job: the renditions it wrote for the asset's top layer,

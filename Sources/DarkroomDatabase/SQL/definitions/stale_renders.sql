@@ -4,38 +4,54 @@
 -- adjustment record's rendered_with holds the same fields for its render). The renditions are
 -- the library's (darkroom.current_renditions), compared with what each record wrote.
 
--- Why each layer of the current chains of asset_ids is stale against `build`: 'math' when an
--- operation it used has a lower math version than the build's, 'output' when its quality,
--- chroma subsampling or colour profile differs, 'rendition' when the top layer (the only one
--- with renditions) lacks a current rendition at its current version (missing_renditions),
--- 'unrecorded' when the record says nothing (rendered before records kept it). Apple Photos
--- layers are not darkroom's renders (Apple's own, or kept): never stale for math, output or
--- records, but their renditions are scaled from the render they keep, so a top one can lack
--- them. One row per asset and reason.
-CREATE OR REPLACE FUNCTION darkroom.stale_renders(build jsonb, asset_ids bigint[])
+-- Why a render fingerprint (chain_states) is stale against `build`: 'math' when a darkroom
+-- layer used an operation at a lower math version than the build's, 'output' when one's
+-- quality, chroma subsampling or colour profile differs, 'rendition' when the top layer lacks
+-- a current rendition at its current version (renditions_missing), 'unrecorded' when a record
+-- says nothing (rendered before records kept it). Apple Photos layers are not darkroom's
+-- renders (Apple's own, or kept): never stale for math, output or records, but their
+-- renditions are scaled from the render they keep, so a top one can lack them. The one owner
+-- of this rule: the counts, the dry run and the queueing all ask it, per fingerprint.
+CREATE OR REPLACE FUNCTION darkroom.stale_reasons(fingerprint jsonb, build jsonb)
+RETURNS TABLE (reason text)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT 'unrecorded' WHERE (stale_reasons.fingerprint ->> 'unrecorded')::boolean
+    UNION ALL
+    SELECT 'math' WHERE EXISTS (
+           SELECT 1 FROM jsonb_array_elements(stale_reasons.fingerprint -> 'math') AS used
+            WHERE jsonb_typeof(stale_reasons.build -> 'math' -> (used.value ->> 0)) = 'number'
+              AND (stale_reasons.build -> 'math' -> (used.value ->> 0)) > (used.value -> 1))
+    UNION ALL
+    SELECT 'output' WHERE EXISTS (
+           SELECT 1 FROM jsonb_array_elements(stale_reasons.fingerprint -> 'outputs') AS o
+            WHERE (o.value -> 0) IS DISTINCT FROM (stale_reasons.build -> 'output' -> 'quality')
+               OR (o.value -> 1) IS DISTINCT FROM (stale_reasons.build -> 'output' -> 'chroma')
+               OR (o.value -> 2) IS DISTINCT FROM (stale_reasons.build -> 'output' -> 'colour_profile'))
+    UNION ALL
+    SELECT 'rendition' WHERE jsonb_typeof(stale_reasons.fingerprint -> 'top') = 'object'
+       AND EXISTS (SELECT 1 FROM darkroom.renditions_missing(stale_reasons.fingerprint -> 'top'))
+$$;
+
+-- The fingerprints some asset has now that are stale against `build`, with their reasons and
+-- how many assets have each (render_fingerprint_counts): a few rows whatever the library's size.
+CREATE OR REPLACE FUNCTION darkroom.stale_fingerprints(build jsonb)
+RETURNS TABLE (fingerprint_id bigint, reasons text[], assets bigint)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT c.fingerprint_id, array_agg(r.reason ORDER BY r.reason), min(c.assets)
+      FROM darkroom.render_fingerprint_counts AS c
+     CROSS JOIN LATERAL darkroom.stale_reasons(c.fingerprint, stale_fingerprints.build) AS r
+     GROUP BY c.fingerprint_id
+$$;
+
+-- The assets stale against `build`, one row per reason: the stale fingerprints' assets, found
+-- by index (asset_render_states), not by walking chains.
+CREATE OR REPLACE FUNCTION darkroom.stale_renders(build jsonb)
 RETURNS TABLE (asset_id bigint, reason text)
-LANGUAGE sql STABLE AS $$
-    SELECT DISTINCT layer.asset_id, why.reason
-      FROM darkroom.current_chains(stale_renders.asset_ids) AS layer
-      JOIN darkroom.adjustments AS a ON a.id = layer.adjustment_id
-     CROSS JOIN LATERAL (SELECT layer.format_identifier = 'com.apple.photo' AS apple) AS kind
-     CROSS JOIN LATERAL (
-           SELECT 'unrecorded' WHERE a.rendered_with IS NULL AND NOT kind.apple
-           UNION ALL
-           SELECT 'math' WHERE NOT kind.apple AND EXISTS (
-                  SELECT 1 FROM jsonb_each(a.rendered_with -> 'math') AS used(operation, version)
-                   WHERE jsonb_typeof(stale_renders.build -> 'math' -> used.operation) = 'number'
-                     AND (stale_renders.build -> 'math' -> used.operation) > used.version)
-           UNION ALL
-           SELECT 'output' WHERE a.rendered_with IS NOT NULL AND NOT kind.apple AND (
-                  (a.rendered_with -> 'output' -> 'quality') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'quality')
-                  OR (a.rendered_with -> 'output' -> 'chroma') IS DISTINCT FROM (stale_renders.build -> 'output' -> 'chroma')
-                  OR (a.rendered_with -> 'output' -> 'colour_profile')
-                     IS DISTINCT FROM (stale_renders.build -> 'output' -> 'colour_profile'))
-           UNION ALL
-           SELECT 'rendition' WHERE (a.rendered_with IS NOT NULL OR kind.apple) AND layer.layer_number = layer.layer_count
-              AND EXISTS (SELECT 1 FROM darkroom.missing_renditions(a.id))
-           ) AS why(reason)
+LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+    SELECT s.asset_id, r.reason
+      FROM darkroom.stale_fingerprints(stale_renders.build) AS f
+      JOIN darkroom.asset_render_states AS s ON s.fingerprint_id = f.fingerprint_id
+     CROSS JOIN LATERAL unnest(f.reasons) AS r(reason)
 $$;
 
 -- Refuses a build that is not the JSON above.
@@ -62,13 +78,11 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp A
 BEGIN
     PERFORM darkroom.require_render_build(stale_counts.build);
     RETURN QUERY
-    WITH stale AS (
-        SELECT s.asset_id, s.reason FROM darkroom.stale_renders(stale_counts.build,
-            ARRAY(SELECT a.id FROM darkroom.assets AS a WHERE a.current_adjustment_id IS NOT NULL)) AS s
-    )
-    SELECT s.reason, count(*) FROM stale AS s GROUP BY s.reason
+    SELECT r.reason, sum(f.assets)::bigint
+      FROM darkroom.stale_fingerprints(stale_counts.build) AS f CROSS JOIN LATERAL unnest(f.reasons) AS r(reason)
+     GROUP BY r.reason
     UNION ALL
-    SELECT 'any', count(DISTINCT s.asset_id) FROM stale AS s
+    SELECT 'any', coalesce(sum(f.assets), 0)::bigint FROM darkroom.stale_fingerprints(stale_counts.build) AS f
      ORDER BY 1;
 END $$;
 
@@ -88,10 +102,9 @@ BEGIN
     PERFORM darkroom.require_job_options(priority, batch);
     INSERT INTO darkroom.jobs (asset_id, kind, priority, batch)
     SELECT stale.asset_id, stale.kind, enqueue_stale_rerender.priority, enqueue_stale_rerender.batch
-      FROM (SELECT s.asset_id, CASE WHEN bool_and(s.reason = 'rendition') THEN 'renditions' ELSE 'rerender' END AS kind
-              FROM darkroom.stale_renders(enqueue_stale_rerender.build,
-                       ARRAY(SELECT a.id FROM darkroom.assets AS a WHERE a.current_adjustment_id IS NOT NULL)) AS s
-             GROUP BY s.asset_id) AS stale
+      FROM (SELECT s.asset_id, CASE WHEN f.reasons = ARRAY['rendition'] THEN 'renditions' ELSE 'rerender' END AS kind
+              FROM darkroom.stale_fingerprints(enqueue_stale_rerender.build) AS f
+              JOIN darkroom.asset_render_states AS s ON s.fingerprint_id = f.fingerprint_id) AS stale
      WHERE NOT EXISTS (
            SELECT 1 FROM darkroom.jobs AS j
             WHERE j.asset_id = stale.asset_id AND j.state IN ('queued', 'running')
@@ -109,6 +122,5 @@ CREATE OR REPLACE FUNCTION darkroom.stale_count(build jsonb) RETURNS bigint
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     PERFORM darkroom.require_render_build(stale_count.build);
-    RETURN (SELECT count(DISTINCT s.asset_id) FROM darkroom.stale_renders(stale_count.build,
-               ARRAY(SELECT a.id FROM darkroom.assets AS a WHERE a.current_adjustment_id IS NOT NULL)) AS s);
+    RETURN (SELECT coalesce(sum(f.assets), 0)::bigint FROM darkroom.stale_fingerprints(stale_count.build) AS f);
 END $$;
