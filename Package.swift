@@ -109,6 +109,9 @@ let package = Package(
         .target(name: "GainMaps", swiftSettings: optimizedInDebug),
         // Durations as numbers, and the one backoff with jitter (job retries, reconnects, S3).
         .target(name: "Timing"),
+        // Text from outside made safe for a terminal and a log line: one escaping rule for the
+        // command line, its log handler and what a decoding child wrote.
+        .target(name: "PrintableText"),
 
         // Thin Swift owners of the C handles.
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
@@ -213,7 +216,7 @@ let package = Package(
             name: "DarkroomWorker",
             dependencies: [
                 "DarkroomImaging", "DarkroomMetadata", "DarkroomAdjustments", "DarkroomDatabase", "DarkroomStorage",
-                "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest", "ProcessSandbox",
+                "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest", "ProcessSandbox", "PrintableText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]),
@@ -238,7 +241,7 @@ let package = Package(
                 "DarkroomWeb", "DarkroomWorker", "DarkroomImport", "DarkroomDatabase", "DarkroomOperatorScripts",
                 "DarkroomImaging",
                 "DarkroomAdjustments", "DarkroomStorage", "DarkroomObjectStore", "ByteStreams",
-                "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing",
+                "DarkroomMetrics", "DarkroomMetricsEndpoint", "Timing", "PrintableText",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Logging", package: "swift-log"),

@@ -6,6 +6,7 @@ import DarkroomWorker
 import Foundation
 import Logging
 import Metrics
+import PrintableText
 
 struct Darkroom: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

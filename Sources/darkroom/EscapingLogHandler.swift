@@ -1,4 +1,5 @@
 import Logging
+import PrintableText
 
 /// A log handler that escapes control characters (`Printable.field`) in every message and
 /// metadata value before `wrapped` writes them: a sign-in name, a job's error or a worker's host

@@ -1,6 +1,7 @@
 import DarkroomDatabase
 import DarkroomImaging
 import Foundation
+import PrintableText
 import Timing
 
 /// What `darkroom status` prints after the counts: the last hour, the workers and what each

@@ -4,6 +4,7 @@ import DarkroomObjectStore
 import DarkroomStorage
 import DarkroomWorker
 import Foundation
+import PrintableText
 
 extension Darkroom {
     struct Import: ParsableCommand {

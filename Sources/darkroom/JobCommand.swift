@@ -3,6 +3,7 @@ import DarkroomDatabase
 import DarkroomOperatorScripts
 import DarkroomWorker
 import Foundation
+import PrintableText
 
 extension Darkroom {
     struct Job: ParsableCommand {

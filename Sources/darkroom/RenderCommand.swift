@@ -5,6 +5,7 @@ import DarkroomImaging
 import DarkroomImport
 import DarkroomWorker
 import Foundation
+import PrintableText
 
 extension Darkroom {
     struct Render: ParsableCommand {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import DarkroomDatabase
 import Foundation
+import PrintableText
 import Timing
 
 extension Darkroom {

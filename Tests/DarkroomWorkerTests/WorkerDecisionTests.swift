@@ -142,4 +142,12 @@ struct WorkerDecisionTests {
             #expect(summary.exitCode == 3, "\(outcome)")
         }
     }
+
+    /// What a decoding child wrote reaches a job's error and the log escaped by the same rule as
+    /// the command line's output (`Printable`), bidirectional overrides too, and bounded.
+    @Test func whatAChildWroteIsEscapedAndBounded() {
+        #expect(Bounds.escaped("bad\nforged\u{1B}[31m\u{202E}x") == #"bad\nforged\u{1B}[31m\u{202E}x"#)
+        let long = Bounds.escaped(String(repeating: "é", count: Bounds.maxText))
+        #expect(long.utf8.count <= Bounds.maxText && long.hasPrefix("éé"))
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PrintableText
 import ProcessSandbox
 
 /// How a child ended that says nothing of the input's pixels: it crashed, its filter stopped
@@ -57,14 +58,9 @@ enum Bounds {
     static let maxText = 4096
     static let maxItems = 256
 
-    /// `text` with its control characters written as escapes (`\n`, `\u{1B}`), bounded: what
+    /// `text` with its control characters written as escapes (`Printable.field`), bounded: what
     /// a child wrote, safe for a log line and a terminal.
-    static func escaped(_ text: String) -> String {
-        Self.text(
-            text.unicodeScalars.map {
-                $0.properties.generalCategory == .control ? $0.escaped(asASCII: true) : String($0)
-            }.joined())
-    }
+    static func escaped(_ text: String) -> String { Self.text(Printable.field(text)) }
 
     /// At most `maxText` bytes of `text`, cut on a character.
     static func text(_ text: String) -> String {
