@@ -206,7 +206,7 @@ struct LibraryCountsTests {
             #expect(try Self.filterCounts(connection) == counts)
             #expect(
                 try Self.staleCounts(connection, build: Self.build.replacingOccurrences(of: "92", with: "80")) == stale)
-            #expect(try scalar(connection, "SELECT darkroom.rebuild_library_counts()").int == 6)
+            #expect(try scalar(connection, "SELECT darkroom.rebuild_library_counts(4)").int == 6, "in batches of 4")
             #expect(try Self.drift(connection) == [])
         }
     }

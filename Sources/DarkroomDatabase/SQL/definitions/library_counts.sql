@@ -273,7 +273,7 @@ CREATE OR REPLACE FUNCTION darkroom.rebuild_library_counts(batch_size int DEFAUL
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 DECLARE
     low bigint := 0;
-    high bigint;
+    batch bigint[];
 BEGIN
     LOCK TABLE darkroom.assets, darkroom.adjustment_rendition_files IN SHARE ROW EXCLUSIVE MODE;
     PERFORM pg_advisory_xact_lock(hashtext('darkroom.compact_library_counts'));
@@ -281,13 +281,11 @@ BEGIN
     DELETE FROM darkroom.asset_render_states;
     DELETE FROM darkroom.asset_filter_versions;
     LOOP
-        SELECT max(b.id) INTO high
-          FROM (SELECT s.id FROM darkroom.assets AS s WHERE s.id > low ORDER BY s.id LIMIT batch_size) AS b;
-        EXIT WHEN high IS NULL;
-        PERFORM darkroom.refresh_library_counts(ARRAY(
-            SELECT s.id FROM darkroom.assets AS s
-             WHERE s.id > low AND s.id <= high AND s.current_adjustment_id IS NOT NULL ORDER BY s.id), false);
-        low := high;
+        batch := ARRAY(SELECT s.id FROM darkroom.assets AS s
+                        WHERE s.id > low AND s.current_adjustment_id IS NOT NULL ORDER BY s.id LIMIT batch_size);
+        EXIT WHEN cardinality(batch) = 0;
+        PERFORM darkroom.refresh_library_counts(batch, false);
+        low := batch[cardinality(batch)];
     END LOOP;
     PERFORM darkroom.compact_library_counts();  -- this transaction holds its lock, so it folds
     RETURN (SELECT count(*) FROM darkroom.asset_render_states);

@@ -78,11 +78,12 @@ LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, pg_temp A
 BEGIN
     PERFORM darkroom.require_render_build(stale_counts.build);
     RETURN QUERY
+    WITH stale AS (SELECT f.reasons, f.assets FROM darkroom.stale_fingerprints(stale_counts.build) AS f)
     SELECT r.reason, sum(f.assets)::bigint
-      FROM darkroom.stale_fingerprints(stale_counts.build) AS f CROSS JOIN LATERAL unnest(f.reasons) AS r(reason)
+      FROM stale AS f CROSS JOIN LATERAL unnest(f.reasons) AS r(reason)
      GROUP BY r.reason
     UNION ALL
-    SELECT 'any', coalesce(sum(f.assets), 0)::bigint FROM darkroom.stale_fingerprints(stale_counts.build) AS f
+    SELECT 'any', coalesce(sum(f.assets), 0)::bigint FROM stale AS f
      ORDER BY 1;
 END $$;
 
