@@ -99,7 +99,7 @@ build: deps
 	swift build $(SWIFT_BUILD_FLAGS)
 
 release: deps
-	swift build -c release $(SWIFT_BUILD_FLAGS)
+	swift build -c release --product darkroom $(SWIFT_BUILD_FLAGS)
 
 # A private cluster: trust auth on loopback only; fsync is off because it only ever holds test
 # and demo data. As a normal user, initdb runs as that user and the cluster lives in .build/pg.

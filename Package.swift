@@ -163,8 +163,8 @@ let package = Package(
             ]),
         // Everything that talks to PostgreSQL: the schema and every statement (its SQL lives in SQL/
         // as .sql files, embedded in the binary: no bundle to deploy), assets, adjustments, the job
-        // queue, the dashboard's sessions and the operator scripts' runs. The only module above LibPQ
-        // that imports it (Tests/DarkroomDatabaseTests/SQLOwnershipTests.swift).
+        // queue, the dashboard's sessions and the operator scripts' runs. The only module above LibPQ,
+        // which it imports internally: the modules above hold its opaque DatabaseConnection.
         .target(
             name: "DarkroomDatabase",
             dependencies: [
@@ -312,7 +312,7 @@ let package = Package(
                 "DarkroomOperatorScripts", "DarkroomDatabase", "DarkroomStorage", "ByteStreams", "LibPQ",
                 "DarkroomTestSupport",
             ]),
-        .testTarget(name: "LibPQTests", dependencies: ["LibPQ"]),
+        .testTarget(name: "LibPQTests", dependencies: ["LibPQ", "DarkroomTestSupport"]),
         // The sandbox's filter tried for real: a probe that confines itself as a decoding child
         // does, then tries one forbidden (or allowed) thing (built with the tests; not shipped).
         .executableTarget(name: "SandboxProbe", dependencies: ["CSandbox"], path: "Tests/SandboxProbe"),

@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// The result of an edit job: the adjustment that was applied and the JPEG it produced.
 public struct NewAdjustment: Sendable, Hashable {
@@ -61,18 +61,7 @@ public struct Adjustment: Sendable, Hashable, Identifiable {
     /// provenance record).
     public var carriesHDR = false
 
-    static let columnNames = [
-        "id", "asset_id", "job_id", "format_identifier", "format_version", "data", "base_adjustment_id",
-        "rendered_path", "rendered_width", "rendered_height", "rendered_bytes", "created_at", "rerender_of", "warnings",
-        "carries_hdr",
-    ]
-    static let columns = columnNames.joined(separator: ", ")
-
-    /// The columns as `table.column`, for a query that joins.
-    static func columns(of table: String) -> String {
-        columnNames.map { "\(table).\($0)" }.joined(separator: ", ")
-    }
-
+    /// A row of `darkroom.adjustment_records`, whose view owns the column list.
     init(row: PostgresRow) throws {
         id = try row["id"].decode(Int64.self)
         assetID = try row["asset_id"].decode(Int64.self)

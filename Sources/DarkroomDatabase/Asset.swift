@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// A photo about to be registered, as the importer measured it.
 public struct NewAsset: Sendable, Hashable {
@@ -58,11 +58,7 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var metadataWarnings: [String]
     public var importedAt: Date
 
-    static let columns = """
-        id, original_path, content_sha256, byte_size, pixel_width, pixel_height, orientation,
-        latitude, longitude, altitude, creation_date, current_adjustment_id, metadata_warnings, imported_at
-        """
-
+    /// A row of `darkroom.asset_records`, whose view owns the column list.
     init(row: PostgresRow) throws {
         id = try row["id"].decode(Int64.self)
         originalPath = try row["original_path"].decode(String.self)

@@ -1,28 +1,19 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// What a batch did to its assets, one adjustment and an asset's recent jobs: the reads behind
 /// the dashboard's before/after pages.
 extension AssetStore {
     /// One adjustment of one asset, or nil when the asset has no such adjustment.
     public func adjustment(id: Int64, assetID: Int64) throws -> Adjustment? {
-        try connection.query(
-            "SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE id = $1 AND asset_id = $2",
-            [.int(id), .int(assetID)]
-        ).first.map(Adjustment.init(row:))
+        try connection.query(.readAdjustment, [.int(id), .int(assetID)]).first.map(Adjustment.init(row:))
     }
 
     /// The newest `limit` changes the batch's succeeded jobs made, each with what the asset
     /// showed before and after (`darkroom.batch_changes`).
     public func changes(ofBatch batch: String, limit: Int) throws -> [AssetHistoryEntry.Change] {
         try connection.query(
-            """
-            SELECT asset_id, job_id, action, previous_adjustment_id, adjustment_id, at
-              FROM darkroom.batch_changes
-             WHERE batch = $1
-             ORDER BY finished_at DESC, job_id DESC
-             LIMIT $2
-            """, [.text(batch), .int(Int64(max(limit, 0)))]
+            .readBatchChanges, [.text(batch), .int(Int64(max(limit, 0)))]
         ).map { row in
             AssetHistoryEntry.Change(
                 assetID: try row["asset_id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64.self),
@@ -35,15 +26,11 @@ extension AssetStore {
     /// The asset's newest jobs, whatever their state (`darkroom.asset_jobs`).
     public func recentJobs(of assetID: Int64, limit: Int) throws -> [JobSummary] {
         try connection.query(
-            """
-            SELECT id, kind, state, batch, format_identifier, format_version, created_at, finished_at, can_cancel,
-                   can_retry
-              FROM darkroom.asset_jobs WHERE asset_id = $1 ORDER BY id DESC LIMIT $2
-            """, [.int(assetID), .int(Int64(max(limit, 0)))]
+            .readRecentJobs, [.int(assetID), .int(Int64(max(limit, 0)))]
         ).map { row in
             JobSummary(
                 id: try row["id"].decode(Int64.self), kind: try row["kind"].decode(String.self),
-                state: try row["state"].decode(JobState.self), batch: try row["batch"].decode(String?.self),
+                state: try row["state"].decode(StoredJobState.self).state, batch: try row["batch"].decode(String?.self),
                 formatIdentifier: try row["format_identifier"].decode(String?.self),
                 formatVersion: try row["format_version"].decode(String?.self),
                 createdAt: try row["created_at"].decode(Date.self),

@@ -1,13 +1,10 @@
-import LibPQ
+internal import LibPQ
 
 extension AssetStore {
     /// The renditions `adjustmentID`'s render wrote, by name (`darkroom.adjustment_renditions`).
     public func renditions(ofAdjustment adjustmentID: Int64) throws -> [RenditionFile] {
         try connection.query(
-            """
-            SELECT name, version, format, path, width, height, bytes, state
-              FROM darkroom.adjustment_renditions WHERE adjustment_id = $1 ORDER BY name
-            """, [.int(adjustmentID)]
+            .readAdjustmentRenditions, [.int(adjustmentID)]
         ).map(RenditionFile.init(row:))
     }
 
@@ -16,7 +13,7 @@ extension AssetStore {
     /// job writes for it.
     public func missingRenditions(ofAdjustment adjustmentID: Int64) throws -> [MissingRendition] {
         try connection.query(
-            "SELECT name, version, replaces FROM darkroom.missing_renditions($1)", [.int(adjustmentID)]
+            .readMissingRenditions, [.int(adjustmentID)]
         ).map {
             MissingRendition(
                 name: try $0["name"].decode(String.self), version: try $0["version"].decode(Int.self),
@@ -27,12 +24,7 @@ extension AssetStore {
     /// `name`'s file among the renditions of `assetID`'s current adjustment; nil when it wrote none.
     public func currentRendition(of assetID: Int64, name: String) throws -> RenditionFile? {
         try connection.query(
-            """
-            SELECT r.name, r.version, r.format, r.path, r.width, r.height, r.bytes, r.state
-              FROM darkroom.adjustment_renditions AS r
-              JOIN darkroom.asset_records AS s ON s.current_adjustment_id = r.adjustment_id
-             WHERE s.id = $1 AND r.name = $2
-            """, [.int(assetID), .text(name)]
+            .readAssetRenditions, [.int(assetID), .text(name)]
         ).first.map(RenditionFile.init(row:))
     }
 }

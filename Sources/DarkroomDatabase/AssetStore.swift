@@ -1,10 +1,10 @@
-import LibPQ
+internal import LibPQ
 
 /// Reads and registers photos in `darkroom.assets`.
 public struct AssetStore {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -19,11 +19,7 @@ public struct AssetStore {
         let row: PostgresRow
         do {
             row = try connection.query(
-                """
-                SELECT asset_id, created
-                  FROM darkroom.register_asset($1::text, $2::text, $3::bigint, $4::int, $5::int, $6::int, $7::double precision,
-                                               $8::double precision, $9::double precision, $10::timestamptz, $11::text)
-                """,
+                .addAsset,
                 [
                     .text(asset.originalPath), .text(asset.contentSHA256.lowercased()), .int(asset.byteSize),
                     .int(Int64(asset.pixelWidth)), .int(Int64(asset.pixelHeight)), .int(Int64(asset.orientation)),
@@ -32,11 +28,12 @@ public struct AssetStore {
                     .optional(asset.creationDate, PostgresBind.timestamp),
                     warnings.isEmpty ? .null : .text(warnings),
                 ])[0]
-        } catch let error as PostgresError
-            where error.sqlState == .checkViolation || error.sqlState == .invalidParameterValue
+        } catch let error as DatabaseError
+            where error.postgres.sqlState == .checkViolation || error.postgres.sqlState == .invalidParameterValue
         {
             throw QueueError.invalidAsset(
-                path: asset.originalPath, constraint: error.constraintName ?? "darkroom.register_asset", cause: error)
+                path: asset.originalPath, constraint: error.postgres.constraintName ?? "darkroom.register_asset",
+                cause: error)
         }
         return (try row["asset_id"].decode(Int64.self), try row["created"].decode(Bool.self))
     }
@@ -50,30 +47,28 @@ public struct AssetStore {
     ) throws -> Int64 {
         do {
             return try connection.query(
-                """
-                SELECT darkroom.record_imported_layer($1::bigint, $2::text, $3::text, $4::bytea, $5::text, $6::int,
-                                                      $7::int, $8::bigint)
-                """,
+                .recordImportedLayer,
                 [
                     .int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data), .text(renderedPath),
                     .int(Int64(renderedWidth)), .int(Int64(renderedHeight)), .int(renderedBytes),
                 ])[0][0].decode(Int64.self)
-        } catch let error as PostgresError
-            where error.sqlState == .checkViolation || error.sqlState == .invalidParameterValue
+        } catch let error as DatabaseError
+            where error.postgres.sqlState == .checkViolation || error.postgres.sqlState == .invalidParameterValue
         {
             throw QueueError.invalidAsset(
-                path: renderedPath, constraint: error.constraintName ?? "darkroom.record_imported_layer", cause: error)
+                path: renderedPath, constraint: error.postgres.constraintName ?? "darkroom.record_imported_layer",
+                cause: error)
         }
     }
 
     public func asset(id: Int64) throws -> Asset? {
-        try connection.query("SELECT \(Asset.columns) FROM darkroom.asset_records WHERE id = $1", [.int(id)])
+        try connection.query(.readAsset, [.int(id)])
             .first.map(Asset.init(row:))
     }
 
     public func asset(contentSHA256: String) throws -> Asset? {
         try connection.query(
-            "SELECT \(Asset.columns) FROM darkroom.asset_records WHERE content_sha256 = $1",
+            .findAssetByContent,
             [.text(contentSHA256.lowercased())]
         )
         .first.map(Asset.init(row:))
@@ -82,11 +77,7 @@ public struct AssetStore {
     /// The adjustment that defines the asset's current look, or `nil` if it has none yet.
     /// Throws `QueueError.assetNotFound` for an unknown asset.
     public func currentAdjustment(of assetID: Int64) throws -> Adjustment? {
-        let rows = try connection.query(
-            """
-            SELECT \(Adjustment.columns) FROM darkroom.adjustment_records
-             WHERE id = (SELECT current_adjustment_id FROM darkroom.asset_records WHERE id = $1)
-            """, [.int(assetID)])
+        let rows = try connection.query(.readCurrentAdjustment, [.int(assetID)])
         if let row = rows.first { return try Adjustment(row: row) }
         guard try asset(id: assetID) != nil else { throw QueueError.assetNotFound(assetID) }
         return nil
@@ -97,14 +88,7 @@ public struct AssetStore {
     /// shows its original. `darkroom.current_chains` walks the chain: the one walk there is
     /// (through `asset_chain`, which a viewer may call too).
     public func currentChain(of assetID: Int64) throws -> [Adjustment] {
-        try connection.query(
-            """
-            SELECT \(Adjustment.columns(of: "a"))
-              FROM darkroom.asset_chain($1::bigint) AS layer
-              JOIN darkroom.adjustment_records AS a ON a.id = layer.adjustment_id
-             ORDER BY layer.layer_number
-            """, [.int(assetID)]
-        ).map(Adjustment.init(row:))
+        try connection.query(.readCurrentChain, [.int(assetID)]).map(Adjustment.init(row:))
     }
 
     /// The current chain as a filter upgrade replays it: each layer's data with `upgrade`'s
@@ -114,27 +98,21 @@ public struct AssetStore {
     public func currentChain(of assetID: Int64, upgrading upgrade: FilterUpgrade) throws
         -> (chain: [Adjustment], upgrades: Bool)
     {
-        let columns = Adjustment.columnNames.map {
-            $0 == "data" ? "darkroom.upgrade_filter_data(a.data, $2::text, $3::text, $4::text) AS data" : "a.\($0)"
-        }.joined(separator: ", ")
         let rows = try connection.query(
-            """
-            SELECT \(columns),
-                   darkroom.upgrade_filter_data(a.data, $2::text, $3::text, $4::text) <> a.data AS upgraded
-              FROM darkroom.asset_chain($1::bigint) AS layer
-              JOIN darkroom.adjustment_records AS a ON a.id = layer.adjustment_id
-             ORDER BY layer.layer_number
-            """, [.int(assetID), .text(upgrade.name), .text(upgrade.version), .text(upgrade.sha256)])
-        return (
-            try rows.map(Adjustment.init(row:)), try rows.contains { try $0["upgraded"].decode(Bool.self) }
-        )
+            .readUpgradedChain, [.int(assetID), .text(upgrade.name), .text(upgrade.version), .text(upgrade.sha256)])
+        let chain = try rows.map { row in
+            var layer = try Adjustment(row: row)
+            layer.data = try row["upgraded_data"].decode([UInt8].self)
+            return layer
+        }
+        return (chain, try rows.contains { try $0["upgraded"].decode(Bool.self) })
     }
 
     /// Whether a re-render of `formatIdentifier` (below `belowVersion`) still has work on the
     /// asset: `darkroom.rerender_scope`, the rule that also chose which assets to queue.
     public func rerenderNeeded(assetID: Int64, formatIdentifier: String?, belowVersion: String?) throws -> Bool {
         try connection.query(
-            "SELECT EXISTS (SELECT 1 FROM darkroom.rerender_scope($2::text, $3::text, ARRAY[$1::bigint])) AS needed",
+            .rerenderNeeded,
             [
                 .int(assetID), .optional(formatIdentifier, PostgresBind.text),
                 .optional(belowVersion, PostgresBind.text),
@@ -142,10 +120,7 @@ public struct AssetStore {
     }
 
     public func adjustments(of assetID: Int64) throws -> [Adjustment] {
-        try connection.query(
-            "SELECT \(Adjustment.columns) FROM darkroom.adjustment_records WHERE asset_id = $1 ORDER BY id",
-            [.int(assetID)]
-        )
-        .map(Adjustment.init(row:))
+        try connection.query(.readAdjustments, [.int(assetID)])
+            .map(Adjustment.init(row:))
     }
 }

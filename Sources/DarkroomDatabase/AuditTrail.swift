@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// What was done through the operator API: each API function records its own action in
 /// `darkroom.audit_log` (`SQL/definitions/audit.sql`), read here through the
@@ -8,9 +8,9 @@ public struct AuditTrail {
     /// The setting the API functions read the acting person from.
     public static let actorSetting = "darkroom.actor"
 
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -20,7 +20,7 @@ public struct AuditTrail {
     /// PgBouncer. The API refuses an actor over 200 characters or with control characters.
     public func acting<T>(as actor: String, _ body: () throws -> T) throws -> T {
         try connection.withTransaction {
-            _ = try connection.query("SELECT set_config($1, $2, true)", [.text(Self.actorSetting), .text(actor)])
+            _ = try connection.query(.setAuditActor, [.text(Self.actorSetting), .text(actor)])
             return try body()
         }
     }
@@ -28,13 +28,7 @@ public struct AuditTrail {
     /// The newest `limit` entries, newest first; only those of `action` and `actor` if given.
     public func recent(limit: Int = 50, action: String? = nil, actor: String? = nil) throws -> [AuditEntry] {
         try connection.query(
-            """
-            SELECT id, at, database_user, actor, application, action, arguments, result
-              FROM darkroom.audit_trail
-             WHERE ($2::text IS NULL OR action = $2) AND ($3::text IS NULL OR actor = $3)
-             ORDER BY id DESC
-             LIMIT $1
-            """,
+            .readAuditTrail,
             [.int(Int64(max(limit, 0))), .optional(action, PostgresBind.text), .optional(actor, PostgresBind.text)]
         ).map { row in
             AuditEntry(

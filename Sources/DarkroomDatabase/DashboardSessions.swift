@@ -1,12 +1,12 @@
-import LibPQ
+internal import LibPQ
 
 /// The dashboard's sessions and shared keys in PostgreSQL (`darkroom.dashboard_sessions`,
 /// through the functions of `dashboard_sessions.sql`): sessions are found by the hash of their
 /// token, never the token, so any replica serves any browser and a restart signs nobody out.
 public struct DashboardSessions {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 

@@ -1,4 +1,4 @@
-import LibPQ
+internal import LibPQ
 
 /// What a command checks of a database URL before it uses one (libpq reads it: `ConnectionString`).
 public enum DatabaseURL {

@@ -1,12 +1,12 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// The filter versions in `darkroom.filters`: adding one (`darkroom.add_filter`, after its LUT
 /// is in the storage) and listing them with how many assets show each (`darkroom.filter_versions`).
 public struct FilterCatalog {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -15,10 +15,10 @@ public struct FilterCatalog {
     public func add(name: String, version: String, sha256: String, size: Int) throws(FilterCatalogError) -> Date {
         do {
             return try connection.query(
-                "SELECT darkroom.add_filter($1::text, $2::text, $3::text, $4::bigint) AS added_at",
+                .addFilter,
                 [.text(name), .text(version), .text(sha256.lowercased()), .int(Int64(size))]
             )[0]["added_at"].decode(Date.self)
-        } catch let error as PostgresError where error.code == .queryFailed {
+        } catch let error as DatabaseError where error.code == .queryFailed {
             let code: FilterCatalogError.Code =
                 switch error.sqlState {
                 case "23505": .versionExists
@@ -37,7 +37,7 @@ public struct FilterCatalog {
     public func upgradeCounts(name: String, belowVersion: String) throws(FilterCatalogError) -> [FilterUpgradeCount] {
         do {
             return try connection.query(
-                "SELECT version, assets FROM darkroom.filter_rerender_counts($1::text, $2::text)",
+                .countFilterRerender,
                 [.text(name), .text(belowVersion)]
             ).map {
                 FilterUpgradeCount(
@@ -58,10 +58,7 @@ public struct FilterCatalog {
     ) throws(FilterCatalogError) -> FilterUpgradeQueued {
         do {
             let row = try connection.query(
-                """
-                SELECT queued, batch_name, to_version
-                  FROM darkroom.enqueue_filter_rerender($1::text, $2::text, $3::int, $4::int, $5::int, $6::text)
-                """,
+                .enqueueFilterRerender,
                 [
                     .text(name), .text(belowVersion), .optional(sample.map(Int64.init), PostgresBind.int),
                     .optional(maxJobs.map(Int64.init), PostgresBind.int), .int(Int64(priority)),
@@ -78,10 +75,10 @@ public struct FilterCatalog {
     /// An upgrade SQL refused (a bad name or version: `invalid_parameter_value`), or a database
     /// that could not answer.
     private static func upgradeRefusal(_ error: any Error, name: String, belowVersion: String) -> FilterCatalogError {
-        guard let error = error as? PostgresError, error.code == .queryFailed else {
+        guard let error = error as? DatabaseError, error.code == .queryFailed else {
             return FilterCatalogError(.database, "filter \(name) below \(belowVersion): \(error)", cause: error)
         }
-        let code: FilterCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
+        let code: FilterCatalogError.Code = error.postgres.sqlState == .invalidParameterValue ? .invalid : .database
         return FilterCatalogError(
             code, "filter \(name) below \(belowVersion): \(error.message)", hint: error.hint, cause: error)
     }
@@ -89,7 +86,7 @@ public struct FilterCatalog {
     /// Every version, by name, newest first.
     public func versions() throws -> [FilterVersion] {
         try connection.query(
-            "SELECT name, version, sha256, size, added_by, added_at, assets, newest FROM darkroom.filter_versions"
+            .readFilterVersions
         ).map(FilterVersion.init(row:))
     }
 }

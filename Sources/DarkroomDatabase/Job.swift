@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// A job a worker has leased. Report back with `complete`, `fail` or `release`; the worker's
 /// `heartbeat` extends the lease while it works so the lease does not run out.
@@ -44,11 +44,7 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
         }
     }
 
-    static let columns = """
-        id, asset_id, kind, format_identifier, format_version, data, priority, attempts, max_attempts,
-        lease_token, leased_by, lease_expires_at, batch, run_at, crashes, filter_name, filter_version, filter_sha256
-        """
-
+    /// A row of `SQL/queries/claim.sql`.
     init(row: PostgresRow) throws {
         id = try row["id"].decode(Int64.self)
         assetID = try row["asset_id"].decode(Int64.self)
@@ -69,8 +65,17 @@ public struct ClaimedJob: Sendable, Hashable, Identifiable {
     }
 }
 
-/// Read from the text of `darkroom.jobs.state` by its raw value.
-extension JobState: PostgresDecodable {}
+/// A `JobState` read from the text of `darkroom.jobs.state` by its raw value (a type of this
+/// module's, since JobState's conformance would be public and LibPQ is not).
+struct StoredJobState: PostgresDecodable {
+    let state: JobState
+
+    init(postgresValue value: PostgresValue) throws(PostgresDecodingError.Reason) {
+        let raw = try String(postgresValue: value)
+        guard let state = JobState(rawValue: raw) else { throw .unparseable(raw) }
+        self.state = state
+    }
+}
 
 /// One failed attempt, as kept in `darkroom.jobs.errors`.
 public struct JobAttemptError: Sendable, Hashable {

@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// Reverts, re-renders, batch progress and history: the editing model's side of the queue,
 /// each through the SQL function an operator would call from psql.
@@ -11,7 +11,7 @@ extension JobQueue {
     {
         try refusals(assetID: assetID) {
             try connection.query(
-                "SELECT darkroom.enqueue_revert($1::bigint, $2::boolean, $3::int, $4::text) AS id",
+                .queueRevert,
                 [.int(assetID), .bool(lastOnly), .int(Int64(priority)), .optional(batch, PostgresBind.text)]
             )[0]["id"].decode(Int64.self)
         }
@@ -26,7 +26,7 @@ extension JobQueue {
     ) throws -> Int {
         try refusals(assetID: nil) {
             try connection.query(
-                "SELECT darkroom.enqueue_rerender($1::text, $2::text, $3::int, $4::text) AS queued",
+                .queueRerender,
                 [
                     .text(formatIdentifier), .optional(belowVersion, PostgresBind.text), .int(Int64(priority)),
                     .optional(batch, PostgresBind.text),
@@ -37,29 +37,21 @@ extension JobQueue {
 
     /// Counts, rate and ETA of one batch (`darkroom.batch_summary`), or `nil` if it has no jobs.
     public func progress(ofBatch batch: String) throws -> BatchProgress? {
-        try batchProgress(where: "batch = $1", [.text(batch)]).first
+        try batchProgress(.readBatch, [.text(batch)]).first
     }
 
     /// Every batch with jobs, unfinished ones first, then the newest.
     public func batches() throws -> [BatchProgress] {
-        try batchProgress(where: "true", [], order: "queued + running = 0, created_at DESC, batch")
+        try batchProgress(.readBatches)
     }
 
     /// The batches with jobs queued or running, by name (the queue's gauges).
     public func activeBatches() throws -> [BatchProgress] {
-        try batchProgress(where: "queued + running > 0", [])
+        try batchProgress(.readActiveBatches)
     }
 
-    private func batchProgress(where condition: String, _ binds: [PostgresBind], order: String = "batch") throws
-        -> [BatchProgress]
-    {
-        try connection.query(
-            """
-            SELECT batch, total, queued, running, succeeded, failed, cancelled, created_at, last_finished_at,
-                   jobs_per_second::double precision AS rate, extract(epoch FROM eta)::double precision AS eta_seconds
-              FROM darkroom.batch_summary WHERE \(condition) ORDER BY \(order)
-            """, binds
-        ).map { row in
+    private func batchProgress(_ query: Query, _ binds: [PostgresBind] = []) throws -> [BatchProgress] {
+        try connection.query(query, binds).map { row in
             BatchProgress(
                 batch: try row["batch"].decode(String.self), total: try row["total"].decode(Int.self),
                 queued: try row["queued"].decode(Int.self),
@@ -78,10 +70,7 @@ extension AssetStore {
     /// `darkroom.asset_history` viewers may read).
     public func history(of assetID: Int64) throws -> [AssetHistoryEntry] {
         try connection.query(
-            """
-            SELECT id, job_id, action, adjustment_id, previous_adjustment_id, at
-              FROM darkroom.asset_changes WHERE asset_id = $1 ORDER BY id
-            """, [.int(assetID)]
+            .readAssetChanges, [.int(assetID)]
         ).map { row in
             AssetHistoryEntry(
                 id: try row["id"].decode(Int64.self), jobID: try row["job_id"].decode(Int64?.self),

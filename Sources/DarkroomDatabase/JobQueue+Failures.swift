@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// Failed jobs with every attempt's error, and a batch's failures by code: `darkroom.failures`
 /// and `darkroom.batch_failure_codes`, for `darkroom status` and the dashboard alike.
@@ -8,16 +8,8 @@ extension JobQueue {
     /// its attempts oldest first.
     public func failures(code: String? = nil, batch: String? = nil, limit: Int) throws -> [FailedJobDetail] {
         let rows = try connection.query(
-            """
-            SELECT f.job_id, f.asset_id, f.batch, f.attempts, f.crashes, f.last_error, f.finished_at, f.code,
-                   (e.entry->>'attempt')::int AS attempt, (e.entry->>'at')::timestamptz AS at,
-                   e.entry->>'code' AS attempt_code, e.entry->>'message' AS message, e.entry->>'worker' AS worker
-              FROM (SELECT * FROM darkroom.failures
-                     WHERE ($1::text IS NULL OR code = $1) AND ($2::text IS NULL OR batch = $2)
-                     ORDER BY finished_at DESC, job_id DESC LIMIT $3) AS f
-              LEFT JOIN LATERAL jsonb_array_elements(f.errors) WITH ORDINALITY AS e(entry, n) ON true
-             ORDER BY f.finished_at DESC, f.job_id DESC, e.n
-            """, [.optional(code, PostgresBind.text), .optional(batch, PostgresBind.text), .int(Int64(max(limit, 0)))])
+            .readFailures,
+            [.optional(code, PostgresBind.text), .optional(batch, PostgresBind.text), .int(Int64(max(limit, 0)))])
         var failures: [FailedJobDetail] = []
         for row in rows {
             let jobID = try row["job_id"].decode(Int64.self)
@@ -46,7 +38,7 @@ extension JobQueue {
     /// A batch's failed jobs by the code of their last attempt, most frequent first.
     public func failureCodes(ofBatch batch: String) throws -> [FailureCodeCount] {
         try connection.query(
-            "SELECT code, jobs, last_failed_at FROM darkroom.batch_failure_codes WHERE batch = $1",
+            .readBatchFailureCodes,
             [.text(batch)]
         ).map { row in
             FailureCodeCount(
@@ -60,7 +52,7 @@ extension JobQueue {
     /// Every failed job by the code of its last attempt (`darkroom.failure_codes`), most
     /// frequent first: the codes stored, not the ones this build knows.
     public func failureCodes() throws -> [FailureCodeCount] {
-        try connection.query("SELECT code, jobs, last_failed_at FROM darkroom.failure_codes").map { row in
+        try connection.query(.readFailureCodes).map { row in
             FailureCodeCount(
                 code: try row["code"].decode(String?.self), jobs: try row["jobs"].decode(Int.self),
                 lastFailedAt: try row["last_failed_at"].decode(Date?.self))

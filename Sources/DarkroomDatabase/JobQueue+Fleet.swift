@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// The fleet and the flow through it, for `darkroom status` and the dashboard: each read is one
 /// view (`worker_status`, `throughput`, `waiting_for_editor`), so both show the same numbers.
@@ -39,9 +39,7 @@ extension JobQueue {
     /// Jobs finished in the last hour (`darkroom.throughput`).
     public func throughput() throws -> Throughput {
         let row = try connection.query(
-            """
-            SELECT succeeded, failed, cancelled, jobs_per_second::double precision AS rate FROM darkroom.throughput
-            """)[0]
+            .readThroughput)[0]
         return Throughput(
             succeeded: try row["succeeded"].decode(Int.self), failed: try row["failed"].decode(Int.self),
             cancelled: try row["cancelled"].decode(Int.self), jobsPerSecond: try row["rate"].decode(Double.self))
@@ -50,10 +48,7 @@ extension JobQueue {
     /// Queued jobs no live worker can run, grouped by what they need (`darkroom.waiting_for_editor`).
     public func waitingForEditor() throws -> [WaitingForEditor] {
         try connection.query(
-            """
-            SELECT kind, format_identifier, format_version, jobs, oldest FROM darkroom.waiting_for_editor
-             ORDER BY jobs DESC, kind, format_identifier, format_version
-            """
+            .readWaitingForEditor
         ).map { row in
             WaitingForEditor(
                 kind: try row["kind"].decode(String.self),

@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 import Timing
 
 /// The reads `darkroom status` and the queue's gauges share, and the time limit a scrape puts
@@ -9,7 +9,7 @@ extension JobQueue {
     public func jobCounts() throws -> [JobState: Int] {
         var counts: [JobState: Int] = [:]
         for row in try connection.query(.readJobCounts) {
-            counts[try row["state"].decode(JobState.self)] = try row["count"].decode(Int.self)
+            counts[try row["state"].decode(StoredJobState.self).state] = try row["count"].decode(Int.self)
         }
         return counts
     }

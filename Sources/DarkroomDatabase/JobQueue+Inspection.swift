@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// Operator-facing reads and controls; the controls call the same SQL functions an operator
 /// would use from psql, and `status` reads only views, so a viewer role can run it.
@@ -7,23 +7,12 @@ extension JobQueue {
     public func job(id: Int64) throws -> Job? {
         guard
             let row = try connection.query(
-                """
-                SELECT id, asset_id, kind, state, format_identifier, format_version, data, priority, run_at, attempts,
-                       max_attempts, last_error, batch, lease_token, leased_by, lease_expires_at, created_at, started_at,
-                       finished_at, adjustment_id, outcome, warnings
-                  FROM darkroom.jobs WHERE id = $1
-                """, [.int(id)]
+                .readJob, [.int(id)]
             ).first
         else { return nil }
 
         let errors = try connection.query(
-            """
-            SELECT (e->>'attempt')::int AS attempt, (e->>'at')::timestamptz AS at, e->>'code' AS code,
-                   e->>'message' AS message, e->>'worker' AS worker
-              FROM darkroom.jobs, jsonb_array_elements(errors) WITH ORDINALITY AS history(e, n)
-             WHERE id = $1
-             ORDER BY n
-            """, [.int(id)]
+            .readJobErrors, [.int(id)]
         ).map { entry in
             JobAttemptError(
                 attempt: try entry["attempt"].decode(Int.self), at: try entry["at"].decode(Date.self),
@@ -33,7 +22,7 @@ extension JobQueue {
 
         return Job(
             id: try row["id"].decode(Int64.self), assetID: try row["asset_id"].decode(Int64.self),
-            kind: try row["kind"].decode(String.self), state: try row["state"].decode(JobState.self),
+            kind: try row["kind"].decode(String.self), state: try row["state"].decode(StoredJobState.self).state,
             formatIdentifier: try row["format_identifier"].decode(String?.self),
             formatVersion: try row["format_version"].decode(String?.self), data: try row["data"].decode([UInt8]?.self),
             priority: try row["priority"].decode(Int.self), runAt: try row["run_at"].decode(Date.self),
@@ -52,13 +41,13 @@ extension JobQueue {
     /// Cancels a queued or running job (`darkroom.cancel_job`). Returns false if it had already
     /// finished; throws `QueueError.jobNotFound` for an unknown id.
     public func cancel(jobID: Int64) throws -> Bool {
-        try callJobFunction("darkroom.cancel_job", jobID: jobID)
+        try callJobFunction(.cancelJob, jobID: jobID)
     }
 
     /// Queues a failed or cancelled job again with fresh attempts (`darkroom.retry_job`). Returns
     /// false for jobs in other states; throws `QueueError.jobNotFound` for an unknown id.
     public func retry(jobID: Int64) throws -> Bool {
-        try callJobFunction("darkroom.retry_job", jobID: jobID)
+        try callJobFunction(.retryJob, jobID: jobID)
     }
 
     /// Counts by state, the longest-waiting queued job, and the newest `recentFailures` failures.
@@ -68,7 +57,7 @@ extension JobQueue {
         let oldest = try oldestQueued()
 
         let failures = try connection.query(
-            "SELECT * FROM darkroom.recent_failures LIMIT $1", [.int(Int64(max(recentFailures, 0)))]
+            .readRecentFailures, [.int(Int64(max(recentFailures, 0)))]
         )
         .map { row in
             QueueStatus.FailedJob(
@@ -79,11 +68,10 @@ extension JobQueue {
         return QueueStatus(countsByState: counts, oldestQueued: oldest, recentFailures: failures)
     }
 
-    private func callJobFunction(_ function: String, jobID: Int64) throws -> Bool {
+    private func callJobFunction(_ function: Query, jobID: Int64) throws -> Bool {
         do {
-            return try connection.query("SELECT \(function)($1::bigint) AS changed", [.int(jobID)])[0]["changed"]
-                .decode(Bool.self)
-        } catch let error as PostgresError where error.sqlState == .noDataFound {
+            return try connection.query(function, [.int(jobID)])[0]["changed"].decode(Bool.self)
+        } catch let error as DatabaseError where error.postgres.sqlState == .noDataFound {
             throw QueueError.jobNotFound(jobID)
         }
     }
@@ -93,12 +81,12 @@ extension JobQueue {
 extension JobQueue {
     /// Cancels the batch's queued and running jobs; returns how many.
     public func cancel(batch: String) throws -> Int {
-        try connection.query("SELECT darkroom.cancel_batch($1) AS n", [.text(batch)])[0]["n"].decode(Int.self)
+        try connection.query(.cancelBatch, [.text(batch)])[0]["n"].decode(Int.self)
     }
 
     /// Queues the batch's failed (and with `includeCancelled` cancelled) jobs again; returns how many.
     public func retry(batch: String, includeCancelled: Bool = false) throws -> Int {
-        try connection.query("SELECT darkroom.retry_batch($1, $2) AS n", [.text(batch), .bool(includeCancelled)])[0][
+        try connection.query(.retryBatch, [.text(batch), .bool(includeCancelled)])[0][
             "n"
         ].decode(Int.self)
     }

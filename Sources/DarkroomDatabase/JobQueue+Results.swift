@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 import Logging
 import Timing
 
@@ -34,10 +34,7 @@ extension JobQueue {
             return (try completeLayers(job, with: result), [])
         }
         let rows = try connection.query(
-            """
-            SELECT status, loss, current_adjustment_id, replaced
-              FROM darkroom.complete_renditions_job($1::bigint, $2::uuid, $3::bigint, $4::jsonb, $5::jsonb)
-            """,
+            .completeRenditionsJob,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .int(adjustmentID),
                 .text("[" + files.joined(separator: ",") + "]"), .text(RecordedWarning.json(warnings)),
@@ -63,12 +60,7 @@ extension JobQueue {
             preconditionFailure("completeWritingFiles records renditions")
         }
         let row = try connection.query(
-            """
-            SELECT status, loss, current_adjustment_id
-              FROM darkroom.complete_job($1::bigint, $2::uuid, $3::boolean, $4::bigint, $5::text, $6::text, $7::bigint,
-                                         $8::text[], $9::text[], $10::bytea[], $11::text[], $12::int[], $13::int[],
-                                         $14::bigint[], $15::bigint[], $16::jsonb, $17::jsonb)
-            """,
+            .completeJob,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .bool(result.expectedCurrent != nil),
                 .optional(result.expectedCurrent?.id, PostgresBind.int), .text(change),
@@ -109,16 +101,13 @@ extension JobQueue {
     /// it is queued again, claimable after `retryDelay`. Returns the new state.
     public func fail(_ job: ClaimedJob, _ failure: AttemptFailure, retryDelay: Duration) throws -> JobState {
         let row = try connection.query(
-            """
-            SELECT status, loss, new_state
-              FROM darkroom.fail_job($1::bigint, $2::uuid, $3::boolean, $4::double precision, $5::text, $6::text)
-            """,
+            .failJob,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .bool(failure.isPermanent),
                 .double(max(retryDelay, .zero).seconds), .text(failure.code), .text(failure.message),
             ])[0]
         if case .leaseLost(let loss) = try ReportStatus(row, job: job) { throw leaseLost(job, loss) }
-        let next = try row["new_state"].decode(JobState.self)
+        let next = try row["new_state"].decode(StoredJobState.self).state
         logger.info(
             "job attempt failed",
             metadata: [
@@ -134,9 +123,7 @@ extension JobQueue {
     /// claimable only after that long.
     public func release(_ job: ClaimedJob, reason: String? = nil, delay: Duration = .zero) throws {
         let row = try connection.query(
-            """
-            SELECT status, loss FROM darkroom.release_job($1::bigint, $2::uuid, $3::text, $4::double precision)
-            """,
+            .releaseJob,
             [
                 .int(job.id), .text(job.leaseToken.uuidString), .optional(reason, PostgresBind.text),
                 .double(delay.seconds),
@@ -150,7 +137,7 @@ extension JobQueue {
     /// inside `.some`.
     public func completionCommitted(_ job: ClaimedJob) throws -> Int64?? {
         try connection.query(
-            "SELECT adjustment_id FROM darkroom.completed_under_lease($1::bigint, $2::uuid)",
+            .completedUnderLease,
             [.int(job.id), .text(job.leaseToken.uuidString)]
         )
         .first.map { try $0["adjustment_id"].decode(Int64?.self) }
@@ -176,7 +163,8 @@ private enum ReportStatus {
         case "asset_changed": self = .assetChanged
         case "lease_lost": self = .leaseLost(LeaseLoss(databaseWord: try row["loss"].decode(String?.self) ?? "expired"))
         default:
-            throw PostgresError(code: .unexpectedResult, message: "job \(job.id): the report returned status \(status)")
+            throw DatabaseError(
+                PostgresError(code: .unexpectedResult, message: "job \(job.id): the report returned status \(status)"))
         }
     }
 }

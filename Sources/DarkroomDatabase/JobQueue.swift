@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 import Logging
 import Timing
 
@@ -12,10 +12,10 @@ public struct JobQueue {
     /// `darkroom.jobs` notifies this channel once per INSERT statement; LISTEN to wake idle workers.
     public static let notificationChannel = "darkroom_jobs"
 
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
     let logger: Logger
 
-    public init(_ connection: PostgresConnection, logger: Logger) {
+    public init(_ connection: DatabaseConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger
     }
@@ -27,7 +27,7 @@ public struct JobQueue {
     ) throws -> Int64 {
         let id = try refusals(assetID: assetID) {
             try connection.query(
-                "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::bytea, $5::int, $6::text) AS id",
+                .queueEdit,
                 [
                     .int(assetID), .text(formatIdentifier), .text(formatVersion), .bytes(data),
                     .int(Int64(priority)), .optional(batch, PostgresBind.text),
@@ -42,8 +42,8 @@ public struct JobQueue {
     func refusals<T>(assetID: Int64?, _ body: () throws -> T) throws -> T {
         do {
             return try body()
-        } catch let error as PostgresError where error.code == .queryFailed {
-            switch error.sqlState {
+        } catch let error as DatabaseError where error.code == .queryFailed {
+            switch error.postgres.sqlState {
             case .foreignKeyViolation?: throw assetID.map(QueueError.assetNotFound) ?? error
             case .nullValueNotAllowed?, .invalidParameterValue?, .programLimitExceeded?, .noDataFound?:
                 throw QueueError.invalidJob(error.message, hint: error.hint, assetID: assetID, cause: error)
@@ -71,10 +71,7 @@ public struct JobQueue {
         precondition(limit > 0, "claim limit must be positive")
         precondition(lease > .zero, "the lease must be positive")
         let rows = try connection.query(
-            """
-            SELECT \(ClaimedJob.columns)
-              FROM darkroom.claim_jobs($1::text, $2::int, $3::double precision, $4::jsonb, $5::text)
-            """,
+            .claim,
             [
                 .text(workerID), .int(Int64(limit)), .double(lease.seconds),
                 .optional(formats.map(ClaimableFormat.json), PostgresBind.text), .optional(release, PostgresBind.text),
@@ -90,7 +87,7 @@ public struct JobQueue {
     /// Whether any running job's lease has run out (its worker is gone; the next claim that
     /// can lock the row puts it back).
     public func hasExpiredLeases() throws -> Bool {
-        try connection.query("SELECT darkroom.leases_have_expired() AS expired")[0]["expired"].decode(Bool.self)
+        try connection.query(.leasesHaveExpired)[0]["expired"].decode(Bool.self)
     }
 
     /// Puts running jobs whose lease has expired back in the queue, or fails them if that was
@@ -100,7 +97,7 @@ public struct JobQueue {
     @discardableResult
     public func rescueExpiredLeases() throws -> Int {
         let rows = try connection.query(
-            "SELECT job_id, new_state, worker, crashes FROM darkroom.rescue_expired_leases()")
+            .rescueLeases)
         for row in rows {
             let state = row["new_state"].string ?? "?"
             let metadata: Logger.Metadata = [
@@ -147,6 +144,6 @@ public struct JobQueue {
 
     /// Removes the worker from `darkroom.workers` when it exits cleanly.
     public func workerStopped(_ worker: WorkerIdentity) throws {
-        _ = try connection.query("SELECT darkroom.worker_stopped($1::text)", [.text(worker.name)])
+        _ = try connection.query(.workerStopped, [.text(worker.name)])
     }
 }

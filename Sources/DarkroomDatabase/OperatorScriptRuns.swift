@@ -1,12 +1,12 @@
-import LibPQ
+internal import LibPQ
 
 /// The operator's batch SQL (`Jobs/*.sql`) and its bookkeeping in `darkroom.job_runs`: the
 /// runner hands over the statement a job file holds and its bound values; this sends it and
 /// records each run, so every statement reaches PostgreSQL through this module.
 public struct OperatorScriptRuns {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -43,7 +43,7 @@ public struct OperatorScriptRuns {
 
     /// Executes a job file's statement with its values bound as text, in order.
     public func runStatement(_ statement: String, values: [String]) throws -> Rows {
-        let rows = try connection.query(statement, values.map(PostgresBind.text), resultFormat: .text)
+        let rows = try connection.query(operatorStatement: statement, values)
         return Rows(
             columns: rows.columns.map(\.name), rows: rows.map { row in rows.columns.indices.map { row[$0].string } },
             firstCount: rows.first?[0].int64)

@@ -1,9 +1,7 @@
-import LibPQ
-
 /// Failures of queue and asset operations that callers are expected to handle: a stable code,
 /// a message that says what to do, the job, asset or schema file concerned, and the server's
 /// error underneath when there is one. Database failures that are not specific to darkroom
-/// arrive as `PostgresError` instead.
+/// arrive as `DatabaseError` instead.
 public struct QueueError: Error, Sendable, CustomStringConvertible {
     /// Stable: callers decide on it (a lost lease on `leaseLoss` too), never on the message.
     public enum Code: String, Sendable, Hashable, CaseIterable {
@@ -23,7 +21,11 @@ public struct QueueError: Error, Sendable, CustomStringConvertible {
         case migrationFailed = "migration_failed"
         /// A file of `SQL/definitions` failed; nothing was applied.
         case definitionFailed = "definition_failed"
-        /// `darkroom.grant_access` refused the role names or could not create a role; nothing was applied.
+        /// `darkroom.grant_access` refused the role names (reserved, empty, too long, the
+        /// migrating role's own, or one role for two parts); nothing was applied.
+        case roleNamesRefused = "role_names_refused"
+        /// `darkroom.grant_access` could not create or grant to a role (the migrating role lacks
+        /// CREATEROLE); nothing was applied.
         case grantsFailed = "grants_failed"
     }
 
@@ -48,13 +50,13 @@ public struct QueueError: Error, Sendable, CustomStringConvertible {
     /// The file of `SQL/definitions` that failed, for `.definitionFailed`.
     public var definitionFile: String?
     /// The server's error, when the database refused.
-    public var cause: PostgresError?
+    public var cause: DatabaseError?
 
     public init(
         code: Code, message: String, jobID: Int64? = nil, assetID: Int64? = nil, leaseLoss: LeaseLoss? = nil,
         expectedAdjustmentID: Int64? = nil, foundAdjustmentID: Int64? = nil, path: String? = nil,
         constraint: String? = nil, migrationVersion: Int? = nil, migrationName: String? = nil,
-        definitionFile: String? = nil, cause: PostgresError? = nil
+        definitionFile: String? = nil, cause: DatabaseError? = nil
     ) {
         (self.code, self.message, self.jobID, self.assetID, self.leaseLoss) = (code, message, jobID, assetID, leaseLoss)
         (self.expectedAdjustmentID, self.foundAdjustmentID) = (expectedAdjustmentID, foundAdjustmentID)
@@ -106,14 +108,14 @@ extension QueueError {
 
     /// `problem` names what is wrong; `hint` (the server's, when it refused) says what to do.
     public static func invalidJob(
-        _ problem: String, hint: String?, assetID: Int64? = nil, cause: PostgresError? = nil
+        _ problem: String, hint: String?, assetID: Int64? = nil, cause: DatabaseError? = nil
     ) -> QueueError {
         QueueError(
             code: .invalidJob, message: "the job was refused: \(problem)" + (hint.map { "; \($0)" } ?? ""),
             assetID: assetID, cause: cause)
     }
 
-    public static func invalidAsset(path: String, constraint: String, cause: PostgresError) -> QueueError {
+    public static func invalidAsset(path: String, constraint: String, cause: DatabaseError) -> QueueError {
         QueueError(
             code: .invalidAsset,
             message: "the asset \(path) was refused by \(constraint): \(cause.message); "
@@ -121,22 +123,22 @@ extension QueueError {
             path: path, constraint: constraint, cause: cause)
     }
 
-    public static func migrationFailed(version: Int, name: String, cause: PostgresError) -> QueueError {
+    public static func migrationFailed(version: Int, name: String, cause: DatabaseError) -> QueueError {
         QueueError(
             code: .migrationFailed,
             message: "schema migration \(version) (\(name)) failed, so none were applied: \(cause)",
             migrationVersion: version, migrationName: name, cause: cause)
     }
 
-    public static func definitionFailed(file: String, cause: PostgresError) -> QueueError {
+    public static func definitionFailed(file: String, cause: DatabaseError) -> QueueError {
         QueueError(
             code: .definitionFailed, message: "the schema definition \(file) failed, so nothing was applied: \(cause)",
             definitionFile: file, cause: cause)
     }
 
-    public static func grantsFailed(cause: PostgresError) -> QueueError {
+    public static func grantsFailed(cause: DatabaseError) -> QueueError {
         QueueError(
-            code: .grantsFailed,
+            code: cause.postgres.sqlState == .invalidParameterValue ? .roleNamesRefused : .grantsFailed,
             message: "granting the viewer, operator and worker roles failed, so nothing was applied: \(cause)",
             cause: cause)
     }

@@ -1,5 +1,5 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// A warning as `darkroom.jobs.warnings` and `darkroom.adjustments.warnings` keep it: something
 /// a render met that did not spoil its pixels (an original without its EOI marker, ...).

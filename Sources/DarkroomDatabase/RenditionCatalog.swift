@@ -1,13 +1,13 @@
 import Foundation
-import LibPQ
+internal import LibPQ
 
 /// The rendition definitions in `darkroom.renditions`: adding a version
 /// (`darkroom.add_rendition`, which owns the defaults and bounds), removing a name, listing
 /// every version, and the current set a worker writes (`darkroom.current_renditions`).
 public struct RenditionCatalog {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -40,11 +40,7 @@ public struct RenditionCatalog {
         do {
             return try RenditionDefinition(
                 row: connection.query(
-                    """
-                    SELECT r.*, true AS current
-                      FROM darkroom.add_rendition($1::text, $2::text, $3::int, $4::int,
-                                                  coalesce($5::text, 'all'), coalesce($6::text, 'source'), $7::text) AS r
-                    """,
+                    .addRendition,
                     [
                         .text(request.name), .text(request.format), .int(Int64(request.longestSide)),
                         .optional(request.quality.map(Int64.init), PostgresBind.int),
@@ -60,7 +56,7 @@ public struct RenditionCatalog {
     public func remove(name: String) throws(RenditionCatalogError) -> Int {
         do {
             return try connection.query(
-                "SELECT darkroom.remove_rendition($1::text) AS version", [.text(name)]
+                .removeRendition, [.text(name)]
             )[0]["version"].decode(Int.self)
         } catch {
             throw Self.refusal(error, doing: "rendition \(name)")
@@ -70,7 +66,7 @@ public struct RenditionCatalog {
     /// Every version of every rendition, by name, newest first.
     public func versions() throws(RenditionCatalogError) -> [RenditionDefinition] {
         do {
-            return try connection.query("SELECT * FROM darkroom.rendition_versions").map(RenditionDefinition.init(row:))
+            return try connection.query(.readRenditionVersions).map(RenditionDefinition.init(row:))
         } catch {
             throw Self.refusal(error, doing: "listing renditions")
         }
@@ -80,7 +76,7 @@ public struct RenditionCatalog {
     public func current() throws(RenditionCatalogError) -> [RenditionDefinition] {
         do {
             return try connection.query(
-                "SELECT *, NULL::timestamptz AS removed_at, true AS current FROM darkroom.current_renditions"
+                .readCurrentRenditions
             )
             .map(RenditionDefinition.init(row:))
         } catch {
@@ -90,10 +86,10 @@ public struct RenditionCatalog {
 
     /// A definition SQL refused (`invalid_parameter_value`), or a database that could not answer.
     private static func refusal(_ error: any Error, doing subject: String) -> RenditionCatalogError {
-        guard let error = error as? PostgresError, error.code == .queryFailed else {
+        guard let error = error as? DatabaseError, error.code == .queryFailed else {
             return RenditionCatalogError(.database, "\(subject): \(error)", cause: error)
         }
-        let code: RenditionCatalogError.Code = error.sqlState == .invalidParameterValue ? .invalid : .database
+        let code: RenditionCatalogError.Code = error.postgres.sqlState == .invalidParameterValue ? .invalid : .database
         return RenditionCatalogError(code, "\(subject): \(error.message)", hint: error.hint, cause: error)
     }
 }

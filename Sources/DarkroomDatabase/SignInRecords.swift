@@ -1,11 +1,11 @@
-import LibPQ
+internal import LibPQ
 
 /// Sign-in attempts per account name and client address. How long a sign-in waits after
 /// failures is decided in SQL (`darkroom.sign_in_backoff`); this asks it and reports outcomes.
 public struct SignInRecords {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 

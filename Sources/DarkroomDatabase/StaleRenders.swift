@@ -1,12 +1,12 @@
-import LibPQ
+internal import LibPQ
 
 /// Renders a darkroom upgrade changed: assets whose current chain was rendered with older math
 /// or other output settings than a build (`RenderBuild.json`, passed through as jsonb). SQL
 /// owns the comparison (`darkroom.stale_renders`); this asks it.
 public struct StaleRenders {
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
 
-    public init(_ connection: PostgresConnection) {
+    public init(_ connection: DatabaseConnection) {
         self.connection = connection
     }
 
@@ -14,20 +14,20 @@ public struct StaleRenders {
     /// and `any` (each asset once) (`darkroom.stale_counts`).
     public func counts(build: String) throws -> [StaleCount] {
         try connection.query(
-            "SELECT reason, assets FROM darkroom.stale_counts($1::jsonb)", [.text(build)]
+            .readStaleCounts, [.text(build)]
         ).map { StaleCount(reason: try $0["reason"].decode(String.self), assets: try $0["assets"].decode(Int64.self)) }
     }
 
     /// The stale assets, each once: the dashboard's overview (`darkroom.stale_count`).
     public func count(build: String) throws -> Int64 {
-        try connection.query("SELECT darkroom.stale_count($1::jsonb) AS n", [.text(build)])[0]["n"].decode(Int64.self)
+        try connection.query(.readStaleCount, [.text(build)])[0]["n"].decode(Int64.self)
     }
 
     /// Queues a whole-chain re-render of each stale asset not already having one queued
     /// (`darkroom.enqueue_stale_rerender`). Returns how many were queued.
     public func enqueue(build: String, priority: Int = -20, batch: String? = nil) throws -> Int {
         try connection.query(
-            "SELECT darkroom.enqueue_stale_rerender($1::jsonb, $2::int, $3::text) AS queued",
+            .queueStaleRerender,
             [.text(build), .int(Int64(priority)), .optional(batch, PostgresBind.text)]
         )[0]["queued"].decode(Int.self)
     }

@@ -139,7 +139,7 @@ struct PageRoutes {
             // Say what PostgreSQL said (a missing grant, a schema too old): the operator can act on it.
             dashboard.logger.error(
                 "a page's query failed",
-                metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState?.rawValue ?? "")"])
+                metadata: ["error": "\(error.message)", "sqlstate": "\(error.sqlState ?? "")"])
             return Page.refusal(.internalServerError, "PostgreSQL refused this page's query: \(error.message)")
         }
     }

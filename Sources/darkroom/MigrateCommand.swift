@@ -54,11 +54,12 @@ extension Darkroom {
                 let applied: [Int]
                 do {
                     applied = try Migrator(roles: roles).migrate(on: connection, logger: logger)
+                } catch let error as QueueError where error.code == .roleNamesRefused {
+                    throw CommandFailure.invalidInput(error.message)
                 } catch let error as QueueError where error.code == .grantsFailed {
-                    // Unusable names are bad input; a role that cannot be created means the
-                    // migrating role lacks CREATEROLE, which only an administrator can fix.
-                    throw error.cause?.sqlState == .invalidParameterValue
-                        ? CommandFailure.invalidInput(error.message) : CommandFailure.cannotWork(error.message)
+                    // A role that cannot be created means the migrating role lacks CREATEROLE,
+                    // which only an administrator can fix.
+                    throw CommandFailure.cannotWork(error.message)
                 }
                 print(
                     applied.isEmpty

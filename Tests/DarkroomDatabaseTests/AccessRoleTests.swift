@@ -8,7 +8,7 @@ import Testing
 @Suite("Access roles")
 struct AccessRoleTests {
     /// Every darkroom function `role` may execute, by name.
-    func executable(by role: String, on connection: PostgresConnection) throws -> Set<String> {
+    func executable(by role: String, on connection: DatabaseConnection) throws -> Set<String> {
         Set(
             try connection.query(
                 """
@@ -19,7 +19,7 @@ struct AccessRoleTests {
     }
 
     /// Every darkroom table or view `role` may use in any way, with the privileges it has.
-    func usable(by role: String, on connection: PostgresConnection) throws -> [String: String] {
+    func usable(by role: String, on connection: DatabaseConnection) throws -> [String: String] {
         Dictionary(
             uniqueKeysWithValues: try connection.query(
                 """
@@ -38,7 +38,7 @@ struct AccessRoleTests {
             })
     }
 
-    func views(on connection: PostgresConnection) throws -> Set<String> {
+    func views(on connection: DatabaseConnection) throws -> Set<String> {
         Set(
             try connection.query(
                 """
@@ -189,15 +189,15 @@ struct AccessRoleTests {
     ])
     func unusableRoleNamesAreRefusedAndNothingIsApplied(roles: AccessRoles, sqlState: SQLState) throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let error = #expect(throws: QueueError.self) {
                 try Migrator(roles: roles).migrate(on: connection, logger: .quiet)
             }
-            guard let error, error.code == .grantsFailed, let underlying = error.cause else {
-                Issue.record("expected grantsFailed with the server's error, got \(String(describing: error))")
+            guard let error, error.code == .roleNamesRefused, let underlying = error.cause else {
+                Issue.record("expected roleNamesRefused with the server's error, got \(String(describing: error))")
                 return
             }
-            #expect(underlying.sqlState == sqlState)
+            #expect(underlying.sqlState == sqlState.rawValue)
             #expect(try Migrator().appliedVersions(on: connection) == [])
         }
     }
@@ -207,7 +207,7 @@ struct AccessRoleTests {
             let shared = TestDatabase.roleName("everyone", forDatabaseAt: url)
             let error = #expect(throws: QueueError.self) {
                 try Migrator(roles: AccessRoles(viewer: shared, operator: shared)).migrate(
-                    on: try PostgresConnection(url), logger: .quiet)
+                    on: try DatabaseConnection(url), logger: .quiet)
             }
             #expect(error?.description.contains("four different roles") == true)
         }

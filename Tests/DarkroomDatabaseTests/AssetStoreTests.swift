@@ -59,7 +59,7 @@ struct AssetStoreTests {
             let results = try runConcurrently(
                 (0..<4).map { _ in
                     { @Sendable () throws -> [Int64] in
-                        let store = AssetStore(try PostgresConnection(url))
+                        let store = AssetStore(try DatabaseConnection(url))
                         return try (0..<10).map { try store.register(sampleAsset($0)).id }
                     }
                 })
@@ -74,7 +74,7 @@ struct AssetStoreTests {
             let error = #expect(throws: QueueError.self) { try AssetStore(connection).register(bad) }
             #expect(
                 error?.code == .invalidAsset && error?.constraint == "assets_orientation_is_exif"
-                    && error?.cause?.sqlState == .checkViolation, "\(String(describing: error))")
+                    && error?.cause?.postgresError.sqlState == .checkViolation, "\(String(describing: error))")
         }
     }
 
@@ -94,31 +94,31 @@ struct AssetStoreTests {
             let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
             let adjustment = try queue.complete(job, with: sampleAdjustment(for: job))
 
-            let update = #expect(throws: PostgresError.self) {
+            let update = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "UPDATE darkroom.adjustments SET rendered_path = 'x' WHERE id = $1", [.int(adjustment)])
             }
             #expect(update?.sqlState == "23001")
             #expect(update?.message.contains("append-only") == true)
-            let delete = #expect(throws: PostgresError.self) {
+            let delete = #expect(throws: DatabaseError.self) {
                 try connection.query("DELETE FROM darkroom.adjustments WHERE id = $1", [.int(adjustment)])
             }
             #expect(delete?.sqlState == "23001")
-            let secondForJob = #expect(throws: PostgresError.self) {
+            let secondForJob = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     """
                     INSERT INTO darkroom.adjustments (asset_id, job_id, format_identifier, format_version, data, rendered_path, rendered_width, rendered_height, rendered_bytes)
                     VALUES ($1, $2, 'io.darkroom.pipeline', '1.0', '\\x00', 'r.jpg', 1, 1, 1)
                     """, [.int(asset), .int(job.id)])
             }
-            #expect(secondForJob?.constraintName == "adjustments_one_per_job")
+            #expect(secondForJob?.postgresError.constraintName == "adjustments_one_per_job")
             // An asset cannot point at another asset's adjustment.
-            let foreign = #expect(throws: PostgresError.self) {
+            let foreign = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "UPDATE darkroom.assets SET current_adjustment_id = $1 WHERE id = $2",
                     [.int(adjustment), .int(other)])
             }
-            #expect(foreign?.constraintName == "assets_current_adjustment_same_asset")
+            #expect(foreign?.postgresError.constraintName == "assets_current_adjustment_same_asset")
 
             _ = try connection.query("DELETE FROM darkroom.assets WHERE id = $1", [.int(asset)])
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 0)

@@ -7,7 +7,7 @@ import Testing
 @Suite("Batches, fairness and housekeeping")
 struct BatchAndHousekeepingTests {
     /// `n` assets in one statement; returns their ids.
-    func registerAssets(_ n: Int, on connection: PostgresConnection) throws -> [Int64] {
+    func registerAssets(_ n: Int, on connection: DatabaseConnection) throws -> [Int64] {
         try connection.query(
             """
             INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
@@ -22,7 +22,7 @@ struct BatchAndHousekeepingTests {
     @Test func bulkEnqueueIsOneStatementWithOneWakeUp() throws {
         try withQueueDatabase { url, connection in
             let assets = try registerAssets(500, on: connection)
-            let listener = try PostgresConnection(url)
+            let listener = try DatabaseConnection(url)
             try listener.listen(JobQueue.notificationChannel)
             let queued = try connection.query(
                 "SELECT asset_id, job_id FROM darkroom.enqueue_edits($1::bigint[], 'io.darkroom.pipeline', '1.0.0', '{\"operations\":[]}'::jsonb, batch => 'night-1')",
@@ -43,7 +43,7 @@ struct BatchAndHousekeepingTests {
     @Test func bulkEnqueueRefusesEverythingWhenAnAssetIsUnknown() throws {
         try withQueueDatabase { _, connection in
             let assets = try registerAssets(3, on: connection)
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 _ = try connection.query(
                     "SELECT * FROM darkroom.enqueue_edits($1::bigint[], 'io.darkroom.pipeline', '1.0', '\\x00'::bytea)",
                     [arrayLiteral(assets + [999_999, 888_888])])
@@ -55,7 +55,7 @@ struct BatchAndHousekeepingTests {
                 ("", "must not be empty"), ("a\nb", "control characters"),
                 (String(repeating: "x", count: 201), "limit is 200"),
             ] {
-                let refused = #expect(throws: PostgresError.self) {
+                let refused = #expect(throws: DatabaseError.self) {
                     _ = try connection.query(
                         "SELECT * FROM darkroom.enqueue_edits($1::bigint[], 'io.darkroom.pipeline', '1.0', '\\x00'::bytea, 0, $2)",
                         [arrayLiteral(assets), .text(batch)])
@@ -74,7 +74,7 @@ struct BatchAndHousekeepingTests {
                 [arrayLiteral(assets), .text(hostile)])
             #expect(try scalar(connection, "SELECT batch FROM darkroom.jobs").string == hostile)
             #expect(try scalar(connection, "SELECT darkroom.cancel_batch($1)", [.text(hostile)]).int == 1)
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 _ = try connection.query("SELECT darkroom.cancel_batch($1)", [.text("'; SELECT 1; --")])
             }
             #expect(try scalar(connection, "SELECT to_regclass('darkroom.jobs') IS NOT NULL").bool == true)
@@ -111,7 +111,7 @@ struct BatchAndHousekeepingTests {
         }
     }
 
-    func scanCounts(_ connection: PostgresConnection) throws -> (sequential: Int, claimIndex: Int) {
+    func scanCounts(_ connection: DatabaseConnection) throws -> (sequential: Int, claimIndex: Int) {
         _ = try connection.query("SELECT pg_stat_force_next_flush()")
         try connection.execute("SELECT 1")  // ends the transaction, so the counters are flushed
         _ = try connection.query("SELECT pg_stat_clear_snapshot()")
@@ -142,7 +142,7 @@ struct BatchAndHousekeepingTests {
             let failure = try connection.query("SELECT batch, errors->0->>'code' AS code FROM darkroom.failures")[0]
             #expect(failure["batch"].string == "b1" && failure["code"].string == "jpeg_corrupt")
 
-            let listener = try PostgresConnection(url)
+            let listener = try DatabaseConnection(url)
             try listener.listen(JobQueue.notificationChannel)
             #expect(
                 try scalar(connection, "SELECT darkroom.cancel_batch('b1')").int == 2, "the running and the queued job")
@@ -155,7 +155,7 @@ struct BatchAndHousekeepingTests {
             #expect(wakeups == 2, "one wake-up per retry call that queued something")
             // The running job lost its lease when it was cancelled: its late result is discarded.
             #expect(throws: QueueError.self) { try queue.complete(jobs[2], with: sampleAdjustment(for: jobs[2])) }
-            let missing = #expect(throws: PostgresError.self) {
+            let missing = #expect(throws: DatabaseError.self) {
                 _ = try connection.query("SELECT darkroom.cancel_batch('nope')")
             }
             #expect(missing?.message == "there is no batch 'nope'")
@@ -191,7 +191,7 @@ struct BatchAndHousekeepingTests {
             #expect(left == [recent, waiting])
             // The adjustments keep their job ids: history outlives the queue.
             #expect(try scalar(connection, "SELECT count(*) FROM darkroom.adjustments").int == 6)
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 _ = try connection.query("SELECT darkroom.prune_jobs(batch_size => 0)")
             }
         }

@@ -8,7 +8,7 @@ import Testing
 @Suite("Chains and re-render scope")
 struct ChainRuleTests {
     /// Inserts an adjustment of `asset` and returns its id.
-    func layer(_ asset: Int64, _ identifier: String, _ version: String, base: Int64?, on connection: PostgresConnection)
+    func layer(_ asset: Int64, _ identifier: String, _ version: String, base: Int64?, on connection: DatabaseConnection)
         throws -> Int64
     {
         try connection.query(
@@ -20,7 +20,7 @@ struct ChainRuleTests {
                 Int64.self)
     }
 
-    func show(_ asset: Int64, _ adjustment: Int64?, on connection: PostgresConnection) throws {
+    func show(_ asset: Int64, _ adjustment: Int64?, on connection: DatabaseConnection) throws {
         _ = try connection.query(
             "UPDATE darkroom.assets SET current_adjustment_id = $2 WHERE id = $1",
             [.int(asset), .optional(adjustment, PostgresBind.int)])
@@ -51,19 +51,19 @@ struct ChainRuleTests {
     @Test func aBrokenOrCyclicChainCannotBeWritten() throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            let missing = #expect(throws: PostgresError.self) {
+            let missing = #expect(throws: DatabaseError.self) {
                 try layer(asset, "a.b", "1.0", base: 4242, on: connection)
             }
             #expect(missing?.sqlState == "23503", "a base that does not exist is refused")
             let other = try registerAsset(2, on: connection)
             let foreign = try layer(other, "a.b", "1.0", base: nil, on: connection)
-            let crossed = #expect(throws: PostgresError.self) {
+            let crossed = #expect(throws: DatabaseError.self) {
                 try layer(asset, "a.b", "1.0", base: foreign, on: connection)
             }
             #expect(crossed?.sqlState == "23503", "a base of another asset is refused")
             let one = try layer(asset, "a.b", "1.0", base: nil, on: connection)
             let two = try layer(asset, "a.b", "1.0", base: one, on: connection)
-            let cycle = #expect(throws: PostgresError.self) {
+            let cycle = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "UPDATE darkroom.adjustments SET base_adjustment_id = $2 WHERE id = $1", [.int(one), .int(two)])
             }

@@ -226,10 +226,10 @@ struct EditingQueueTests {
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
             _ = try makeChain(queue, asset: asset, formats: [("io.darkroom.pipeline", "1.0.0")])
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try connection.query("UPDATE darkroom.asset_history SET action = 'revert'")
             }
-            #expect(throws: PostgresError.self) { try connection.query("DELETE FROM darkroom.asset_history") }
+            #expect(throws: DatabaseError.self) { try connection.query("DELETE FROM darkroom.asset_history") }
             _ = try connection.query("DELETE FROM darkroom.assets WHERE id = $1", [.int(asset)])
             #expect(
                 try scalar(connection, "SELECT count(*) FROM darkroom.asset_history").decode(Int.self) == 0,

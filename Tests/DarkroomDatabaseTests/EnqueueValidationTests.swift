@@ -22,7 +22,7 @@ struct EnqueueValidationTests {
     func badIdentifier(identifier: String, problem: String) throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(Self.enqueueSQL, [.int(asset), .text(identifier), "1.0", "{}"])
             }
             #expect(error?.sqlState == "22023")
@@ -47,7 +47,7 @@ struct EnqueueValidationTests {
     func badVersion(version: String, problem: String) throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(Self.enqueueSQL, [.int(asset), "io.darkroom.pipeline", .text(version), "{}"])
             }
             #expect(error?.sqlState == "22023")
@@ -79,7 +79,7 @@ struct EnqueueValidationTests {
 
     @Test func unknownAssetIsNamed() throws {
         try withQueueDatabase { _, connection in
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(Self.enqueueSQL, [4242, "io.darkroom.pipeline", "1.0", "{}"])
             }
             #expect(error?.sqlState == "23503")
@@ -95,7 +95,7 @@ struct EnqueueValidationTests {
             for (index, name) in names.enumerated() {
                 var binds = valid
                 binds[index] = .null
-                let error = #expect(throws: PostgresError.self) {
+                let error = #expect(throws: DatabaseError.self) {
                     try connection.query(
                         "SELECT darkroom.enqueue_edit($1::bigint, $2::text, $3::text, $4::jsonb, $5::int)", binds)
                 }
@@ -109,7 +109,7 @@ struct EnqueueValidationTests {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
             let sql = "SELECT darkroom.enqueue_edit($1::bigint, 'io.darkroom.pipeline', '1.0', $2::bytea) AS id"
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(sql, [.int(asset), .bytes([UInt8](repeating: 7, count: 1_048_577))])
             }
             #expect(error?.sqlState == "54000")
@@ -147,7 +147,7 @@ struct EnqueueValidationTests {
             #expect(try queue.job(id: fromLiteral)?.data == jsonb.data)
             #expect(try queue.job(id: fromBytea)?.data == [0x00, 0xFF, 0x10])
 
-            let notJSON = #expect(throws: PostgresError.self) {
+            let notJSON = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0', 'not json')", [.int(asset)])
             }
@@ -175,13 +175,13 @@ struct EnqueueValidationTests {
     @Test func rowsInsertedByHandObeyTheSameRules() throws {
         try withQueueDatabase { _, connection in
             let asset = try registerAsset(1, on: connection)
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "INSERT INTO darkroom.jobs (asset_id, format_identifier, format_version, data) VALUES ($1, 'pipeline', '1.0', '\\x00')",
                     [.int(asset)])
             }
             #expect(error?.sqlState == "23514")
-            #expect(error?.constraintName == "jobs_format_identifier_is_reverse_dns")
+            #expect(error?.postgresError.constraintName == "jobs_format_identifier_is_reverse_dns")
         }
     }
 }

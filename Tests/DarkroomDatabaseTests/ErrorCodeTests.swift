@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomTestSupport
 import LibPQ
 import Testing
 
@@ -10,16 +11,21 @@ struct ErrorCodeTests {
         #expect(
             QueueError.Code.allCases.map(\.rawValue) == [
                 "lease_lost", "asset_not_found", "asset_changed", "job_not_found", "invalid_job", "invalid_asset",
-                "migration_failed", "definition_failed", "grants_failed",
+                "migration_failed", "definition_failed", "role_names_refused", "grants_failed",
             ])
     }
 
     @Test func postgresCodesKeepTheirSpelling() {
-        #expect(
-            PostgresError.Code.allCases.map(\.rawValue) == [
-                "postgres_connection_failed", "postgres_connection_lost", "postgres_query_failed",
-                "postgres_unexpected_result", "postgres_invalid_parameter",
-            ])
+        let spellings = [
+            "postgres_connection_failed", "postgres_connection_lost", "postgres_query_failed",
+            "postgres_unexpected_result", "postgres_invalid_parameter",
+        ]
+        #expect(PostgresError.Code.allCases.map(\.rawValue) == spellings)
+        // What the modules above see is what libpq reported, code for code.
+        #expect(DatabaseError.Code.allCases.map(\.rawValue) == spellings)
+        for code in PostgresError.Code.allCases {
+            #expect(DatabaseError(reporting: PostgresError(code: code, message: "m")).code.rawValue == code.rawValue)
+        }
     }
 
     /// Each constructor carries the context a caller decides on, and a message saying what to do.
@@ -30,10 +36,13 @@ struct ErrorCodeTests {
         #expect(changed.code == .assetChanged && changed.assetID == 3)
         #expect(changed.expectedAdjustmentID == nil && changed.foundAdjustmentID == 13)
         #expect(changed.description.contains("asset 3 now shows adjustment 13, not the original"))
-        let refused = PostgresError(
-            code: .queryFailed, sqlState: .checkViolation, message: "violates", constraintName: "c")
+        let refused = DatabaseError(
+            reporting: PostgresError(
+                code: .queryFailed, sqlState: .checkViolation, message: "violates", constraintName: "c"))
         let asset = QueueError.invalidAsset(path: "a.jpg", constraint: "c", cause: refused)
-        #expect(asset.code == .invalidAsset && asset.path == "a.jpg" && asset.cause?.sqlState == .checkViolation)
+        #expect(
+            asset.code == .invalidAsset && asset.path == "a.jpg"
+                && asset.cause?.postgresError.sqlState == .checkViolation)
         #expect(asset.description == "the asset a.jpg was refused by c: violates; fix the value the importer computed")
         let migration = QueueError.migrationFailed(version: 7, name: "seven", cause: refused)
         #expect(migration.migrationVersion == 7 && migration.migrationName == "seven" && migration.cause != nil)
@@ -45,13 +54,14 @@ struct ErrorCodeTests {
 
     /// A failure libpq reports (no SQLSTATE) says what to do; the server's own hint wins.
     @Test func postgresErrorsSayWhatToDo() {
-        let refused = PostgresError(code: .connectionFailed, message: "connection refused")
+        let refused = DatabaseError(reporting: PostgresError(code: .connectionFailed, message: "connection refused"))
         #expect(refused.isConnectionFailure)
         #expect(
             refused.description
                 == "postgres_connection_failed: connection refused; check that PostgreSQL is running and that the "
                 + "database URL (host, port, user, database) is right")
-        let hinted = PostgresError(code: .queryFailed, sqlState: .raiseException, message: "no", hint: "do this")
+        let hinted = DatabaseError(
+            reporting: PostgresError(code: .queryFailed, sqlState: .raiseException, message: "no", hint: "do this"))
         #expect(hinted.description == "ERROR P0001: no — hint: do this")
         #expect(!hinted.isConnectionFailure)
     }

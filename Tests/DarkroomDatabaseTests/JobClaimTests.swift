@@ -50,7 +50,7 @@ struct JobClaimTests {
             #expect(short.contains("3 to 86400 seconds"), "\(short)")
             #expect(try queue.leaseProblem(.seconds(86401)) != nil)
             _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
-            let refused = #expect(throws: PostgresError.self) {
+            let refused = #expect(throws: DatabaseError.self) {
                 _ = try queue.claim(workerID: "w", limit: 1, lease: .milliseconds(2500))
             }
             #expect(refused?.message.contains(short) == true, "\(String(describing: refused))")
@@ -63,7 +63,7 @@ struct JobClaimTests {
             let queue = JobQueue(connection, logger: .quiet)
             let first = try queue.enqueueSample(assetID: try registerAsset(101, on: connection), priority: 5)
             let second = try queue.enqueueSample(assetID: try registerAsset(102, on: connection))
-            let other = try PostgresConnection(url)
+            let other = try DatabaseConnection(url)
             // Without SKIP LOCKED the second claim would wait for the first transaction and time out.
             try other.execute("SET statement_timeout = '3s'")
             try connection.withTransaction {
@@ -85,7 +85,7 @@ struct JobClaimTests {
             let claims = try runConcurrently(
                 (0..<3).map { worker in
                     { @Sendable () throws -> [Int64] in
-                        let queue = JobQueue(try PostgresConnection(url), logger: .quiet)
+                        let queue = JobQueue(try DatabaseConnection(url), logger: .quiet)
                         var mine: [Int64] = []
                         while true {
                             let batch = try queue.claim(workerID: "w\(worker)", limit: 2, lease: .seconds(60))
@@ -186,7 +186,7 @@ struct JobClaimTests {
 }
 
 /// Makes a lease look long expired, as if its worker had died.
-func expireLease(of jobID: Int64, on connection: PostgresConnection) throws {
+func expireLease(of jobID: Int64, on connection: DatabaseConnection) throws {
     _ = try connection.query(
         "UPDATE darkroom.jobs SET lease_expires_at = now() - interval '1 minute' WHERE id = $1", [.int(jobID)])
 }

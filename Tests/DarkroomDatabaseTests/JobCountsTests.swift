@@ -10,19 +10,19 @@ import Testing
 @Suite("Job counts kept by triggers")
 struct JobCountsTests {
     /// (batch or "-", state) → jobs, from the kept counts and from the jobs themselves.
-    func kept(_ connection: PostgresConnection) throws -> [String: Int] {
+    func kept(_ connection: DatabaseConnection) throws -> [String: Int] {
         try counts(
             connection,
             "SELECT coalesce(batch, '-') AS batch, state, sum(jobs)::bigint AS n FROM darkroom.job_counts GROUP BY 1, 2 HAVING sum(jobs) <> 0"
         )
     }
 
-    func actual(_ connection: PostgresConnection) throws -> [String: Int] {
+    func actual(_ connection: DatabaseConnection) throws -> [String: Int] {
         try counts(
             connection, "SELECT coalesce(batch, '-') AS batch, state, count(*) AS n FROM darkroom.jobs GROUP BY 1, 2")
     }
 
-    func counts(_ connection: PostgresConnection, _ sql: String) throws -> [String: Int] {
+    func counts(_ connection: DatabaseConnection, _ sql: String) throws -> [String: Int] {
         var result: [String: Int] = [:]
         for row in try connection.query(sql) {
             result["\(try row["batch"].decode(String.self))/\(try row["state"].decode(String.self))"] = try row["n"]

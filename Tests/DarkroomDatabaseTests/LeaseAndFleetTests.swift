@@ -13,7 +13,7 @@ struct LeaseAndFleetTests {
     ]
 
     func enqueue(
-        _ connection: PostgresConnection, asset: Int64, identifier: String = "io.darkroom.pipeline", version: String
+        _ connection: DatabaseConnection, asset: Int64, identifier: String = "io.darkroom.pipeline", version: String
     ) throws -> Int64 {
         try JobQueue(connection, logger: .quiet).enqueue(
             assetID: asset, formatIdentifier: identifier, formatVersion: version, data: sampleData)
@@ -83,7 +83,7 @@ struct LeaseAndFleetTests {
     ])
     func malformedFormatListsAreRefused(json: String) throws {
         _ = try withQueueDatabase { _, connection in
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 _ = try connection.query("SELECT * FROM darkroom.claim_jobs('w', 1, 60, $1::jsonb)", [.text(json)])
             }
         }
@@ -184,12 +184,12 @@ struct LeaseAndFleetTests {
             for (name, value) in [
                 ("crash_limit", "0"), ("crash_limit", "three"), ("keep_succeeded", "soon"), ("keep_failed", "-1 day"),
             ] {
-                #expect(throws: PostgresError.self, "\(name)=\(value)") {
+                #expect(throws: DatabaseError.self, "\(name)=\(value)") {
                     _ = try connection.query(
                         "UPDATE darkroom.settings SET value = $2 WHERE name = $1", [.text(name), .text(value)])
                 }
             }
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 _ = try connection.query("INSERT INTO darkroom.settings VALUES ('no_such_setting', '1', 'x')")
             }
         }

@@ -19,7 +19,7 @@ struct LibraryCountsTests {
             + #""colour_profile":"source","display_longest_side":2048}}"#
     }
 
-    static func drift(_ connection: PostgresConnection) throws -> [String] {
+    static func drift(_ connection: DatabaseConnection) throws -> [String] {
         try connection.query("SELECT what, key, kept, actual FROM darkroom.library_counts_drift()").map {
             "\(try $0["what"].decode(String.self)) \(try $0["key"].decode(String.self)): kept "
                 + "\(try $0["kept"].decode(Int64?.self).map(String.init) ?? "none"), actual "
@@ -28,13 +28,13 @@ struct LibraryCountsTests {
     }
 
     /// (reason → assets) from the kept counts.
-    static func staleCounts(_ connection: PostgresConnection, build: String = build) throws -> [String: Int64] {
+    static func staleCounts(_ connection: DatabaseConnection, build: String = build) throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
         for count in try StaleRenders(connection).counts(build: build) { counts[count.reason] = count.assets }
         return counts
     }
 
-    static func filterCounts(_ connection: PostgresConnection) throws -> [String: Int64] {
+    static func filterCounts(_ connection: DatabaseConnection) throws -> [String: Int64] {
         var counts: [String: Int64] = [:]
         for row in try connection.query("SELECT name, version, assets FROM darkroom.filter_versions") {
             counts["\(try row["name"].decode(String.self)) \(try row["version"].decode(String.self))"] = try row[
@@ -46,7 +46,7 @@ struct LibraryCountsTests {
 
     /// Claims every queued job and completes each as a worker would: a layer of the job's data
     /// rendered as a worker of `build` records it, or with no record when `recorded` is false.
-    static func work(_ connection: PostgresConnection, recorded: Bool = true) throws {
+    static func work(_ connection: DatabaseConnection, recorded: Bool = true) throws {
         let queue = JobQueue(connection, logger: .quiet)
         for job in try queue.claim(workerID: "w", limit: 100, lease: .seconds(60)) {
             let current = try connection.query(
@@ -63,7 +63,7 @@ struct LibraryCountsTests {
         }
     }
 
-    static func addFilter(_ connection: PostgresConnection, _ version: String, _ hex: Character) throws {
+    static func addFilter(_ connection: DatabaseConnection, _ version: String, _ hex: Character) throws {
         _ = try connection.query(
             "SELECT darkroom.add_filter('dusk', $1, $2, 1000)",
             [.text(version), .text(String(repeating: hex, count: 64))])
@@ -228,7 +228,7 @@ struct LibraryCountsTests {
             _ = try runConcurrently(
                 (0..<4).map { worker in
                     {
-                        let connection = try PostgresConnection(url)
+                        let connection = try DatabaseConnection(url)
                         let queue = JobQueue(connection, logger: .quiet)
                         while true {
                             let jobs = try queue.claim(workerID: "w\(worker)", limit: 3, lease: .seconds(60))

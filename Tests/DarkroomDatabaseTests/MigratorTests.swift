@@ -1,13 +1,14 @@
-import DarkroomDatabase
 import DarkroomTestSupport
 import LibPQ
 import Testing
+
+@testable import DarkroomDatabase
 
 @Suite("Migrator")
 struct MigratorTests {
     @Test func firstRunAppliesEverythingAndSecondRunNothing() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let migrator = Migrator.forTestDatabase(url)
             #expect(try migrator.appliedVersions(on: connection) == [])
             #expect(try !Migrator.schemaExists(on: connection))
@@ -92,7 +93,7 @@ struct MigratorTests {
             let results = try runConcurrently(
                 (0..<3).map { _ in
                     { @Sendable in
-                        try Migrator.forTestDatabase(url).migrate(on: try PostgresConnection(url), logger: .quiet)
+                        try Migrator.forTestDatabase(url).migrate(on: try DatabaseConnection(url), logger: .quiet)
                     }
                 })
             #expect(results.flatMap { $0 }.sorted() == Migration.darkroom.map(\.version))
@@ -102,7 +103,7 @@ struct MigratorTests {
 
     @Test func aFailingMigrationAppliesNothing() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let broken = Migrator(
                 migrations: Migration.darkroom + [
                     Migration(

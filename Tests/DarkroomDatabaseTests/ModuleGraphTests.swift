@@ -104,11 +104,39 @@ struct ModuleGraphTests {
         text.range(of: label).flatMap { strings(in: text[$0.upperBound...]).first }
     }
 
+    /// `import LibPQ`, `@preconcurrency import LibPQ`, `internal import LibPQ`,
+    /// `import struct LibPQ.PostgresBind`: the module a line imports, if any.
+    static func importedModule(_ line: String) -> String? {
+        let words = line.split(whereSeparator: \.isWhitespace).filter { !$0.hasPrefix("@") }
+        let access: Set<Substring> = ["public", "package", "internal", "fileprivate", "private"]
+        guard let index = words.firstIndex(of: "import"), index + 1 < words.count,
+            words[..<index].allSatisfy(access.contains)
+        else { return nil }
+        let kinds: Set<Substring> = ["struct", "class", "enum", "protocol", "typealias", "func", "var", "let"]
+        let target = kinds.contains(words[index + 1]) && index + 2 < words.count ? words[index + 2] : words[index + 1]
+        return target.split(separator: ".").first.map(String.init)
+    }
+
+    /// Every Swift file of Sources: its module, its path in the module and its lines.
+    static func sourceFiles() throws -> [(module: String, file: String, lines: [Substring])] {
+        let sources = root.appendingPathComponent("Sources")
+        var found: [(module: String, file: String, lines: [Substring])] = []
+        for module in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
+            let folder = sources.appendingPathComponent(module)
+            guard let files = FileManager.default.enumerator(atPath: folder.path) else { continue }
+            for case let file as String in files where file.hasSuffix(".swift") {
+                let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+                found.append((module, file, text.split(separator: "\n")))
+            }
+        }
+        return found
+    }
+
     /// Each module of Sources with Swift files: the modules they import, the platform's left out.
     static func imported() throws -> [String: Set<String>] {
         var modules: [String: Set<String>] = [:]
-        for (module, _, lines) in try SQLOwnershipTests.sourceFiles() {
-            let names = lines.compactMap { SQLOwnershipTests.importedModule(String($0)) }
+        for (module, _, lines) in try Self.sourceFiles() {
+            let names = lines.compactMap { Self.importedModule(String($0)) }
             modules[module, default: []].formUnion(names.filter { !platform.contains($0) })
         }
         return modules
@@ -242,6 +270,40 @@ struct ModuleGraphTests {
         let declared = try Self.declared(try Self.read("Package.swift")).filter { imported[$0.key] != nil }
         let differences = Self.differences(imported, "the imports", declared, "Package.swift")
         #expect(differences == [], "\n\(differences.joined(separator: "\n"))")
+    }
+
+    /// The walls between layers are in the manifest, and the compiler keeps them: a module can
+    /// import only what it declares (`eachModuleImportsWhatPackageSwiftDeclares`), and the
+    /// boundary modules import what is behind them internally. So only DarkroomDatabase reaches
+    /// libpq (its `DatabaseConnection` sends nothing but its own `SQL/` files), and only
+    /// DarkroomImaging reaches the codecs.
+    @Test func onlyTheBoundaryModulesDeclareWhatIsBehindThem() throws {
+        let declared = try Self.declared(try Self.read("Package.swift"))
+        func users(of module: String) -> Set<String> { Set(declared.filter { $0.value.contains(module) }.keys) }
+        #expect(users(of: "LibPQ") == ["DarkroomDatabase"])
+        #expect(users(of: "CPostgres") == ["LibPQ"])
+        for codec in ["JPEGTurbo", "LibHeif", "LibWebP", "LittleCMS"] {
+            #expect(users(of: codec) == ["DarkroomImaging"], "\(codec)")
+        }
+        // The boundary's own imports are internal: no public declaration of it can name libpq.
+        let database = try Self.sourceFiles().filter { $0.module == "DarkroomDatabase" }
+        let publicLibPQ = database.flatMap { file in
+            file.lines.filter { Self.importedModule(String($0)) == "LibPQ" && !$0.hasPrefix("internal import") }
+                .map { "\(file.file): \($0)" }
+        }
+        #expect(!database.isEmpty)
+        #expect(publicLibPQ == [])
+    }
+
+    @Test func theImportReaderReadsEveryFormOfImport() {
+        #expect(Self.importedModule("import LibPQ") == "LibPQ")
+        #expect(Self.importedModule("@preconcurrency import LibPQ") == "LibPQ")
+        #expect(Self.importedModule("internal import LibPQ") == "LibPQ")
+        #expect(Self.importedModule("@_exported import LibPQ") == "LibPQ")
+        #expect(Self.importedModule("import struct LibPQ.PostgresBind") == "LibPQ")
+        #expect(Self.importedModule("import Foundation") == "Foundation")
+        #expect(Self.importedModule("/// an import of nothing") == nil)
+        #expect(Self.importedModule("let x = 1") == nil)
     }
 
     /// The readers themselves: a row, a product and a comment each read as meant.

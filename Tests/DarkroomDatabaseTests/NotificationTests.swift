@@ -8,7 +8,7 @@ struct NotificationTests {
     @Test func oneNotificationPerInsertStatementHoweverManyRows() throws {
         try withQueueDatabase { url, connection in
             let asset = try registerAsset(1, on: connection)
-            let listener = try PostgresConnection(url)
+            let listener = try DatabaseConnection(url)
             try listener.listen(JobQueue.notificationChannel)
 
             let bulk = try connection.query(
@@ -49,7 +49,7 @@ struct NotificationTests {
     @Test func retryingAndReleasingWakeWorkers() throws {
         try withQueueDatabase { url, connection in
             let queue = JobQueue(connection, logger: .quiet)
-            let listener = try PostgresConnection(url)
+            let listener = try DatabaseConnection(url)
             _ = try queue.enqueueSample(assetID: try registerAsset(1, on: connection))
             let job = try #require(try queue.claim(workerID: "w", limit: 1, lease: .seconds(60)).first)
             try listener.listen(JobQueue.notificationChannel)
@@ -64,7 +64,7 @@ struct NotificationTests {
     }
 
     /// Notifications received until none arrives for a short while.
-    private func notifications(on listener: PostgresConnection) throws -> Int {
+    private func notifications(on listener: DatabaseConnection) throws -> Int {
         var count = 0
         while true {
             let arrived = try listener.waitForNotification(timeout: .milliseconds(300))

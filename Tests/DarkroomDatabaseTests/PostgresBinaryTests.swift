@@ -10,7 +10,7 @@ import Testing
 struct PostgresBinaryTests {
     @Test func everyDecodedTypeReadsWhatTheServerSent() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query(
+            let row = try DatabaseConnection(url).query(
                 """
                 SELECT (-32768)::int2 AS i2, 2147483647::int4 AS i4, (-9223372036854775808)::int8 AS i8, 4000000000::oid AS o,
                        1.5::float4 AS f4, 0.1::float8 AS f8, '-Infinity'::float8 AS ninf, true AS t, false AS f,
@@ -47,7 +47,7 @@ struct PostgresBinaryTests {
                 "int2", "int4", "int8", "float8", "boolean", "text", "bytea", "timestamptz", "date", "uuid", "jsonb",
                 "numeric",
             ]
-            let row = try PostgresConnection(url).query(
+            let row = try DatabaseConnection(url).query(
                 "SELECT " + types.map { "NULL::\($0) AS \"\($0)\"" }.joined(separator: ", "))[0]
             for type in types {
                 #expect(row[type].isNull, "\(type)")
@@ -67,7 +67,7 @@ struct PostgresBinaryTests {
                 "0", "-12.50", "0.000001234", "1e-20", "123456789012345678901234567890.123", "-9223372036854775808",
                 "10000", "99990000.00010000", "42.000", "NaN", "Infinity", "-Infinity", "round(2.0 / 3, 4)",
             ]
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             for value in values {
                 let row = try connection.query(
                     "SELECT (\(value.contains("(") ? value : "'\(value)'"))::numeric AS n, (\(value.contains("(") ? value : "'\(value)'"))::numeric::text AS printed"
@@ -92,7 +92,7 @@ struct PostgresBinaryTests {
 
     @Test func infiniteTimestampsAndDatesAreTheDistantDates() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let row = try connection.query(
                 """
                 SELECT 'infinity'::timestamptz AS a, '-infinity'::timestamptz AS b, 'infinity'::timestamp AS c,
@@ -122,7 +122,7 @@ struct PostgresBinaryTests {
         ])
     func timestampRoundTrip(literal: String) throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             // Microseconds since 2000, as the server counts them (since 1970 would overflow bigint near the end of time).
             let micros = "(extract(epoch FROM $1::timestamptz - '2000-01-01 00:00:00+00') * 1000000)::bigint AS micros"
             let row = try connection.query("SELECT $1::timestamptz AS t, \(micros)", [.text(literal)])[0]
@@ -145,7 +145,7 @@ struct PostgresBinaryTests {
 
     @Test func randomMicrosecondTimestampsRoundTripExactly() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             // Instants from 1740 to 2260, each with a random microsecond.
             let rows = try connection.query(
                 """
@@ -164,7 +164,7 @@ struct PostgresBinaryTests {
 
     @Test func intervalsAreDurationsWithoutMonths() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query(
+            let row = try DatabaseConnection(url).query(
                 """
                 SELECT '1 day 02:03:04.000005'::interval AS span, '-00:00:01.5'::interval AS back, '1 mon'::interval AS month
                 """)[0]
@@ -181,7 +181,7 @@ struct PostgresBinaryTests {
 
     @Test func aMebibyteOfBytesRoundTripsUnchanged() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             var generator = SystemRandomNumberGenerator()
             let data = (0..<1 << 20).map { _ in UInt8.random(in: 0...255, using: &generator) }
             try connection.execute("CREATE TABLE blobs (id int PRIMARY KEY, data bytea NOT NULL)")
@@ -219,15 +219,15 @@ struct PostgresBinaryTests {
     @Test func uuidsBindInBinary() throws {
         try TestDatabase.withFreshDatabase { url in
             let uuid = UUID()
-            let row = try PostgresConnection(url).query("SELECT $1 AS u, $1::text AS printed", [.uuid(uuid)])[0]
+            let row = try DatabaseConnection(url).query("SELECT $1 AS u, $1::text AS printed", [.uuid(uuid)])[0]
             #expect(row["u"].uuid == uuid && row["printed"].string == uuid.uuidString.lowercased())
         }
     }
 
     @Test func aDateNoTimestampHoldsIsRefusedBeforeSending() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
-            let error = #expect(throws: PostgresError.self) {
+            let connection = try DatabaseConnection(url)
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query("SELECT $1::timestamptz", [.timestamp(Date(timeIntervalSinceReferenceDate: .nan))])
             }
             #expect(error?.code == .invalidParameter)
@@ -237,7 +237,7 @@ struct PostgresBinaryTests {
 
     @Test func unknownAndMismatchedTypesAreTypedErrors() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query(
+            let row = try DatabaseConnection(url).query(
                 """
                 SELECT '10.0.0.1'::inet AS host, ARRAY[1, 2] AS list, '(1,2)'::point AS spot, now() AS at,
                        5000000000::bigint AS big, 7 AS seven, 'a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11'::uuid AS u
@@ -307,7 +307,7 @@ struct PostgresBinaryTests {
 
     @Test func textResultsShowWhatTheServerPrintsAndRefuseDatesAndBytes() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query(
+            let row = try DatabaseConnection(url).query(
                 "SELECT 42::bigint AS n, '2008-10-22 16:28:39.5+00'::timestamptz AS at, '\\x01ff'::bytea AS b, 'a'::text AS a, $1::int AS p",
                 [7], resultFormat: .text)[0]
             #expect(row.columns.allSatisfy { $0.format == .text })
@@ -326,7 +326,7 @@ struct PostgresBinaryTests {
 
     @Test func stringEnumsDecodeFromTheirRawValue() throws {
         try TestDatabase.withFreshDatabase { url in
-            let row = try PostgresConnection(url).query("SELECT 'busy' AS good, 'sad' AS bad")[0]
+            let row = try DatabaseConnection(url).query("SELECT 'busy' AS good, 'sad' AS bad")[0]
             #expect(try row["good"].decode(Mood.self) == .busy)
             #expect(
                 #expect(throws: PostgresDecodingError.self) { try row["bad"].decode(Mood.self) }?.reason

@@ -94,7 +94,7 @@ struct RenderWarningRecordTests {
             let asset = try registerAsset(1, on: connection)
             let job = try claim(queue, asset: asset)
             for wrong in [#"[[], []]"#, #"{"code": "x"}"#, #"[{"code": "x"}]"#] {
-                let error = #expect(throws: PostgresError.self) {
+                let error = #expect(throws: DatabaseError.self) {
                     try connection.query(
                         """
                         SELECT status FROM darkroom.complete_job($1::bigint, $2::uuid, false, NULL, 'layers', NULL, NULL,
@@ -107,7 +107,7 @@ struct RenderWarningRecordTests {
             #expect(try AssetStore(connection).adjustments(of: asset).isEmpty)
             #expect(try queue.job(id: job.id)?.state == .running)
             // The columns themselves hold arrays only.
-            let notAnArray = #expect(throws: PostgresError.self) {
+            let notAnArray = #expect(throws: DatabaseError.self) {
                 try connection.query("UPDATE darkroom.jobs SET warnings = '{}' WHERE id = $1", [.int(job.id)])
             }
             #expect(notAnArray?.sqlState == "23514")

@@ -34,7 +34,7 @@ struct RenditionCatalogTests {
             let listed = try catalog.versions().filter { $0.name == "thumb" }
             #expect(listed.map(\.version) == [2, 1] && listed.map(\.isCurrent) == [true, false])
             // A version is never changed.
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try connection.query("UPDATE darkroom.renditions SET longest_side = 100 WHERE name = 'thumb'")
             }
         }
@@ -91,7 +91,7 @@ struct RenditionCatalogTests {
     /// Queues and claims a job on a new asset and completes it with one layer whose record says
     /// `renderedWith`; returns the asset.
     @discardableResult
-    static func complete(on connection: PostgresConnection, renderedWith: String) throws -> Int64 {
+    static func complete(on connection: DatabaseConnection, renderedWith: String) throws -> Int64 {
         let queue = JobQueue(connection, logger: .quiet)
         let asset = try registerAsset(1, on: connection)
         _ = try queue.enqueueSample(assetID: asset)

@@ -10,10 +10,10 @@ import Testing
 struct RoleSessionTests {
     struct Sessions {
         let url: String
-        let owner: PostgresConnection
+        let owner: DatabaseConnection
         /// Login names: alice (operator), victor (viewer), walter (worker).
         let alice: String, victor: String, walter: String
-        let operatorSession: PostgresConnection, viewerSession: PostgresConnection, workerSession: PostgresConnection
+        let operatorSession: DatabaseConnection, viewerSession: DatabaseConnection, workerSession: DatabaseConnection
     }
 
     /// A migrated database with one login per role, each with its own connection.
@@ -30,7 +30,7 @@ struct RoleSessionTests {
                 )
                 logins.append(name)
             }
-            let connect = { (login: String) in try PostgresConnection(try TestDatabase.url(url, as: login)) }
+            let connect = { (login: String) in try DatabaseConnection(try TestDatabase.url(url, as: login)) }
             try body(
                 Sessions(
                     url: url, owner: owner, alice: logins[0], victor: logins[1], walter: logins[2],
@@ -44,8 +44,8 @@ struct RoleSessionTests {
         do {
             try body()
             return nil
-        } catch let error as PostgresError {
-            return error.sqlState?.rawValue
+        } catch let error as DatabaseError {
+            return error.sqlState
         } catch {
             return "\(error)"
         }

@@ -137,11 +137,11 @@ struct RowRuleTests {
             // Only the parameters the statement names are bound.
             let binds: [PostgresBind] = [.int(asset), .int(queued), .int(done)]
             let used = (1...3).filter { breach.sql.contains("$\($0)") }
-            let error = #expect(throws: PostgresError.self) {
+            let error = #expect(throws: DatabaseError.self) {
                 try connection.query(Self.numbered(breach.sql, keeping: used), used.map { binds[$0 - 1] })
             }
             #expect(error?.sqlState == "23514")
-            #expect(error?.constraintName == breach.rule)
+            #expect(error?.postgresError.constraintName == breach.rule)
             #expect(error?.message.contains(breach.rule) == true, "\(error?.message ?? "")")
             #expect(error?.message.contains(breach.says) == true, "\(error?.message ?? "")")
         }

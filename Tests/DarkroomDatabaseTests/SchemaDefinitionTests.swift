@@ -91,7 +91,7 @@ struct SchemaDefinitionTests {
         try TestDatabase.withFreshDatabase { fresh in
             // Both grant to the same roles, so their dumps name the same grantees.
             let migrator = Migrator.forTestDatabase(fresh)
-            try migrator.migrate(on: try PostgresConnection(fresh), logger: .quiet)
+            try migrator.migrate(on: try DatabaseConnection(fresh), logger: .quiet)
             try TestDatabase.withFreshDatabase { upgraded in
                 try run(
                     "psql",
@@ -99,7 +99,7 @@ struct SchemaDefinitionTests {
                         "-X", "-q", "-v", "ON_ERROR_STOP=1", "-d", upgraded,
                         "-f", Fixtures.root.appendingPathComponent("schema/migrations-1-9.sql").path,
                     ])
-                let applied = try migrator.migrate(on: try PostgresConnection(upgraded), logger: .quiet)
+                let applied = try migrator.migrate(on: try DatabaseConnection(upgraded), logger: .quiet)
                 #expect(applied == Migration.darkroom.map(\.version).filter { $0 >= 10 })
                 let freshSchema = try schemaDump(fresh)
                 let upgradedSchema = try schemaDump(upgraded)

@@ -32,7 +32,7 @@ struct WaitingForEditorTests {
          GROUP BY j.kind, j.format_identifier, j.format_version
         """
 
-    func rows(_ connection: PostgresConnection, _ sql: String) throws -> [String] {
+    func rows(_ connection: DatabaseConnection, _ sql: String) throws -> [String] {
         try connection.query(sql).map { row in
             "\(try row["kind"].decode(String.self)) \(try row["format_identifier"].decode(String?.self) ?? "-") "
                 + "\(try row["format_version"].decode(String?.self) ?? "-"): \(try row["jobs"].decode(Int.self)) since "
@@ -40,14 +40,14 @@ struct WaitingForEditorTests {
         }.sorted()
     }
 
-    func expectExact(_ connection: PostgresConnection, _ comment: Comment) throws -> [String] {
+    func expectExact(_ connection: DatabaseConnection, _ comment: Comment) throws -> [String] {
         let view = try rows(connection, "SELECT * FROM darkroom.waiting_for_editor")
         #expect(view == (try rows(connection, Self.reference)), comment)
         return view
     }
 
     /// A layer rendered by any worker: the asset's next layer, on its current one.
-    func addLayer(_ queue: JobQueue, _ connection: PostgresConnection, asset: Int64, version: String) throws {
+    func addLayer(_ queue: JobQueue, _ connection: DatabaseConnection, asset: Int64, version: String) throws {
         let base = try AssetStore(connection).asset(id: asset)?.currentAdjustmentID
         try complete(queue, asset: asset, [("io.darkroom.pipeline", version)], on: base)
     }

@@ -13,18 +13,18 @@ struct WorkerRoleTests {
 
     /// A migrated database, an operator session and a worker session.
     func withWorker(
-        _ body: (_ owner: PostgresConnection, _ operatorSession: PostgresConnection, _ worker: PostgresConnection)
+        _ body: (_ owner: DatabaseConnection, _ operatorSession: DatabaseConnection, _ worker: DatabaseConnection)
             throws -> Void
     ) throws {
         try withQueueDatabase { url, owner in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
-            var sessions: [PostgresConnection] = []
+            var sessions: [DatabaseConnection] = []
             for (login, group) in [("olga", roles.operatorRole!), ("walter", roles.worker!)] {
                 let name = TestDatabase.roleName(login, forDatabaseAt: url)
                 try owner.execute(
                     "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))"
                 )
-                sessions.append(try PostgresConnection(try TestDatabase.url(url, as: name)))
+                sessions.append(try DatabaseConnection(try TestDatabase.url(url, as: name)))
             }
             try body(owner, sessions[0], sessions[1])
         }
@@ -76,7 +76,7 @@ struct WorkerRoleTests {
             )
             var outside = sampleAdjustment(for: job)
             outside.renderedPath = "/etc/cron.d/darkroom"
-            let refused = #expect(throws: PostgresError.self) { try queue.complete(job, with: outside) }
+            let refused = #expect(throws: DatabaseError.self) { try queue.complete(job, with: outside) }
             #expect(refused?.sqlState == "22023")
             #expect(refused?.message.contains("is absolute") == true)
             let adjustment = try queue.complete(job, with: sampleAdjustment(for: job))
@@ -136,7 +136,7 @@ struct WorkerRoleTests {
                 let file =
                     #"{"name":"thumb","version":\#(version),"format":"webp","path":"renders/01/\#(job.id).thumb.webp","#
                     + #""width":320,"height":240,"bytes":999}"#
-                #expect(throws: PostgresError.self) {
+                #expect(throws: DatabaseError.self) {
                     try queue.complete(
                         job,
                         with: JobResult(.renditions(adjustmentID: layer, files: [], warnings: []), expectedCurrent: nil)
@@ -182,7 +182,7 @@ struct WorkerRoleTests {
                     _ = try worker.query(sql)
                     return nil
                 } catch {
-                    return (error as? PostgresError)?.sqlState
+                    return (error as? DatabaseError)?.postgresError.sqlState
                 }
             }
             #expect(
@@ -215,7 +215,7 @@ struct WorkerRoleTests {
                     _ = try worker.query(sql, binds)
                     return nil
                 } catch {
-                    return (error as? PostgresError)?.sqlState
+                    return (error as? DatabaseError)?.postgresError.sqlState
                 }
             }
             #expect(

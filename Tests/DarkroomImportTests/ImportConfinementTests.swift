@@ -18,7 +18,7 @@ import Testing
             let storage = try StorageRoot.create(base + "/storage")
             let outside = base + "/outside"
             try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let source = Fixtures.exifSample("gps/DSCN0010.jpg").path
             // The folder the original's key goes in (originals/<first two hex digits>) is a link out.

@@ -25,7 +25,7 @@ import Testing
                 try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
             }
             let storage = try StorageRoot.create(base + "/storage")
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             func importer(follows: Bool = false) -> Importer {
                 Importer(

@@ -62,7 +62,7 @@ import Testing
             let root = NSTemporaryDirectory() + "darkroom-import-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             let source = Fixtures.exifSample("gps/DSCN0010.jpg").path

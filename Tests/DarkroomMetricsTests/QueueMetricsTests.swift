@@ -17,10 +17,10 @@ import Testing
     struct Pool: Sendable {
         let url: String
 
-        func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T) async throws -> T
+        func withConnection<T: Sendable>(_ body: @escaping @Sendable (DatabaseConnection) throws -> T) async throws -> T
         {
             try await withCheckedThrowingContinuation { continuation in
-                Thread { continuation.resume(with: Result { try body(try PostgresConnection(url)) }) }.start()
+                Thread { continuation.resume(with: Result { try body(try DatabaseConnection(url)) }) }.start()
             }
         }
     }
@@ -49,7 +49,7 @@ import Testing
     }
 
     /// Two batches and a job outside any, some claimed, one finished, one worker heartbeating.
-    static func fillQueue(_ connection: PostgresConnection) throws {
+    static func fillQueue(_ connection: DatabaseConnection) throws {
         let queue = JobQueue(connection, logger: .quiet)
         for (seed, batch) in [(1, "spring"), (2, "spring"), (3, "spring"), (4, "autumn"), (5, "autumn"), (6, nil)] {
             let asset = try registerAsset(seed, on: connection)
@@ -68,7 +68,7 @@ import Testing
 
     @Test func depthGaugesEqualTheViews() async throws {
         try await TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             try Self.fillQueue(connection)
 
@@ -142,7 +142,7 @@ import Testing
     /// Only batches with work left are exposed: a finished batch's series go away.
     @Test func finishedBatchesLeaveNoSeries() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let queue = JobQueue(connection, logger: .quiet)
             let asset = try registerAsset(1, on: connection)
@@ -163,13 +163,13 @@ import Testing
     /// its gauges; the views that could be read are still there.
     @Test func aBlockedViewTimesOutAndTheOthersStillAnswer() throws {
         try TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             try Self.fillQueue(connection)
-            let locker = try PostgresConnection(url)
+            let locker = try DatabaseConnection(url)
             try locker.execute("BEGIN; LOCK TABLE darkroom.workers IN ACCESS EXCLUSIVE MODE")
 
-            let metrics = QueueMetrics.read(from: try PostgresConnection(url), timeout: .milliseconds(200))
+            let metrics = QueueMetrics.read(from: try DatabaseConnection(url), timeout: .milliseconds(200))
             try locker.execute("ROLLBACK")
 
             #expect(metrics.workers == nil)
@@ -203,7 +203,7 @@ import Testing
     /// while every route added after it is refused.
     @Test func mountedBeforeTheSignInGateMetricsNeedNoSession() async throws {
         try await TestDatabase.withFreshDatabase { url in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let pool = Pool(url: url)
             let router = Router()

@@ -53,7 +53,7 @@ struct OperatorScriptRunTests {
                 try runner.run(job, parameters: ["format_identifier": "io.darkroom.pipeline", "batch": "all"]).rows == [
                     ["3"]
                 ])
-            let refused = #expect(throws: PostgresError.self) {
+            let refused = #expect(throws: DatabaseError.self) {
                 try runner.run(job, parameters: ["format_identifier": "io.darkroom.pipeline", "below_version": "1.x"])
             }
             #expect(refused?.message.contains("not a semantic version") == true, "\(refused?.message ?? "")")

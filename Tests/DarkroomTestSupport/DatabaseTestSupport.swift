@@ -9,9 +9,9 @@ extension Logger {
 }
 
 /// A fresh, migrated database and one connection to it (as the owner).
-public func withQueueDatabase<T>(_ body: (_ url: String, _ connection: PostgresConnection) throws -> T) throws -> T {
+public func withQueueDatabase<T>(_ body: (_ url: String, _ connection: DatabaseConnection) throws -> T) throws -> T {
     try TestDatabase.withFreshDatabase { url in
-        let connection = try PostgresConnection(url)
+        let connection = try DatabaseConnection(url)
         try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
         return try body(url, connection)
     }
@@ -33,7 +33,7 @@ public func sampleAsset(_ seed: Int, path: String? = nil) -> NewAsset {
         byteSize: 1000 + Int64(seed), pixelWidth: 640, pixelHeight: 480)
 }
 
-public func registerAsset(_ seed: Int, on connection: PostgresConnection) throws -> Int64 {
+public func registerAsset(_ seed: Int, on connection: DatabaseConnection) throws -> Int64 {
     try AssetStore(connection).register(sampleAsset(seed)).id
 }
 
@@ -88,7 +88,7 @@ private final class ResultBox<T: Sendable>: @unchecked Sendable {
 }
 
 /// Reads one value with plain SQL, for checks that should not go through the code under test.
-public func scalar(_ connection: PostgresConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell
+public func scalar(_ connection: DatabaseConnection, _ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell
 {
     try connection.query(sql, binds)[0][0]
 }

@@ -13,7 +13,7 @@ import Testing
     @Test(arguments: ["spring 2026", "été-2026", "a/b", #"<b>x</b>&"'"#])
     func aBatchOpensAndActsFromItsLinksWhateverItsName(_ name: String) async throws {
         try await DashboardFixture.with { fixture, dashboard in
-            let queue = JobQueue(try PostgresConnection(fixture.url), logger: .quiet)
+            let queue = JobQueue(try DatabaseConnection(fixture.url), logger: .quiet)
             // Out of the way, so the claim below takes this batch's job.
             #expect(try queue.cancel(jobID: fixture.queuedJobID))
             let failed = try queue.enqueue(

@@ -52,7 +52,7 @@ import Testing
             }
             #expect(assets.count == Self.photos.count)
 
-            let setup = JobQueue(try PostgresConnection(url), logger: .quiet)
+            let setup = JobQueue(try DatabaseConnection(url), logger: .quiet)
             for edit in Self.edits {
                 for asset in assets {
                     _ = try setup.enqueue(
@@ -83,7 +83,7 @@ import Testing
                     darkroom, arguments: ["--accounts", accountsPath, "--log-level", "critical"])
                 defer { #expect(server.stop() == 0, "serve stops cleanly on SIGTERM") }
                 let base = server.base
-                let connection = try PostgresConnection(url)
+                let connection = try DatabaseConnection(url)
                 let queue = JobQueue(connection, logger: .quiet)
                 let browser = try Chromium()
                 var checked: [String] = []

@@ -31,7 +31,7 @@ import Testing
             #expect(!refused.stderr.contains("\u{1B}") && !refused.stderr.contains("\u{7}"))
 
             // A failure whose recorded error and a worker whose host carry the same.
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let asset = try connection.query("SELECT min(id) AS id FROM darkroom.assets")[0]["id"].decode(Int64.self)
             let job = try JobQueue(connection, logger: .quiet).enqueue(
                 assetID: asset, formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",

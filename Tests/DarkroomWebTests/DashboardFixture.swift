@@ -30,7 +30,7 @@ struct DashboardFixture {
     static func viewerLogin(_ name: String) -> (String) throws -> String {
         { url in
             let role = TestDatabase.roleName(name, forDatabaseAt: url)
-            let owner = try PostgresConnection(url)
+            let owner = try DatabaseConnection(url)
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             try owner.execute(
                 "CREATE ROLE \(try owner.quotedIdentifier(role)) LOGIN IN ROLE "
@@ -62,7 +62,7 @@ struct DashboardFixture {
                 "darkroom-web-\(UUID().uuidString)"
             ).path
             defer { try? FileManager.default.removeItem(atPath: folder) }
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let storage = try StorageRoot.create(folder + "/storage")
             try storage.prepare()
@@ -105,7 +105,7 @@ struct DashboardFixture {
                 pool: pool,
                 thumbnails: Thumbnails(storage: storage, memoryBudget: 16 << 20, cacheBytes: thumbnailCacheBytes),
                 audit: try ActionAudit(path: fixture.auditPath, logger: .quiet),
-                signInForms: try SignInForms.load(from: try PostgresConnection(loginURL)),
+                signInForms: try SignInForms.load(from: try DatabaseConnection(loginURL)),
                 options: .init(
                     accounts: withAccounts ? try AccountFile.load(accounts.path) : nil, secureCookies: secureCookies),
                 logger: .quiet)
@@ -123,7 +123,7 @@ struct DashboardFixture {
     }
 
     func query(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresRows {
-        try PostgresConnection(url).query(sql, binds)
+        try DatabaseConnection(url).query(sql, binds)
     }
 }
 

@@ -99,7 +99,7 @@ import Testing
             try await Self.app(dashboard).test(.router) { client in
                 var browser = Browser(client)
                 _ = try await browser.signIn(DashboardFixture.viewerName)
-                let connection = try PostgresConnection(fixture.url)
+                let connection = try DatabaseConnection(fixture.url)
                 let queue = JobQueue(connection, logger: .quiet)
                 let progress = try #require(try queue.progress(ofBatch: "spring"))
 
@@ -152,7 +152,7 @@ import Testing
     @Test func theFiltersPageShowsEachVersionAndTheAssetsWhoseChainUsesIt() async throws {
         try await DashboardFixture.with { fixture, dashboard in
             try await Self.app(dashboard).test(.router) { client in
-                let connection = try PostgresConnection(fixture.url)
+                let connection = try DatabaseConnection(fixture.url)
                 var browser = Browser(client)
                 _ = try await browser.signIn(DashboardFixture.viewerName)
                 let empty = try await browser.get("/filters")
@@ -298,7 +298,7 @@ import Testing
         let login = DashboardFixture.viewerLogin("looker")
         try await DashboardFixture.with(login: login) { fixture, dashboard in
             // A layer on the asset: the queued job, claimed and completed as a worker would.
-            let queue = JobQueue(try PostgresConnection(fixture.url), logger: .quiet)
+            let queue = JobQueue(try DatabaseConnection(fixture.url), logger: .quiet)
             let claimed = try #require(try queue.claim(workerID: "test-worker", limit: 1, lease: .seconds(60)).first)
             _ = try queue.complete(claimed, with: sampleAdjustment(for: claimed))
             let layer = try fixture.query(
@@ -334,7 +334,7 @@ import Testing
                     .decode(String.self) == "failed")
             }
             // The login itself: it reads the records as AssetStore does and writes nothing.
-            let viewer = try PostgresConnection(
+            let viewer = try DatabaseConnection(
                 try TestDatabase.url(fixture.url, as: TestDatabase.roleName("looker", forDatabaseAt: fixture.url)))
             #expect(try AssetStore(viewer).asset(id: fixture.assetID)?.currentAdjustmentID == layer)
             #expect(try AssetStore(viewer).currentChain(of: fixture.assetID).map(\.id) == [layer])
@@ -345,7 +345,7 @@ import Testing
                 "SELECT darkroom.retry_job(\(fixture.failedJobID))",
                 "SELECT * FROM darkroom.current_chains(ARRAY[1::bigint])",
             ] {
-                #expect(throws: PostgresError.self, "\(write)") { try viewer.execute(write) }
+                #expect(throws: DatabaseError.self, "\(write)") { try viewer.execute(write) }
             }
         }
     }
@@ -358,7 +358,7 @@ import Testing
         let login = { (url: String) throws -> String in
             let roles = TestDatabase.accessRoles(forDatabaseAt: url)
             let name = TestDatabase.roleName("dashboard", forDatabaseAt: url)
-            let owner = try PostgresConnection(url)
+            let owner = try DatabaseConnection(url)
             try owner.execute(
                 "CREATE ROLE \(try owner.quotedIdentifier(name)) LOGIN IN ROLE \(try owner.quotedIdentifier(roles.operatorRole!)), \(try owner.quotedIdentifier(roles.worker!)), \(try owner.quotedIdentifier(roles.serve!))"
             )
@@ -378,7 +378,7 @@ import Testing
                 let page = try await browser.get("/failures")
                 let retried = try await browser.post("/jobs/\(fixture.failedJobID)/retry", [:], csrf: page.csrfToken)
                 #expect(retried.status == .seeOther)
-                let entry = try #require(try AuditTrail(PostgresConnection(fixture.url)).recent(limit: 1).first)
+                let entry = try #require(try AuditTrail(DatabaseConnection(fixture.url)).recent(limit: 1).first)
                 #expect(entry.action == "retry_job")
                 #expect(entry.actor == DashboardFixture.operatorName)
                 #expect(entry.databaseUser == TestDatabase.roleName("dashboard", forDatabaseAt: fixture.url))

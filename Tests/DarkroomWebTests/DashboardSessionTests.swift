@@ -95,7 +95,7 @@ import Testing
                     try await cookieless.post("/sign-in", right, csrf: form.csrfToken).status == .forbidden,
                     "a token without its cookie")
                 let cookie = try #require(browser.cookies[signInCookie])
-                let forms = try SignInForms.load(from: try PostgresConnection(fixture.url))
+                let forms = try SignInForms.load(from: try DatabaseConnection(fixture.url))
                 let expired = forms.token(
                     for: cookie, now: Date(timeIntervalSinceNow: -Double(SignInForms.lifetime) - 5))
                 #expect(
@@ -145,7 +145,7 @@ import Testing
             // Bounds: no session for ever, none of zero length.
             let refused: [Double] = [0, -1, 32 * 86400]
             for seconds in refused {
-                #expect(throws: PostgresError.self) {
+                #expect(throws: DatabaseError.self) {
                     try fixture.query(
                         "SELECT darkroom.save_session($1, '{}'::jsonb, $2, true)",
                         [.bytes(DatabaseSessionStore.tokenHash("x")), .double(seconds)])
@@ -180,21 +180,21 @@ import Testing
     @Test func onlyServesLoginMayStoreASession() async throws {
         try await DashboardFixture.with { fixture, dashboard in
             let roles = TestDatabase.accessRoles(forDatabaseAt: fixture.url)
-            let owner = try PostgresConnection(fixture.url)
+            let owner = try DatabaseConnection(fixture.url)
             for (name, group) in [("mallory", roles.operatorRole!), ("vic", roles.viewer!)] {
                 let login = TestDatabase.roleName(name, forDatabaseAt: fixture.url)
                 try owner.execute(
                     "CREATE ROLE \(try owner.quotedIdentifier(login)) LOGIN IN ROLE \(try owner.quotedIdentifier(group))"
                 )
-                let connection = try PostgresConnection(try TestDatabase.url(fixture.url, as: login))
+                let connection = try DatabaseConnection(try TestDatabase.url(fixture.url, as: login))
                 for sql in [
                     "SELECT darkroom.save_session($1, '{\"user\":\"olga\",\"role\":\"operator\"}'::jsonb, 3600, true)",
                     "SELECT darkroom.dashboard_key('sign-in')",
                 ] {
                     let binds: [PostgresBind] =
                         sql.contains("$1") ? [.bytes(DatabaseSessionStore.tokenHash("mine"))] : []
-                    let refused = try #require(throws: PostgresError.self) { try connection.query(sql, binds) }
-                    #expect(refused.sqlState == .insufficientPrivilege, "\(name): \(refused)")
+                    let refused = try #require(throws: DatabaseError.self) { try connection.query(sql, binds) }
+                    #expect(refused.postgresError.sqlState == .insufficientPrivilege, "\(name): \(refused)")
                 }
             }
             #expect(try fixture.query("SELECT 1 FROM darkroom.dashboard_sessions").isEmpty)

@@ -85,7 +85,7 @@ import Timing
                     port: port, "GET /dashboard.css HTTP/1.1\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
                 #expect(own.status == 200, "\(host)")
             }
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             func sessions() throws -> Int64 {
                 try connection.query("SELECT count(*) AS n FROM darkroom.dashboard_sessions")[0]["n"].decode(Int64.self)
             }

@@ -80,7 +80,7 @@ import Testing
             try FileManager.default.createDirectory(
                 atPath: (original as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try FileManager.default.linkItem(atPath: inside, toPath: original)
-            let assetID = try AssetStore(PostgresConnection(fixture.url)).register(
+            let assetID = try AssetStore(DatabaseConnection(fixture.url)).register(
                 NewAsset(
                     originalPath: key.rawValue, contentSHA256: digest, byteSize: 1, pixelWidth: 16, pixelHeight: 16)
             ).id

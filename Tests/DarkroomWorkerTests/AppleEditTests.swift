@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -18,7 +19,7 @@ import Zlib
 
     struct Session {
         let command: DarkroomCommand
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let storage: String
 
         func importOriginal(_ path: String) throws -> Int64 {
@@ -57,7 +58,7 @@ import Zlib
         try DarkroomCommand.withMigratedLibrary("apple") { command in
             try body(
                 Session(
-                    command: command, connection: try PostgresConnection(command.databaseURL),
+                    command: command, connection: try DatabaseConnection(command.databaseURL),
                     storage: command.storage))
         }
     }

@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomImport
 import DarkroomTestSupport
 import Foundation
@@ -56,7 +57,7 @@ import Testing
             #expect(lines.count == 1, "only the original is an asset: \(imported.stdout)")
             #expect(imported.stdout.contains("its render Apple's IMG_E1234.JPG"))
             let assetID = try #require(Int64(lines[0].split(separator: "\t")[0].dropFirst("asset ".count)))
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             func current() throws -> (id: Int64, format: String, version: String, data: [UInt8], path: String) {
                 let row = try connection.query(
                     """
@@ -162,7 +163,7 @@ import Testing
             try #require(imported.status == 0, "\(imported.stderr)")
             #expect(imported.stdout.contains("queued as job"))
             try #require(try command.run("worker", "--drain").status == 0)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let row = try connection.query(
                 """
                 SELECT a.format_identifier, a.rendered_path FROM darkroom.assets s

@@ -17,7 +17,7 @@ import Testing
     struct Fixture {
         let url: String
         let storage: StorageRoot
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let asset: Int64
 
         func drain() -> WorkerSummary {
@@ -91,7 +91,7 @@ import Testing
             let root = NSTemporaryDirectory() + "darkroom-damaged-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             // Copied in first, so truncating the stored original never touches the fixture.
             let copy = root + "/incoming.jpg"

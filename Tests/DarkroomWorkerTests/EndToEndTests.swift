@@ -1,4 +1,5 @@
 import ByteStreams
+import DarkroomDatabase
 import DarkroomMetadata
 import DarkroomTestSupport
 import Foundation
@@ -11,7 +12,7 @@ import Testing
 @Suite(.serialized) struct EndToEndTests {
     struct Fixture {
         let command: DarkroomCommand
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let storage: String
 
         func scalar(_ sql: String, _ binds: [PostgresBind] = []) throws -> String? {
@@ -33,7 +34,7 @@ import Testing
 
     func withFixture(_ body: (Fixture) throws -> Void) throws {
         try DarkroomCommand.withMigratedLibrary("e2e") { command in
-            let connection = try PostgresConnection(command.databaseURL)
+            let connection = try DatabaseConnection(command.databaseURL)
             try body(Fixture(command: command, connection: connection, storage: command.storage))
         }
     }

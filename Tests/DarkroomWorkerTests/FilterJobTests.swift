@@ -24,7 +24,7 @@ import Testing
         try Self.withMigrated { url, storage, command in
             let imported = try command.run("import", Fixtures.exifSample("canon_hdr_NO.jpg").path)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
 
             // Adding: the LUT is read, stored under its hash, recorded.
             let added = try command.run("filter", "add", "dusk", "1.0.0", Self.grayscale)
@@ -50,8 +50,8 @@ import Testing
                     "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text) AS id",
                     [.int(assetID), .text(json)])[0]["id"].decode(Int64.self)
             }
-            #expect(throws: PostgresError.self) { try enqueue(#"{"operations":[{"op":"filter","name":"dawn"}]}"#) }
-            let unknownVersion = #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) { try enqueue(#"{"operations":[{"op":"filter","name":"dawn"}]}"#) }
+            let unknownVersion = #expect(throws: DatabaseError.self) {
                 try enqueue(#"{"operations":[{"op":"filter","name":"dusk","version":"1.2.0"}]}"#)
             }
             #expect(unknownVersion?.message.contains("has no version '1.2.0'") == true)
@@ -103,10 +103,10 @@ import Testing
             #expect(rows[3].prefix(3) == ["dusk", "1.0.0", "1"])
 
             // A version is never changed, and not removed while an adjustment uses it.
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try connection.query("UPDATE darkroom.filters SET sha256 = repeat('0', 64) WHERE version = '1.0.0'")
             }
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try connection.query("DELETE FROM darkroom.filters WHERE name = 'dusk' AND version = '1.0.0'")
             }
             _ = try connection.query("DELETE FROM darkroom.filters WHERE name = 'dusk' AND version = '2.0.0-beta.1'")
@@ -118,7 +118,7 @@ import Testing
     @Test func upgradeDryRunCountsWhatTheCurrentChainsUse() throws {
         try Self.withMigrated { url, storage, command in
             let assets = try Self.upgradeLibrary(url, command)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
 
             let jobsBefore = try connection.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].decode(Int64.self)
             let dryRun = try command.run("rerender", "--filter", "dusk", "--below-version", "2.0.0", "--dry-run")
@@ -171,7 +171,7 @@ import Testing
             try #require(imported.status == 0, "\(imported.stderr)")
             assets.append(try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count))))
         }
-        let connection = try PostgresConnection(url)
+        let connection = try DatabaseConnection(url)
         let queue = JobQueue(connection, logger: .quiet)
         func edit(_ asset: Int64, _ json: String) throws {
             _ = try connection.query(
@@ -227,7 +227,7 @@ import Testing
             bytes[bytes.count - 2] = UInt8(ascii: "0")  // the last point's blue 1 becomes 0
             try Data(bytes).write(to: URL(fileURLWithPath: path))
 
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let job = try connection.query(
                 "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text) AS id",
                 [.int(assetID), .text(#"{"operations":[{"op":"filter","name":"plain"}]}"#)])[0]["id"]

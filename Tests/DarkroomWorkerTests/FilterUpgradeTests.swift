@@ -10,7 +10,7 @@ import Testing
 /// worker; and `rerender --stale` after a math bump or other output settings.
 @Suite(.serialized) struct FilterUpgradeTests {
     /// The filter upgrade jobs: asset, batch, version.
-    static func upgradeJobs(_ connection: PostgresConnection) throws -> [(asset: Int64, batch: String, version: String)]
+    static func upgradeJobs(_ connection: DatabaseConnection) throws -> [(asset: Int64, batch: String, version: String)]
     {
         try connection.query(
             "SELECT asset_id, batch, filter_version FROM darkroom.jobs WHERE filter_name = 'dusk' ORDER BY id"
@@ -25,7 +25,7 @@ import Testing
     @Test func aCanaryThenTheRestThenNothingMore() throws {
         try FilterJobTests.withMigrated { url, storage, command in
             let assets = try FilterJobTests.upgradeLibrary(url, command)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             let reached = Set([assets[0], assets[1], assets[4]])
             let newest = try FilterDigest.of(FilterJobTests.identity)
 
@@ -70,7 +70,7 @@ import Testing
             #expect(try queue.claim(workerID: "old", limit: 10, lease: .seconds(60), release: "0.23.9").isEmpty)
             #expect(try queue.claim(workerID: "unsaid", limit: 10, lease: .seconds(60)).isEmpty)
             #expect(try connection.query("SELECT id FROM darkroom.claim_jobs('old', 10, 60, NULL)").isEmpty)
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try queue.claim(workerID: "bad", limit: 1, lease: .seconds(60), release: "twenty-four")
             }
 
@@ -111,7 +111,7 @@ import Testing
     /// The rewrite of a filter operation: only the named filter, only below the version, other fields kept.
     @Test func theRewriteTouchesOnlyOlderVersionsOfTheFilter() throws {
         try FilterJobTests.withMigrated { url, _, _ in
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             func upgrade(_ json: String) throws -> String {
                 try connection.query(
                     "SELECT convert_from(darkroom.upgrade_filter_data(convert_to($1, 'UTF8'), 'dusk', '2.0.0', $2), "
@@ -137,13 +137,13 @@ import Testing
                 INSERT INTO darkroom.assets (original_path, content_sha256, byte_size, pixel_width, pixel_height)
                 VALUES ('originals/1.jpg', repeat('a', 64), 1, 1, 1) RETURNING id
                 """)[0]["id"].decode(Int64.self)
-            let half = #expect(throws: PostgresError.self) {
+            let half = #expect(throws: DatabaseError.self) {
                 try connection.query(
                     "INSERT INTO darkroom.jobs (asset_id, kind, filter_name) VALUES ($1, 'rerender', 'dusk')",
                     [.int(asset)])
             }
             #expect(half?.sqlState == "23514" && half?.message.contains("jobs_filter_upgrade_shape") == true)
-            #expect(throws: PostgresError.self) {
+            #expect(throws: DatabaseError.self) {
                 try connection.query(
                     """
                     INSERT INTO darkroom.jobs (asset_id, kind, format_identifier, format_version, data, filter_name,
@@ -165,7 +165,7 @@ import Testing
                 try #require(imported.status == 0, "\(imported.stderr)")
                 assets.append(try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count))))
             }
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             func edit(_ asset: Int64, _ json: String) throws {
                 _ = try connection.query(
                     "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text)",
@@ -215,7 +215,7 @@ import Testing
             var older = RenderMath.versions
             older["sepia"]! -= 1
             #expect(try staleAssets(RenderBuild(math: older)) == [])
-            #expect(throws: PostgresError.self) { try stale.count(build: #"{"math":{}}"#) }
+            #expect(throws: DatabaseError.self) { try stale.count(build: #"{"math":{}}"#) }
 
             // Queued once, exactly the stale assets; nothing more when run again.
             #expect(try stale.enqueue(build: RenderBuild(math: sepia).json, batch: "bump") == 2)

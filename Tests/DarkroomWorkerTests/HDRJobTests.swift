@@ -19,7 +19,7 @@ import Testing
             let apple = try importAsset(Fixtures.root.appendingPathComponent("gainmaps/apple_gainmap_new.jpg").path)
             let plain = try importAsset(Fixtures.exifSample("canon_hdr_NO.jpg").path)
             let samsung = try importAsset(ToneMapFixtures.samsung.path)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             func edit(_ asset: Int64) throws -> Int64 {
                 try connection.query(
                     "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::text) AS id",

@@ -17,7 +17,7 @@ import Testing
         let url: String
         let root: String
         let storage: StorageRoot
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
 
         var importer: Importer { Importer(storage: storage, connection: connection, logger: Logger(label: "import")) }
 
@@ -68,7 +68,7 @@ import Testing
             let root = NSTemporaryDirectory() + "darkroom-heif-jobs-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root + "/storage")
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
             try body(Fixture(url: url, root: root, storage: storage, connection: connection))
         }

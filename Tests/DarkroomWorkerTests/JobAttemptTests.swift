@@ -47,7 +47,8 @@ struct AttemptDriver {
 
 let result = JobResult(.original(outcome: "reverted to the original"), expectedCurrent: .adjustment(12))
 let transient = JobFailure.transient(code: .storageUnavailable, message: "the share is not mounted")
-let broken = PostgresError(code: .connectionLost, message: "server closed the connection unexpectedly")
+let broken = DatabaseError(
+    reporting: PostgresError(code: .connectionLost, message: "server closed the connection unexpectedly"))
 
 @Suite("JobAttempt: rendering and its outcome")
 struct JobAttemptRenderTests {
@@ -211,7 +212,7 @@ struct JobAttemptLeaseTests {
 
     @Test func aWriteThatFailsForAnotherReasonIsAbandoned() {
         var driver = AttemptDriver.completing()
-        let refused = PostgresError(code: .queryFailed, message: "violates check constraint")
+        let refused = DatabaseError(reporting: PostgresError(code: .queryFailed, message: "violates check constraint"))
         #expect(driver.send(.writeFailed(refused)) == [.finish(.abandoned(.writeFailed(refused)))])
     }
 }

@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -13,7 +14,7 @@ import Testing
             let original = Fixtures.exifSample("canon_hdr_NO.jpg").path  // orientation 6
             let imported = try command.run("import", original)
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
 
             let sepia = #"{"operations":[{"op":"sepia","intensity":0.6}]}"#
             let filtster = FiltsterSettings(vignetteIntensity: 2, vignetteRadius: 0.8, sepiaIntensity: 0.3).archive()

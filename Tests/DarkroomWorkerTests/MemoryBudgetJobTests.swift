@@ -56,7 +56,7 @@ import Testing
             let root = NSTemporaryDirectory() + "darkroom-budget-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let importer = Importer(storage: storage, connection: connection, logger: .quiet)
             var jobs: [Int64] = []

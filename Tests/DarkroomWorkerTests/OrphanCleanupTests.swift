@@ -17,7 +17,7 @@ import Testing
     /// One asset with a succeeded job (its render recorded), a failed one and a queued one:
     /// what every orphan cleanup test starts from, whatever the storage.
     struct Jobs {
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let logger: Logger
         let asset: Int64, succeeded: Int64, failed: Int64, queued: Int64
         var recorded: StorageKey { StorageLayout.render(assetID: asset, jobID: succeeded) }
@@ -34,7 +34,7 @@ import Testing
     }
 
     static func jobs(in url: String) throws -> Jobs {
-        let connection = try PostgresConnection(url)
+        let connection = try DatabaseConnection(url)
         let quiet = Logger(label: "orphans", factory: { _ in SwiftLogNoOpLogHandler() })
         _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: quiet)
         let asset = try AssetStore(connection).register(

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -46,7 +47,7 @@ struct QueueSoakTests {
                 try #require(status == 0, "restarting PostgreSQL failed (\(status)): \(restart)")
             }
             for worker in workers { #expect(worker.wait(timeout: .seconds(600)) == 0, "\(worker.stderr.suffix(3000))") }
-            let connection = try PostgresConnection(f.url)
+            let connection = try DatabaseConnection(f.url)
             let row = try connection.query(
                 """
                 SELECT count(*) FILTER (WHERE state = 'succeeded') AS succeeded,
@@ -73,7 +74,7 @@ struct QueueSoakTests {
             try enqueueMany(f, jobs: jobs, size: (96, 64))
             let database = try f.value("SELECT current_database()").decode(String.self)
             let pooled = bouncer + "/" + database
-            let probe = try PostgresConnection(pooled)
+            let probe = try DatabaseConnection(pooled)
             #expect(try probe.query("SELECT count(*) AS n FROM darkroom.jobs")[0]["n"].int == jobs)
             let workers = try (0..<3).map { _ in
                 try WorkerProcess(

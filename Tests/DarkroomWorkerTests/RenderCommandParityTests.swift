@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -20,7 +21,7 @@ import Testing
             let imported = try command.run("import", original)
             try #require(imported.status == 0, "\(imported.stderr)")
             let asset = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try connection.query(
                 "SELECT darkroom.enqueue_edit($1, $2, $3, $4::bytea)",
                 [.int(asset), .text(identifier), .text(version), .bytes(data)])

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -16,7 +17,7 @@ import Testing
                 "rendition", "add", "thumb", "--format", "webp", "--longest-side", "320", "--quality", "75")
             try #require(added.status == 0, "\(added.stderr)")
             #expect(added.stdout.contains("rendition thumb version 1"))
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             // The operator API, from plain SQL.
             _ = try connection.query(
                 "SELECT darkroom.add_rendition('share', 'jpeg', 1024, metadata => 'no-location', color => 'srgb')")

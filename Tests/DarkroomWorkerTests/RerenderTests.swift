@@ -68,7 +68,7 @@ struct PipelineEditor110: OperationEditor {
         var renderBytes: Data?
     }
 
-    func snapshot(_ connection: PostgresConnection, storage: StorageRoot, assetID: Int64) throws -> Snapshot {
+    func snapshot(_ connection: DatabaseConnection, storage: StorageRoot, assetID: Int64) throws -> Snapshot {
         let store = AssetStore(connection)
         let asset = try #require(try store.asset(id: assetID))
         let chain = try store.currentChain(of: assetID)
@@ -86,7 +86,7 @@ struct PipelineEditor110: OperationEditor {
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
             try storage.prepare()
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             let sources = root + "/incoming"

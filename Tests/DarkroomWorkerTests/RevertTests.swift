@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -10,7 +11,7 @@ import Testing
     /// An imported asset with a storage root, a CLI and a folder for direct renders.
     struct Scene {
         let command: DarkroomCommand
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let storage: String
         let folder: String
         let original: String
@@ -74,7 +75,7 @@ import Testing
             let assetID = try #require(Int64(imported.stdout.split(separator: "\t")[0].dropFirst("asset ".count)))
             try body(
                 Scene(
-                    command: command, connection: try PostgresConnection(url), storage: storage, folder: folder,
+                    command: command, connection: try DatabaseConnection(url), storage: storage, folder: folder,
                     original: original, assetID: assetID))
         }
     }

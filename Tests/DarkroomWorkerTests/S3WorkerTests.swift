@@ -52,7 +52,7 @@ struct RecordingOrderStorage: ObjectStorage {
     func check(_ key: StorageKey) {
         violations.count()
         do {
-            let connection = try PostgresConnection(databaseURL)
+            let connection = try DatabaseConnection(databaseURL)
             let recorded = try connection.query(
                 "SELECT count(*)::int AS n FROM darkroom.adjustments WHERE rendered_path = $1",
                 [.text(key.rawValue)])[0]["n"].decode(Int.self)
@@ -90,7 +90,7 @@ struct RecordingOrderStorage: ObjectStorage {
         return Worker(options: options, logger: logger).run()
     }
 
-    func enqueue(_ connection: PostgresConnection, _ asset: Int64) throws -> Int64 {
+    func enqueue(_ connection: DatabaseConnection, _ asset: Int64) throws -> Int64 {
         try connection.query(
             "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
             [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)

@@ -44,7 +44,7 @@ import Timing
             }
             try #require(
                 try command.run("filter", "add", "dusk", "1.0.0", Fixtures.lut("obs-grayscale.cube")).status == 0)
-            let connection = try PostgresConnection(command.databaseURL)
+            let connection = try DatabaseConnection(command.databaseURL)
             func enqueue(_ asset: Int, _ json: String) throws {
                 _ = try connection.query(
                     "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb)",
@@ -128,7 +128,7 @@ import Timing
             let root = NSTemporaryDirectory() + "darkroom-sandbox-faults-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root + "/storage")
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator().migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             _ = try importer.importFile(photos[0])

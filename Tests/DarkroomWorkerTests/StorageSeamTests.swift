@@ -57,12 +57,12 @@ struct ChunkingStorage: ObjectStorage {
         return Worker(options: options, logger: logger).run()
     }
 
-    func withImportedPhoto(_ body: (String, StorageRoot, PostgresConnection, Int64) throws -> Void) throws {
+    func withImportedPhoto(_ body: (String, StorageRoot, DatabaseConnection, Int64) throws -> Void) throws {
         try TestDatabase.withFreshDatabase { url in
             let root = NSTemporaryDirectory() + "darkroom-seam-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let importer = Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
             let asset = try importer.importFile(Fixtures.exifSample("canon_hdr_NO.jpg").path).assetID
@@ -70,7 +70,7 @@ struct ChunkingStorage: ObjectStorage {
         }
     }
 
-    func enqueue(_ connection: PostgresConnection, _ asset: Int64) throws -> Int64 {
+    func enqueue(_ connection: DatabaseConnection, _ asset: Int64) throws -> Int64 {
         try connection.query(
             "SELECT darkroom.enqueue_edit($1, 'io.darkroom.pipeline', '1.0.0', $2::jsonb) AS id",
             [.int(asset), .text(#"{"operations":[{"op":"sepia"},{"op":"vignette"}]}"#)])[0]["id"].decode(Int64.self)

@@ -15,7 +15,7 @@ import Testing
     struct Fixture {
         let url: String
         let storage: StorageRoot
-        let connection: PostgresConnection
+        let connection: DatabaseConnection
         let asset: Int64
         let outside: String
 
@@ -53,7 +53,7 @@ import Testing
             defer { try? FileManager.default.removeItem(atPath: base) }
             let storage = try StorageRoot.create(base + "/storage")
             try FileManager.default.createDirectory(atPath: base + "/outside", withIntermediateDirectories: true)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             _ = try Migrator.forTestDatabase(url).migrate(on: connection, logger: Logger(label: "migrate"))
             let asset = try Importer(storage: storage, connection: connection, logger: Logger(label: "import"))
                 .importFile(Fixtures.exifSample("gps/DSCN0010.jpg").path).assetID

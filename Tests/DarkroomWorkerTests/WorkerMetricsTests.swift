@@ -23,7 +23,7 @@ import Testing
             let root = NSTemporaryDirectory() + "darkroom-metrics-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: root) }
             let storage = try StorageRoot.create(root)
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             try Migrator.forTestDatabase(url).migrate(on: connection, logger: .quiet)
             let importer = Importer(storage: storage, connection: connection, logger: .quiet)
             let good = [

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import LibPQ
@@ -10,7 +11,7 @@ import Testing
     static let name: [UInt8] = [0xFF, 0xFE] + Array("evil".utf8) + [0x1B] + Array("[31m.jpg".utf8)
     static let shown = #"\xFF\xFEevil\u{1B}[31m.jpg"#
 
-    static func withFolder(_ body: (DarkroomCommand, String, PostgresConnection) throws -> Void) throws {
+    static func withFolder(_ body: (DarkroomCommand, String, DatabaseConnection) throws -> Void) throws {
         try DarkroomCommand.withMigratedLibrary("names") { command in
             let photos = NSTemporaryDirectory() + "darkroom-names-photos-" + UUID().uuidString
             defer { try? FileManager.default.removeItem(atPath: photos) }
@@ -24,11 +25,11 @@ import Testing
             try #require(descriptor >= 0)
             _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress!, $0.count) }
             close(descriptor)
-            try body(command, photos, try PostgresConnection(command.databaseURL))
+            try body(command, photos, try DatabaseConnection(command.databaseURL))
         }
     }
 
-    static func assets(_ connection: PostgresConnection) throws -> Int {
+    static func assets(_ connection: DatabaseConnection) throws -> Int {
         try connection.query("SELECT count(*)::int AS n FROM darkroom.assets")[0]["n"].decode(Int.self)
     }
 

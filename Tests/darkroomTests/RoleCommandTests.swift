@@ -19,7 +19,7 @@ import Testing
                 migrate.stdout.contains(
                     "roles: viewer \(roles.viewer!), operator \(roles.operatorRole!), worker \(roles.worker!)"))
 
-            let connection = try PostgresConnection(url)
+            let connection = try DatabaseConnection(url)
             var commands: [String: DarkroomCommand] = [:]
             for (login, group) in [("walter", roles.worker!), ("olga", roles.operatorRole!), ("vera", roles.viewer!)] {
                 let name = TestDatabase.roleName(login, forDatabaseAt: url)

@@ -1,4 +1,4 @@
-import LibPQ
+internal import LibPQ
 
 /// The four group roles `darkroom migrate` grants to (`SQL/definitions/roles.sql` says what
 /// each may do): a name given here, else the one the last migration recorded, else
@@ -25,9 +25,9 @@ public struct AccessRoles: Sendable, Hashable {
     /// Grants on `connection` (`darkroom.grant_access`): creates missing roles, then makes
     /// their privileges exactly what roles.sql lists. Returns the roles granted to.
     @discardableResult
-    func grant(on connection: PostgresConnection) throws -> [AccessRole] {
+    func grant(on connection: DatabaseConnection) throws -> [AccessRole] {
         try connection.query(
-            "SELECT kind, role_name, created FROM darkroom.grant_access($1::text, $2::text, $3::text, $4::text)",
+            .grantAccess,
             [
                 .optional(viewer, PostgresBind.text), .optional(operatorRole, PostgresBind.text),
                 .optional(worker, PostgresBind.text), .optional(serve, PostgresBind.text),
@@ -36,14 +36,11 @@ public struct AccessRoles: Sendable, Hashable {
     }
 
     /// The roles the last migration granted to, viewer first (empty before one has run).
-    public static func recorded(on connection: PostgresConnection) throws -> [AccessRole] {
-        let exists = try connection.query("SELECT to_regclass('darkroom.access_roles') IS NOT NULL AS exists")
+    public static func recorded(on connection: DatabaseConnection) throws -> [AccessRole] {
+        let exists = try connection.query(.accessRolesExist)
         guard try exists[0]["exists"].decode(Bool.self) else { return [] }
         return try connection.query(
-            """
-            SELECT kind, role_name, false AS created FROM darkroom.access_roles
-             ORDER BY array_position(ARRAY['viewer', 'operator', 'worker', 'serve'], kind)
-            """
+            .readAccessRoles
         ).map(AccessRole.init(row:))
     }
 }
@@ -62,8 +59,9 @@ public struct AccessRole: Sendable, Hashable {
     init(row: PostgresRow) throws {
         let word = try row["kind"].decode(String.self)
         guard let kind = Kind(rawValue: word) else {
-            throw PostgresError(
-                code: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)")
+            throw DatabaseError(
+                PostgresError(
+                    code: .unexpectedResult, message: "darkroom.access_roles names an unknown kind of role: \(word)"))
         }
         self.kind = kind
         name = try row["role_name"].decode(String.self)

@@ -6,7 +6,8 @@ public struct Migration: Sendable, Hashable {
     public let name: String
     public let sql: String
 
-    public init(version: Int, name: String, sql: String) {
+    /// A migration of darkroom's own (`darkroom`) or a test's.
+    init(version: Int, name: String, sql: String) {
         self.version = version
         self.name = name
         self.sql = sql

@@ -1,4 +1,4 @@
-import LibPQ
+internal import LibPQ
 import Logging
 
 /// Brings the `darkroom` schema up to date: in one transaction holding an advisory lock, drops
@@ -34,18 +34,10 @@ public struct Migrator: Sendable {
     /// Applies the migrations the database has not seen and returns their versions (empty when
     /// it was already up to date).
     @discardableResult
-    public func migrate(on connection: PostgresConnection, logger: Logger) throws -> [Int] {
+    public func migrate(on connection: DatabaseConnection, logger: Logger) throws -> [Int] {
         try connection.withTransaction {
-            _ = try connection.query("SELECT pg_advisory_xact_lock($1)", [.int(Self.lockKey)])
-            try connection.execute(
-                """
-                CREATE SCHEMA IF NOT EXISTS darkroom;
-                CREATE TABLE IF NOT EXISTS darkroom.schema_migrations (
-                    version    int PRIMARY KEY,
-                    name       text NOT NULL,
-                    applied_at timestamptz NOT NULL DEFAULT now()
-                );
-                """)
+            _ = try connection.query(.lockMigrations, [.int(Self.lockKey)])
+            try connection.execute(.createMigrationsTable)
             let applied = Set(try appliedVersions(on: connection))
             if let newest = applied.max(), let known = migrations.last?.version, newest > known {
                 logger.warning(
@@ -65,12 +57,12 @@ public struct Migrator: Sendable {
                         "version": "\(migration.version)", "name": "\(migration.name)",
                     ])
                 do {
-                    try connection.execute(migration.sql)
-                } catch let error as PostgresError {
+                    try connection.execute(Query(migration))
+                } catch let error as DatabaseError {
                     throw QueueError.migrationFailed(version: migration.version, name: migration.name, cause: error)
                 }
                 _ = try connection.query(
-                    "INSERT INTO darkroom.schema_migrations (version, name) VALUES ($1, $2)",
+                    .recordMigration,
                     [.int(Int64(migration.version)), .text(migration.name)])
                 newlyApplied.append(migration.version)
             }
@@ -79,7 +71,7 @@ public struct Migrator: Sendable {
                 for role in try roles.grant(on: connection) where role.created {
                     logger.notice("created role", metadata: ["kind": "\(role.kind)", "role": "\(role.name)"])
                 }
-            } catch let error as PostgresError {
+            } catch let error as DatabaseError {
                 throw QueueError.grantsFailed(cause: error)
             }
             if newlyApplied.isEmpty {
@@ -89,21 +81,20 @@ public struct Migrator: Sendable {
         }
     }
 
-    private func apply(_ definitions: [SchemaDefinition], on connection: PostgresConnection) throws {
+    private func apply(_ definitions: [SchemaDefinition], on connection: DatabaseConnection) throws {
         for definition in definitions {
             do {
-                try connection.execute(definition.sql)
-            } catch let error as PostgresError {
+                try connection.execute(Query(definition))
+            } catch let error as DatabaseError {
                 throw QueueError.definitionFailed(file: definition.file, cause: error)
             }
         }
     }
 
     /// Versions recorded in `darkroom.schema_migrations`, ascending (empty before the first run).
-    public func appliedVersions(on connection: PostgresConnection) throws -> [Int] {
-        let exists = try connection.query("SELECT to_regclass('darkroom.schema_migrations') IS NOT NULL AS exists")
+    public func appliedVersions(on connection: DatabaseConnection) throws -> [Int] {
+        let exists = try connection.query(.migrationsTableExists)
         guard try exists[0]["exists"].decode(Bool.self) else { return [] }
-        return try connection.query("SELECT version FROM darkroom.schema_migrations ORDER BY version")
-            .map { try $0["version"].decode(Int.self) }
+        return try connection.query(.readAppliedMigrations).map { try $0["version"].decode(Int.self) }
     }
 }

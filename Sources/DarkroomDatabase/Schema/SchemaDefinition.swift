@@ -71,5 +71,5 @@ public struct SchemaDefinition: Sendable, Hashable {
 
     /// Views hold no data, and a migration may need to change a column a view reads: every
     /// run drops them all first (`SQL/drop_views.sql`) and the definitions create them again.
-    static let dropViews = String(decoding: PackageResources.drop_views_sql, as: UTF8.self)
+    static let dropViews = Query(PackageResources.drop_views_sql)
 }

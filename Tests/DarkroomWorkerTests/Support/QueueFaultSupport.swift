@@ -1,4 +1,5 @@
 import ByteStreams
+import DarkroomDatabase
 import DarkroomTestSupport
 import Foundation
 import JPEGTurbo
@@ -63,7 +64,7 @@ final class WorkerProcess {
 /// A fresh database, migrated storage, and helpers to make photos and poll for states.
 struct QueueFaultFixture {
     let command: DarkroomCommand
-    let connection: PostgresConnection
+    let connection: DatabaseConnection
     let storage: String
     let url: String
 
@@ -75,7 +76,7 @@ struct QueueFaultFixture {
             let migrate = try command.run("migrate")
             try #require(migrate.status == 0, "migrate: \(migrate.stderr)")
             try body(
-                QueueFaultFixture(command: command, connection: try PostgresConnection(url), storage: storage, url: url)
+                QueueFaultFixture(command: command, connection: try DatabaseConnection(url), storage: storage, url: url)
             )
         }
     }
@@ -115,7 +116,7 @@ struct QueueFaultFixture {
     func value(_ sql: String, _ binds: [PostgresBind] = []) throws -> PostgresCell {
         do {
             return try connection.query(sql, binds)[0][0]
-        } catch let error as PostgresError where error.isConnectionFailure {
+        } catch let error as DatabaseError where error.isConnectionFailure {
             try connection.reset()
             return try connection.query(sql, binds)[0][0]
         }

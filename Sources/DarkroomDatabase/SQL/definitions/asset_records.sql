@@ -1,7 +1,7 @@
 -- The catalogue as AssetStore reads it, for every role that reads it: the worker, and the
 -- viewer and operator (the dashboard's asset pages), who read views and no table. Each view is
--- its table unchanged, so a WHERE on its key reads the table's index. The column lists are
--- AssetStore's (Asset.columns, Adjustment.columnNames).
+-- its table unchanged, so a WHERE on its key reads the table's index. Each view's columns are
+-- what AssetStore reads (Asset.init(row:), Adjustment.init(row:)), so the lists live here only.
 CREATE OR REPLACE VIEW darkroom.asset_records AS
 SELECT s.id, s.original_path, s.content_sha256, s.byte_size, s.pixel_width, s.pixel_height, s.orientation,
        s.latitude, s.longitude, s.altitude, s.creation_date, s.current_adjustment_id, s.metadata_warnings, s.imported_at

@@ -1,0 +1,1 @@
+SELECT to_regclass('darkroom.access_roles') IS NOT NULL AS exists

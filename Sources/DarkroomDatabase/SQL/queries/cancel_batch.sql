@@ -1,0 +1,1 @@
+SELECT darkroom.cancel_batch($1) AS n

@@ -1,0 +1,1 @@
+SELECT darkroom.cancel_job($1::bigint) AS changed

@@ -1,0 +1,1 @@
+SELECT * FROM darkroom.asset_records WHERE content_sha256 = $1

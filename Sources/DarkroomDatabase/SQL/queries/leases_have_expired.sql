@@ -1,0 +1,1 @@
+SELECT darkroom.leases_have_expired() AS expired

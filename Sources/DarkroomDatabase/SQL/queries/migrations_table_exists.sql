@@ -1,0 +1,1 @@
+SELECT to_regclass('darkroom.schema_migrations') IS NOT NULL AS exists

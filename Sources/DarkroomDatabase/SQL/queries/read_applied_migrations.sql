@@ -1,0 +1,1 @@
+SELECT version FROM darkroom.schema_migrations ORDER BY version

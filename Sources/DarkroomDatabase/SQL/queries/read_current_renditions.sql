@@ -1,0 +1,1 @@
+SELECT *, NULL::timestamptz AS removed_at, true AS current FROM darkroom.current_renditions

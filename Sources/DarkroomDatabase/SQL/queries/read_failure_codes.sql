@@ -1,0 +1,1 @@
+SELECT code, jobs, last_failed_at FROM darkroom.failure_codes

@@ -1,0 +1,1 @@
+SELECT name, version, replaces FROM darkroom.missing_renditions($1)

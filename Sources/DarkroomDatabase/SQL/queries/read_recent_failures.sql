@@ -1,0 +1,1 @@
+SELECT * FROM darkroom.recent_failures LIMIT $1

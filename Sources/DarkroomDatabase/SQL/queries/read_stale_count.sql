@@ -1,0 +1,1 @@
+SELECT darkroom.stale_count($1::jsonb) AS n

@@ -1,0 +1,1 @@
+SELECT reason, assets FROM darkroom.stale_counts($1::jsonb)

@@ -1,0 +1,1 @@
+SELECT darkroom.remove_rendition($1::text) AS version

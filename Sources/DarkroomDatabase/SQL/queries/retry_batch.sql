@@ -1,0 +1,1 @@
+SELECT darkroom.retry_batch($1, $2) AS n

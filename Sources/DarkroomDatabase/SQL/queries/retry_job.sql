@@ -1,0 +1,1 @@
+SELECT darkroom.retry_job($1::bigint) AS changed

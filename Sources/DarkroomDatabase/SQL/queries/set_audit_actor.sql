@@ -1,0 +1,1 @@
+SELECT set_config($1, $2, true)

@@ -1,0 +1,1 @@
+SELECT darkroom.worker_stopped($1::text)
