@@ -33,12 +33,12 @@ public struct OperatorScriptRuns {
 
     /// Records the start of a run of `name` with its parameters (a JSON object); the run's id.
     public func begin(name: String, parametersJSON: String) throws -> Int64 {
-        try connection.query(.beginJobRun, [.text(name), .text(parametersJSON)])[0]["id"].decode(Int64.self)
+        try connection.query(.beginScriptRun, [.text(name), .text(parametersJSON)])[0]["id"].decode(Int64.self)
     }
 
     /// Records how run `runID` ended and what it did.
     public func finish(runID: Int64, _ outcome: Outcome, result: String) throws {
-        _ = try connection.query(.finishJobRun, [.int(runID), .text(outcome.rawValue), .text(result)])
+        _ = try connection.query(.finishScriptRun, [.int(runID), .text(outcome.rawValue), .text(result)])
     }
 
     /// Executes a job file's statement with its values bound as text, in order.

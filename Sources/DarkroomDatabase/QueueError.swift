@@ -41,7 +41,7 @@ public struct QueueError: Error, Sendable, CustomStringConvertible {
     public var expectedAdjustmentID: Int64?
     public var foundAdjustmentID: Int64?
     /// The asset's path (or a layer's rendered path) a constraint refused, for `.invalidAsset`.
-    public var path: String?
+    public var object: String?
     /// The constraint, or the SQL function, that refused it.
     public var constraint: String?
     /// The migration that failed, for `.migrationFailed`.
@@ -54,13 +54,13 @@ public struct QueueError: Error, Sendable, CustomStringConvertible {
 
     public init(
         code: Code, message: String, jobID: Int64? = nil, assetID: Int64? = nil, leaseLoss: LeaseLoss? = nil,
-        expectedAdjustmentID: Int64? = nil, foundAdjustmentID: Int64? = nil, path: String? = nil,
+        expectedAdjustmentID: Int64? = nil, foundAdjustmentID: Int64? = nil, object: String? = nil,
         constraint: String? = nil, migrationVersion: Int? = nil, migrationName: String? = nil,
         definitionFile: String? = nil, cause: DatabaseError? = nil
     ) {
         (self.code, self.message, self.jobID, self.assetID, self.leaseLoss) = (code, message, jobID, assetID, leaseLoss)
         (self.expectedAdjustmentID, self.foundAdjustmentID) = (expectedAdjustmentID, foundAdjustmentID)
-        (self.path, self.constraint) = (path, constraint)
+        (self.object, self.constraint) = (object, constraint)
         (self.migrationVersion, self.migrationName, self.definitionFile) = (
             migrationVersion, migrationName, definitionFile
         )
@@ -120,7 +120,7 @@ extension QueueError {
             code: .invalidAsset,
             message: "the asset \(path) was refused by \(constraint): \(cause.message); "
                 + "fix the value the importer computed",
-            path: path, constraint: constraint, cause: cause)
+            object: path, constraint: constraint, cause: cause)
     }
 
     public static func migrationFailed(version: Int, name: String, cause: DatabaseError) -> QueueError {

@@ -38,7 +38,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var format: Format
     public var message: String
     /// The object read or written, as its stream names it (a storage key or a path).
-    public var objectName: String
+    public var object: String
     public var byteOffset: Int?
     /// Decided from the codec's error here, where it is known which of its failures a retry can cure.
     public var isPermanent: Bool
@@ -46,13 +46,13 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     public var cause: any Error & Sendable
 
     public init(
-        code: Code, format: Format, message: String, objectName: String, byteOffset: Int? = nil,
+        code: Code, format: Format, message: String, object: String, byteOffset: Int? = nil,
         isPermanent: Bool, cause: any Error & Sendable
     ) {
         self.code = code
         self.format = format
         self.message = message
-        self.objectName = objectName
+        self.object = object
         self.byteOffset = byteOffset
         self.isPermanent = isPermanent
         self.cause = cause
@@ -86,7 +86,7 @@ public struct CodecError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The cause is not compared: two errors with the same facts are the same error.
     public static func == (lhs: CodecError, rhs: CodecError) -> Bool {
         lhs.code == rhs.code && lhs.format == rhs.format && lhs.message == rhs.message
-            && lhs.objectName == rhs.objectName && lhs.byteOffset == rhs.byteOffset
+            && lhs.object == rhs.object && lhs.byteOffset == rhs.byteOffset
             && lhs.isPermanent == rhs.isPermanent
     }
 }
@@ -105,7 +105,7 @@ extension CodecError {
         // An object store that rejects the credentials rejects every retry too.
         let permanent = error.cause?.code == .rejected || (error.code != .io && error.code != .outOfMemory)
         self.init(
-            code: code, format: .jpeg, message: error.message, objectName: error.path, byteOffset: error.byteOffset,
+            code: code, format: .jpeg, message: error.message, object: error.object, byteOffset: error.byteOffset,
             isPermanent: permanent, cause: error)
     }
 
@@ -124,24 +124,24 @@ extension CodecError {
             error.cause?.code == .rejected
             || (error.code != .io && error.code != .outOfMemory && error.code != .misuse)
         self.init(
-            code: code, format: .heif, message: error.message, objectName: error.path, isPermanent: permanent,
+            code: code, format: .heif, message: error.message, object: error.object, isPermanent: permanent,
             cause: error)
     }
 
     /// Writing an encoded file of `format` (a WebP or AVIF rendition, encoded whole) to its
     /// stream failed: the storage's error, under the format's code; a rejecting store rejects
     /// every retry too.
-    init(writing error: StreamError, format: Format, objectName: String) {
+    init(writing error: StreamError, format: Format, object: String) {
         self.init(
-            code: .io, format: format, message: error.message, objectName: objectName, byteOffset: error.byteOffset,
+            code: .io, format: format, message: error.message, object: object, byteOffset: error.byteOffset,
             isPermanent: error.code == .rejected, cause: error)
     }
 
     /// Reading the first bytes, to tell the format, failed: reported as libjpeg would report it.
-    init(sniffing error: StreamError, objectName: String) {
+    init(sniffing error: StreamError, object: String) {
         self.init(
             JPEGError(
-                code: .io, message: error.message, path: objectName, byteOffset: error.byteOffset,
+                code: .io, message: error.message, object: object, byteOffset: error.byteOffset,
                 systemErrno: error.systemErrno, cause: error))
     }
 }

@@ -192,7 +192,7 @@ final class OrientedRowSource {
                 JPEGError(
                     code: .damaged,
                     message: "the image ended before row \(decoder.nextRow + 1) of \(decoder.outputHeight)",
-                    path: decoder.objectName)))
+                    object: decoder.objectName)))
     }
 }
 

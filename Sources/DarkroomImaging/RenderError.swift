@@ -45,7 +45,7 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Nothing about the same input will change on a retry.
     public var isPermanent: Bool
     /// The file or object read or written (a storage key or a path), or the spill's folder.
-    public var objectName: String?
+    public var object: String?
     /// The edit operation at fault, by its place in the edit's list.
     public var operationIndex: Int?
     /// What the render was doing: the operation (`crop`, `rotate`, `filter NAME`), or what
@@ -64,12 +64,12 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
     public var cause: Cause?
 
     init(
-        code: Code, message: String, isPermanent: Bool, objectName: String? = nil, operationIndex: Int? = nil,
+        code: Code, message: String, isPermanent: Bool, object: String? = nil, operationIndex: Int? = nil,
         operation: String? = nil, region: PixelRect? = nil, canvas: PixelSize? = nil, degrees: Double? = nil,
         bytesNeeded: Int? = nil, memoryBudget: Int? = nil, pixels: Int? = nil, maxPixels: Int? = nil,
         cause: Cause? = nil
     ) {
-        (self.code, self.message, self.isPermanent, self.objectName) = (code, message, isPermanent, objectName)
+        (self.code, self.message, self.isPermanent, self.object) = (code, message, isPermanent, object)
         (self.operationIndex, self.operation, self.region, self.canvas) = (operationIndex, operation, region, canvas)
         (self.degrees, self.bytesNeeded, self.memoryBudget) = (degrees, bytesNeeded, memoryBudget)
         (self.pixels, self.maxPixels, self.cause) = (pixels, maxPixels, cause)
@@ -88,7 +88,7 @@ public struct RenderError: Error, Sendable, Equatable, CustomStringConvertible {
 extension RenderError {
     public static func codec(_ error: CodecError) -> RenderError {
         RenderError(
-            code: .codec, message: error.description, isPermanent: error.isPermanent, objectName: error.objectName,
+            code: .codec, message: error.description, isPermanent: error.isPermanent, object: error.object,
             cause: .codec(error))
     }
 
@@ -147,13 +147,13 @@ extension RenderError {
         return RenderError(
             code: .spillFailed,
             message: "spill file in \(path): \(message)\(reason); check free space and permissions there",
-            isPermanent: false, objectName: path, cause: errno.map { .system(errno: $0) })
+            isPermanent: false, object: path, cause: errno.map { .system(errno: $0) })
     }
 
     /// Publishing failed; credentials the object store rejects reject every retry too.
     public static func output(_ error: StreamError) -> RenderError {
         RenderError(
-            code: .outputFailed, message: "\(error)", isPermanent: error.code == .rejected, objectName: error.object,
+            code: .outputFailed, message: "\(error)", isPermanent: error.code == .rejected, object: error.object,
             cause: .stream(error))
     }
 

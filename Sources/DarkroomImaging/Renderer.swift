@@ -486,7 +486,7 @@ public enum Renderer {
                 input, heifLimits: HEIFLimits(request.limits, threads: request.threads),
                 maxScans: request.limits.maxScans)
         } catch let error as StreamError {
-            throw RenderError.codec(CodecError(sniffing: error, objectName: input.objectName))
+            throw RenderError.codec(CodecError(sniffing: error, object: input.objectName))
         } catch let error as HEIFError {
             // A file too big to hold in this budget is the budget's refusal, not damage.
             if let fileBytes = error.fileBytes {

@@ -79,7 +79,7 @@ extension CodecError {
     init(_ error: WebPError) {
         let code: Code = error.code == .outOfMemory ? .outOfMemory : .misuse
         self.init(
-            code: code, format: .webp, message: error.message, objectName: error.name,
+            code: code, format: .webp, message: error.message, object: error.name,
             isPermanent: error.code != .outOfMemory, cause: error)
     }
 }

@@ -66,7 +66,7 @@ final class HeldPictureWriter: RenditionWriter {
         do {
             try bytes.withUnsafeBytes { raw in try sink.write(raw) }
         } catch let error as StreamError {
-            throw RenderError.codec(CodecError(writing: error, format: format, objectName: sink.objectName))
+            throw RenderError.codec(CodecError(writing: error, format: format, object: sink.objectName))
         }
     }
 }

@@ -110,7 +110,7 @@ public struct SourceGainMap: Sendable, Equatable {
             case .heifToneMap:
                 return Self.samples(try decoder.decodeToneMapGainMap(), metadata: metadata)
             case .jpeg:
-                throw HEIFError(code: .misuse, message: "a JPEG's gain map asked of a HEIF", path: decoder.objectName)
+                throw HEIFError(code: .misuse, message: "a JPEG's gain map asked of a HEIF", object: decoder.objectName)
             }
         } catch {
             throw CodecError(error)

@@ -176,8 +176,8 @@ final class SourceDecoder {
     /// the failure names the input's format.
     func misuse(_ message: String, objectName: String) -> any Error {
         switch codec {
-        case .jpeg: JPEGError(code: .misuse, message: message, path: objectName)
-        case .heif: HEIFError(code: .misuse, message: message, path: objectName)
+        case .jpeg: JPEGError(code: .misuse, message: message, object: objectName)
+        case .heif: HEIFError(code: .misuse, message: message, object: objectName)
         }
     }
 
@@ -191,7 +191,7 @@ final class SourceDecoder {
         let source = ReplayingSource(prefix: prefix, then: input)
         if let fileType = HEIFFileType(prefix: prefix) {
             // An MP4 or a CR3 is refused before it is read into memory.
-            guard fileType.isHEIF else { throw HEIFError.notHEIF(fileType, path: input.objectName) }
+            guard fileType.isHEIF else { throw HEIFError.notHEIF(fileType, object: input.objectName) }
             return SourceDecoder(.heif(try HEIFDecoder(source: source, limits: heifLimits)))
         }
         return SourceDecoder(.jpeg(try JPEGDecoder(source: source, maxScans: maxScans)))

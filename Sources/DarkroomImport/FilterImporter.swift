@@ -35,7 +35,7 @@ public struct FilterImporter {
             table = try CubeFile.parse(bytes)
         } catch {
             throw ImportError(
-                .notALookupTable, source: file,
+                .notALookupTable, object: file,
                 message: "is not a .cube LUT darkroom renders: \(error) [\(error.code.rawValue)]", cause: error)
         }
         let digest = Self.sha256(bytes)
@@ -46,7 +46,7 @@ public struct FilterImporter {
             }
         } catch {
             throw ImportError(
-                .storageFailed, source: file, message: "cannot be stored (\(storage.location)): \(error)", cause: error)
+                .storageFailed, object: file, message: "cannot be stored (\(storage.location)): \(error)", cause: error)
         }
         _ = try catalog.add(name: name, version: version, sha256: digest, size: bytes.count)
         return Added(
@@ -60,15 +60,15 @@ public struct FilterImporter {
             size = (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
         } catch {
             throw ImportError(
-                .unreadable, source: path, message: "cannot be read: \(error.localizedDescription)", cause: error)
+                .unreadable, object: path, message: "cannot be read: \(error.localizedDescription)", cause: error)
         }
         guard size <= CubeFile.maxBytes else {
             throw ImportError(
-                .notALookupTable, source: path,
+                .notALookupTable, object: path,
                 message: "is \(size) bytes; a .cube LUT darkroom reads is at most \(CubeFile.maxBytes)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw ImportError(.unreadable, source: path, message: "cannot be read")
+            throw ImportError(.unreadable, object: path, message: "cannot be read")
         }
         return [UInt8](data)
     }

@@ -52,7 +52,7 @@ public struct ImportName: Sendable, Hashable {
         guard let directory = opendir(folder) else {
             let code = errno
             throw ImportError(
-                code == ENOENT ? .fileNotFound : .unreadable, source: folder,
+                code == ENOENT ? .fileNotFound : .unreadable, object: folder,
                 message: "cannot list this folder: \(String(cString: strerror(code)))")
         }
         defer { closedir(directory) }

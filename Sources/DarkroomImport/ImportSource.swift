@@ -25,20 +25,20 @@ final class ImportSource {
         guard lstat(absolute, &link) == 0 else {
             let code = errno
             throw ImportError(
-                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                code == ENOENT ? .fileNotFound : .unreadable, object: source,
                 message: code == ENOENT ? "no such file; check the path" : "cannot be read: \(Self.reason(code))")
         }
         var target = absolute
         if (link.st_mode & S_IFMT) == S_IFLNK {
             guard let resolved = Self.resolved(absolute) else {
-                throw ImportError(.fileNotFound, source: source, message: "is a symlink to nothing; check the path")
+                throw ImportError(.fileNotFound, object: source, message: "is a symlink to nothing; check the path")
             }
             let folder = (absolute as NSString).deletingLastPathComponent
             let realFolder = Self.resolved(folder) ?? folder
             guard followsSymlinks || resolved.hasPrefix(realFolder.hasSuffix("/") ? realFolder : realFolder + "/")
             else {
                 throw ImportError(
-                    .notARegularFile, source: source,
+                    .notARegularFile, object: source,
                     message:
                         "is a symlink out of its folder (to \(resolved)); import that file itself, or pass --follow-symlinks"
                 )
@@ -50,7 +50,7 @@ final class ImportSource {
         let opened = open(target, Self.flags)
         guard opened >= 0 else {
             let code = errno
-            throw ImportError(.unreadable, source: source, message: "cannot be opened: \(Self.reason(code))")
+            throw ImportError(.unreadable, object: source, message: "cannot be opened: \(Self.reason(code))")
         }
         try Self.check(opened, source: source)
         descriptor = opened
@@ -67,7 +67,7 @@ final class ImportSource {
         guard directory >= 0 else {
             let code = errno
             throw ImportError(
-                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                code == ENOENT ? .fileNotFound : .unreadable, object: source,
                 message: "its folder cannot be opened: \(Self.reason(code))")
         }
         defer { close(directory) }
@@ -78,11 +78,11 @@ final class ImportSource {
             let code = errno
             if code == ELOOP {
                 throw ImportError(
-                    .notARegularFile, source: source,
+                    .notARegularFile, object: source,
                     message: "is a symlink whose name is not UTF-8; import the file it points to itself")
             }
             throw ImportError(
-                code == ENOENT ? .fileNotFound : .unreadable, source: source,
+                code == ENOENT ? .fileNotFound : .unreadable, object: source,
                 message: "cannot be opened: \(Self.reason(code))")
         }
         try Self.check(opened, source: source)
@@ -100,17 +100,17 @@ final class ImportSource {
         guard fstat(opened, &status) == 0 else {
             let code = errno
             close(opened)
-            throw ImportError(.unreadable, source: source, message: "cannot be read: \(Self.reason(code))")
+            throw ImportError(.unreadable, object: source, message: "cannot be read: \(Self.reason(code))")
         }
         switch status.st_mode & S_IFMT {
         case S_IFREG: break
         case S_IFDIR:
             close(opened)
-            throw ImportError(.isFolder, source: source, message: "is a folder; pass the photos inside it")
+            throw ImportError(.isFolder, object: source, message: "is a folder; pass the photos inside it")
         default:
             close(opened)
             throw ImportError(
-                .notARegularFile, source: source,
+                .notARegularFile, object: source,
                 message: "is not a regular file (a FIFO, socket or device); only photos' files are imported")
         }
         _ = fcntl(opened, F_SETFL, fcntl(opened, F_GETFL) & ~O_NONBLOCK)

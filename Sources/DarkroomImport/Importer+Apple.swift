@@ -36,7 +36,7 @@ extension Importer {
             listed = try storage.list(under: folder, modifiedBefore: .distantFuture)
         } catch {
             throw ImportError(
-                .unreadable, source: storage.location + "/" + folder + "/", message: "cannot list it: \(error.message)",
+                .unreadable, object: storage.location + "/" + folder + "/", message: "cannot list it: \(error.message)",
                 cause: error)
         }
         // Only the folder's own objects: its subfolders hold other exports.
@@ -131,7 +131,7 @@ extension Importer {
             return try StorageKey(name)
         } catch {
             throw ImportError(
-                .refusedKey, source: source, message: "names no key darkroom allows: \(error.message)", cause: error)
+                .refusedKey, object: source, message: "names no key darkroom allows: \(error.message)", cause: error)
         }
     }
 
@@ -152,9 +152,9 @@ extension Importer {
             return sidecar
         } catch let error as AdjustmentError {
             throw ImportError(
-                .badSidecar, source: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
+                .badSidecar, object: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
         } catch {
-            throw ImportError(.unreadable, source: path, message: "cannot be read: \(error)", cause: error)
+            throw ImportError(.unreadable, object: path, message: "cannot be read: \(error)", cause: error)
         }
     }
 
@@ -182,8 +182,8 @@ extension Importer {
                 bytes += chunk.prefix(count)
             }
         } catch let error as StreamError {
-            throw ImportError(.unreadable, source: path, message: "cannot be read: \(error.message)", cause: error)
+            throw ImportError(.unreadable, object: path, message: "cannot be read: \(error.message)", cause: error)
         }
-        throw ImportError(.badSidecar, source: path, message: "is over \(limit) bytes, not a sidecar")
+        throw ImportError(.badSidecar, object: path, message: "is over \(limit) bytes, not a sidecar")
     }
 }

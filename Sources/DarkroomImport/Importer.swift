@@ -140,16 +140,16 @@ public struct Importer {
         do {
             return try SourceHeader.read(from: open())
         } catch let error as StreamError {
-            throw ImportError(.unreadable, source: source, message: "cannot be read: \(error.message)", cause: error)
+            throw ImportError(.unreadable, object: source, message: "cannot be read: \(error.message)", cause: error)
         } catch let error as CodecError {
             // libjpeg quotes the bytes a file starts with; a refusal names the file, never its content.
             if error.format == .jpeg, error.code == .corrupt, error.byteOffset == 0 {
                 throw ImportError(
-                    .notAPhoto, source: source,
+                    .notAPhoto, object: source,
                     message: "is not a photo darkroom reads (JPEG, HEIC or AVIF, told by content)")
             }
             throw ImportError(
-                .notAPhoto, source: source, message: error.message + Self.unreadableNote(error), cause: error)
+                .notAPhoto, object: source, message: error.message + Self.unreadableNote(error), cause: error)
         }
     }
 
@@ -212,7 +212,7 @@ public struct Importer {
             try storage.publish(key) { upload in try copyStream(from: file, to: upload) }
         } catch let error as StreamError {
             throw ImportError(
-                .storageFailed, source: source,
+                .storageFailed, object: source,
                 message: "cannot copy into the storage (\(storage.location)): \(error.message)", cause: error)
         }
     }
@@ -222,7 +222,7 @@ public struct Importer {
             return try storage.exists(key)
         } catch {
             throw ImportError(
-                .storageFailed, source: source, message: "cannot look up \(key) in the storage (\(storage.location))",
+                .storageFailed, object: source, message: "cannot look up \(key) in the storage (\(storage.location))",
                 cause: error)
         }
     }
@@ -242,7 +242,7 @@ public struct Importer {
                 count += Int64(got)
             }
         } catch {
-            throw ImportError(.unreadable, source: source, message: "cannot be read from the storage", cause: error)
+            throw ImportError(.unreadable, object: source, message: "cannot be read from the storage", cause: error)
         }
         return (ContentDigest.hex(hasher.finalize()), count)
     }
@@ -256,7 +256,7 @@ public struct Importer {
             return (digest.sha256, digest.byteCount)
         } catch {
             throw ImportError(
-                .unreadable, source: source, message: "cannot be read: \(String(cString: strerror(error.errno)))",
+                .unreadable, object: source, message: "cannot be read: \(String(cString: strerror(error.errno)))",
                 cause: error)
         }
     }
@@ -286,20 +286,20 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
 
     public var code: Code
     /// The file, or the object's URL.
-    public var source: String
+    public var object: String
     public var message: String
     public var cause: (any Error & Sendable)?
 
-    public init(_ code: Code, source: String, message: String, cause: (any Error & Sendable)? = nil) {
+    public init(_ code: Code, object: String, message: String, cause: (any Error & Sendable)? = nil) {
         self.code = code
-        self.source = source
+        self.object = object
         self.message = message
         self.cause = cause
     }
 
     /// The cause is said when the message does not already say it.
     public var description: String {
-        guard let cause, case let text = "\(cause)", !message.contains(text) else { return "\(source): \(message)" }
-        return "\(source): \(message) (\(text))"
+        guard let cause, case let text = "\(cause)", !message.contains(text) else { return "\(object): \(message)" }
+        return "\(object): \(message) (\(text))"
     }
 }

@@ -38,14 +38,14 @@ public struct S3Configuration: Sendable, Equatable {
                 code: .notConfigured,
                 message:
                     "the endpoint \"\(resolvedEndpoint)\" must be http(s)://HOST[:PORT] (AWS_ENDPOINT_URL or --aws-endpoint-url)",
-                path: url)
+                object: url)
         }
         guard let accessKeyID, !accessKeyID.isEmpty, let secretAccessKey, !secretAccessKey.isEmpty else {
             throw StorageError(
                 code: .notConfigured,
                 message:
                     "no credentials: set AWS_ACCESS_KEY_ID (or --aws-access-key-id) and AWS_SECRET_ACCESS_KEY (or AWS_SECRET_ACCESS_KEY_FILE, naming a file that holds it)",
-                path: url)
+                object: url)
         }
         self.bucket = parsed.bucket
         self.prefix = parsed.prefix

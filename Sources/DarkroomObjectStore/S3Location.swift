@@ -16,7 +16,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
     public init(parsing text: String) throws(StorageError) {
         guard Self.names(text) else {
             throw StorageError(
-                code: .notConfigured, message: "an object storage is named s3://BUCKET/PREFIX", path: text)
+                code: .notConfigured, message: "an object storage is named s3://BUCKET/PREFIX", object: text)
         }
         let rest = text.dropFirst(Self.scheme.count)
         let bucket = String(rest.prefix { $0 != "/" })
@@ -24,7 +24,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
             throw StorageError(
                 code: .notConfigured,
                 message: "\"\(bucket)\" is not a bucket name (3 to 63 lower-case letters, digits, dots and hyphens)",
-                path: text)
+                object: text)
         }
         var prefix = String(rest.dropFirst(bucket.count))
         while prefix.hasPrefix("/") { prefix.removeFirst() }
@@ -34,7 +34,7 @@ public struct S3Location: Sendable, Hashable, CustomStringConvertible {
                 _ = try StorageKey(prefix)
             } catch {
                 throw StorageError(
-                    code: .outsideRoot, message: "the prefix \"\(prefix)\" is refused: \(error.message)", path: text)
+                    code: .outsideRoot, message: "the prefix \"\(prefix)\" is refused: \(error.message)", object: text)
             }
         }
         self.bucket = bucket

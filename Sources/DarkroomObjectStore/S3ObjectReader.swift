@@ -46,7 +46,7 @@ final class S3ObjectReader: ByteSource {
                     throw CurlError(
                         code: .interrupted, curlCode: Self.partialFile,
                         message: "the body ended at byte \(offset) of \(length)",
-                        url: objectKey)
+                        object: objectKey)
                 }
                 offset += got
                 if got > 0 { breaksWithoutProgress = 0 }

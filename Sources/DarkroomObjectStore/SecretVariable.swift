@@ -12,22 +12,23 @@ public enum SecretVariable {
         if let value = environment[name], !value.isEmpty { return value }
         guard let path = environment[name + "_FILE"], !path.isEmpty else { return nil }
         guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw SecretFileError(variable: name + "_FILE", path: path, reason: "cannot be opened")
+            throw SecretFileError(variable: name + "_FILE", object: path, reason: "cannot be opened")
         }
         defer { try? handle.close() }
         let bytes: Data
         do { bytes = try handle.read(upToCount: maxFileBytes + 1) ?? Data() } catch {
-            throw SecretFileError(variable: name + "_FILE", path: path, reason: "cannot be read")
+            throw SecretFileError(variable: name + "_FILE", object: path, reason: "cannot be read")
         }
         guard bytes.count <= maxFileBytes else {
-            throw SecretFileError(variable: name + "_FILE", path: path, reason: "is larger than \(maxFileBytes) bytes")
+            throw SecretFileError(
+                variable: name + "_FILE", object: path, reason: "is larger than \(maxFileBytes) bytes")
         }
         guard let text = String(data: bytes, encoding: .utf8) else {
-            throw SecretFileError(variable: name + "_FILE", path: path, reason: "is not UTF-8 text")
+            throw SecretFileError(variable: name + "_FILE", object: path, reason: "is not UTF-8 text")
         }
         let value =
             text.hasSuffix("\r\n") ? String(text.dropLast(2)) : text.hasSuffix("\n") ? String(text.dropLast()) : text
-        guard !value.isEmpty else { throw SecretFileError(variable: name + "_FILE", path: path, reason: "is empty") }
+        guard !value.isEmpty else { throw SecretFileError(variable: name + "_FILE", object: path, reason: "is empty") }
         return value
     }
 }
@@ -35,10 +36,11 @@ public enum SecretVariable {
 /// A secret's file named by a `*_FILE` variable that gives no value. Its contents are never shown.
 public struct SecretFileError: Error, CustomStringConvertible, Sendable {
     public var variable: String
-    public var path: String
+    /// The secret's file.
+    public var object: String
     public var reason: String
 
     public var description: String {
-        "\(variable) names \(path.debugDescription), which \(reason); write the secret alone in that file, readable by this user"
+        "\(variable) names \(object.debugDescription), which \(reason); write the secret alone in that file, readable by this user"
     }
 }

@@ -42,7 +42,7 @@ public struct StorageSettings: Sendable, Equatable {
             do throws(SecretFileError) {
                 return try SecretVariable.value(name, in: environment)
             } catch {
-                throw StorageError(code: .notConfigured, message: error.description, path: error.path)
+                throw StorageError(code: .notConfigured, message: error.description, object: error.object)
             }
         }
         return StorageSettings(
@@ -66,7 +66,7 @@ public struct StorageSettings: Sendable, Equatable {
                 throw StorageError(
                     code: .notConfigured,
                     message: "DARKROOM_S3_ADDRESSING (--s3-addressing) is \"\(addressing)\"; use path or virtual",
-                    path: storage)
+                    object: storage)
             }
             mode = parsed
         }
@@ -80,7 +80,8 @@ public struct StorageSettings: Sendable, Equatable {
     public func open(create: Bool = false) throws(StorageError) -> any ObjectStorage {
         guard let storage, !storage.isEmpty else {
             throw StorageError(
-                code: .notConfigured, message: "no storage configured: set DARKROOM_STORAGE or pass --storage", path: ""
+                code: .notConfigured, message: "no storage configured: set DARKROOM_STORAGE or pass --storage",
+                object: ""
             )
         }
         guard let configuration = try s3Configuration() else {
@@ -95,13 +96,13 @@ public struct StorageSettings: Sendable, Equatable {
             throw StorageError(
                 code: .unavailable,
                 message: "cannot create the scratch folder (DARKROOM_SCRATCH): \(error.localizedDescription)",
-                path: scratch)
+                object: scratch)
         }
         let bucket = S3Storage(configuration, scratchDirectory: scratch)
         do {
             try bucket.checkAccess()
         } catch {
-            throw StorageError(code: .unavailable, message: error.description, path: configuration.location)
+            throw StorageError(code: .unavailable, message: error.description, object: configuration.location)
         }
         return bucket
     }

@@ -59,7 +59,7 @@ public struct OperatorScript: Sendable, Hashable {
     public init(parsing text: String, expectedName: String) throws(OperatorScriptError) {
         guard text.utf8.count <= Self.maxBytes else {
             throw OperatorScriptError(
-                job: expectedName,
+                object: expectedName,
                 message: "the file is \(text.utf8.count) bytes; a job file holds at most \(Self.maxBytes)")
         }
         var fields: [String: String] = [:]
@@ -84,64 +84,66 @@ public struct OperatorScript: Sendable, Hashable {
             let value = content[content.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             guard key.allSatisfy({ $0.isLetter || $0 == "-" }) else { continue }
             if key == "param" {
-                let parameter = try Self.parameter(value, line: number + 1, job: expectedName)
+                let parameter = try Self.parameter(value, line: number + 1, script: expectedName)
                 guard !parameters.contains(where: { $0.name == parameter.name }) else {
                     throw OperatorScriptError(
-                        job: expectedName, message: "line \(number + 1): parameter \(parameter.name) is declared twice")
+                        object: expectedName,
+                        message: "line \(number + 1): parameter \(parameter.name) is declared twice")
                 }
                 guard parameters.count < Self.maxParameters else {
                     throw OperatorScriptError(
-                        job: expectedName,
+                        object: expectedName,
                         message: "line \(number + 1): a job takes at most \(Self.maxParameters) parameters")
                 }
                 parameters.append(parameter)
             } else if fields[key] == nil {
                 fields[key] = value
             } else {
-                throw OperatorScriptError(job: expectedName, message: "line \(number + 1): `\(key):` appears twice")
+                throw OperatorScriptError(object: expectedName, message: "line \(number + 1): `\(key):` appears twice")
             }
         }
         guard let name = fields["job"] else {
-            throw OperatorScriptError(job: expectedName, message: "the header has no `-- job: NAME` line")
+            throw OperatorScriptError(object: expectedName, message: "the header has no `-- job: NAME` line")
         }
         guard name == expectedName else {
             throw OperatorScriptError(
-                job: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
+                object: expectedName, message: "the header says `job: \(name)` but the file is \(expectedName).sql")
         }
         guard let summary = fields["does"], !summary.isEmpty else {
-            throw OperatorScriptError(job: name, message: "the header has no `-- does:` line saying what the job does")
+            throw OperatorScriptError(
+                object: name, message: "the header has no `-- does:` line saying what the job does")
         }
         guard let schedule = fields["schedule"], !schedule.isEmpty else {
             throw OperatorScriptError(
-                job: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
+                object: name, message: "the header has no `-- schedule:` line (write `on demand` if it has none)")
         }
         guard let repeats = Repeat(rawValue: fields["repeat"] ?? "once") else {
             throw OperatorScriptError(
-                job: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
+                object: name, message: "`repeat:` must be `once` or `until-zero`, not `\(fields["repeat"]!)`")
         }
         var files: Files?
         if let written = fields["files"] {
             guard let known = Files(rawValue: written) else {
-                throw OperatorScriptError(job: name, message: "`files:` must be `renders`, not `\(written)`")
+                throw OperatorScriptError(object: name, message: "`files:` must be `renders`, not `\(written)`")
             }
             files = known
         }
         let sql = body.joined(separator: "\n").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !sql.isEmpty else {
-            throw OperatorScriptError(job: name, message: "the file has no SQL after its header")
+            throw OperatorScriptError(object: name, message: "the file has no SQL after its header")
         }
-        let used = try SQLPlaceholders.names(in: sql, job: name)
+        let used = try SQLPlaceholders.names(in: sql, script: name)
         let declared = Set(parameters.map(\.name))
         if let undeclared = used.first(where: { !declared.contains($0) }) {
             throw OperatorScriptError(
-                job: name,
+                object: name,
                 message: "the SQL uses :\(undeclared) but the header declares no `-- param: \(undeclared) TYPE`")
         }
         if files == .renders,
             !["paths", "job_ids", "temporary", "min_age_minutes"].allSatisfy(declared.contains)
         {
             throw OperatorScriptError(
-                job: name,
+                object: name,
                 message: "`files: renders` needs `-- param: paths text[]`, `-- param: job_ids bigint[]` and "
                     + "`-- param: temporary boolean[]` (the runner fills them) and `-- param: min_age_minutes int = N`")
         }
@@ -155,7 +157,7 @@ public struct OperatorScript: Sendable, Hashable {
     }
 
     /// `name type [= default] [-- help]`
-    static func parameter(_ text: String, line: Int, job: String) throws(OperatorScriptError) -> Parameter {
+    static func parameter(_ text: String, line: Int, script: String) throws(OperatorScriptError) -> Parameter {
         var declaration = Substring(text)
         var help = ""
         if let dashes = text.range(of: "--") {
@@ -172,11 +174,12 @@ public struct OperatorScript: Sendable, Hashable {
             words[0].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
         else {
             throw OperatorScriptError(
-                job: job, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`")
+                object: script, message: "line \(line): write parameters as `-- param: name type [= default] [-- help]`"
+            )
         }
         guard types.contains(words[1]) else {
             throw OperatorScriptError(
-                job: job,
+                object: script,
                 message:
                     "line \(line): parameter \(words[0]) has type `\(words[1])`; use one of \(types.sorted().joined(separator: ", "))"
             )
@@ -191,14 +194,15 @@ public struct OperatorScript: Sendable, Hashable {
         if let unknown = given.keys.sorted().first(where: { !known.contains($0) }) {
             let names = parameters.map(\.name).joined(separator: ", ")
             throw OperatorScriptError(
-                job: name,
+                object: name,
                 message: "it has no parameter \(unknown); its parameters are \(names.isEmpty ? "none" : names)")
         }
         var resolved: [String: String] = [:]
         for parameter in parameters {
             guard let value = given[parameter.name] ?? parameter.defaultValue else {
                 throw OperatorScriptError(
-                    job: name, message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
+                    object: name,
+                    message: "parameter \(parameter.name) is required: pass --param \(parameter.name)=VALUE")
             }
             resolved[parameter.name] = value
         }
@@ -206,7 +210,7 @@ public struct OperatorScript: Sendable, Hashable {
         let types = Dictionary(uniqueKeysWithValues: parameters.map { ($0.name, $0.type) })
         var values: [String] = []
         var index: [String: Int] = [:]
-        let sql = try SQLPlaceholders.replace(in: sql, job: name) { name in
+        let sql = try SQLPlaceholders.replace(in: sql, script: name) { name in
             if index[name] == nil {
                 values.append(resolved[name]!)
                 index[name] = values.count
@@ -225,25 +229,25 @@ public struct OperatorScriptError: Error, Sendable, Hashable, CustomStringConver
     }
 
     public var code: Code { .invalid }
-    /// The job file concerned, by name.
-    public var job: String
+    /// The script concerned, by name.
+    public var object: String
     public var message: String
-    public var description: String { "job \(job): \(message)" }
+    public var description: String { "job \(object): \(message)" }
 }
 
 /// Finds `:name` placeholders outside string literals, quoted identifiers and comments;
 /// `::type` casts are left alone.
 enum SQLPlaceholders {
-    static func names(in sql: String, job: String) throws(OperatorScriptError) -> [String] {
+    static func names(in sql: String, script: String) throws(OperatorScriptError) -> [String] {
         var found: [String] = []
-        _ = try replace(in: sql, job: job) { name in
+        _ = try replace(in: sql, script: script) { name in
             found.append(name)
             return ""
         }
         return found
     }
 
-    static func replace(in sql: String, job: String, _ substitute: (String) -> String) throws(OperatorScriptError)
+    static func replace(in sql: String, script: String, _ substitute: (String) -> String) throws(OperatorScriptError)
         -> String
     {
         let characters = Array(sql)
@@ -270,7 +274,7 @@ enum SQLPlaceholders {
                 }
                 guard end < characters.count else {
                     throw OperatorScriptError(
-                        job: job,
+                        object: script,
                         message:
                             "the SQL has an unterminated \(character == "'" ? "string literal" : "quoted identifier")")
                 }
@@ -289,7 +293,7 @@ enum SQLPlaceholders {
                     let tag = String(characters[index...tagEnd])
                     let rest = String(characters[(tagEnd + 1)...])
                     guard let close = rest.range(of: tag) else {
-                        throw OperatorScriptError(job: job, message: "the SQL has an unterminated \(tag) quote")
+                        throw OperatorScriptError(object: script, message: "the SQL has an unterminated \(tag) quote")
                     }
                     let body = rest[..<close.upperBound]
                     output += tag + body

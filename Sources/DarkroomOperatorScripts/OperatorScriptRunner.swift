@@ -56,21 +56,21 @@ public struct OperatorScriptRunner {
     /// arrays. Empty ones check a job's other parameters before anything is listed.
     public static let renderFileParameters = ["paths": "{}", "job_ids": "{}", "temporary": "{}"]
 
-    public func run(_ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws
+    public func run(_ script: OperatorScript, parameters: [String: String], files: (any RenderFileStore)? = nil) throws
         -> OperatorScriptReport
     {
-        _ = try job.bound(
-            job.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
+        _ = try script.bound(
+            script.files == nil ? parameters : parameters.merging(Self.renderFileParameters) { given, _ in given })
         let paramsJSON = String(
             decoding: try JSONSerialization.data(withJSONObject: parameters, options: [.sortedKeys]), as: UTF8.self)
-        let runID = try runs.begin(name: job.name, parametersJSON: paramsJSON)
+        let runID = try runs.begin(name: script.name, parametersJSON: paramsJSON)
         var logger = logger
-        logger[metadataKey: "job"] = "\(job.name)"
+        logger[metadataKey: "script"] = "\(script.name)"
         logger[metadataKey: "run_id"] = "\(runID)"
         do {
-            let report = try execute(job, parameters: parameters, files: files, runID: runID, logger: logger)
+            let report = try execute(script, parameters: parameters, files: files, runID: runID, logger: logger)
             let result =
-                report.total > 0 || job.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
+                report.total > 0 || script.repeats == .untilZero ? "\(report.total)" : "\(report.rows.count) row(s)"
             try runs.finish(
                 runID: runID, .succeeded,
                 result: result + (report.deletedFiles.isEmpty ? "" : ", \(report.deletedFiles.count) file(s) deleted"))
@@ -82,22 +82,24 @@ public struct OperatorScriptRunner {
     }
 
     private func execute(
-        _ job: OperatorScript, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
+        _ script: OperatorScript, parameters: [String: String], files: (any RenderFileStore)?, runID: Int64,
         logger: Logger
     ) throws -> OperatorScriptReport {
         var report = OperatorScriptReport(
             runID: runID, columns: [], rows: [], executions: 0, total: 0, deletedFiles: [])
-        if job.files == .renders {
+        if script.files == .renders {
             guard let files else {
                 throw OperatorScriptError(
-                    job: job.name, message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)")
+                    object: script.name,
+                    message: "it works on render files; run it with a storage root (DARKROOM_STORAGE)"
+                )
             }
             let minutes =
-                parameters["min_age_minutes"] ?? job.parameters.first { $0.name == "min_age_minutes" }?.defaultValue
+                parameters["min_age_minutes"] ?? script.parameters.first { $0.name == "min_age_minutes" }?.defaultValue
                 ?? ""
             guard let minimumAge = Int(minutes), minimumAge >= 0 else {
                 throw OperatorScriptError(
-                    job: job.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
+                    object: script.name, message: "min_age_minutes must be a whole number of minutes, got \(minutes)")
             }
             let candidates = try files.renderFiles(olderThan: .seconds(minimumAge * 60))
             logger.info("checking render files", metadata: ["candidates": "\(candidates.count)"])
@@ -108,11 +110,11 @@ public struct OperatorScriptRunner {
                     "job_ids": Self.arrayLiteral(chunk.map { String($0.jobID) }),
                     "temporary": Self.arrayLiteral(chunk.map { String($0.isTemporary) }),
                 ]
-                let rows = try once(job, parameters.merging(filled) { _, runner in runner }, into: &report)
+                let rows = try once(script, parameters.merging(filled) { _, runner in runner }, into: &report)
                 for path in rows.column("path") ?? Array(repeating: nil, count: rows.rows.count) {
                     guard let path else {
                         throw OperatorScriptError(
-                            job: job.name, message: "a `files: renders` job must return a `path` column")
+                            object: script.name, message: "a `files: renders` job must return a `path` column")
                     }
                     try files.deleteRenderFile(path)
                     report.deletedFiles.append(path)
@@ -122,23 +124,23 @@ public struct OperatorScriptRunner {
             return report
         }
         while true {
-            let rows = try once(job, parameters, into: &report)
-            guard job.repeats == .untilZero else { return report }
+            let rows = try once(script, parameters, into: &report)
+            guard script.repeats == .untilZero else { return report }
             guard let count = rows.firstCount else {
                 throw OperatorScriptError(
-                    job: job.name,
+                    object: script.name,
                     message: "`repeat: until-zero` needs the statement to return a count in its first column")
             }
             report.total += count
-            logger.debug("job batch done", metadata: ["count": "\(count)", "total": "\(report.total)"])
+            logger.debug("script batch done", metadata: ["count": "\(count)", "total": "\(report.total)"])
             if count <= 0 { return report }
         }
     }
 
-    private func once(_ job: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport)
+    private func once(_ script: OperatorScript, _ parameters: [String: String], into report: inout OperatorScriptReport)
         throws -> OperatorScriptRuns.Rows
     {
-        let (sql, values) = try job.bound(parameters)
+        let (sql, values) = try script.bound(parameters)
         let rows = try runs.runStatement(sql, values: values)
         report.executions += 1
         report.columns = rows.columns
@@ -164,7 +166,7 @@ public enum OperatorScriptCatalog {
             names = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasSuffix(".sql") }.sorted()
         } catch {
             throw OperatorScriptError(
-                job: "*",
+                object: "*",
                 message:
                     "cannot read the jobs folder \(folder): \(error.localizedDescription); pass --jobs-dir or set DARKROOM_JOBS_DIR"
             )
@@ -177,11 +179,11 @@ public enum OperatorScriptCatalog {
                 ?? 0
             guard size <= OperatorScript.maxBytes else {
                 throw OperatorScriptError(
-                    job: name,
+                    object: name,
                     message: "\(folder)/\(file) is \(size) bytes; a job file holds at most \(OperatorScript.maxBytes)")
             }
             guard let text = try? String(contentsOfFile: folder + "/" + file, encoding: .utf8) else {
-                throw OperatorScriptError(job: name, message: "cannot read \(folder)/\(file)")
+                throw OperatorScriptError(object: name, message: "cannot read \(folder)/\(file)")
             }
             return try OperatorScript(parsing: text, expectedName: name)
         }

@@ -26,7 +26,7 @@ public struct StoredRenderFiles: RenderFileStore {
             throw StorageError(
                 code: .outsideRoot,
                 message: "refusing to delete \(path): only files under \(StorageLayout.rendersFolder)/ are cleaned",
-                path: path)
+                object: path)
         }
         try storage.remove(path)
     }

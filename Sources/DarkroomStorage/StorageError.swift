@@ -12,13 +12,13 @@ public struct StorageError: Error, Sendable, Equatable, CustomStringConvertible 
     public var code: Code
     public var message: String
     /// The root, key or path concerned.
-    public var path: String
+    public var object: String
 
-    public init(code: Code, message: String, path: String) {
+    public init(code: Code, message: String, object: String) {
         self.code = code
         self.message = message
-        self.path = path
+        self.object = object
     }
 
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    public var description: String { object.isEmpty ? message : "\(object): \(message)" }
 }

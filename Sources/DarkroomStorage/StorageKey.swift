@@ -7,7 +7,7 @@ public struct StorageKey: Sendable, Hashable, Comparable, CustomStringConvertibl
     public init(_ rawValue: String) throws(StorageError) {
         if let problem = Self.problem(with: rawValue) {
             throw StorageError(
-                code: .outsideRoot, message: "the stored path \"\(rawValue)\" is refused: \(problem)", path: rawValue)
+                code: .outsideRoot, message: "the stored path \"\(rawValue)\" is refused: \(problem)", object: rawValue)
         }
         self.rawValue = rawValue
     }

@@ -14,7 +14,7 @@ public struct StorageRoot: ObjectStorage {
         guard !path.isEmpty else {
             throw StorageError(
                 code: .notConfigured, message: "no storage root given; set DARKROOM_STORAGE or pass --storage",
-                path: path)
+                object: path)
         }
         let absolute = URL(fileURLWithPath: path).standardizedFileURL.path
         var isDirectory: ObjCBool = false
@@ -22,7 +22,7 @@ public struct StorageRoot: ObjectStorage {
             throw StorageError(
                 code: .unavailable,
                 message: "the storage root does not exist or is not a folder; create it or mount the share",
-                path: absolute)
+                object: absolute)
         }
         self.path = URL(fileURLWithPath: absolute).resolvingSymlinksInPath().path
     }
@@ -51,11 +51,12 @@ public struct StorageRoot: ObjectStorage {
         } catch {
             throw StorageError(
                 code: error.code == .symlinkInPath ? .symlinkInPath : .unavailable,
-                message: "cannot create \(error.object): \(error.message)", path: path)
+                message: "cannot create \(error.object): \(error.message)", object: path)
         }
         guard rendersWritable else {
             throw StorageError(
-                code: .unavailable, message: "\(StorageLayout.rendersFolder)/ is not writable by this user", path: path)
+                code: .unavailable, message: "\(StorageLayout.rendersFolder)/ is not writable by this user",
+                object: path)
         }
     }
 

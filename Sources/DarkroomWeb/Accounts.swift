@@ -44,17 +44,18 @@ public struct AccountFileError: Error, Sendable, CustomStringConvertible {
 
     public var code: Code
     public var message: String
-    public var path: String
+    /// The account file.
+    public var object: String
     public var line: Int?
 
-    public init(_ code: Code, _ message: String, path: String, line: Int? = nil) {
+    public init(_ code: Code, _ message: String, object: String, line: Int? = nil) {
         self.code = code
         self.message = message
-        self.path = path
+        self.object = object
         self.line = line
     }
 
-    public var description: String { "\(path)\(line.map { ":\($0)" } ?? ""): \(message) [\(code.rawValue)]" }
+    public var description: String { "\(object)\(line.map { ":\($0)" } ?? ""): \(message) [\(code.rawValue)]" }
 }
 
 /// The accounts `darkroom serve` signs people in with, read from a file once at start.
@@ -75,7 +76,7 @@ public struct AccountFile: Sendable {
         let text: String
         do { text = try String(contentsOfFile: path, encoding: .utf8) } catch {
             throw AccountFileError(
-                .unreadable, "cannot read the account file: \(error.localizedDescription)", path: path)
+                .unreadable, "cannot read the account file: \(error.localizedDescription)", object: path)
         }
         var file = AccountFile(path: path)
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -84,21 +85,21 @@ public struct AccountFile: Sendable {
             let fields = line.split(separator: " ", omittingEmptySubsequences: true).map(String.init)
             guard fields.count == 3 else {
                 throw AccountFileError(
-                    .malformed, "expected `name role bcrypt-hash`, found \(fields.count) field(s)", path: path,
+                    .malformed, "expected `name role bcrypt-hash`, found \(fields.count) field(s)", object: path,
                     line: index + 1)
             }
             if let problem = Account.nameProblem(fields[0]) {
-                throw AccountFileError(.malformed, problem, path: path, line: index + 1)
+                throw AccountFileError(.malformed, problem, object: path, line: index + 1)
             }
             guard let role = Role(rawValue: fields[1]) else {
                 throw AccountFileError(
-                    .malformed, "role \(fields[1].debugDescription) is neither viewer nor operator", path: path,
+                    .malformed, "role \(fields[1].debugDescription) is neither viewer nor operator", object: path,
                     line: index + 1)
             }
             guard fields[2].hasPrefix("$2") else {
                 throw AccountFileError(
                     .malformed, "the password hash is not bcrypt; create entries with `darkroom serve --add-user`",
-                    path: path, line: index + 1)
+                    object: path, line: index + 1)
             }
             file.accounts[fields[0]] = Account(name: fields[0], role: role, passwordHash: fields[2])
         }
@@ -107,10 +108,10 @@ public struct AccountFile: Sendable {
 
     /// Adds or replaces `name` with a fresh salted hash of `password`.
     public mutating func set(name: String, role: Role, password: String) throws(AccountFileError) {
-        if let problem = Account.nameProblem(name) { throw AccountFileError(.invalidAccount, problem, path: path) }
+        if let problem = Account.nameProblem(name) { throw AccountFileError(.invalidAccount, problem, object: path) }
         guard password.utf8.count >= 8, password.utf8.count <= 72 else {
             throw AccountFileError(
-                .invalidAccount, "a password has 8 to 72 bytes (bcrypt reads no further)", path: path)
+                .invalidAccount, "a password has 8 to 72 bytes (bcrypt reads no further)", object: path)
         }
         accounts[name] = Account(name: name, role: role, passwordHash: Bcrypt.hash(password, cost: Self.cost))
     }
@@ -126,12 +127,12 @@ public struct AccountFile: Sendable {
             FileManager.default.createFile(
                 atPath: temporary, contents: Data(text.utf8), attributes: [.posixPermissions: 0o600])
         else {
-            throw AccountFileError(.unwritable, "cannot write \(temporary)", path: path)
+            throw AccountFileError(.unwritable, "cannot write \(temporary)", object: path)
         }
         guard rename(temporary, path) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(temporary)
-            throw AccountFileError(.unwritable, "cannot replace the account file: \(reason)", path: path)
+            throw AccountFileError(.unwritable, "cannot replace the account file: \(reason)", object: path)
         }
     }
 

@@ -37,11 +37,11 @@ public final class ActionAudit: Sendable {
         if !FileManager.default.fileExists(atPath: path) {
             guard FileManager.default.createFile(atPath: path, contents: nil, attributes: [.posixPermissions: 0o600])
             else {
-                throw AccountFileError(.unwritable, "cannot create the audit file", path: path)
+                throw AccountFileError(.unwritable, "cannot create the audit file", object: path)
             }
         }
         guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw AccountFileError(.unwritable, "cannot open the audit file for appending", path: path)
+            throw AccountFileError(.unwritable, "cannot open the audit file for appending", object: path)
         }
         handle.seekToEndOfFile()
         file = handle

@@ -46,7 +46,7 @@ public struct FilterFile: Sendable, Hashable {
                     .missing,
                     "operation \(index) names filter \(step.label); give its LUT with --filter-file "
                         + "\(step.name)@\(step.version ?? "VERSION")=PATH.cube",
-                    path: "")
+                    object: "")
             }
             let bytes = try file.read()
             do {
@@ -60,10 +60,10 @@ public struct FilterFile: Sendable, Hashable {
                         .hashMismatch,
                         "filter \(step.name)@\(file.version.text) has SHA-256 \(found), not the \(step.sha256 ?? "") "
                             + "the adjustment data records; give the LUT that version was added with",
-                        path: file.path)
+                        object: file.path)
                 case .unreadable(let error):
                     throw FilterFileError(
-                        .unreadable, "\(error) [\(error.code.rawValue)]", path: file.path, cause: error)
+                        .unreadable, "\(error) [\(error.code.rawValue)]", object: file.path, cause: error)
                 }
             }
             step.version = file.version.text
@@ -83,13 +83,14 @@ public struct FilterFile: Sendable, Hashable {
     func read() throws(FilterFileError) -> [UInt8] {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path)
         if let size = attributes?[.size] as? Int, size > CubeFile.maxBytes {
-            throw FilterFileError(.unreadable, "is larger than \(CubeFile.maxBytes) bytes; not a LUT", path: path)
+            throw FilterFileError(.unreadable, "is larger than \(CubeFile.maxBytes) bytes; not a LUT", object: path)
         }
         guard let contents = FileManager.default.contents(atPath: path) else {
-            throw FilterFileError(.missing, "cannot read this file; check the path given to --filter-file", path: path)
+            throw FilterFileError(
+                .missing, "cannot read this file; check the path given to --filter-file", object: path)
         }
         guard contents.count <= CubeFile.maxBytes else {
-            throw FilterFileError(.unreadable, "is larger than \(CubeFile.maxBytes) bytes; not a LUT", path: path)
+            throw FilterFileError(.unreadable, "is larger than \(CubeFile.maxBytes) bytes; not a LUT", object: path)
         }
         return [UInt8](contents)
     }
@@ -106,15 +107,15 @@ public struct FilterFileError: Error, Sendable, CustomStringConvertible {
     public var code: Code
     public var message: String
     /// The LUT file concerned ("" when no file was given).
-    public var path: String
+    public var object: String
     public var cause: CubeError?
 
-    public init(_ code: Code, _ message: String, path: String, cause: CubeError? = nil) {
+    public init(_ code: Code, _ message: String, object: String, cause: CubeError? = nil) {
         self.code = code
         self.message = message
-        self.path = path
+        self.object = object
         self.cause = cause
     }
 
-    public var description: String { path.isEmpty ? message : "\(path): \(message)" }
+    public var description: String { object.isEmpty ? message : "\(object): \(message)" }
 }

@@ -269,7 +269,7 @@ extension RenderJobRunner {
     /// Errors name their object: libjpeg's and libheif's about the input (its key) blame the input by
     /// identity; the rest concern the render itself or its outputs, and say so themselves.
     static func classify(_ error: RenderError, input: RenderInput) -> JobFailure {
-        if let cause = error.codecError, cause.objectName == input.key.rawValue {
+        if let cause = error.codecError, cause.object == input.key.rawValue {
             let failure = RenderInputError(input: input, cause: cause)
             return failure.isPermanent
                 ? .permanent(code: failure.code, message: failure.description, cause: failure)

@@ -1,6 +1,6 @@
 import ByteStreams
-import CJPEG
-import CJPEGBoundary
+internal import CJPEG
+internal import CJPEGBoundary
 
 /// Owns one libjpeg decompressor and the source it reads. Rows come out top to bottom,
 /// as 8-bit RGB (greyscale is expanded), a few at a time: nothing here holds the image.
@@ -36,7 +36,7 @@ public final class JPEGDecoder {
     public init(source: any ByteSource, maxScans: Int = JPEGDecoder.defaultMaxScans) throws {
         let name = source.objectName
         guard let handle = dr_decoder_create(Int32(clamping: maxScans)) else {
-            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", path: name)
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG decoder", object: name)
         }
         let context = SourceContext(source)
         context.limit = Self.maxHeaderBytes
@@ -50,7 +50,7 @@ public final class JPEGDecoder {
                 ? JPEGError(
                     code: .corrupt,
                     message: "the markers before the first scan take more than \(Self.maxHeaderBytes) bytes",
-                    path: name, byteOffset: Self.maxHeaderBytes)
+                    object: name, byteOffset: Self.maxHeaderBytes)
                 : JPEGError(
                     boundary: &handle.pointee.error, object: name, streamFailure: context.failure, isDecoder: true,
                     inputRanDryAt: Self.ranDryAt(handle), inHeader: true)
@@ -101,17 +101,17 @@ public final class JPEGDecoder {
             throw JPEGError(
                 code: .unsupported,
                 message: "JPEGs of \(header.components) components in an unknown colour space "
-                    + "are not supported", path: objectName)
+                    + "are not supported", object: objectName)
         }
         guard native == output else {
             throw JPEGError(
                 code: .unsupported,
                 message: "\(header.colorSpace.rawValue.uppercased()) JPEGs decode to \(native), not \(output): "
-                    + "render them through DarkroomImaging, which converts CMYK to RGB", path: objectName)
+                    + "render them through DarkroomImaging, which converts CMYK to RGB", object: objectName)
         }
         guard header.bitsPerSample == 8 else {
             throw JPEGError(
-                code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", path: objectName)
+                code: .unsupported, message: "\(header.bitsPerSample)-bit JPEGs are not supported", object: objectName)
         }
         try check(dr_decoder_start(handle, output == .rgb ? JCS_RGB : JCS_CMYK, UInt32(scaleEighths), 0))
         self.output = output
@@ -121,7 +121,7 @@ public final class JPEGDecoder {
         if handle.pointee.coverage.input_complete != 0,
             case .damaged(let damage, let message, let offset) = ending().verdict
         {
-            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
+            throw JPEGError(code: .damaged, damage: damage, message: message, object: objectName, byteOffset: offset)
         }
         return (Int(handle.pointee.cinfo.output_width), Int(handle.pointee.cinfo.output_height))
     }
@@ -169,7 +169,7 @@ public final class JPEGDecoder {
         case .intact(let found):
             warnings = headerWarnings + found
         case .damaged(let damage, let message, let offset):
-            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
+            throw JPEGError(code: .damaged, damage: damage, message: message, object: objectName, byteOffset: offset)
         }
     }
 
@@ -213,12 +213,12 @@ public final class JPEGDecoder {
                 inputRanDryAt: Self.ranDryAt(handle))
         }
         if case .damaged(let damage, let message, let offset) = ending().scanDataDamage {
-            throw JPEGError(code: .damaged, damage: damage, message: message, path: objectName, byteOffset: offset)
+            throw JPEGError(code: .damaged, damage: damage, message: message, object: objectName, byteOffset: offset)
         }
     }
 
     private func misuse(_ message: String) -> JPEGError {
-        JPEGError(code: .misuse, message: message, path: objectName)
+        JPEGError(code: .misuse, message: message, object: objectName)
     }
 
     private static func readHeader(_ handle: UnsafeMutablePointer<dr_jpeg_decoder>, stream: SourceContext, name: String)

@@ -1,6 +1,6 @@
 import ByteStreams
-import CJPEG
-import CJPEGBoundary
+internal import CJPEG
+internal import CJPEGBoundary
 
 #if canImport(Glibc)
     import Glibc
@@ -73,7 +73,7 @@ public final class JPEGEncoder {
     public init(sink: any ByteSink) throws {
         let name = sink.objectName
         guard let handle = dr_encoder_create() else {
-            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG encoder", path: name)
+            throw JPEGError(code: .outOfMemory, message: "could not allocate a JPEG encoder", object: name)
         }
         let context = SinkContext(sink)
         self.handle = handle
@@ -81,7 +81,7 @@ public final class JPEGEncoder {
         stream = context
         if dr_encoder_open(handle, writeToSink, context.pointer, Self.destinationBufferBytes) != DR_JPEG_OK {
             // Every stored property is set, so deinit runs and destroys the handle.
-            throw JPEGError(code: .outOfMemory, message: boundaryMessage(&handle.pointee.error), path: name)
+            throw JPEGError(code: .outOfMemory, message: boundaryMessage(&handle.pointee.error), object: name)
         }
     }
 
@@ -93,7 +93,8 @@ public final class JPEGEncoder {
         guard state == .opened else { throw misuse("start called twice") }
         guard (1...65_500).contains(width), (1...65_500).contains(height) else {
             throw JPEGError(
-                code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit", path: objectName)
+                code: .unsupported, message: "\(width)×\(height) is outside JPEG's 65500-pixel limit",
+                object: objectName)
         }
         try check(
             dr_encoder_start(
@@ -170,6 +171,6 @@ public final class JPEGEncoder {
     }
 
     private func misuse(_ message: String) -> JPEGError {
-        JPEGError(code: .misuse, message: message, path: objectName)
+        JPEGError(code: .misuse, message: message, object: objectName)
     }
 }

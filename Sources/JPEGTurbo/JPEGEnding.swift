@@ -1,4 +1,4 @@
-import CJPEG
+internal import CJPEG
 
 /// How a JPEG's data ended, as the decoder met it, and what that means for its pixels: the one
 /// place that decides which irregular endings, and which stray bytes in the data, are harmless.

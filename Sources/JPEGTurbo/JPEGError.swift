@@ -43,20 +43,20 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     public var damage: Damage?
     public var message: String
     /// The object read or written, as its stream names it.
-    public var path: String
+    public var object: String
     public var byteOffset: Int?
     public var systemErrno: Int32?
     /// Why the bytes could not be read or written, for `.io` errors from a stream.
     public var cause: StreamError?
 
     public init(
-        code: Code, damage: Damage? = nil, message: String, path: String, byteOffset: Int? = nil,
+        code: Code, damage: Damage? = nil, message: String, object: String, byteOffset: Int? = nil,
         systemErrno: Int32? = nil, cause: StreamError? = nil
     ) {
         self.code = code
         self.damage = damage
         self.message = message
-        self.path = path
+        self.object = object
         self.byteOffset = byteOffset
         self.systemErrno = systemErrno
         self.cause = cause
@@ -68,7 +68,7 @@ public struct JPEGError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Says what is wrong; what to do about it depends on what the object is, which the
     /// caller knows (an original is re-imported, a render is rendered again).
     public var description: String {
-        var text = "\(path): \(message)"
+        var text = "\(object): \(message)"
         if let byteOffset { text += " (at byte \(byteOffset))" }
         switch code {
         case .damaged, .corrupt: text += "; the JPEG data is damaged"

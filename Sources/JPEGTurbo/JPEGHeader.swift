@@ -1,4 +1,4 @@
-import CJPEG
+internal import CJPEG
 
 /// What a JPEG says about itself before any pixel is decoded: enough to plan a render.
 public struct JPEGHeader: Sendable, Equatable {

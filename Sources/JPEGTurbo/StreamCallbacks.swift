@@ -1,6 +1,6 @@
 import ByteStreams
-import CJPEG
-import CJPEGBoundary
+internal import CJPEG
+internal import CJPEGBoundary
 
 /// What a C callback reaches through its context pointer: the stream, and the error it threw,
 /// kept for the Swift call that is waiting on the dr_* function. Owned by the codec that owns
@@ -85,7 +85,7 @@ extension JPEGError {
                     message: "the stream returned more bytes than it was asked for (a bug in its backend)",
                     byteOffset: offset)
             self.init(
-                code: .io, message: (isDecoder ? "cannot read: " : "cannot write: ") + cause.message, path: object,
+                code: .io, message: (isDecoder ? "cannot read: " : "cannot write: ") + cause.message, object: object,
                 byteOffset: cause.byteOffset ?? offset, systemErrno: cause.systemErrno, cause: cause)
             return
         }
@@ -93,14 +93,14 @@ extension JPEGError {
         guard isDecoder else {
             // Not the output: libjpeg's compressor ran out of memory or was misused. Retrying
             // is the cautious answer, as it always was.
-            self.init(code: .io, message: message, path: object, byteOffset: offset)
+            self.init(code: .io, message: message, object: object, byteOffset: offset)
             return
         }
         // A fatal error from the boundary itself (message_code -1: a scan limit, a misuse) is
         // about the file or the caller, not about where the input ended.
         let fromLibjpeg = error.message_code >= 0
         if fromLibjpeg, error.failed_on_warning == 0, unsupportedCoding.contains(UInt32(error.message_code)) {
-            self.init(code: .unsupported, message: message, path: object, byteOffset: offset)
+            self.init(code: .unsupported, message: message, object: object, byteOffset: offset)
             return
         }
         guard
@@ -108,12 +108,12 @@ extension JPEGError {
                 warningCode: error.failed_on_warning != 0 ? error.message_code : nil,
                 inputRanDry: fromLibjpeg && inputRanDryAt != nil, inHeader: inHeader)
         else {
-            self.init(code: .corrupt, message: message, path: object, byteOffset: offset)
+            self.init(code: .corrupt, message: message, object: object, byteOffset: offset)
             return
         }
         self.init(
             code: .damaged, damage: damage, message: Self.describe(damage, libjpeg: message, end: inputRanDryAt),
-            path: object, byteOffset: inputRanDryAt ?? offset)
+            object: object, byteOffset: inputRanDryAt ?? offset)
     }
 
     /// libjpeg's text says what it met; for a cut file it does not say that the file was cut.

@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// libcurl's global state, set up once before the first handle.
@@ -108,7 +108,7 @@ final class CurlEasy {
                 .interrupted
             default: .failed
             }
-        return CurlError(code: kind, curlCode: Int32(code.rawValue), message: message, url: url)
+        return CurlError(code: kind, curlCode: Int32(code.rawValue), message: message, object: url)
     }
 }
 

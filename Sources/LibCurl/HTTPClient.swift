@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 import Foundation
 
 /// Requests whose whole answer fits in memory (HEAD, PUT of a part, the XML of a listing),

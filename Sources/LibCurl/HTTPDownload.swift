@@ -1,4 +1,4 @@
-import CCurl
+internal import CCurl
 
 /// A GET whose body is pulled by the reader as it arrives: `read` drives libcurl's multi
 /// interface until bytes are there, and the transfer pauses whenever `bufferLimit` bytes wait

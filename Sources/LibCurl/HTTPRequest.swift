@@ -74,13 +74,14 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
     public var curlCode: Int32
     /// libcurl's words for it (`curl_easy_strerror`), or what darkroom found wrong.
     public var message: String
-    public var url: String
+    /// The URL requested.
+    public var object: String
 
-    public init(code: Code, curlCode: Int32, message: String, url: String) {
+    public init(code: Code, curlCode: Int32, message: String, object: String) {
         self.code = code
         self.curlCode = curlCode
         self.message = message
-        self.url = url
+        self.object = object
     }
 
     public var isTransient: Bool { code != .failed }
@@ -94,5 +95,5 @@ public struct CurlError: Error, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(url): \(message) (libcurl error \(curlCode)); \(advice)" }
+    public var description: String { "\(object): \(message) (libcurl error \(curlCode)); \(advice)" }
 }

@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 
 /// An auxiliary image of the primary one (`auxC`), as libheif lists it: its type URN, its size
 /// (as coded), and its own XMP packet, if it has one.
@@ -36,7 +36,7 @@ extension PrimaryImage {
         for id in ids.prefix(listed) {
             try withAuxiliary(id) { handle throws(HEIFError) in
                 var type: UnsafePointer<CChar>?
-                try check(heif_image_handle_get_auxiliary_type(handle, &type), path: name)
+                try check(heif_image_handle_get_auxiliary_type(handle, &type), object: name)
                 defer { heif_image_handle_release_auxiliary_type(handle, &type) }
                 images.append(
                     HEIFAuxiliaryImage(
@@ -57,8 +57,8 @@ extension PrimaryImage {
             guard error.code == heif_error_Ok, let image else {
                 if let image { heif_image_release(image) }
                 throw error.code == heif_error_Ok
-                    ? HEIFError(code: .damaged, message: "libheif decoded no image", path: auxiliaryName)
-                    : HEIFError(error, path: auxiliaryName)
+                    ? HEIFError(code: .damaged, message: "libheif decoded no image", object: auxiliaryName)
+                    : HEIFError(error, object: auxiliaryName)
             }
             defer { heif_image_release(image) }
             let width = Int(heif_image_get_width(image, heif_channel_Y))
@@ -67,7 +67,7 @@ extension PrimaryImage {
             guard width > 0, height > 0, heif_image_get_bits_per_pixel(image, heif_channel_Y) == 8,
                 let plane = heif_image_get_plane_readonly(image, heif_channel_Y, &stride)
             else {
-                throw HEIFError(code: .unsupported, message: "not an 8-bit greyscale image", path: auxiliaryName)
+                throw HEIFError(code: .unsupported, message: "not an 8-bit greyscale image", object: auxiliaryName)
             }
             var samples = [UInt8](repeating: 0, count: width * height)
             samples.withUnsafeMutableBytes { target in
@@ -85,7 +85,7 @@ extension PrimaryImage {
         let error = heif_image_handle_get_auxiliary_image_handle(pointer, id, &handle)
         guard error.code == heif_error_Ok, let handle else {
             if let handle { heif_image_handle_release(handle) }
-            throw HEIFError(error, path: name)
+            throw HEIFError(error, object: name)
         }
         defer { heif_image_handle_release(handle) }
         return try body(handle)
@@ -105,7 +105,7 @@ extension PrimaryImage {
             let size = heif_image_handle_get_metadata_size(handle, id)
             guard size > 0, size <= 1 << 20 else { continue }
             var packet = [UInt8](repeating: 0, count: size)
-            try check(heif_image_handle_get_metadata(handle, id, &packet), path: name)
+            try check(heif_image_handle_get_metadata(handle, id, &packet), object: name)
             return packet
         }
         return nil
@@ -117,7 +117,7 @@ extension HEIFDecoder {
     /// coded. Only before `start`: an image coded whole lets go of the file once decoded.
     public func decodeAuxiliary(_ id: UInt32) throws(HEIFError) -> HEIFGreyImage {
         guard let primary = primaryBeforeStart else {
-            throw HEIFError(code: .misuse, message: "decodeAuxiliary after start", path: objectName)
+            throw HEIFError(code: .misuse, message: "decodeAuxiliary after start", object: objectName)
         }
         return try primary.decodeAuxiliary(id)
     }

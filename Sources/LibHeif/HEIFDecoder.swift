@@ -1,5 +1,5 @@
 import ByteStreams
-import CHeif
+internal import CHeif
 
 /// What a HEIF decoder may take.
 public struct HEIFLimits: Sendable, Equatable {
@@ -50,7 +50,7 @@ public final class HEIFDecoder {
         objectName = name
         let file = try FileBytes(reading: source, limit: limits.maxFileBytes)
         let fileType = HEIFFileType(prefix: file.bytes.prefix(HEIFFileType.sniffLength))
-        guard let fileType, fileType.isHEIF else { throw HEIFError.notHEIF(fileType, path: name) }
+        guard let fileType, fileType.isHEIF else { throw HEIFError.notHEIF(fileType, object: name) }
         let context = try Context(file: file, limits: limits, name: name)
         let primary = try PrimaryImage(context: context, name: name)
         self.primary = primary
@@ -79,12 +79,12 @@ public final class HEIFDecoder {
                     code: .unsupported,
                     message: "a layered AV1 image whose a1op property selects an operating point "
                         + "(\(header.codedWidth)×\(header.codedHeight)); libheif \(HEIFLibrary.version) decodes "
-                        + "every layer (\(image.width)×\(image.height)) and cannot select one", path: objectName)
+                        + "every layer (\(image.width)×\(image.height)) and cannot select one", object: objectName)
             }
             throw HEIFError(
                 code: .corrupt,
                 message: "the coded image decodes to \(image.width)×\(image.height) "
-                    + "but the file's header says \(header.codedWidth)×\(header.codedHeight)", path: objectName)
+                    + "but the file's header says \(header.codedWidth)×\(header.codedHeight)", object: objectName)
         }
         decoded = .whole(image)
         self.primary = nil
@@ -130,7 +130,7 @@ public final class HEIFDecoder {
     }
 
     private func misuse(_ message: String) -> HEIFError {
-        HEIFError(code: .misuse, message: message, path: objectName)
+        HEIFError(code: .misuse, message: message, object: objectName)
     }
 }
 
@@ -167,7 +167,7 @@ public enum HEIFLibrary {
             throw HEIFError(
                 code: .unsupported,
                 message: "libheif \(version) is loaded, darkroom needs \(needed.major).\(needed.minor).\(needed.patch) "
-                    + "or newer (Debian 12: bookworm-backports; `make deps` installs it)", path: path)
+                    + "or newer (Debian 12: bookworm-backports; `make deps` installs it)", object: path)
         }
     }
 }
@@ -196,7 +196,7 @@ private final class FileBytes {
                         var error = HEIFError(
                             code: .tooLarge,
                             message: "the file has \(total) bytes, more than the \(limit) it may hold in memory",
-                            path: source.objectName)
+                            object: source.objectName)
                         error.fileBytes = total
                         throw error
                     }
@@ -216,7 +216,7 @@ private final class FileBytes {
         } catch {
             storage.deallocate()
             let cause = error as? StreamError
-            throw HEIFError(code: .io, message: cause?.message ?? "\(error)", path: source.objectName, cause: cause)
+            throw HEIFError(code: .io, message: cause?.message ?? "\(error)", object: source.objectName, cause: cause)
         }
         bytes = UnsafeMutableRawBufferPointer(start: storage, count: count)
     }
@@ -243,7 +243,7 @@ final class Context {
 
     fileprivate init(file: FileBytes, limits: HEIFLimits, name: String) throws(HEIFError) {
         guard let pointer = heif_context_alloc() else {
-            throw HEIFError(code: .outOfMemory, message: "could not allocate a libheif context", path: name)
+            throw HEIFError(code: .outOfMemory, message: "could not allocate a libheif context", object: name)
         }
         self.pointer = pointer
         self.file = file
@@ -263,7 +263,7 @@ final class Context {
             pointer, limits.decodingThreads > 1 ? Int32(clamping: limits.decodingThreads) : 0)
         try check(
             heif_context_read_from_memory_without_copy(pointer, file.bytes.baseAddress, file.bytes.count, nil),
-            path: name)
+            object: name)
     }
 
     deinit { heif_context_free(pointer) }
@@ -282,8 +282,8 @@ final class PrimaryImage {
         guard error.code == heif_error_Ok, let handle else {
             if let handle { heif_image_handle_release(handle) }
             throw error.code == heif_error_Ok
-                ? HEIFError(code: .corrupt, message: "the file has no primary image", path: name)
-                : HEIFError(error, path: name)
+                ? HEIFError(code: .corrupt, message: "the file has no primary image", object: name)
+                : HEIFError(error, object: name)
         }
         pointer = handle
         self.context = context
@@ -298,11 +298,11 @@ final class PrimaryImage {
         let width = Int(heif_image_handle_get_width(pointer))
         let height = Int(heif_image_handle_get_height(pointer))
         guard width > 0, height > 0 else {
-            throw HEIFError(code: .corrupt, message: "the primary image has no size (\(width)×\(height))", path: name)
+            throw HEIFError(code: .corrupt, message: "the primary image has no size (\(width)×\(height))", object: name)
         }
         let depth = Int(heif_image_handle_get_luma_bits_per_pixel(pointer))
         var layout = heif_image_tiling()
-        try check(heif_image_handle_get_image_tiling(pointer, 0, &layout), path: name)
+        try check(heif_image_handle_get_image_tiling(pointer, 0, &layout), object: name)
         // `ispe`: what the decoder delivers as coded (a grid's output size); libheif's tiling of
         // an image coded whole gives its size after `clap`.
         let ispe = (
@@ -313,7 +313,7 @@ final class PrimaryImage {
             ispe.width > 0 && ispe.height > 0
             ? ispe : (width: Int(layout.image_width), height: Int(layout.image_height))
         guard coded.width > 0, coded.height > 0 else {
-            throw HEIFError(code: .corrupt, message: "the primary image has no coded size", path: name)
+            throw HEIFError(code: .corrupt, message: "the primary image has no coded size", object: name)
         }
         var header = HEIFHeader(
             fileType: fileType, width: width, height: height, codedWidth: coded.width, codedHeight: coded.height,
@@ -357,7 +357,7 @@ final class PrimaryImage {
         let size = heif_image_handle_get_metadata_size(pointer, ids[0])
         guard size > 0 else { return nil }
         var item = [UInt8](repeating: 0, count: size)
-        try check(heif_image_handle_get_metadata(pointer, ids[0], &item), path: name)
+        try check(heif_image_handle_get_metadata(pointer, ids[0], &item), object: name)
         return item
     }
 
@@ -367,7 +367,7 @@ final class PrimaryImage {
         let size = heif_image_handle_get_raw_color_profile_size(pointer)
         guard size > 0 else { return nil }
         var profile = [UInt8](repeating: 0, count: size)
-        try check(heif_image_handle_get_raw_color_profile(pointer, &profile), path: name)
+        try check(heif_image_handle_get_raw_color_profile(pointer, &profile), object: name)
         return profile
     }
 
@@ -376,7 +376,7 @@ final class PrimaryImage {
         let error = heif_image_handle_get_nclx_color_profile(pointer, &profile)
         defer { if let profile { heif_nclx_color_profile_free(profile) } }
         if error.code == heif_error_Color_profile_does_not_exist { return nil }
-        try check(error, path: name)
+        try check(error, object: name)
         guard let nclx = profile?.pointee else { return nil }
         return HEIFColorDescription(
             primaries: Int(nclx.color_primaries.rawValue), transfer: Int(nclx.transfer_characteristics.rawValue),
@@ -444,7 +444,7 @@ final class PrimaryImage {
             for row in 0..<layout.num_rows {
                 for column in 0..<layout.num_columns {
                     var tile: heif_item_id = 0
-                    try check(heif_image_handle_get_grid_image_tile_id(pointer, 0, column, row, &tile), path: name)
+                    try check(heif_image_handle_get_grid_image_tile_id(pointer, 0, column, row, &tile), object: name)
                     largest = max(largest, try compressedBytes(of: tile))
                 }
             }
@@ -459,13 +459,13 @@ final class PrimaryImage {
         var compression = heif_metadata_compression_off
         var data: UnsafeMutablePointer<UInt8>?
         var size = 0
-        try check(heif_item_get_item_data(context.pointer, item, &compression, &data, &size), path: name)
+        try check(heif_item_get_item_data(context.pointer, item, &compression, &data, &size), object: name)
         heif_release_item_data(context.pointer, &data)
         return size
     }
 
     private func corrupt(_ what: String) -> HEIFError {
-        HEIFError(code: .corrupt, message: "the primary image has \(what)", path: name)
+        HEIFError(code: .corrupt, message: "the primary image has \(what)", object: name)
     }
 
     /// Decodes an image coded whole to interleaved 8-bit RGB, as coded (no transformations).
@@ -491,7 +491,8 @@ final class PrimaryImage {
         } catch  where error.libheifCode == Int(heif_error_Unsupported_feature.rawValue) {
             var item: heif_item_id = 0
             try check(
-                heif_image_handle_get_grid_image_tile_id(pointer, 0, UInt32(column), UInt32(row), &item), path: tileName
+                heif_image_handle_get_grid_image_tile_id(pointer, 0, UInt32(column), UInt32(row), &item),
+                object: tileName
             )
             return try withImage(item, describedAs: "its tile \(column),\(row)", name: tileName) {
                 tile throws(HEIFError) in
@@ -513,9 +514,10 @@ final class PrimaryImage {
             if let handle { heif_image_handle_release(handle) }
             // libheif names an item that is no image (or none at all) a usage error.
             if error.code == heif_error_Ok || error.code == heif_error_Usage_error {
-                throw HEIFError(code: .corrupt, message: "\(what), item \(id), is not an image in the file", path: name)
+                throw HEIFError(
+                    code: .corrupt, message: "\(what), item \(id), is not an image in the file", object: name)
             }
-            throw HEIFError(error, path: name)
+            throw HEIFError(error, object: name)
         }
         defer { heif_image_handle_release(handle) }
         return try body(handle)
@@ -532,8 +534,8 @@ final class PrimaryImage {
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
             throw error.code == heif_error_Ok
-                ? HEIFError(code: .damaged, message: "libheif decoded no image", path: name)
-                : HEIFError(error, path: name)
+                ? HEIFError(code: .damaged, message: "libheif decoded no image", object: name)
+                : HEIFError(error, object: name)
         }
         let decoded = try DecodedImage(owning: image, channel: channel, name: name)
         if let warning = decoded.firstDecodingWarning(name: name) { throw warning }
@@ -554,7 +556,7 @@ final class DecodingOptions {
     func pointer(name: String) throws(HEIFError) -> UnsafeMutablePointer<heif_decoding_options> {
         if let options { return options }
         guard let options = heif_decoding_options_alloc() else {
-            throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", path: name)
+            throw HEIFError(code: .outOfMemory, message: "could not allocate libheif decoding options", object: name)
         }
         options.pointee.ignore_transformations = ignoreTransformations ? 1 : 0
         options.pointee.convert_hdr_to_8bit = 1
@@ -615,7 +617,8 @@ private final class TileRows {
                 throw HEIFError(
                     code: .corrupt,
                     message: "tile \(column),\(tileRow) decodes to \(tile.width)×\(tile.height), "
-                        + "smaller than the grid's \(tiling.tileWidth)×\(tiling.tileHeight)", path: primary.objectName)
+                        + "smaller than the grid's \(tiling.tileWidth)×\(tiling.tileHeight)", object: primary.objectName
+                )
             }
             tile.copyRows(
                 from: 0, count: rows, rowBytes: tileWidth * 3,
@@ -632,9 +635,9 @@ extension HEIFError {
         guard heif_image_get_decoding_warnings(image, 0, nil, 0) > 0 else { return nil }
         var first = heif_error()
         _ = heif_image_get_decoding_warnings(image, 0, &first, 1)
-        let warning = HEIFError(first, path: name)
+        let warning = HEIFError(first, object: name)
         return HEIFError(
-            code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", path: name,
+            code: .damaged, message: "libheif could only decode it with warnings: \(warning.message)", object: name,
             libheifCode: warning.libheifCode, libheifSubcode: warning.libheifSubcode)
     }
 }
@@ -657,7 +660,7 @@ final class DecodedImage {
         guard let plane = heif_image_get_plane_readonly(pointer, channel, &stride) else {
             heif_image_release(pointer)
             let plane = channel == heif_channel_Y ? "Y" : "interleaved RGB"
-            throw HEIFError(code: .misuse, message: "libheif returned no \(plane) plane", path: name)
+            throw HEIFError(code: .misuse, message: "libheif returned no \(plane) plane", object: name)
         }
         self.plane = plane
         self.stride = Int(stride)

@@ -1,5 +1,5 @@
 import ByteStreams
-import CHeif
+package import CHeif
 
 /// A HEIF or AVIF file that could not be read, decoded or written: the object (a storage key or
 /// a path), what is wrong and what to do, what libheif said (its code and subcode kept as
@@ -29,7 +29,7 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: Code
     public var message: String
     /// The object read or written, as its stream names it.
-    public var path: String
+    public var object: String
     /// libheif's `heif_error_code` and `heif_suberror_code`; 0 when the error is darkroom's own.
     public var libheifCode: Int
     public var libheifSubcode: Int
@@ -42,32 +42,32 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     public var whileWriting = false
 
     public init(
-        code: Code, message: String, path: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
+        code: Code, message: String, object: String, libheifCode: Int = 0, libheifSubcode: Int = 0,
         cause: StreamError? = nil
     ) {
         self.code = code
         self.message = message
-        self.path = path
+        self.object = object
         self.libheifCode = libheifCode
         self.libheifSubcode = libheifSubcode
         self.cause = cause
     }
 
     /// From a `heif_error` that is not Ok; `message` is copied here, before libheif reuses it.
-    package init(_ error: heif_error, path: String) {
+    package init(_ error: heif_error, object: String) {
         // Some of libheif's messages end in a newline.
         let message = String(
             (error.message.map { String(cString: $0) } ?? "").reversed().drop(while: \.isWhitespace).reversed())
         self.init(
             code: Self.classify(error.code, error.subcode), message: message.isEmpty ? "libheif error" : message,
-            path: path, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
+            object: object, libheifCode: Int(error.code.rawValue), libheifSubcode: Int(error.subcode.rawValue))
     }
 
     /// From a `heif_error` libheif or its encoder returned while writing. The writer checks what
     /// it is given first, so what fails after is no file's fault: an allocation (`.outOfMemory`),
     /// an encoder or feature this libheif lacks (`.unsupported`), else `.misuse`.
-    package init(writing error: heif_error, path: String) {
-        self.init(error, path: path)
+    package init(writing error: heif_error, object: String) {
+        self.init(error, object: object)
         code =
             switch error.code {
             case heif_error_Memory_allocation_error:
@@ -80,19 +80,19 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// darkroom's own refusal while writing (`HEIFWriter`), libheif not asked.
-    package static func writing(_ code: Code, _ message: String, path: String) -> HEIFError {
-        var error = HEIFError(code: code, message: message, path: path)
+    package static func writing(_ code: Code, _ message: String, object: String) -> HEIFError {
+        var error = HEIFError(code: code, message: message, object: object)
         error.whileWriting = true
         return error
     }
 
     /// A file that is no HEIF: an ISO media file of another kind, or no ISO media file at all.
-    public static func notHEIF(_ fileType: HEIFFileType?, path: String) -> HEIFError {
+    public static func notHEIF(_ fileType: HEIFFileType?, object: String) -> HEIFError {
         let message =
             fileType.map {
                 "an ISO media file of brand '\($0.majorBrand)' (\($0.compatibleBrands.joined(separator: ", "))), not a HEIF or AVIF image"
             } ?? "not a HEIF file: it has no 'ftyp' box"
-        return HEIFError(code: .unsupported, message: message, path: path)
+        return HEIFError(code: .unsupported, message: message, object: object)
     }
 
     /// Whether the bytes themselves are bad (as opposed to reading them, or darkroom's limits).
@@ -121,7 +121,7 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        var text = "\(path): \(message)"
+        var text = "\(object): \(message)"
         if libheifCode != 0 { text += " (libheif error \(libheifCode).\(libheifSubcode))" }
         if whileWriting { return text }
         switch code {
@@ -135,6 +135,6 @@ public struct HEIFError: Error, Sendable, Equatable, CustomStringConvertible {
 
 /// Throws the error a libheif call returned, if it is not Ok.
 @inline(__always)
-package func check(_ error: heif_error, path: String) throws(HEIFError) {
-    if error.code != heif_error_Ok { throw HEIFError(error, path: path) }
+package func check(_ error: heif_error, object: String) throws(HEIFError) {
+    if error.code != heif_error_Ok { throw HEIFError(error, object: object) }
 }

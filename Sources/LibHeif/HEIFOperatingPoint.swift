@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 
 private let a1op = UInt32(0x6131_6F70)  // "a1op"
 

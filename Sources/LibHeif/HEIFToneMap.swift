@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 
 /// An ISO 21496-1 gain map as HEIF stores it (ISO/IEC 23008-12's tone-mapped derived image): a
 /// `tmap` item whose data are the gain map's metadata and whose `dimg` references name its
@@ -55,9 +55,10 @@ extension PrimaryImage {
             let error = heif_item_get_item_data(context.pointer, id, nil, &data, &size)
             defer { heif_release_item_data(context.pointer, &data) }
             if error.code != heif_error_Ok {
-                toneMap.dataError = HEIFError(error, path: itemName)
+                toneMap.dataError = HEIFError(error, object: itemName)
             } else if size > maxToneMapBytes {
-                toneMap.dataError = HEIFError(code: .tooLarge, message: "a tmap item of \(size) bytes", path: itemName)
+                toneMap.dataError = HEIFError(
+                    code: .tooLarge, message: "a tmap item of \(size) bytes", object: itemName)
             } else if let data {
                 toneMap.data = Array(UnsafeBufferPointer(start: data, count: size))
             }
@@ -93,13 +94,13 @@ extension PrimaryImage {
             throw HEIFError(
                 code: .corrupt,
                 message: "its dimg lists \(toneMap.gainMapIDs.count + 1) inputs, not the base image and its gain map",
-                path: mapName)
+                object: mapName)
         }
         guard id != heif_image_handle_get_item_id(pointer), id != toneMap.id else {
             throw HEIFError(
                 code: .corrupt,
                 message: "its gain map, item \(id), is the \(id == toneMap.id ? "tmap" : "base") itself",
-                path: mapName)
+                object: mapName)
         }
         try checkNoTransforms(of: toneMap.id, name: mapName)
         return try withImage(id, describedAs: "its gain map", name: mapName) { handle throws(HEIFError) in
@@ -109,7 +110,7 @@ extension PrimaryImage {
                 throw HEIFError(
                     code: .tooLarge,
                     message: "its gain map, item \(id), is \(size.0)×\(size.1) for a \(picture.0)×\(picture.1) picture",
-                    path: mapName)
+                    object: mapName)
             }
             return try decodeMap(handle, width: size.0, height: size.1, name: "\(name) (gain map item \(id))")
         }
@@ -131,7 +132,7 @@ extension PrimaryImage {
             throw HEIFError(
                 code: .unsupported,
                 message: "the tmap item has its own irot, imir or clap, so its HDR picture is not the primary's shape",
-                path: name)
+                object: name)
         }
     }
 
@@ -142,7 +143,7 @@ extension PrimaryImage {
     {
         var colorspace = heif_colorspace_undefined
         var chroma = heif_chroma_undefined
-        try check(heif_image_handle_get_preferred_decoding_colorspace(handle, &colorspace, &chroma), path: name)
+        try check(heif_image_handle_get_preferred_decoding_colorspace(handle, &colorspace, &chroma), object: name)
         let grey = chroma == heif_chroma_monochrome
         // The map as displayed: its own irot, imir and clap applied.
         let owner = DecodingOptions(ignoreTransformations: false)
@@ -157,7 +158,7 @@ extension PrimaryImage {
         guard map.width == width, map.height == height, map.bitsPerPixel == 8 * channels else {
             throw HEIFError(
                 code: .corrupt, message: "it does not decode to the 8-bit \(width)×\(height) image it says it is",
-                path: name)
+                object: name)
         }
         let rowBytes = width * channels
         var samples = [UInt8](repeating: 0, count: rowBytes * height)
@@ -174,10 +175,10 @@ extension HEIFDecoder {
     /// decoded.
     public func decodeToneMapGainMap() throws(HEIFError) -> HEIFGainMapImage {
         guard let primary = primaryBeforeStart else {
-            throw HEIFError(code: .misuse, message: "decodeToneMapGainMap after start", path: objectName)
+            throw HEIFError(code: .misuse, message: "decodeToneMapGainMap after start", object: objectName)
         }
         guard let toneMap = header.toneMap else {
-            throw HEIFError(code: .misuse, message: "the file has no tmap item", path: objectName)
+            throw HEIFError(code: .misuse, message: "the file has no tmap item", object: objectName)
         }
         return try primary.decodeToneMapGainMap(toneMap)
     }

@@ -91,7 +91,7 @@ private struct BoxLayout {
     }
 
     func unexpected(_ what: String) -> HEIFError {
-        HEIFError.writing(.misuse, "cannot add the gain map's boxes to libheif's AVIF: \(what)", path: name)
+        HEIFError.writing(.misuse, "cannot add the gain map's boxes to libheif's AVIF: \(what)", object: name)
     }
 
     /// The boxes that fill `range` exactly; 32-bit sizes only (libheif writes no other).
@@ -199,7 +199,7 @@ private struct BoxLayout {
 
     static func setSize(_ box: inout [UInt8], _ size: Int, name: String) throws(HEIFError) {
         guard size <= Int(UInt32.max) else {
-            throw HEIFError.writing(.tooLarge, "a box of \(size) bytes is too large for a 32-bit size", path: name)
+            throw HEIFError.writing(.tooLarge, "a box of \(size) bytes is too large for a 32-bit size", object: name)
         }
         box.replaceSubrange(0..<4, with: HEIFToneMapLayout.bigEndian(UInt32(size)))
     }

@@ -1,4 +1,4 @@
-import CHeif
+internal import CHeif
 
 // The owners of what libheif hands out while `HEIFWriter` writes: each handle belongs to exactly
 // one noncopyable value, released by its `deinit` on every path (a throw included), and no
@@ -12,7 +12,7 @@ struct WritingContext: ~Copyable {
 
     init(name: String) throws(HEIFError) {
         guard let pointer = heif_context_alloc() else {
-            throw HEIFError.writing(.outOfMemory, "could not allocate a libheif context", path: name)
+            throw HEIFError.writing(.outOfMemory, "could not allocate a libheif context", object: name)
         }
         self.pointer = pointer
         self.name = name
@@ -34,8 +34,8 @@ struct WritingContext: ~Copyable {
         guard error.code == heif_error_Ok, let handle else {
             if let handle { heif_image_handle_release(handle) }
             throw error.code == heif_error_Ok
-                ? HEIFError.writing(.misuse, "libheif coded the image but returned no handle", path: name)
-                : HEIFError(writing: error, path: name)
+                ? HEIFError.writing(.misuse, "libheif coded the image but returned no handle", object: name)
+                : HEIFError(writing: error, object: name)
         }
         return EncodedImage(pointer: handle)
     }
@@ -43,12 +43,12 @@ struct WritingContext: ~Copyable {
     /// libheif copies the block and writes the offset to its TIFF header before it.
     func addExif(_ exif: [UInt8], to image: borrowing EncodedImage) throws(HEIFError) {
         let error = heif_context_add_exif_metadata(pointer, image.pointer, exif, Int32(exif.count))
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
     }
 
     func addXMP(_ xmp: [UInt8], to image: borrowing EncodedImage) throws(HEIFError) {
         let error = heif_context_add_XMP_metadata(pointer, image.pointer, xmp, Int32(xmp.count))
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
     }
 
     /// Codes `gainMap` as a second image and adds the `tmap` item deriving the HDR picture from
@@ -85,7 +85,7 @@ struct WritingContext: ~Copyable {
     }
 
     private func check(_ error: heif_error) throws(HEIFError) {
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
     }
 
     /// The whole file: libheif lays it out in memory and hands it over in one call of the writer.
@@ -106,7 +106,7 @@ struct WritingContext: ~Copyable {
         let error = withExtendedLifetime(collected) {
             heif_context_write(pointer, &writer, Unmanaged.passUnretained(collected).toOpaque())
         }
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
         return collected.bytes
     }
 }
@@ -135,7 +135,7 @@ struct EncoderHandle: ~Copyable {
                 throw HEIFError.writing(
                     .unsupported,
                     "libheif has no AOM AV1 encoder: install libheif-plugin-aomenc "
-                        + "(deploy/apt/bookworm-backports-libheif.sh)", path: name)
+                        + "(deploy/apt/bookworm-backports-libheif.sh)", object: name)
             }
             error = heif_context_get_encoder(context.pointer, descriptor, &encoder)
         case .hevc:
@@ -146,8 +146,8 @@ struct EncoderHandle: ~Copyable {
             throw error.code == heif_error_Ok
                 ? HEIFError.writing(
                     .unsupported, "libheif has no \(codec == .av1 ? "AV1" : "HEVC") encoder: install its plugin",
-                    path: name)
-                : HEIFError(writing: error, path: name)
+                    object: name)
+                : HEIFError(writing: error, object: name)
         }
         pointer = encoder
         self.name = name
@@ -168,7 +168,7 @@ struct EncoderHandle: ~Copyable {
     }
 
     private func set(_ error: heif_error) throws(HEIFError) {
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
     }
 }
 
@@ -178,7 +178,7 @@ private struct EncodingOptions: ~Copyable {
 
     init(name: String) throws(HEIFError) {
         guard let pointer = heif_encoding_options_alloc() else {
-            throw HEIFError.writing(.outOfMemory, "could not allocate libheif encoding options", path: name)
+            throw HEIFError.writing(.outOfMemory, "could not allocate libheif encoding options", object: name)
         }
         self.pointer = pointer
     }
@@ -204,8 +204,8 @@ struct InputImage: ~Copyable {
         guard error.code == heif_error_Ok, let image else {
             if let image { heif_image_release(image) }
             throw error.code == heif_error_Ok
-                ? HEIFError.writing(.outOfMemory, "libheif created no image", path: name)
-                : HEIFError(writing: error, path: name)
+                ? HEIFError.writing(.outOfMemory, "libheif created no image", object: name)
+                : HEIFError(writing: error, object: name)
         }
         pointer = image
         self.width = width
@@ -222,11 +222,11 @@ struct InputImage: ~Copyable {
         precondition(samples.count == width * height * channels)
         let channel = channels == 3 ? heif_channel_interleaved : heif_channel_Y
         let error = heif_image_add_plane(pointer, channel, Int32(width), Int32(height), 8)
-        if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+        if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
         let rowBytes = width * channels
         var stride: Int32 = 0
         guard let plane = heif_image_get_plane(pointer, channel, &stride), Int(stride) >= rowBytes else {
-            throw HEIFError.writing(.misuse, "libheif gave no plane of \(width) pixels to fill", path: name)
+            throw HEIFError.writing(.misuse, "libheif gave no plane of \(width) pixels to fill", object: name)
         }
         guard let source = samples.baseAddress else { return }
         for row in 0..<height {
@@ -239,11 +239,11 @@ struct InputImage: ~Copyable {
     func describe(iccProfile: [UInt8]?, nclx: HEIFColorDescription?) throws(HEIFError) {
         if let iccProfile {
             let error = heif_image_set_raw_color_profile(pointer, "prof", iccProfile, iccProfile.count)
-            if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+            if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
         }
         if let nclx {
             guard let profile = heif_nclx_color_profile_alloc() else {
-                throw HEIFError.writing(.outOfMemory, "could not allocate an nclx profile", path: name)
+                throw HEIFError.writing(.outOfMemory, "could not allocate an nclx profile", object: name)
             }
             defer { heif_nclx_color_profile_free(profile) }
             profile.pointee.color_primaries = heif_color_primaries(rawValue: UInt32(clamping: nclx.primaries))
@@ -252,7 +252,7 @@ struct InputImage: ~Copyable {
             profile.pointee.matrix_coefficients = heif_matrix_coefficients(rawValue: UInt32(clamping: nclx.matrix))
             profile.pointee.full_range_flag = nclx.fullRange ? 1 : 0
             let error = heif_image_set_nclx_color_profile(pointer, profile)
-            if error.code != heif_error_Ok { throw HEIFError(writing: error, path: name) }
+            if error.code != heif_error_Ok { throw HEIFError(writing: error, object: name) }
         }
     }
 }

@@ -92,7 +92,7 @@ public struct HEIFGainMapPicture: Sendable, Equatable {
     static let nclx = HEIFColorDescription(primaries: 2, transfer: 2, matrix: 6, fullRange: true)
 
     func check(settings: HEIFWriteSettings, name: String) throws(HEIFError) {
-        func misuse(_ message: String) -> HEIFError { HEIFError.writing(.misuse, message, path: name) }
+        func misuse(_ message: String) -> HEIFError { HEIFError.writing(.misuse, message, object: name) }
         guard settings.codec == .av1 else { throw misuse("darkroom writes a gain map only into an AVIF") }
         guard settings.orientation == 1 else {
             throw misuse("a gain map is written only with upright pixels (orientation 1): turn them first")
@@ -209,7 +209,7 @@ public enum HEIFWriter {
     static func check(width: Int, height: Int, rgbCount: Int, settings: HEIFWriteSettings, name: String)
         throws(HEIFError)
     {
-        func misuse(_ message: String) -> HEIFError { HEIFError.writing(.misuse, message, path: name) }
+        func misuse(_ message: String) -> HEIFError { HEIFError.writing(.misuse, message, object: name) }
         guard width >= 1, height >= 1 else {
             throw misuse("a picture of \(width)×\(height) pixels cannot be written: give at least 1×1")
         }
@@ -217,7 +217,7 @@ public enum HEIFWriter {
             throw HEIFError.writing(
                 .tooLarge,
                 "a picture of \(width)×\(height) pixels is larger than the \(maxSide) a side "
-                    + "darkroom writes as HEIF: scale it down first", path: name)
+                    + "darkroom writes as HEIF: scale it down first", object: name)
         }
         guard rgbCount == width * height * 3 else {
             throw misuse(
@@ -240,7 +240,7 @@ public enum HEIFWriter {
                 throw HEIFError.writing(
                     .tooLarge,
                     "the \(block) block has \(bytes.count) bytes, more than the \(maxMetadataBytes) "
-                        + "darkroom writes into a HEIF", path: name)
+                        + "darkroom writes into a HEIF", object: name)
             }
         }
         if let exif = settings.exif, !startsWithTIFFHeader(exif) {

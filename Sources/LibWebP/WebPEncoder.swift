@@ -1,4 +1,4 @@
-import CWebP
+internal import CWebP
 
 /// Writes 8-bit RGB pixels as a lossy WebP in memory, with its metadata chunks when given.
 /// Every libwebp handle lives inside one call: the picture, the encoder's output, the mux and

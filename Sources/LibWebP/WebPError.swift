@@ -1,4 +1,4 @@
-import CWebP
+internal import CWebP
 
 /// A WebP that could not be written: what was wrong (a stable `code`, a message saying what to
 /// do), the object being written, and, when libwebp refused, its own error code as the cause.

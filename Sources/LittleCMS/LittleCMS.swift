@@ -1,4 +1,4 @@
-import CLCMS
+internal import CLCMS
 
 /// What Little CMS refused: a stable code, what it means for the caller, and Little CMS's own
 /// error (its `cmsERROR_*` code and text) as the cause when it logged one.

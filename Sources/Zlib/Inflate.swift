@@ -1,4 +1,4 @@
-import CZlib
+internal import CZlib
 
 /// What zlib refused while inflating, with the byte offset in the compressed input it had
 /// reached and zlib's own message (`z_stream.msg`) as the cause when it gave one.

@@ -21,7 +21,8 @@ struct Darkroom: AsyncParsableCommand {
         version: DarkroomRelease.version,
         subcommands: [
             Migrate.self, Import.self, Enqueue.self, Revert.self, Rerender.self, History.self, Worker.self, Render.self,
-            Status.self, Cancel.self, Retry.self, Job.self, Serve.self, QueueBench.self, Filter.self, Rendition.self,
+            Status.self, Cancel.self, Retry.self, OperatorScriptCommand.self, Serve.self, QueueBench.self, Filter.self,
+            Rendition.self,
         ])
 }
 

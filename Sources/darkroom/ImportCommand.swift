@@ -106,7 +106,7 @@ extension Darkroom {
             let name = ImportName(Array(raw[(slash.map { $0 + 1 } ?? 0)...]))
             guard let folder = String(validating: folderBytes, as: UTF8.self) else {
                 throw ImportError(
-                    .unreadable, source: ImportName(raw).display,
+                    .unreadable, object: ImportName(raw).display,
                     message:
                         "is in a folder whose name is not UTF-8; darkroom reads such bytes only in a file's own name")
             }
@@ -135,7 +135,7 @@ extension Darkroom {
                 return try S3Location(parsing: location).key(ofObjectURL: path)
             } catch {
                 throw ImportError(
-                    .refusedKey, source: path, message: "names no key darkroom allows: \(error.message)", cause: error)
+                    .refusedKey, object: path, message: "names no key darkroom allows: \(error.message)", cause: error)
             }
         }
     }

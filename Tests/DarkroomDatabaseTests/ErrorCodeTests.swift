@@ -41,7 +41,7 @@ struct ErrorCodeTests {
                 code: .queryFailed, sqlState: .checkViolation, message: "violates", constraintName: "c"))
         let asset = QueueError.invalidAsset(path: "a.jpg", constraint: "c", cause: refused)
         #expect(
-            asset.code == .invalidAsset && asset.path == "a.jpg"
+            asset.code == .invalidAsset && asset.object == "a.jpg"
                 && asset.cause?.postgresError.sqlState == .checkViolation)
         #expect(asset.description == "the asset a.jpg was refused by c: violates; fix the value the importer computed")
         let migration = QueueError.migrationFailed(version: 7, name: "seven", cause: refused)

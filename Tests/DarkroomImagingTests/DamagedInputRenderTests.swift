@@ -129,7 +129,8 @@ import Testing
             return
         }
         #expect(
-            jpeg.code == .damaged && jpeg.damage == spoilt.damage && jpeg.path == folder.file("damaged.jpg"), "\(jpeg)")
+            jpeg.code == .damaged && jpeg.damage == spoilt.damage && jpeg.object == folder.file("damaged.jpg"),
+            "\(jpeg)")
         #expect(folder.contents() == ["damaged.jpg"], "nothing published: \(folder.contents())")
     }
 

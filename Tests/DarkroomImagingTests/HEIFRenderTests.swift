@@ -183,8 +183,8 @@ import Testing
             guard let codec = (error as? RenderError)?.codecError, let heif = codec.cause as? HEIFError else {
                 return false
             }
-            return heif.code == .damaged && heif.path == "cut.heic" && codec.format == .heif && codec.code == .damaged
-                && (error as? RenderError)?.objectName == "cut.heic"
+            return heif.code == .damaged && heif.object == "cut.heic" && codec.format == .heif && codec.code == .damaged
+                && (error as? RenderError)?.object == "cut.heic"
         }
         #expect(output.committed == nil)
     }
@@ -201,7 +201,8 @@ import Testing
             guard let codec = (error as? RenderError)?.codecError, let heif = codec.cause as? HEIFError else {
                 return false
             }
-            return heif.code == .unsupported && heif.path == "clip.mov" && heif.message.contains("brand 'isom' (mp41)")
+            return heif.code == .unsupported && heif.object == "clip.mov"
+                && heif.message.contains("brand 'isom' (mp41)")
         }
     }
 

@@ -23,7 +23,7 @@ import Testing
             guard let codec = (error as? RenderError)?.codecError, let jpeg = codec.cause as? JPEGError else {
                 return false
             }
-            return jpeg.code == code && jpeg.path == input && "\(error)".contains(text)
+            return jpeg.code == code && jpeg.object == input && "\(error)".contains(text)
         }
         #expect(folder.contents().isEmpty, "a failed render leaves no file: \(folder.contents())")
     }

@@ -61,7 +61,7 @@ import Testing
             guard let codec = (error as? RenderError)?.codecError, codec.format == .jpeg,
                 let jpeg = codec.cause as? JPEGError, let cause = jpeg.cause
             else { return false }
-            return jpeg.code == .io && jpeg.path == "originals/ab/ab12.jpg" && jpeg.byteOffset == 40_000
+            return jpeg.code == .io && jpeg.object == "originals/ab/ab12.jpg" && jpeg.byteOffset == 40_000
                 && cause.systemErrno == ECONNRESET && !(error as! RenderError).isPermanent
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
@@ -87,7 +87,7 @@ import Testing
             guard let codec = (error as? RenderError)?.codecError, let jpeg = codec.cause as? JPEGError else {
                 return false
             }
-            return jpeg.code == .io && jpeg.path == failing && jpeg.cause?.systemErrno == ENOSPC
+            return jpeg.code == .io && jpeg.object == failing && jpeg.cause?.systemErrno == ENOSPC
                 && "\(error)".contains("no space left")
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")
@@ -112,7 +112,7 @@ import Testing
             ) { _ in PictureEdit(operations: [], orientation: .up) }
         } throws: { error in
             guard let codec = (error as? RenderError)?.codecError else { return false }
-            return codec.code == .io && codec.format == (format == .webp ? .webp : .heif) && codec.objectName == name
+            return codec.code == .io && codec.format == (format == .webp ? .webp : .heif) && codec.object == name
                 && codec.streamError?.systemErrno == ENOSPC && !codec.isPermanent
         }
         #expect(folder.contents().isEmpty, "\(folder.contents())")

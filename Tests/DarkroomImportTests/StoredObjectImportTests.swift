@@ -112,7 +112,7 @@ import Testing
             let withRefusal = try importer.importStoredObject(try StorageKey("originals/b/IMG_0008.JPG"))
             #expect(withRefusal.status == .imported && withRefusal.appleEdit == nil)
             let refused = try #require(withRefusal.sidecarRefusal)
-            #expect(refused.code == .badSidecar && refused.source.hasSuffix("originals/b/IMG_0008.AAE"), "\(refused)")
+            #expect(refused.code == .badSidecar && refused.object.hasSuffix("originals/b/IMG_0008.AAE"), "\(refused)")
 
             // A sidecar past the bound is refused unread beyond it.
             try Self.publish([("wedding.jpg", "IMG_0009.JPG")], under: "originals/c", to: bucket)

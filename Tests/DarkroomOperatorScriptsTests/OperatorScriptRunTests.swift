@@ -6,7 +6,7 @@ import LibPQ
 import Testing
 
 /// The shipped `Jobs/` files run against the real server, as `darkroom job run` runs them.
-@Suite("Running job files")
+@Suite("Running operator scripts")
 struct OperatorScriptRunTests {
     static let jobs: [String: OperatorScript] = {
         let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -5,7 +5,7 @@ import Foundation
 import Testing
 
 /// The `Jobs/` header format and parameter binding, without a database.
-@Suite("Job files")
+@Suite("Operator script files (Jobs/)")
 struct OperatorScriptTests {
     let prune = """
         -- job: prune

@@ -65,7 +65,7 @@ struct WorkerDecisionTests {
         for format in CodecError.Format.allCases {
             for code in CodecError.Code.allCases {
                 let codec = CodecError(
-                    code: code, format: format, message: "m", objectName: "p", isPermanent: true, cause: underlying)
+                    code: code, format: format, message: "m", object: "p", isPermanent: true, cause: underlying)
                 let failure = FailureCode(.codec(codec))
                 #expect(failure.rawValue == "\(format.rawValue)_\(code.rawValue)")
                 #expect(failure == FailureCode(RenderError.Code.codec, codec: codec))
@@ -95,7 +95,7 @@ struct WorkerDecisionTests {
                 + "raise --memory-budget to at least 2 MiB")
         let spill = RenderError.spill(path: "/scratch", message: "write failed", errno: ENOSPC)
         #expect(spill.code == .spillFailed && !spill.isPermanent && spill.cause == .system(errno: ENOSPC))
-        #expect(spill.objectName == "/scratch" && spill.description.contains("No space left on device"))
+        #expect(spill.object == "/scratch" && spill.description.contains("No space left on device"))
         let rejected = StreamError(code: .rejected, object: "renders/1.jpg", message: "403")
         let output = RenderError.output(rejected)
         #expect(output.code == .outputFailed && output.isPermanent && output.cause == .stream(rejected))

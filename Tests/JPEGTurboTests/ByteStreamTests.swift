@@ -63,7 +63,7 @@ import Testing
             _ = try decode(source)
         } throws: { error in
             guard let jpeg = error as? JPEGError, let cause = jpeg.cause else { return false }
-            return jpeg.code == .io && jpeg.path == "originals/ab/ab12.jpg" && jpeg.byteOffset == failAfter
+            return jpeg.code == .io && jpeg.object == "originals/ab/ab12.jpg" && jpeg.byteOffset == failAfter
                 && cause.code == .io && cause.systemErrno == ECONNRESET && "\(jpeg)".contains("connection reset")
         }
     }
@@ -94,7 +94,7 @@ import Testing
             try encoder.finish()
         } throws: { error in
             guard let jpeg = error as? JPEGError, let cause = jpeg.cause else { return false }
-            return jpeg.code == .io && jpeg.path == "renders/1/2.jpg" && cause.systemErrno == ENOSPC
+            return jpeg.code == .io && jpeg.object == "renders/1/2.jpg" && cause.systemErrno == ENOSPC
                 && "\(jpeg)".contains("no space left")
         }
     }

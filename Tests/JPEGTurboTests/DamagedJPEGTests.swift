@@ -37,7 +37,7 @@ import Testing
             _ = try decode(bytes, rows: rows)
         }
         #expect(
-            error?.code == .damaged && error?.damage == damage && error?.path == "originals/ab/cd.jpg",
+            error?.code == .damaged && error?.damage == damage && error?.object == "originals/ab/cd.jpg",
             "\(String(describing: error))", sourceLocation: sourceLocation)
         if let offset { #expect(error?.byteOffset == offset, sourceLocation: sourceLocation) }
     }
@@ -154,7 +154,7 @@ import Testing
         let size = try decoder.start()
         #expect(size.width == 4608 && size.height == 1976)
         let error = #expect(throws: JPEGError.self) { try decoder.finish() }
-        #expect(error?.damage == .cutInScanData && error?.byteOffset == 2_184_704 && error?.path == path)
+        #expect(error?.damage == .cutInScanData && error?.byteOffset == 2_184_704 && error?.object == path)
     }
 
     @Test func realFilesWithATrailerOrCorruptData() throws {

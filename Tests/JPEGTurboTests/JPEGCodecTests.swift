@@ -32,7 +32,7 @@ import Testing
             _ = try JPEGDecoder(source: FileSource(path: path))
         } throws: { error in
             let jpeg = error as? JPEGError
-            return jpeg?.code == .corrupt && jpeg?.path == path
+            return jpeg?.code == .corrupt && jpeg?.object == path
                 && (jpeg?.description.contains("Not a JPEG file") ?? false)
         }
     }

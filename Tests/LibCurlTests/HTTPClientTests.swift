@@ -20,7 +20,7 @@ import Testing
             _ = try HTTPClient().perform(HTTPRequest(method: "GET", url: url))
         }
         #expect(error?.code == .unreachable && error?.isTransient == true, "\(String(describing: error))")
-        #expect(error?.url == url && error?.description.contains(url) == true)
+        #expect(error?.object == url && error?.description.contains(url) == true)
     }
 
     @Test func aURLLibcurlCannotUseFailsForGood() {

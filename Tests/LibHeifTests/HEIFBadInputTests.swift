@@ -81,7 +81,7 @@ import Testing
     @Test func aTruncatedFileIsDamaged() throws {
         let whole = try HEIFDecoderTests.encoded()
         let error = try #require(Self.openAndDecode(Array(whole.dropLast(8))))
-        #expect(error.code == .damaged && error.path == Self.name && error.isDamagedData, "\(error)")
+        #expect(error.code == .damaged && error.object == Self.name && error.isDamagedData, "\(error)")
         #expect(error.description.hasPrefix("\(Self.name): ") && error.description.contains("the HEIF data is damaged"))
     }
 
@@ -117,7 +117,7 @@ import Testing
         let bytes = ISOBMFFEdit.settingImageSize(try HEIFDecoderTests.encoded(), width: 100_000, height: 100_000)
         let error = try #require(Self.open(bytes))
         #expect(
-            error.code == .tooLarge && error.message.contains("100000x100000") && error.path == Self.name, "\(error)")
+            error.code == .tooLarge && error.message.contains("100000x100000") && error.object == Self.name, "\(error)")
         let smaller = try #require(Self.open(try HEIFDecoderTests.encoded(), limits: HEIFLimits(maxSide: 40)))
         #expect(smaller.code == .tooLarge)
     }

@@ -74,7 +74,7 @@ import Testing
             Issue.record("decoded a map from \(variant)")
         } catch {
             #expect(error.code == code && error.message.contains(says), "\(error)")
-            #expect(error.path.hasPrefix("tmap.heif (tmap item"), "\(error)")
+            #expect(error.object.hasPrefix("tmap.heif (tmap item"), "\(error)")
         }
         try decoder.start()
     }

@@ -167,7 +167,7 @@ import Testing
             }
             Issue.record("\(width)×\(height) with \(settings) was written")
         } catch {
-            #expect(error.code == code && error.path == Self.name, "\(error)")
+            #expect(error.code == code && error.object == Self.name, "\(error)")
             #expect(error.message.contains(says), "\(error.message)")
             #expect(error.libheifCode == 0 && error.libheifSubcode == 0 && error.whileWriting, "\(error)")
             #expect(error.description == "\(Self.name): \(error.message)")

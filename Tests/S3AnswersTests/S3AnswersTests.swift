@@ -33,12 +33,12 @@ import Testing
 
     @Test func aTransferFailureKeepsLibcurlsErrorAsItsCause() {
         let refused = CurlError(
-            code: .unreachable, curlCode: 7, message: "Couldn't connect to server", url: "http://s3")
+            code: .unreachable, curlCode: 7, message: "Couldn't connect to server", object: "http://s3")
         let error = S3Error.transfer(refused, bucket: "b", key: "k", operation: "GET")
         #expect(error.code == .unreachable && error.isTransient && error.cause?.code == .unreachable)
         #expect(error.cause?.curlCode == 7 && error.streamError(object: "k").code == .unavailable)
         #expect(error.description.contains("Couldn't connect to server") && error.message.contains("server is up"))
-        let refusedURL = CurlError(code: .failed, curlCode: 3, message: "URL using bad/illegal format", url: "x")
+        let refusedURL = CurlError(code: .failed, curlCode: 3, message: "URL using bad/illegal format", object: "x")
         let bad = S3Error.transfer(refusedURL, bucket: "b", key: "k", operation: "GET")
         #expect(bad.code == .unexpected && !bad.isTransient && bad.cause?.code == .failed)
     }

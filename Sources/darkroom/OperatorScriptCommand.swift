@@ -6,22 +6,26 @@ import Foundation
 import PrintableText
 
 extension Darkroom {
-    struct Job: ParsableCommand {
+    /// `darkroom job`: the operator scripts of `Jobs/`. The command is named after the folder;
+    /// everywhere else in the code they are scripts, so "job" means a queued render job.
+    struct OperatorScriptCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "job",
             abstract: "Operator batch jobs: the SQL files in Jobs/.",
             subcommands: [List.self, Run.self])
 
         struct List: ParsableCommand {
             static let configuration = CommandConfiguration(
                 abstract: "List the jobs with what they do, their parameters and schedule.")
-            @OptionGroup var location: JobsLocation
+            @OptionGroup var location: ScriptFolder
 
             func run() throws {
                 try withExitCodes {
-                    for job in try location.catalog() {
-                        print("\(job.name)\n  \(job.summary)\n  schedule: \(job.schedule)")
-                        for parameter in job.parameters
-                        where !(job.files != nil && OperatorScriptRunner.renderFileParameters[parameter.name] != nil) {
+                    for script in try location.catalog() {
+                        print("\(script.name)\n  \(script.summary)\n  schedule: \(script.schedule)")
+                        for parameter in script.parameters
+                        where !(script.files != nil && OperatorScriptRunner.renderFileParameters[parameter.name] != nil)
+                        {
                             let value = parameter.defaultValue.map { " = \($0)" } ?? " (required)"
                             print(
                                 "  --param \(parameter.name)=\(parameter.type.uppercased())\(value)"
@@ -38,7 +42,7 @@ extension Darkroom {
                 discussion:
                     "Exit 0 when it ran, 1 for an unknown job or bad parameters, 2 when the database is unavailable.")
             @OptionGroup var global: GlobalOptions
-            @OptionGroup var location: JobsLocation
+            @OptionGroup var location: ScriptFolder
             @Argument(help: "The job's name (see `darkroom job list`).") var name: String
             @Option(name: .customLong("param"), help: "k=v, repeatable.") var params: [String] = []
 
@@ -53,13 +57,13 @@ extension Darkroom {
                         parameters[String(param[..<equals])] = String(param[param.index(after: equals)...])
                     }
                     let catalog = try location.catalog()
-                    guard let job = catalog.first(where: { $0.name == name }) else {
+                    guard let script = catalog.first(where: { $0.name == name }) else {
                         throw CommandFailure.invalidInput(
                             "there is no job \(name); the jobs are \(catalog.map(\.name).joined(separator: ", "))")
                     }
                     do {
-                        _ = try job.bound(
-                            job.files == nil
+                        _ = try script.bound(
+                            script.files == nil
                                 ? parameters
                                 : parameters.merging(OperatorScriptRunner.renderFileParameters) { a, _ in a })
                     } catch {
@@ -67,12 +71,12 @@ extension Darkroom {
                     }
                     let connection = try Environment.connect(global)
                     try Environment.requireSchema(connection)
-                    let files = job.files == nil ? nil : StoredRenderFiles(storage: try Environment.storage(global))
+                    let files = script.files == nil ? nil : StoredRenderFiles(storage: try Environment.storage(global))
                     let started = ContinuousClock.now
                     let report: OperatorScriptReport
                     do {
                         report = try OperatorScriptRunner(connection, logger: logger).run(
-                            job, parameters: parameters, files: files)
+                            script, parameters: parameters, files: files)
                     } catch let error as DatabaseError where !error.isConnectionFailure {
                         throw CommandFailure.invalidInput("job \(name) failed: \(error)")
                     } catch let error as OperatorScriptError {
@@ -80,12 +84,12 @@ extension Darkroom {
                     }
                     let elapsed = (ContinuousClock.now - started).formatted(
                         .units(allowed: [.seconds, .milliseconds], width: .narrow))
-                    if job.files != nil {
+                    if script.files != nil {
                         for path in report.deletedFiles { print("deleted\t\(Printable.field(path))") }
                         print(
                             "job \(name): deleted \(report.deletedFiles.count) orphaned render file(s) in \(elapsed) (run \(report.runID))"
                         )
-                    } else if job.repeats == .untilZero {
+                    } else if script.repeats == .untilZero {
                         print(
                             "job \(name): \(report.total) in \(report.executions) batch(es) in \(elapsed) (run \(report.runID))"
                         )
@@ -102,7 +106,7 @@ extension Darkroom {
 
 /// Where the job files are: --jobs-dir, $DARKROOM_JOBS_DIR, then the installed copy. Never the
 /// current folder: a `Jobs/` that whoever owns it left there would run as the schema's owner.
-struct JobsLocation: ParsableArguments {
+struct ScriptFolder: ParsableArguments {
     @Option(
         name: .customLong("jobs-dir"),
         help: "Folder of job files (default: $DARKROOM_JOBS_DIR, else the installed /usr/share/darkroom/jobs).")
