@@ -219,6 +219,7 @@ let package = Package(
                 "ByteStreams", "DarkroomMetrics", "Timing", "ContentDigest", "ProcessSandbox", "PrintableText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]),
         // `darkroom serve`: server-rendered pages over the same SQL views the CLI reads, sign-in,
         // CSRF, actions through the SQL API, before/after thumbnails (decoded in the worker's
@@ -361,3 +362,10 @@ let package = Package(
             ]),
     ]
 )
+
+// A file uses the members of a module only if it imports that module itself (SE-0444): with the
+// imports each module declares (Tests/DarkroomDatabaseTests/ModuleGraphTests.swift), the
+// compiler keeps the walls between layers.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

@@ -1,3 +1,5 @@
+internal import LibPQ
+
 /// Failures of queue and asset operations that callers are expected to handle: a stable code,
 /// a message that says what to do, the job, asset or schema file concerned, and the server's
 /// error underneath when there is one. Database failures that are not specific to darkroom

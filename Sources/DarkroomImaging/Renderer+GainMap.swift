@@ -1,4 +1,5 @@
 import ByteStreams
+import GainMaps
 
 /// A render's HDR gain map: planned through the image's geometry at its own resolution and
 /// priced on its own, rendered before the image, then held while the image renders.

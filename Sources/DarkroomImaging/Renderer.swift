@@ -1,4 +1,5 @@
 import ByteStreams
+import GainMaps
 import JPEGTurbo
 import LibHeif
 

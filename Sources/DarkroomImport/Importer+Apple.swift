@@ -4,6 +4,7 @@ import DarkroomDatabase
 import DarkroomImaging
 import DarkroomStorage
 import Foundation
+import Logging
 
 /// An original exported from Apple Photos with its edit: the `.AAE` beside it becomes a
 /// `com.apple.photo` adjustment, byte for byte. With Apple's render beside it too, that render,

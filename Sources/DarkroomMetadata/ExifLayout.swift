@@ -1,3 +1,5 @@
+import GainMaps
+
 /// The parts of an EXIF block that `OutputExif` rewrites, walked and validated up front so
 /// that no patch is applied to a block that turns out to be unsafe halfway through.
 struct ExifLayout {

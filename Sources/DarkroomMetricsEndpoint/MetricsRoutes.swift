@@ -1,6 +1,7 @@
 import DarkroomDatabase
 import DarkroomMetrics
 import Hummingbird
+import Logging
 import Prometheus
 
 /// Runs a read on a database connection of the caller's (`serve`'s pool), off the event loop.

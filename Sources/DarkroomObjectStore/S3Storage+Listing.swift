@@ -1,6 +1,7 @@
 import ByteStreams
 import DarkroomStorage
 import Foundation
+import LibCurl
 import S3Answers
 
 /// Listing and removal for the orphan cleanup and housekeeping: objects (ListObjectsV2) and

@@ -1,6 +1,7 @@
 import ByteStreams
 import DarkroomStorage
 import Foundation
+import LibCurl
 import S3Answers
 
 /// An S3-compatible bucket (AWS, SeaweedFS, Ceph RGW, MinIO) as an `ObjectStorage`: every key

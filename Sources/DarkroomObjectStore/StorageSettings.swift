@@ -1,5 +1,6 @@
 import DarkroomStorage
 import Foundation
+import S3Answers
 
 /// How a command finds its storage: `DARKROOM_STORAGE` (or `--storage`) is a local storage
 /// root, or `s3://bucket/prefix` with the AWS variables (or the flags of those that are not

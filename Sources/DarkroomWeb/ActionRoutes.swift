@@ -1,6 +1,7 @@
 import DarkroomDatabase
 import Foundation
 import Hummingbird
+import HummingbirdAuth
 
 /// Retry and cancel, of one job or a whole batch: POST only, CSRF-checked by the gate, for
 /// operators, each through the operator API in a transaction whose `darkroom.actor` is the

@@ -3,6 +3,8 @@ import DarkroomImaging
 import DarkroomStorage
 import Foundation
 import Hummingbird
+import HummingbirdAuth
+import Logging
 
 /// The GET pages and the thumbnails.
 struct PageRoutes {

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import HummingbirdAuth
+import Logging
 
 /// Every request but the sign-in page and the stylesheet needs a signed-in session; every POST
 /// must come from this dashboard's own pages and carry its CSRF token in its `csrf` field (the

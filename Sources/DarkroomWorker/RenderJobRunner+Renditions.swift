@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetrics
 import Logging
 
 /// A renditions job: the renditions the asset's top layer lacks (`settings.renditions`, as the

@@ -1,4 +1,6 @@
 import DarkroomDatabase
+import DarkroomMetrics
+import DarkroomStorage
 import Foundation
 import Logging
 import Timing

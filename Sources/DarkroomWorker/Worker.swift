@@ -1,5 +1,6 @@
 import DarkroomAdjustments
 import DarkroomDatabase
+import DarkroomMetrics
 import Foundation
 import Logging
 import Timing

@@ -3,6 +3,7 @@ import Logging
 import ServiceLifecycle
 import Synchronization
 import Timing
+import UnixSignals
 
 /// The worker as a swift-service-lifecycle `Service`. On graceful shutdown (SIGTERM or SIGINT
 /// when run in a `ServiceGroup`) the worker stops claiming, gives running jobs the grace

@@ -1,3 +1,4 @@
+import DarkroomDatabase
 import Foundation
 import Timing
 

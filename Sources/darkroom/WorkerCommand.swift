@@ -4,6 +4,7 @@ import DarkroomImaging
 import DarkroomMetricsEndpoint
 import DarkroomWorker
 import Foundation
+import Logging
 import ServiceLifecycle
 
 extension Darkroom {

@@ -1,4 +1,5 @@
 import DarkroomAdjustments
+import Foundation
 import Testing
 
 /// The XML property-list reader: Apple's form, and what hostile files must not do.

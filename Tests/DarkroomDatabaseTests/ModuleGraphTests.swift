@@ -272,10 +272,11 @@ struct ModuleGraphTests {
         #expect(differences == [], "\n\(differences.joined(separator: "\n"))")
     }
 
-    /// The walls between layers are in the manifest, and the compiler keeps them: a module can
-    /// import only what it declares (`eachModuleImportsWhatPackageSwiftDeclares`), and the
-    /// boundary modules import what is behind them internally. So only DarkroomDatabase reaches
-    /// libpq (its `DatabaseConnection` sends nothing but its own `SQL/` files), and only
+    /// The walls between layers are in the manifest, and the compiler keeps them: a file uses a
+    /// module's members only if it imports that module (`MemberImportVisibility`, on for every
+    /// target), a module imports only what it declares (`eachModuleImportsWhatPackageSwiftDeclares`),
+    /// and the boundary modules import what is behind them internally. So only DarkroomDatabase
+    /// reaches libpq (its `DatabaseConnection` sends nothing but its own `SQL/` files), and only
     /// DarkroomImaging reaches the codecs.
     @Test func onlyTheBoundaryModulesDeclareWhatIsBehindThem() throws {
         let declared = try Self.declared(try Self.read("Package.swift"))

@@ -1,5 +1,6 @@
 import DarkroomDatabase
 import DarkroomTestSupport
+import Foundation
 import LibPQ
 import Testing
 

@@ -1,6 +1,8 @@
+import ByteStreams
 import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImport
+import DarkroomObjectStore
 import DarkroomStorage
 import DarkroomTestSupport
 import Foundation

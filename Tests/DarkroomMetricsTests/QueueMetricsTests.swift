@@ -7,6 +7,7 @@ import Hummingbird
 import LibPQ
 import Logging
 import Prometheus
+import ServiceLifecycle
 import Testing
 
 /// The queue's gauges, scraped over real HTTP from a server reading a real PostgreSQL, equal

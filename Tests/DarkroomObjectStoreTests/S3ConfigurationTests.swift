@@ -1,6 +1,7 @@
 import ContentDigest
 import DarkroomStorage
 import Foundation
+import LibCurl
 import S3Answers
 import Testing
 import Timing

@@ -1,4 +1,5 @@
 import DarkroomDatabase
+import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Testing

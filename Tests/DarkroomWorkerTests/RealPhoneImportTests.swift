@@ -1,7 +1,9 @@
 import DarkroomDatabase
+import DarkroomImport
 import DarkroomTestSupport
 import DarkroomWorker
 import Foundation
+import LibPQ
 import Logging
 import Testing
 

@@ -9,6 +9,7 @@ import Foundation
 import LibPQ
 import Logging
 import Prometheus
+import ServiceLifecycle
 import Testing
 
 /// A worker drains real jobs (real renders, a real PostgreSQL) with its metrics listener on a
