@@ -184,6 +184,7 @@ let package = Package(
             name: "DarkroomImport",
             dependencies: [
                 "DarkroomDatabase", "DarkroomStorage", "DarkroomMetadata", "DarkroomImaging", "DarkroomAdjustments",
+                "DarkroomWorker",
                 "ByteStreams", "ContentDigest",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),

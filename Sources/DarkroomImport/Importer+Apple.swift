@@ -3,6 +3,7 @@ import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
 import DarkroomStorage
+import DarkroomWorker
 import Foundation
 import Logging
 
@@ -80,8 +81,8 @@ extension Importer {
             let render = try storeRender(renderName, in: place, assetID: assetID)
             let id = try assets.recordImportedLayer(
                 assetID: assetID, formatIdentifier: sidecar.formatIdentifier, formatVersion: sidecar.formatVersion,
-                data: sidecar.data, renderedPath: render.key.rawValue, renderedWidth: render.header.storedSize.width,
-                renderedHeight: render.header.storedSize.height, renderedBytes: render.byteSize)
+                data: sidecar.data, renderedPath: render.key.rawValue, renderedWidth: render.facts.storedWidth,
+                renderedHeight: render.facts.storedHeight, renderedBytes: render.byteSize)
             notes.append("\(sidecarName) recorded as adjustment \(id) (\(version)), its render Apple's \(renderName)")
         } else {
             let job = try queue.enqueue(
@@ -103,27 +104,25 @@ extension Importer {
     /// Apple's render as the layer's render, byte for byte: a local file copied under the layout,
     /// an object of the storage left where it is.
     private func storeRender(_ name: String, in place: Neighbourhood, assetID: Int64) throws
-        -> (key: StorageKey, header: SourceHeader, byteSize: Int64)
+        -> (key: StorageKey, facts: PhotoFacts, byteSize: Int64)
     {
         let path = source(name, in: place)
         switch place {
         case .folder:
             // Checked as the photo is, and read through the descriptor checked.
             return try ImportSource(path, followsSymlinks: followsSymlinks).withPath { checked in
-                let header = try readHeader(source: path) { () throws(StreamError) in
-                    try FileSource(path: checked, name: path)
-                }
+                let facts = try readFacts(source: path) { try FileSource(path: checked, name: path) }
                 let (digest, byteSize) = try hashFile(checked, source: path)
                 let key = StorageLayout.importedRender(
-                    assetID: assetID, sha256: digest, fileExtension: header.fileExtension)
+                    assetID: assetID, sha256: digest, fileExtension: facts.fileExtension)
                 if try !exists(key, source: path) { try copy(checked, to: key, source: path) }
-                return (key, header, byteSize)
+                return (key, facts, byteSize)
             }
         case .stored(let folder):
             let key = try storedKey(folder + "/" + name, source: path)
-            let header = try readHeader(source: path) { () throws(StreamError) in try storage.openForReading(key) }
+            let facts = try readFacts(source: path) { try storage.openForReading(key) }
             let (_, byteSize) = try hashObject(key, source: path)
-            return (key, header, byteSize)
+            return (key, facts, byteSize)
         }
     }
 

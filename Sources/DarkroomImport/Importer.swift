@@ -6,6 +6,7 @@ import DarkroomDatabase
 import DarkroomImaging
 import DarkroomMetadata
 import DarkroomStorage
+import DarkroomWorker
 import Foundation
 import Logging
 
@@ -36,15 +37,20 @@ public struct Importer {
     let logger: Logger
     /// Whether a symlink to a file outside its own folder is imported (`--follow-symlinks`).
     let followsSymlinks: Bool
+    /// Where a photo's header and metadata are parsed: a decoding child each, which holds no
+    /// credential (`import --decoder-sandbox`), or nil for this process.
+    let sandbox: DecoderSandbox?
 
     public init(
-        storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger, followsSymlinks: Bool = false
+        storage: any ObjectStorage, connection: DatabaseConnection, logger: Logger, followsSymlinks: Bool = false,
+        sandbox: DecoderSandbox? = nil
     ) {
         self.storage = storage
         assets = AssetStore(connection)
         queue = JobQueue(connection, logger: logger)
         self.logger = logger
         self.followsSymlinks = followsSymlinks
+        self.sandbox = sandbox
     }
 
     /// Imports a photo and, as exported from Apple Photos, the edit beside it: its `.AAE`
@@ -102,12 +108,10 @@ public struct Importer {
             )
         }
         // Read the header first: a file that is not a JPEG or a HEIF is refused before anything is copied.
-        let header = try readHeader(source: source) { () throws(StreamError) in
-            try FileSource(path: absolute, name: source)
-        }
+        let facts = try readFacts(source: source) { try FileSource(path: absolute, name: source) }
         let stored = try storeOriginal(
-            absolute, realPath: realPath, digest: digest, fileExtension: header.fileExtension, source: source)
-        return try register(header, digest: digest, byteSize: fileSize, stored: stored, source: source)
+            absolute, realPath: realPath, digest: digest, fileExtension: facts.fileExtension, source: source)
+        return try register(facts, digest: digest, byteSize: fileSize, stored: stored, source: source)
     }
 
     /// Registers an object already in the storage where it is, without copying it (an
@@ -124,8 +128,8 @@ public struct Importer {
                 status: .existing, assetID: existing.id, source: source, storedPath: existing.originalPath, warnings: []
             )
         } else {
-            let header = try readHeader(source: source) { () throws(StreamError) in try storage.openForReading(key) }
-            outcome = try register(header, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
+            let facts = try readFacts(source: source) { try storage.openForReading(key) }
+            outcome = try register(facts, digest: digest, byteSize: byteSize, stored: key.rawValue, source: source)
         }
         do {
             outcome.appleEdit = try importAppleEdit(besides: key, assetID: outcome.assetID)
@@ -135,63 +139,41 @@ public struct Importer {
         return outcome
     }
 
-    /// The photo's header, or an `ImportError` saying why it is not a photo darkroom reads.
-    func readHeader(source: String, _ open: () throws(StreamError) -> any ByteSource) throws -> SourceHeader {
+    /// The photo's header and metadata (in a decoding child unless the sandbox is off), or an
+    /// `ImportError` saying why it is not a photo darkroom reads.
+    func readFacts(source: String, _ open: @escaping () throws -> any ByteSource) throws -> PhotoFacts {
         do {
-            return try SourceHeader.read(from: open())
+            guard let sandbox else { return try PhotoFacts.read(from: try open(), name: source) }
+            return try sandbox.facts(of: source, open: open)
+        } catch let error as PhotoFactsError {
+            let code: ImportError.Code =
+                switch error.code {
+                case .unreadable: .unreadable
+                case .notAPhoto: .notAPhoto
+                case .decodingFailed: .decodingFailed
+                }
+            throw ImportError(code, object: source, message: error.message, cause: error.cause)
         } catch let error as StreamError {
             throw ImportError(.unreadable, object: source, message: "cannot be read: \(error.message)", cause: error)
-        } catch let error as CodecError {
-            // libjpeg quotes the bytes a file starts with; a refusal names the file, never its content.
-            if error.format == .jpeg, error.code == .corrupt, error.byteOffset == 0 {
-                throw ImportError(
-                    .notAPhoto, object: source,
-                    message: "is not a photo darkroom reads (JPEG, HEIC or AVIF, told by content)")
-            }
-            throw ImportError(
-                .notAPhoto, object: source, message: error.message + Self.unreadableNote(error), cause: error)
         }
     }
 
-    /// Said after the codec's message when the bytes are no photo darkroom reads.
-    static func unreadableNote(_ error: CodecError) -> String {
-        switch (error.format, error.code) {
-        case (.jpeg, .corrupt): " (not a readable JPEG, HEIC or AVIF)"
-        case (.heif, _) where error.isDamagedData: " (not a readable HEIF)"
-        default: ""
-        }
-    }
-
-    /// Reads the metadata from the header and records the asset stored under `stored`.
-    func register(_ header: SourceHeader, digest: String, byteSize: Int64, stored: String, source: String) throws
+    /// Records the asset stored under `stored` with what its header and metadata say.
+    func register(_ facts: PhotoFacts, digest: String, byteSize: Int64, stored: String, source: String) throws
         -> ImportOutcome
     {
-        var metadata = MetadataReader.read(app1Payload: header.exifPayload, xmpPacket: header.xmpPacket)
-        metadata.warnings += header.metadataWarnings
-        for warning in metadata.warnings {
+        for warning in facts.warnings {
             logger.warning("unreadable metadata left empty", metadata: ["file": "\(source)", "reason": "\(warning)"])
         }
-        let info = metadata.metadata
-        let size = header.storedSize
         let registered = try assets.register(
             NewAsset(
                 originalPath: stored, contentSHA256: digest, byteSize: byteSize,
-                pixelWidth: size.width, pixelHeight: size.height, orientation: Self.orientation(of: header, exif: info),
-                latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
-                creationDate: info.creationDate, metadataWarnings: metadata.warnings))
+                pixelWidth: facts.storedWidth, pixelHeight: facts.storedHeight, orientation: facts.orientation,
+                latitude: facts.latitude, longitude: facts.longitude, altitude: facts.altitude,
+                creationDate: facts.creationDate, metadataWarnings: facts.warnings))
         return ImportOutcome(
             status: registered.created ? .imported : .existing, assetID: registered.id,
-            source: source, storedPath: stored, warnings: metadata.warnings)
-    }
-
-    /// What `assets.orientation` holds: how the rows the decoder delivers must be turned to
-    /// stand upright, which is what a render of the original applies (`Picture`'s rule: a
-    /// HEIF's is 1 whatever its EXIF says, since its decoder applies `irot`/`imir` itself).
-    static func orientation(of header: SourceHeader, exif: PhotoMetadata) -> Int {
-        Picture(
-            size: header.storedSize, start: .original(recorded: nil), decoderTurnsUpright: header.carriesOwnOrientation,
-            exifOrientation: Orientation(exifValue: exif.orientation)
-        ).orientation.rawValue
+            source: source, storedPath: stored, warnings: facts.warnings)
     }
 
     /// Files already in the storage are registered where they are; others are copied to the
@@ -282,6 +264,9 @@ public struct ImportError: Error, Sendable, CustomStringConvertible {
         case notALookupTable = "import_not_a_lut"
         /// An Apple Photos `.AAE` sidecar darkroom cannot read.
         case badSidecar = "import_bad_sidecar"
+        /// The decoding child reading its header crashed, was stopped by its filter or broke
+        /// the channel's rules: bytes made to attack a decoder, or a decoder's bug.
+        case decodingFailed = "import_decoding_failed"
     }
 
     public var code: Code

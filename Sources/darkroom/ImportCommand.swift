@@ -25,6 +25,13 @@ extension Darkroom {
             help: "Import what a symlink points to even outside its folder (default: refused).")
         var followSymlinks = false
 
+        @Option(
+            name: .customLong("decoder-sandbox"),
+            help:
+                "on: each photo's header and metadata are parsed in a child process that holds no credential, can open no file and makes only the system calls decoding needs, forked from a zygote (docs/hostile-input.md); fresh: each child started afresh; off: in import itself."
+        )
+        var decoderSandbox: SandboxSetting = .on
+
         func run() throws {
             try withExitCodes {
                 let logger = global.makeLogger()
@@ -32,7 +39,8 @@ extension Darkroom {
                 try Environment.requireSchema(connection)
                 let storage = try Environment.storage(global, create: true)
                 let importer = Importer(
-                    storage: storage, connection: connection, logger: logger, followsSymlinks: followSymlinks)
+                    storage: storage, connection: connection, logger: logger, followsSymlinks: followSymlinks,
+                    sandbox: try decoderSandbox.checked())
                 var failures = 0
                 for target in try paths.flatMap(targets) {
                     do {

@@ -161,7 +161,7 @@ enum DurationText {
     }
 }
 
-/// `worker` and `serve --decoder-sandbox on|fresh|off`.
+/// `worker`, `serve` and `import --decoder-sandbox on|fresh|off`.
 enum SandboxSetting: String, ExpressibleByArgument, CaseIterable {
     case on, fresh, off
 

@@ -107,6 +107,46 @@ public struct DecoderSandbox: Sendable {
                 admission: nil))
     }
 
+    /// An import's facts of a photo (`PhotoFacts`): its header and metadata, read in a child
+    /// from what `open` reads. Throws the stream's own errors, else a `PhotoFactsError`: the
+    /// facts cannot be read, or (`.decodingFailed`) the child crashed, was stopped by its filter,
+    /// broke the channel's rules or could not start.
+    public func facts(of name: String, open: @escaping () throws -> any ByteSource) throws -> PhotoFacts {
+        var job = SandboxJob(
+            adjustment: nil, startOrientation: nil, isReplay: false, settings: RenderSettings(), withRenditions: false,
+            scratchDirectory: "", bufferedBytesPerStream: 0, inputName: name, uploadNames: [], input: nil, jobID: 0,
+            adjustmentID: nil)
+        job.factsOnly = true
+        let streams = LayerRenderer.Streams(
+            input: try open(), reopen: open, output: nil, renditions: [], scratchDirectory: "")
+        let services = Services(
+            table: { _ in throw SandboxError(.protocolViolation, "a photo's facts asked for a filter") },
+            admission: nil)
+        let answer: Session.Answer
+        do {
+            answer = try run(job, streams: streams, services: services)
+        } catch let violation as SandboxViolation {
+            throw PhotoFactsError(.decodingFailed, object: name, message: violation.description)
+        }
+        switch answer {
+        case .facts(let answer):
+            // What the child wrote may be made up: its words are escaped as every line from it is.
+            if var facts = answer.facts {
+                facts.warnings = facts.warnings.map(Bounds.escaped)
+                facts.creationDateSource = facts.creationDateSource.map(Bounds.escaped)
+                return facts
+            }
+            let refusal = answer.refusal ?? PhotoFactsError(.notAPhoto, object: name, message: "")
+            throw PhotoFactsError(refusal.code, object: name, message: Bounds.escaped(refusal.message))
+        case .failure(let failure): throw PhotoFactsError(.decodingFailed, object: name, message: failure.message)
+        case .outcome:
+            throw PhotoFactsError(
+                .decodingFailed, object: name,
+                message: SandboxViolation.protocolBroken(SandboxError(.protocolViolation, "a render's outcome"))
+                    .description)
+        }
+    }
+
     /// What the worker does for the child: tables by filter, memory from its budget.
     struct Services {
         var table: (FilterQuery) throws -> ColorLookupTable
@@ -118,6 +158,15 @@ public struct DecoderSandbox: Sendable {
     /// child's own `ChildFailure`, else a `SandboxViolation` when the child crashed, was stopped
     /// by its filter or broke the channel's rules. Uploads not committed are aborted.
     func render(_ job: SandboxJob, streams: LayerRenderer.Streams, services: Services) throws -> LayerOutcome {
+        switch try run(job, streams: streams, services: services) {
+        case .outcome(let outcome): return outcome
+        case .failure(let failure): throw failure
+        case .facts: throw SandboxViolation.protocolBroken(SandboxError(.protocolViolation, "facts for a render"))
+        }
+    }
+
+    /// Runs `job` in a child, serving `streams`, until its last word.
+    private func run(_ job: SandboxJob, streams: LayerRenderer.Streams, services: Services) throws -> Session.Answer {
         let process: SandboxedProcess
         do {
             process = try SandboxedProcess(childStart, maxPayload: SandboxMessage.maxPayload) {
@@ -134,7 +183,12 @@ public struct DecoderSandbox: Sendable {
             while let frame = try process.channel.receive() {
                 // A busy child is never quiet long enough for the channel's own check.
                 if streams.isCancelled() { throw RenderError.cancelled }
-                if let answer = try session.serve(frame) { return try finish(answer, process: process) }
+                if let answer = try session.serve(frame) {
+                    // The child has nothing left to do, so it is ended now rather than trusted to exit.
+                    process.kill()
+                    _ = process.wait()
+                    return answer
+                }
             }
         } catch let error as SandboxError where error.code == .channelClosed {
             // The child is gone: how it ended says why.
@@ -151,22 +205,13 @@ public struct DecoderSandbox: Sendable {
         throw SandboxViolation(process.wait(), deniedCall: process.deniedSystemCall, errors: process.errorOutput)
     }
 
-    /// The child's last word. It has nothing left to do, so it is ended now rather than
-    /// trusted to exit.
-    private func finish(_ answer: Session.Answer, process: SandboxedProcess) throws -> LayerOutcome {
-        process.kill()
-        _ = process.wait()
-        switch answer {
-        case .outcome(let outcome): return outcome
-        case .failure(let failure): throw failure
-        }
-    }
 }
 
 /// One render's requests, served: the streams it reads, the uploads it writes, the memory it holds.
 private struct Session {
     enum Answer {
         case outcome(LayerOutcome)
+        case facts(FactsAnswer)
         case failure(JobFailure)
     }
 
@@ -250,6 +295,12 @@ private struct Session {
                 throw SandboxError(.protocolViolation, "an outcome out of bounds")
             }
             return .outcome(outcome)
+        case .facts:
+            let answer = try Self.decode(FactsAnswer.self, frame)
+            guard answer.facts?.isWithinBounds ?? (answer.refusal != nil) else {
+                throw SandboxError(.protocolViolation, "facts out of bounds")
+            }
+            return .facts(answer)
         case .failed:
             let failure = try Self.decode(ChildFailure.self, frame)
             return .failure(

@@ -71,6 +71,21 @@ public enum DecoderSandboxChild {
                     message: "the decoding process got no job it could read: \(error)", isPermanent: false))
             return 2
         }
+        if job.factsOnly {
+            var answer = FactsAnswer()
+            do {
+                answer.facts = try PhotoFacts.read(
+                    from: ParentSource(link: link, id: 0, objectName: job.inputName), name: job.inputName)
+            } catch {
+                answer.refusal = error
+            }
+            do {
+                try link.post(.facts, payload: Array(try JSONEncoder().encode(answer)))
+            } catch {
+                return 1
+            }
+            return 0
+        }
         do {
             let outcome = try render(job, settings: settings, link: link)
             try link.post(.outcome, payload: Array(try JSONEncoder().encode(outcome)))

@@ -44,6 +44,9 @@ enum SandboxMessage: UInt8 {
     case failed = 28
     /// The answer to `probe`: the child is confined and reads its channel.
     case ready = 29
+    /// A photo's facts (`FactsAnswer`, JSON), for a job that asked only for them; the child
+    /// then exits.
+    case facts = 30
 
     /// The largest frame either side accepts: a write is cut to `chunkBytes`, and the largest
     /// table (65³ points) is 3.3 MB.
@@ -65,6 +68,8 @@ struct SandboxJob: Codable, Sendable {
     /// Only plan the adjustment on the input's header, and write nothing (a re-render asking
     /// whether a layer can be made again).
     var planOnly = false
+    /// Only read the input's facts (`PhotoFacts`: its header and metadata), for an import.
+    var factsOnly = false
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
     var startOrientation: Int?
     var isReplay: Bool
@@ -120,6 +125,12 @@ struct FilterQuery: Codable, Sendable {
     var name: String
     var version: String?
     var sha256: String?
+}
+
+/// A photo's facts, or why they could not be read.
+struct FactsAnswer: Codable, Sendable {
+    var facts: PhotoFacts?
+    var refusal: PhotoFactsError?
 }
 
 /// A job failure as the child's own mapping made it (`RenderJobRunner.failure`).

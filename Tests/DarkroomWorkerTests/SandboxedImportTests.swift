@@ -1,0 +1,95 @@
+import ByteStreams
+import DarkroomDatabase
+import DarkroomImport
+import DarkroomStorage
+import DarkroomTestSupport
+import DarkroomWorker
+import Foundation
+import LibPQ
+import Logging
+import Testing
+
+/// `import` parses what it is given (the header, EXIF, XMP) in a decoding child, as a worker's
+/// renders are: the same facts as in the importer's own process for real photos from phones and
+/// cameras, the same refusals in the same words for bytes that are no photo, and a child that
+/// crashes refuses its file alone.
+@Suite(.serialized) struct SandboxedImportTests {
+    static let photos = [
+        Fixtures.exifSample("gps/DSCN0010.jpg").path,
+        Fixtures.exifSample("orientation/landscape_6.jpg").path,
+        Fixtures.exifSample("mobile/HMD_Nokia_8.3_5G.jpg").path,
+        Fixtures.root.appendingPathComponent("corpus/osxphotos/IMG_1853.HEIC").path,
+        // Its Exif item is 192 182 bytes: more than a JPEG's APP1 holds.
+        Fixtures.root.appendingPathComponent("corpus/pillow_heif/xiaomi.heic").path,
+        Fixtures.root.appendingPathComponent("corpus/libavif/seine_hdr_gainmap_srgb.avif").path,
+    ]
+
+    static func open(_ path: String) -> () throws -> any ByteSource {
+        { try FileSource(path: path, name: path) }
+    }
+
+    @Test func theChildReadsTheFactsThisProcessReads() throws {
+        let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
+        try sandbox.check()
+        var withPosition = 0
+        for path in Self.photos {
+            let here = try PhotoFacts.read(from: try Self.open(path)(), name: path)
+            let there = try sandbox.facts(of: path, open: Self.open(path))
+            #expect(there == here, "\(path)")
+            if here.latitude != nil { withPosition += 1 }
+        }
+        // The comparison covers what matters: positions and dates were read, not left empty.
+        #expect(withPosition >= 3)
+        #expect(try PhotoFacts.read(from: try Self.open(Self.photos[1])(), name: "").orientation == 6)
+    }
+
+    @Test func bytesThatAreNoPhotoAreRefusedAlikeWithoutQuotingThem() throws {
+        let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
+        let folder = NSTemporaryDirectory() + "darkroom-facts-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let secret = "password=hunter2 \u{1B}[31m"
+        for (name, bytes) in [
+            ("notes.jpg", Array(secret.utf8)),
+            ("half.heic", Array(try Data(contentsOf: URL(fileURLWithPath: Self.photos[3])).prefix(2000))),
+        ] {
+            let path = folder + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let here = #expect(throws: PhotoFactsError.self) {
+                try PhotoFacts.read(from: try Self.open(path)(), name: path)
+            }
+            let there = #expect(throws: PhotoFactsError.self) { try sandbox.facts(of: path, open: Self.open(path)) }
+            #expect(here?.code == .notAPhoto && there?.code == .notAPhoto, "\(name)")
+            #expect(there?.object == path && there?.message == here?.message, "\(name): \(String(describing: there))")
+            #expect(there?.message.contains("hunter2") == false && there?.message.contains("\u{1B}") == false)
+        }
+    }
+
+    /// A child that crashes on a photo refuses that photo, names it and the signal, and records
+    /// nothing; the import goes on with the next one.
+    @Test func aChildThatCrashesRefusesItsFileAndTheImportGoesOn() throws {
+        try SandboxedRenderTests.withStandIn("kill -SEGV $$") { crashing in
+            try TestDatabase.withFreshDatabase { url in
+                let root = NSTemporaryDirectory() + "darkroom-sandboxed-import-" + UUID().uuidString
+                defer { try? FileManager.default.removeItem(atPath: root) }
+                let storage = try StorageRoot.create(root + "/storage")
+                let connection = try DatabaseConnection(url)
+                _ = try Migrator().migrate(on: connection, logger: .quiet)
+                let refusing = Importer(storage: storage, connection: connection, logger: .quiet, sandbox: crashing)
+                let refused = #expect(throws: ImportError.self) { try refusing.importFile(Self.photos[0]) }
+                #expect(refused?.code == .decodingFailed, "\(String(describing: refused))")
+                #expect(refused?.object == Self.photos[0])
+                #expect(refused?.description.contains("SIGSEGV") == true, "\(String(describing: refused))")
+                #expect(try scalar(connection, "SELECT count(*) FROM darkroom.assets").int64 == 0)
+                let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
+                let importer = Importer(storage: storage, connection: connection, logger: .quiet, sandbox: sandbox)
+                let imported = try importer.importFile(Self.photos[0])
+                #expect(imported.status == .imported)
+                let row = try connection.query(
+                    "SELECT pixel_width, latitude FROM darkroom.assets WHERE id = $1", [.int(imported.assetID)])[0]
+                #expect(try row["pixel_width"].decode(Int.self) > 0)
+                #expect(try row["latitude"].decode(Double?.self) != nil)
+            }
+        }
+    }
+}
