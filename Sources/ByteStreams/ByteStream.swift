@@ -37,6 +37,14 @@ extension ByteSource {
         }
         return filled
     }
+
+    /// The object's bytes, at most `limit` of them: a longer object is read no further.
+    public func readAll(upTo limit: Int) throws(StreamError) -> [UInt8] {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(limit, 1), alignment: 1)
+        defer { buffer.deallocate() }
+        let count = try readFully(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<limit]))
+        return Array(buffer[..<count])
+    }
 }
 
 /// Copies `source` into `sink` through one buffer of `chunkSize` bytes; returns the bytes copied.

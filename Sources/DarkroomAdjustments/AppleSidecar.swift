@@ -1,6 +1,6 @@
 /// An `.AAE` sidecar: PhotoKit's `PHAdjustmentData` serialised as an XML property list, as
 /// Photos exports, iCloud downloads and osxphotos write it beside an original.
-public struct AppleSidecar: Sendable, Equatable {
+public struct AppleSidecar: Codable, Sendable, Equatable {
     /// `adjustmentFormatIdentifier`: `com.apple.photo` for Photos' own edits.
     public var formatIdentifier: String
     /// `adjustmentFormatVersion` as written ("1.4", "1.11", "1.9.1").
@@ -45,6 +45,25 @@ public struct AppleSidecar: Sendable, Equatable {
         if case .integer(let base)? = top["adjustmentBaseVersion"] { sidecar.baseVersion = base }
         sidecar.editorBundleID = try string("adjustmentEditorBundleID")
         if case .date(let seconds)? = top["adjustmentTimestamp"] { sidecar.timestamp = seconds }
+        return sidecar
+    }
+
+    /// A sidecar as an import records it: decoded, and when it holds Photos' own edit
+    /// (`com.apple.photo`), that edit's data read through, so that a version or data darkroom
+    /// cannot read is refused now rather than at its first render. Any other format is left to
+    /// the caller (whatever its adjustments: the render decides what it reproduces).
+    public static func decodeForImport(_ bytes: [UInt8]) throws -> AppleSidecar {
+        guard bytes.count <= maxBytes else {
+            throw AdjustmentError(.dataTooLarge, "is over \(maxBytes) bytes, not a sidecar")
+        }
+        let sidecar = try decode(bytes)
+        if sidecar.formatIdentifier == ApplePhotoFormat.identifier {
+            guard SemanticVersion(sidecar.formatVersion) != nil else {
+                throw AdjustmentError(
+                    .unsupportedVersion, "adjustmentFormatVersion \"\(sidecar.formatVersion)\" is not a version")
+            }
+            _ = try ApplePhotoFormat.decode(sidecar.data)
+        }
         return sidecar
     }
 

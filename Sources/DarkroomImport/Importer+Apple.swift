@@ -135,55 +135,41 @@ extension Importer {
         }
     }
 
-    /// The sidecar, read within its bound and checked: its data must be `com.apple.photo` darkroom
-    /// reads (whatever its adjustments: the render decides what it reproduces).
+    /// The sidecar, read within its bound and checked (`AppleSidecar.decodeForImport`), in a
+    /// decoding child unless the sandbox is off.
     func readSidecar(_ name: String, in place: Neighbourhood) throws -> AppleSidecar {
         let path = source(name, in: place)
-        let bytes = try sidecarBytes(name, in: place)
         do {
-            let sidecar = try AppleSidecar.decode(bytes)
-            if sidecar.formatIdentifier == ApplePhotoFormat.identifier {
-                guard SemanticVersion(sidecar.formatVersion) != nil else {
-                    throw AdjustmentError(
-                        .unsupportedVersion, "adjustmentFormatVersion \"\(sidecar.formatVersion)\" is not a version")
-                }
-                _ = try ApplePhotoFormat.decode(sidecar.data)
-            }
-            return sidecar
+            guard let sandbox else { return try AppleSidecar.decodeForImport(try sidecarBytes(name, in: place)) }
+            return try sandbox.sidecar(of: path) { try sidecarStream(name, in: place) }
+        } catch let error as AdjustmentError where error.code == .dataTooLarge {
+            throw ImportError(.badSidecar, object: path, message: error.message)
         } catch let error as AdjustmentError {
             throw ImportError(
                 .badSidecar, object: path, message: "\(error.code.rawValue): \(error.message)", cause: error)
-        } catch {
-            throw ImportError(.unreadable, object: path, message: "cannot be read: \(error)", cause: error)
-        }
-    }
-
-    /// At most `AppleSidecar.maxBytes` of the sidecar; a longer one is refused, unread past that.
-    private func sidecarBytes(_ name: String, in place: Neighbourhood) throws -> [UInt8] {
-        let path = source(name, in: place)
-        let limit = AppleSidecar.maxBytes
-        var bytes: [UInt8] = []
-        do {
-            let stream: any ByteSource =
-                switch place {
-                // Checked as the photo is: a FIFO named `.AAE` would hold the import. The stream
-                // keeps a descriptor of its own once opened.
-                case .folder:
-                    try ImportSource(path, followsSymlinks: followsSymlinks).withPath { checked throws(StreamError) in
-                        try FileSource(path: checked, name: path)
-                    }
-                case .stored(let folder): try storage.openForReading(try storedKey(folder + "/" + name, source: path))
-                }
-            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 16 << 10, alignment: 1)
-            defer { chunk.deallocate() }
-            while bytes.count <= limit {
-                let count = try stream.read(into: chunk)
-                if count == 0 { return bytes }
-                bytes += chunk.prefix(count)
-            }
+        } catch let error as PhotoFactsError {
+            throw ImportError(.decodingFailed, object: path, message: error.message)
         } catch let error as StreamError {
             throw ImportError(.unreadable, object: path, message: "cannot be read: \(error.message)", cause: error)
         }
-        throw ImportError(.badSidecar, object: path, message: "is over \(limit) bytes, not a sidecar")
+    }
+
+    /// The sidecar's bytes. Checked as the photo is: a FIFO named `.AAE` would hold the import.
+    /// The stream keeps a descriptor of its own once opened.
+    private func sidecarStream(_ name: String, in place: Neighbourhood) throws -> any ByteSource {
+        let path = source(name, in: place)
+        switch place {
+        case .folder:
+            return try ImportSource(path, followsSymlinks: followsSymlinks).withPath { checked throws(StreamError) in
+                try FileSource(path: checked, name: path)
+            }
+        case .stored(let folder): return try storage.openForReading(try storedKey(folder + "/" + name, source: path))
+        }
+    }
+
+    /// At most one byte past `AppleSidecar.maxBytes` of the sidecar (`decodeForImport` refuses
+    /// a longer one), unread past that.
+    private func sidecarBytes(_ name: String, in place: Neighbourhood) throws -> [UInt8] {
+        try sidecarStream(name, in: place).readAll(upTo: AppleSidecar.maxBytes + 1)
     }
 }

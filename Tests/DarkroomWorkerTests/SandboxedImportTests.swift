@@ -1,4 +1,5 @@
 import ByteStreams
+import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImport
 import DarkroomStorage
@@ -62,6 +63,45 @@ import Testing
             #expect(here?.code == .notAPhoto && there?.code == .notAPhoto, "\(name)")
             #expect(there?.object == path && there?.message == here?.message, "\(name): \(String(describing: there))")
             #expect(there?.message.contains("hunter2") == false && there?.message.contains("\u{1B}") == false)
+        }
+    }
+
+    /// Apple Photos' sidecars, read in a child: the same edit as read here, and the same
+    /// refusals for one that is no sidecar, one darkroom cannot read and one too large.
+    @Test func theChildReadsTheSidecarsThisProcessReads() throws {
+        let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
+        let apple = Fixtures.root.appendingPathComponent("apple")
+        var read = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: apple.path).sorted()
+        where name.hasSuffix(".AAE") {
+            let path = apple.appendingPathComponent(name).path
+            let bytes = try FileSource(path: path).readAll(upTo: AppleSidecar.maxBytes + 1)
+            let here = Result { try AppleSidecar.decodeForImport(bytes) }
+            let there = Result { try sandbox.sidecar(of: path, open: Self.open(path)) }
+            switch (here, there) {
+            case (.success(let here), .success(let there)):
+                #expect(there == here, "\(name)")
+                read += 1
+            case (.failure(let here as AdjustmentError), .failure(let there as AdjustmentError)):
+                #expect(there == here, "\(name)")
+            default: Issue.record("\(name): \(here) here, \(there) in the child")
+            }
+        }
+        #expect(read >= 4)
+        let folder = NSTemporaryDirectory() + "darkroom-sidecars-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        for (name, bytes, code) in [
+            ("garbage.AAE", Array("<plist><dict><key>a".utf8), AdjustmentError.Code.malformedData),
+            ("huge.AAE", [UInt8](repeating: 0x20, count: AppleSidecar.maxBytes + 10), .dataTooLarge),
+        ] {
+            let path = folder + "/" + name
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let here = #expect(throws: AdjustmentError.self) {
+                try AppleSidecar.decodeForImport(try FileSource(path: path).readAll(upTo: AppleSidecar.maxBytes + 1))
+            }
+            let there = #expect(throws: AdjustmentError.self) { try sandbox.sidecar(of: path, open: Self.open(path)) }
+            #expect(here?.code == code && there == here, "\(name): \(String(describing: there))")
         }
     }
 

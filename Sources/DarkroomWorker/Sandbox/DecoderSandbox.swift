@@ -1,4 +1,5 @@
 import ByteStreams
+import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
 import Foundation
@@ -112,16 +113,47 @@ public struct DecoderSandbox: Sendable {
     /// facts cannot be read, or (`.decodingFailed`) the child crashed, was stopped by its filter,
     /// broke the channel's rules or could not start.
     public func facts(of name: String, open: @escaping () throws -> any ByteSource) throws -> PhotoFacts {
+        let answer = try read(.photoFacts, of: name, open: open)
+        // What the child wrote may be made up: its words are escaped as every line from it is.
+        if var facts = answer.facts {
+            facts.warnings = facts.warnings.map(Bounds.escaped)
+            facts.creationDateSource = facts.creationDateSource.map(Bounds.escaped)
+            return facts
+        }
+        throw PhotoFactsError(
+            answer.refusal.flatMap { PhotoFactsError.Code(rawValue: $0.code) } ?? .notAPhoto, object: name,
+            message: Bounds.escaped(answer.refusal?.message ?? ""))
+    }
+
+    /// An import's Apple sidecar (`AppleSidecar.decodeForImport`), read in a child from what
+    /// `open` reads. Throws the stream's own errors, an `AdjustmentError` for a sidecar that is
+    /// refused, or a `PhotoFactsError` (`.decodingFailed`) when the child failed.
+    public func sidecar(of name: String, open: @escaping () throws -> any ByteSource) throws -> AppleSidecar {
+        let answer = try read(.appleSidecar, of: name, open: open)
+        if let sidecar = answer.sidecar {
+            guard sidecar.data.count <= AppleSidecar.maxBytes else {
+                throw PhotoFactsError(.decodingFailed, object: name, message: "the decoding process answered too much")
+            }
+            return sidecar
+        }
+        throw AdjustmentError(
+            answer.refusal.flatMap { AdjustmentError.Code(rawValue: $0.code) } ?? .malformedData,
+            Bounds.escaped(answer.refusal?.message ?? ""))
+    }
+
+    /// Runs a reading job on what `open` reads; a child that failed is a `PhotoFactsError`.
+    private func read(_ reading: SandboxReading, of name: String, open: @escaping () throws -> any ByteSource)
+        throws -> ReadingAnswer
+    {
         var job = SandboxJob(
             adjustment: nil, startOrientation: nil, isReplay: false, settings: RenderSettings(), withRenditions: false,
             scratchDirectory: "", bufferedBytesPerStream: 0, inputName: name, uploadNames: [], input: nil, jobID: 0,
             adjustmentID: nil)
-        job.factsOnly = true
+        job.reading = reading
         let streams = LayerRenderer.Streams(
             input: try open(), reopen: open, output: nil, renditions: [], scratchDirectory: "")
         let services = Services(
-            table: { _ in throw SandboxError(.protocolViolation, "a photo's facts asked for a filter") },
-            admission: nil)
+            table: { _ in throw SandboxError(.protocolViolation, "a reading asked for a filter") }, admission: nil)
         let answer: Session.Answer
         do {
             answer = try run(job, streams: streams, services: services)
@@ -129,15 +161,7 @@ public struct DecoderSandbox: Sendable {
             throw PhotoFactsError(.decodingFailed, object: name, message: violation.description)
         }
         switch answer {
-        case .facts(let answer):
-            // What the child wrote may be made up: its words are escaped as every line from it is.
-            if var facts = answer.facts {
-                facts.warnings = facts.warnings.map(Bounds.escaped)
-                facts.creationDateSource = facts.creationDateSource.map(Bounds.escaped)
-                return facts
-            }
-            let refusal = answer.refusal ?? PhotoFactsError(.notAPhoto, object: name, message: "")
-            throw PhotoFactsError(refusal.code, object: name, message: Bounds.escaped(refusal.message))
+        case .reading(let answer): return answer
         case .failure(let failure): throw PhotoFactsError(.decodingFailed, object: name, message: failure.message)
         case .outcome:
             throw PhotoFactsError(
@@ -161,7 +185,7 @@ public struct DecoderSandbox: Sendable {
         switch try run(job, streams: streams, services: services) {
         case .outcome(let outcome): return outcome
         case .failure(let failure): throw failure
-        case .facts: throw SandboxViolation.protocolBroken(SandboxError(.protocolViolation, "facts for a render"))
+        case .reading: throw SandboxViolation.protocolBroken(SandboxError(.protocolViolation, "a reading for a render"))
         }
     }
 
@@ -211,7 +235,7 @@ public struct DecoderSandbox: Sendable {
 private struct Session {
     enum Answer {
         case outcome(LayerOutcome)
-        case facts(FactsAnswer)
+        case reading(ReadingAnswer)
         case failure(JobFailure)
     }
 
@@ -295,12 +319,13 @@ private struct Session {
                 throw SandboxError(.protocolViolation, "an outcome out of bounds")
             }
             return .outcome(outcome)
-        case .facts:
-            let answer = try Self.decode(FactsAnswer.self, frame)
-            guard answer.facts?.isWithinBounds ?? (answer.refusal != nil) else {
-                throw SandboxError(.protocolViolation, "facts out of bounds")
+        case .reading:
+            let answer = try Self.decode(ReadingAnswer.self, frame)
+            let read = [answer.facts != nil, answer.sidecar != nil, answer.refusal != nil].filter { $0 }.count
+            guard read == 1, answer.facts?.isWithinBounds ?? true else {
+                throw SandboxError(.protocolViolation, "a reading out of bounds")
             }
-            return .facts(answer)
+            return .reading(answer)
         case .failed:
             let failure = try Self.decode(ChildFailure.self, frame)
             return .failure(

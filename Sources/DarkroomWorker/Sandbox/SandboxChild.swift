@@ -71,16 +71,10 @@ public enum DecoderSandboxChild {
                     message: "the decoding process got no job it could read: \(error)", isPermanent: false))
             return 2
         }
-        if job.factsOnly {
-            var answer = FactsAnswer()
+        if let reading = job.reading {
+            let answer = read(reading, from: ParentSource(link: link, id: 0, objectName: job.inputName))
             do {
-                answer.facts = try PhotoFacts.read(
-                    from: ParentSource(link: link, id: 0, objectName: job.inputName), name: job.inputName)
-            } catch {
-                answer.refusal = error
-            }
-            do {
-                try link.post(.facts, payload: Array(try JSONEncoder().encode(answer)))
+                try link.post(.reading, payload: Array(try JSONEncoder().encode(answer)))
             } catch {
                 return 1
             }
@@ -103,6 +97,29 @@ public enum DecoderSandboxChild {
                 ChildFailure(code: failure.code.rawValue, message: failure.message, isPermanent: failure.isPermanent))
             return 0
         }
+    }
+
+    /// An import's reading of `input`: the answer, or the refusal it met.
+    static func read(_ reading: SandboxReading, from input: ParentSource) -> ReadingAnswer {
+        var answer = ReadingAnswer()
+        switch reading {
+        case .photoFacts:
+            do {
+                answer.facts = try PhotoFacts.read(from: input, name: input.objectName)
+            } catch {
+                answer.refusal = ReadingAnswer.Refusal(code: error.code.rawValue, message: error.message)
+            }
+        case .appleSidecar:
+            do {
+                answer.sidecar = try AppleSidecar.decodeForImport(try input.readAll(upTo: AppleSidecar.maxBytes + 1))
+            } catch let error as AdjustmentError {
+                answer.refusal = ReadingAnswer.Refusal(code: error.code.rawValue, message: error.message)
+            } catch {
+                answer.refusal = ReadingAnswer.Refusal(
+                    code: AdjustmentError.Code.malformedData.rawValue, message: "cannot be read: \(error)")
+            }
+        }
+        return answer
     }
 
     static func render(_ job: SandboxJob, settings: RenderSettings, link: ParentLink) throws -> LayerOutcome {

@@ -44,9 +44,8 @@ enum SandboxMessage: UInt8 {
     case failed = 28
     /// The answer to `probe`: the child is confined and reads its channel.
     case ready = 29
-    /// A photo's facts (`FactsAnswer`, JSON), for a job that asked only for them; the child
-    /// then exits.
-    case facts = 30
+    /// What a reading job read (`ReadingAnswer`, JSON); the child then exits.
+    case reading = 30
 
     /// The largest frame either side accepts: a write is cut to `chunkBytes`, and the largest
     /// table (65³ points) is 3.3 MB.
@@ -68,8 +67,8 @@ struct SandboxJob: Codable, Sendable {
     /// Only plan the adjustment on the input's header, and write nothing (a re-render asking
     /// whether a layer can be made again).
     var planOnly = false
-    /// Only read the input's facts (`PhotoFacts`: its header and metadata), for an import.
-    var factsOnly = false
+    /// Only read the input, for an import: a photo's facts or an Apple sidecar.
+    var reading: SandboxReading? = nil
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
     var startOrientation: Int?
     var isReplay: Bool
@@ -127,10 +126,25 @@ struct FilterQuery: Codable, Sendable {
     var sha256: String?
 }
 
-/// A photo's facts, or why they could not be read.
-struct FactsAnswer: Codable, Sendable {
+/// What an import has a child read.
+enum SandboxReading: String, Codable, Sendable {
+    /// A photo's header and metadata (`PhotoFacts`).
+    case photoFacts
+    /// An Apple Photos `.AAE` sidecar (`AppleSidecar.decodeForImport`).
+    case appleSidecar
+}
+
+/// What a reading job read, or why it could not: a `PhotoFactsError`'s or an
+/// `AdjustmentError`'s code and message.
+struct ReadingAnswer: Codable, Sendable {
+    struct Refusal: Codable, Sendable {
+        var code: String
+        var message: String
+    }
+
     var facts: PhotoFacts?
-    var refusal: PhotoFactsError?
+    var sidecar: AppleSidecar?
+    var refusal: Refusal?
 }
 
 /// A job failure as the child's own mapping made it (`RenderJobRunner.failure`).
