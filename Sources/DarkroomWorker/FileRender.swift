@@ -1,5 +1,6 @@
 import ByteStreams
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomImaging
 import Foundation
 
@@ -76,5 +77,69 @@ public struct FileRender {
             streams: LayerRenderer.Streams(
                 input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
                 renditions: renditions, scratchDirectory: spillDirectory))
+    }
+
+    /// What a render wrote and met, wherever it ran: what `darkroom render` prints.
+    public struct Summary: Sendable {
+        /// What the edit's plan left out (`apple_geometry_only`), then what the render met.
+        public var editWarnings: [RecordedWarning]
+        public var renderWarnings: [RecordedWarning]
+        public var outputSize: PixelSize
+        public var outputBytes: Int
+        public var renditions: [(size: PixelSize, bytes: Int)]
+
+        public init(_ rendered: LayerRenderer.Rendered) {
+            self.init(LayerOutcome(rendered))
+        }
+
+        init(_ outcome: LayerOutcome) {
+            editWarnings = outcome.editWarnings
+            renderWarnings = outcome.renderWarnings
+            outputSize = outcome.outputSize
+            outputBytes = outcome.outputBytes
+            renditions = outcome.renditions.map { (PixelSize(width: $0.width, height: $0.height), $0.bytes) }
+        }
+    }
+
+    /// Renders in a decoding child (`DecoderSandbox`), which reads the input and writes the
+    /// outputs through this process and asks it for the filters' tables, as a worker's do. The
+    /// outputs appear only if the whole render succeeds. The child's failures arrive as a
+    /// `JobFailure` (its code and message), or a `SandboxViolation` when it crashed.
+    public func render(in sandbox: DecoderSandbox) throws -> Summary {
+        precondition(renditionPaths.isEmpty || renditionPaths.count == settings.renditions.count)
+        let input = try FileSource(path: inputPath)
+        let output = try FileUpload(finalPath: outputPath)
+        var renditions: [(upload: any ObjectUpload, path: String)] = []
+        do {
+            for path in renditionPaths { renditions.append((try FileUpload(finalPath: path), path)) }
+        } catch {
+            output.abort()
+            for rendition in renditions { rendition.upload.abort() }
+            throw error
+        }
+        let streams = LayerRenderer.Streams(
+            input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
+            renditions: renditions, scratchDirectory: spillDirectory)
+        let job = SandboxJob(
+            adjustment: EncodedAdjustmentMessage(
+                formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
+                data: Data(adjustment.data)),
+            startOrientation: orientation?.rawValue ?? 0, isReplay: false, settings: settings,
+            withRenditions: !renditionPaths.isEmpty, scratchDirectory: spillDirectory,
+            bufferedBytesPerStream: streams.bufferedBytesPerStream, inputName: inputPath,
+            uploadNames: [outputPath] + renditionPaths,
+            input: nil, jobID: 0, adjustmentID: nil)
+        let files = filterFiles
+        return Summary(
+            try sandbox.render(
+                job, streams: streams,
+                services: DecoderSandbox.Services(
+                    table: { query in
+                        let step = FilterStep(name: query.name, version: query.version, sha256: query.sha256)
+                        guard let table = try FilterFile.load(step, operation: query.index, from: files).table else {
+                            throw FilterFileError(.missing, "filter \(query.name) has no table", object: "")
+                        }
+                        return table
+                    }, admission: settings.memoryAdmission)))
     }
 }

@@ -36,40 +36,49 @@ public struct FilterFile: Sendable, Hashable {
     {
         var loaded = operations
         for (index, operation) in operations.enumerated() {
-            guard case .filter(var step) = operation else { continue }
-            let named = files.filter { $0.name == step.name }
-            let chosen =
-                step.version.map { version in named.first { $0.version == SemanticVersion(version) } }
-                ?? Self.newest(named)
-            guard let file = chosen else {
-                throw FilterFileError(
-                    .missing,
-                    "operation \(index) names filter \(step.label); give its LUT with --filter-file "
-                        + "\(step.name)@\(step.version ?? "VERSION")=PATH.cube",
-                    object: "")
-            }
-            let bytes = try file.read()
-            do {
-                let lut = try FilterLUT.table(bytes, recorded: step.sha256)
-                step.table = lut.table
-                step.sha256 = lut.sha256
-            } catch {
-                switch error {
-                case .hashMismatch(let found):
-                    throw FilterFileError(
-                        .hashMismatch,
-                        "filter \(step.name)@\(file.version.text) has SHA-256 \(found), not the \(step.sha256 ?? "") "
-                            + "the adjustment data records; give the LUT that version was added with",
-                        object: file.path)
-                case .unreadable(let error):
-                    throw FilterFileError(
-                        .unreadable, "\(error) [\(error.code.rawValue)]", object: file.path, cause: error)
-                }
-            }
-            step.version = file.version.text
-            loaded[index] = .filter(step)
+            guard case .filter(let step) = operation else { continue }
+            loaded[index] = .filter(try load(step, operation: index, from: files))
         }
         return loaded
+    }
+
+    /// `step` with its version, LUT hash and table filled in from `files`; `operation` is its
+    /// index, for the messages.
+    static func load(_ step: FilterStep, operation index: Int, from files: [FilterFile]) throws(FilterFileError)
+        -> FilterStep
+    {
+        var step = step
+        let named = files.filter { $0.name == step.name }
+        let chosen =
+            step.version.map { version in named.first { $0.version == SemanticVersion(version) } }
+            ?? Self.newest(named)
+        guard let file = chosen else {
+            throw FilterFileError(
+                .missing,
+                "operation \(index) names filter \(step.label); give its LUT with --filter-file "
+                    + "\(step.name)@\(step.version ?? "VERSION")=PATH.cube",
+                object: "")
+        }
+        let bytes = try file.read()
+        do {
+            let lut = try FilterLUT.table(bytes, recorded: step.sha256)
+            step.table = lut.table
+            step.sha256 = lut.sha256
+        } catch {
+            switch error {
+            case .hashMismatch(let found):
+                throw FilterFileError(
+                    .hashMismatch,
+                    "filter \(step.name)@\(file.version.text) has SHA-256 \(found), not the \(step.sha256 ?? "") "
+                        + "the adjustment data records; give the LUT that version was added with",
+                    object: file.path)
+            case .unreadable(let error):
+                throw FilterFileError(
+                    .unreadable, "\(error) [\(error.code.rawValue)]", object: file.path, cause: error)
+            }
+        }
+        step.version = file.version.text
+        return step
     }
 
     /// The newest release given, or the newest pre-release when only those are given: what

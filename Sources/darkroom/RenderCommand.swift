@@ -1,6 +1,7 @@
 import ArgumentParser
 import ByteStreams
 import DarkroomAdjustments
+import DarkroomDatabase
 import DarkroomImaging
 import DarkroomImport
 import DarkroomWorker
@@ -61,6 +62,12 @@ extension Darkroom {
         @Option(help: "keep: an original's HDR gain map goes through the edit into the output; drop: standard range.")
         var hdr: HDROutput = .keep
         @Flag(help: "Print the plan and exit.") var explain = false
+        @Option(
+            name: .customLong("decoder-sandbox"),
+            help:
+                "on: the input is decoded and the outputs encoded in a child process that holds no credential, can open no file and makes only the system calls decoding needs (docs/hostile-input.md); fresh: the child started afresh, not forked from a zygote; off: in this process."
+        )
+        var decoderSandbox: SandboxSetting = .on
 
         func validate() throws {
             guard ByteCount.parse(memoryBudget) != nil else {
@@ -116,18 +123,21 @@ extension Darkroom {
                         return
                     }
                     let started = ContinuousClock.now
-                    let rendered = try job.render()
-                    let result = rendered.result
-                    Self.warn(rendered.plan.warnings)
-                    for warning in result.warnings {
+                    let sandbox = try decoderSandbox.checked()
+                    let summary = try sandbox.map { try job.render(in: $0) } ?? FileRender.Summary(try job.render())
+                    for warning in summary.editWarnings {
                         FileHandle.standardError.write(
-                            Data("darkroom: warning: \(Printable.field("\(warning)"))\n".utf8))
+                            Data("darkroom: warning: \(warning.code): \(Printable.field(warning.message))\n".utf8))
+                    }
+                    for warning in summary.renderWarnings {
+                        let text = "\(warning.code): " + (warning.object.map { "\($0): " } ?? "") + warning.message
+                        FileHandle.standardError.write(Data("darkroom: warning: \(Printable.field(text))\n".utf8))
                     }
                     let elapsed = ContinuousClock.now - started
                     print(
-                        "\(output!)\t\(result.outputSize)\t\(result.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
+                        "\(output!)\t\(summary.outputSize)\t\(summary.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
                     )
-                    for (path, written) in zip(job.renditionPaths, result.renditions) {
+                    for (path, written) in zip(job.renditionPaths, summary.renditions) {
                         print("\(path)\t\(written.size)\t\(written.bytes) bytes")
                     }
                 } catch let error as RenderError {
@@ -138,6 +148,9 @@ extension Darkroom {
                     throw CommandFailure.invalidInput(error.description)
                 } catch let error as FilterFileError {
                     throw CommandFailure.invalidInput("\(error) [\(error.code.rawValue)]")
+                } catch let error as JobFailure {
+                    // The decoding child's failure, mapped by its own side as a worker's job's is.
+                    throw CommandFailure.invalidInput("\(error.message) [\(error.code.rawValue)]")
                 }
             }
         }

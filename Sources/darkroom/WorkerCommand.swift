@@ -161,7 +161,7 @@ enum DurationText {
     }
 }
 
-/// `worker`, `serve` and `import --decoder-sandbox on|fresh|off`.
+/// `worker`, `serve`, `import` and `render --decoder-sandbox on|fresh|off`.
 enum SandboxSetting: String, ExpressibleByArgument, CaseIterable {
     case on, fresh, off
 
