@@ -101,11 +101,12 @@ public struct FileRender {
         }
     }
 
-    /// Renders in a decoding child (`DecoderSandbox`), which reads the input and writes the
+    /// Renders in a decoding child (`DecoderSandbox`; nil: here), which reads the input and writes the
     /// outputs through this process and asks it for the filters' tables, as a worker's do. The
     /// outputs appear only if the whole render succeeds. The child's failures arrive as a
     /// `JobFailure` (its code and message), or a `SandboxViolation` when it crashed.
-    public func render(in sandbox: DecoderSandbox) throws -> Summary {
+    public func render(in sandbox: DecoderSandbox?) throws -> Summary {
+        guard let sandbox else { return Summary(try render()) }
         precondition(renditionPaths.isEmpty || renditionPaths.count == settings.renditions.count)
         let input = try FileSource(path: inputPath)
         let output = try FileUpload(finalPath: outputPath)
@@ -120,26 +121,52 @@ public struct FileRender {
         let streams = LayerRenderer.Streams(
             input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
             renditions: renditions, scratchDirectory: spillDirectory)
-        let job = SandboxJob(
+        return Summary(
+            try sandbox.render(
+                sandboxJob(uploadNames: [outputPath] + renditionPaths), streams: streams,
+                services: services))
+    }
+
+    /// The plan in words, made in a decoding child (nil: here; `darkroom render --explain`): what the
+    /// edit's plan left out, and the text.
+    public func explanation(in sandbox: DecoderSandbox?) throws -> (warnings: [RecordedWarning], text: String) {
+        guard let sandbox else {
+            let explained = try explanation()
+            return (explained.edit.warnings.map { RecordedWarning(code: $0.code, message: $0.message) }, explained.text)
+        }
+        var job = sandboxJob(uploadNames: [])
+        job.explainOnly = true
+        let streams = LayerRenderer.Streams(
+            input: try FileSource(path: inputPath), reopen: { [inputPath] in try FileSource(path: inputPath) },
+            output: nil, renditions: [], scratchDirectory: spillDirectory)
+        let outcome = try sandbox.render(job, streams: streams, services: services)
+        // What the child wrote may be made up: each line escaped, as every line from it is.
+        let text = (outcome.explanation ?? "").split(separator: "\n", omittingEmptySubsequences: false)
+            .map { Bounds.escaped(String($0)) }.joined(separator: "\n")
+        return (outcome.editWarnings, text)
+    }
+
+    /// The child's job: this render's adjustment and settings, its input and uploads by name.
+    private func sandboxJob(uploadNames: [String]) -> SandboxJob {
+        SandboxJob(
             adjustment: EncodedAdjustmentMessage(
                 formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
                 data: Data(adjustment.data)),
             startOrientation: orientation?.rawValue ?? 0, isReplay: false, settings: settings,
-            withRenditions: !renditionPaths.isEmpty, scratchDirectory: spillDirectory,
-            bufferedBytesPerStream: streams.bufferedBytesPerStream, inputName: inputPath,
-            uploadNames: [outputPath] + renditionPaths,
-            input: nil, jobID: 0, adjustmentID: nil)
+            withRenditions: !renditionPaths.isEmpty, scratchDirectory: spillDirectory, bufferedBytesPerStream: 0,
+            inputName: inputPath, uploadNames: uploadNames, input: nil, jobID: 0, adjustmentID: nil)
+    }
+
+    /// What this process does for the child: the filters' tables, from `filterFiles`.
+    private var services: DecoderSandbox.Services {
         let files = filterFiles
-        return Summary(
-            try sandbox.render(
-                job, streams: streams,
-                services: DecoderSandbox.Services(
-                    table: { query in
-                        let step = FilterStep(name: query.name, version: query.version, sha256: query.sha256)
-                        guard let table = try FilterFile.load(step, operation: query.index, from: files).table else {
-                            throw FilterFileError(.missing, "filter \(query.name) has no table", object: "")
-                        }
-                        return table
-                    }, admission: settings.memoryAdmission)))
+        return DecoderSandbox.Services(
+            table: { query in
+                let step = FilterStep(name: query.name, version: query.version, sha256: query.sha256)
+                guard let table = try FilterFile.load(step, operation: query.index, from: files).table else {
+                    throw FilterFileError(.missing, "filter \(query.name) has no table", object: "")
+                }
+                return table
+            }, admission: settings.memoryAdmission)
     }
 }

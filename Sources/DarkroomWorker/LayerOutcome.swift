@@ -45,6 +45,8 @@ struct LayerOutcome: Codable, Sendable, Equatable {
     var math: [String: Int]
     var filters: [Filter]
     var hdr: HDR?
+    /// The plan in words, for a job that asked only for it (`darkroom render --explain`).
+    var explanation: String? = nil
 
     init(_ rendered: LayerRenderer.Rendered) {
         self.init(rendered.result, operations: rendered.plan.operations)

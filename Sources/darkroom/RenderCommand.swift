@@ -116,23 +116,16 @@ extension Darkroom {
                 job.renditionPaths = renditions.map(\.1)
                 job.filterFiles = filterFiles.compactMap(FilterFile.init(argument:))
                 do {
+                    let sandbox = try decoderSandbox.checked()
                     if explain {
-                        let explained = try job.explanation()
-                        Self.warn(explained.edit.warnings)
+                        let explained = try job.explanation(in: sandbox)
+                        Self.warn(explained.warnings)
                         print(explained.text)
                         return
                     }
                     let started = ContinuousClock.now
-                    let sandbox = try decoderSandbox.checked()
-                    let summary = try sandbox.map { try job.render(in: $0) } ?? FileRender.Summary(try job.render())
-                    for warning in summary.editWarnings {
-                        FileHandle.standardError.write(
-                            Data("darkroom: warning: \(warning.code): \(Printable.field(warning.message))\n".utf8))
-                    }
-                    for warning in summary.renderWarnings {
-                        let text = "\(warning.code): " + (warning.object.map { "\($0): " } ?? "") + warning.message
-                        FileHandle.standardError.write(Data("darkroom: warning: \(Printable.field(text))\n".utf8))
-                    }
+                    let summary = try job.render(in: sandbox)
+                    Self.warn(summary.editWarnings + summary.renderWarnings)
                     let elapsed = ContinuousClock.now - started
                     print(
                         "\(output!)\t\(summary.outputSize)\t\(summary.outputBytes) bytes\t\(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))"
@@ -158,11 +151,11 @@ extension Darkroom {
 }
 
 extension Darkroom.Render {
-    /// What the edit's plan left out (`apple_geometry_only`), on stderr.
-    static func warn(_ warnings: [EditWarning]) {
+    /// What the edit's plan left out (`apple_geometry_only`) and what the render met, on stderr.
+    static func warn(_ warnings: [RecordedWarning]) {
         for warning in warnings {
-            FileHandle.standardError.write(
-                Data("darkroom: warning: \(warning.code): \(Printable.field(warning.message))\n".utf8))
+            let text = "\(warning.code): " + (warning.object.map { "\($0): " } ?? "") + warning.message
+            FileHandle.standardError.write(Data("darkroom: warning: \(Printable.field(text))\n".utf8))
         }
     }
 

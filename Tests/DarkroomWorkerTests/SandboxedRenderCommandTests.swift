@@ -61,6 +61,37 @@ import Testing
         }
     }
 
+    /// `--explain` reads the header in the child too, and says the same.
+    @Test func theExplanationIsTheSame() throws {
+        try Self.withFolder { folder in
+            let command = DarkroomCommand(databaseURL: "", storage: folder)
+            for (input, flags) in [
+                (
+                    Fixtures.exifSample("canon_hdr_NO.jpg").path,
+                    [
+                        "--data", #"{"operations":[{"op":"filter","name":"dusk","version":"1.0.0"}]}"#,
+                        "--filter-file", "dusk@1.0.0=\(FilterJobTests.grayscale)", "--rendition", "webp:320=x.webp",
+                    ]
+                ),
+                (
+                    Fixtures.root.appendingPathComponent("corpus/osxphotos/IMG_3582.HEIC").path,
+                    ["--data", #"{"operations":[{"op":"rotate","degrees":3}]}"#]
+                ),
+                (
+                    Fixtures.root.appendingPathComponent("apple/wedding.jpg").path,
+                    ["--aae", Fixtures.root.appendingPathComponent("apple/wedding.AAE").path, "--apple-geometry-only"]
+                ),
+            ] {
+                let explained = try ["off", "on"].map { setting in
+                    try command.run(["render", input, "--explain", "--decoder-sandbox", setting] + flags)
+                }
+                #expect(explained.allSatisfy { $0.status == 0 }, "\(explained.map(\.stderr))")
+                #expect(explained[0].stdout == explained[1].stdout && !explained[0].stdout.isEmpty, "\(input)")
+                #expect(explained[0].stderr == explained[1].stderr, "\(input)")
+            }
+        }
+    }
+
     @Test func refusalsAreTheSameAndLeaveNoOutput() throws {
         try Self.withFolder { folder in
             let command = DarkroomCommand(databaseURL: "", storage: folder)

@@ -161,7 +161,17 @@ public struct DecoderSandbox: Sendable {
             throw PhotoFactsError(.decodingFailed, object: name, message: violation.description)
         }
         switch answer {
-        case .reading(let answer): return answer
+        case .reading(let answer):
+            let kinds: [SandboxReading: Bool] = [
+                .photoFacts: answer.facts != nil, .appleSidecar: answer.sidecar != nil,
+            ]
+            guard answer.refusal != nil || kinds[reading] == true else {
+                throw PhotoFactsError(
+                    .decodingFailed, object: name,
+                    message: SandboxViolation.protocolBroken(SandboxError(.protocolViolation, "another reading"))
+                        .description)
+            }
+            return answer
         case .failure(let failure): throw PhotoFactsError(.decodingFailed, object: name, message: failure.message)
         case .outcome:
             throw PhotoFactsError(
@@ -228,7 +238,6 @@ public struct DecoderSandbox: Sendable {
         process.kill()
         throw SandboxViolation(process.wait(), deniedCall: process.deniedSystemCall, errors: process.errorOutput)
     }
-
 }
 
 /// One render's requests, served: the streams it reads, the uploads it writes, the memory it holds.

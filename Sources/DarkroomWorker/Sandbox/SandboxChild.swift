@@ -167,6 +167,14 @@ public enum DecoderSandboxChild {
                 formatIdentifier: adjustment.formatIdentifier, formatVersion: adjustment.formatVersion,
                 data: Array(adjustment.data)),
             start: start, isReplay: job.isReplay)
+        guard !job.explainOnly else {
+            let explained = try renderer.explanation(
+                layer, input: streams.input, reopen: streams.reopen, withRenditions: job.withRenditions,
+                scratchDirectory: job.scratchDirectory)
+            var outcome = LayerOutcome(planned: explained.edit)
+            outcome.explanation = explained.text
+            return outcome
+        }
         guard !job.planOnly else {
             let header: SourceHeader
             do {

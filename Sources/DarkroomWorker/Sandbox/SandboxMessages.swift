@@ -67,6 +67,8 @@ struct SandboxJob: Codable, Sendable {
     /// Only plan the adjustment on the input's header, and write nothing (a re-render asking
     /// whether a layer can be made again).
     var planOnly = false
+    /// Only explain the render (`LayerRenderer.explanation`), and write nothing.
+    var explainOnly = false
     /// Only read the input, for an import: a photo's facts or an Apple sidecar.
     var reading: SandboxReading? = nil
     /// Where the layer starts: a recorded orientation's EXIF value, 0 to read it, nil for a render.
@@ -90,7 +92,7 @@ struct SandboxJob: Codable, Sendable {
 
 extension SandboxJob {
     /// Whether the child writes a full-size output (upload 0): a layer's render or a thumbnail.
-    var writesOutput: Bool { thumbnail != nil || (adjustment != nil && !planOnly) }
+    var writesOutput: Bool { thumbnail != nil || (adjustment != nil && !planOnly && !explainOnly) }
 }
 
 /// A thumbnail's settings (`Renderer.thumbnail`).

@@ -58,6 +58,8 @@ struct SandboxViolation: Error, Sendable, CustomStringConvertible {
 enum Bounds {
     static let maxText = 4096
     static let maxItems = 256
+    /// A plan in words (`darkroom render --explain`) is a few dozen lines.
+    static let maxExplanation = 256 << 10
 
     /// `text` with its control characters written as escapes (`Printable.field`), bounded: what
     /// a child wrote, safe for a log line and a terminal.
@@ -86,6 +88,7 @@ extension LayerOutcome {
             && editWarnings.count + renderWarnings.count <= Bounds.maxItems && math.count <= Bounds.maxItems
             && filters.count <= Bounds.maxItems && renditions.count == expected
             && (data?.count ?? 0) <= SandboxMessage.maxPayload
+            && (explanation?.utf8.count ?? 0) <= Bounds.maxExplanation
             && ([outputWidth, outputHeight, outputBytes, plannedMemory, budget]
                 + renditions.flatMap {
                     [$0.width, $0.height, $0.bytes]
