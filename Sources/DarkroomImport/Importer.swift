@@ -169,8 +169,9 @@ public struct Importer {
             NewAsset(
                 originalPath: stored, contentSHA256: digest, byteSize: byteSize,
                 pixelWidth: facts.storedWidth, pixelHeight: facts.storedHeight, orientation: facts.orientation,
-                latitude: facts.latitude, longitude: facts.longitude, altitude: facts.altitude,
-                creationDate: facts.creationDate, metadataWarnings: facts.warnings))
+                latitude: facts.metadata.latitude, longitude: facts.metadata.longitude,
+                altitude: facts.metadata.altitude, creationDate: facts.metadata.creationDate,
+                metadataWarnings: facts.warnings))
         return ImportOutcome(
             status: registered.created ? .imported : .existing, assetID: registered.id,
             source: source, storedPath: stored, warnings: facts.warnings)

@@ -6,7 +6,7 @@
 
 /// What darkroom needs from a photo's EXIF. Every field has a safe default so a photo with
 /// missing or corrupt EXIF still renders.
-public struct PhotoMetadata: Sendable, Equatable {
+public struct PhotoMetadata: Codable, Sendable, Equatable {
     /// EXIF Orientation, 1...8. 1 (upright) when missing or out of range.
     public var orientation: Int
     /// Signed decimal degrees, south negative. `nil` when absent or unreadable.

@@ -61,6 +61,12 @@ public struct FileRender {
 
     /// Renders; the output (and renditions) appear only if the whole render succeeds.
     public func render() throws -> LayerRenderer.Rendered {
+        try renderer.render(layer, streams: try streams())
+    }
+
+    /// The input, and an upload to each output: published whole when the render commits them.
+    /// If one cannot begin, those begun are aborted.
+    func streams() throws -> LayerRenderer.Streams {
         precondition(renditionPaths.isEmpty || renditionPaths.count == settings.renditions.count)
         let input = try FileSource(path: inputPath)
         let output = try FileUpload(finalPath: outputPath)
@@ -72,11 +78,9 @@ public struct FileRender {
             for rendition in renditions { rendition.upload.abort() }
             throw error
         }
-        return try renderer.render(
-            layer,
-            streams: LayerRenderer.Streams(
-                input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
-                renditions: renditions, scratchDirectory: spillDirectory))
+        return LayerRenderer.Streams(
+            input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
+            renditions: renditions, scratchDirectory: spillDirectory)
     }
 
     /// What a render wrote and met, wherever it ran: what `darkroom render` prints.
@@ -107,20 +111,7 @@ public struct FileRender {
     /// `JobFailure` (its code and message), or a `SandboxViolation` when it crashed.
     public func render(in sandbox: DecoderSandbox?) throws -> Summary {
         guard let sandbox else { return Summary(try render()) }
-        precondition(renditionPaths.isEmpty || renditionPaths.count == settings.renditions.count)
-        let input = try FileSource(path: inputPath)
-        let output = try FileUpload(finalPath: outputPath)
-        var renditions: [(upload: any ObjectUpload, path: String)] = []
-        do {
-            for path in renditionPaths { renditions.append((try FileUpload(finalPath: path), path)) }
-        } catch {
-            output.abort()
-            for rendition in renditions { rendition.upload.abort() }
-            throw error
-        }
-        let streams = LayerRenderer.Streams(
-            input: input, reopen: { [inputPath] in try FileSource(path: inputPath) }, output: output,
-            renditions: renditions, scratchDirectory: spillDirectory)
+        let streams = try streams()
         return Summary(
             try sandbox.render(
                 sandboxJob(uploadNames: [outputPath] + renditionPaths), streams: streams,

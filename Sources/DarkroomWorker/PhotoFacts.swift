@@ -17,12 +17,8 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
     /// stand upright, which is what a render of the original applies (`Picture`'s rule: a
     /// HEIF's is 1 whatever its EXIF says, since its decoder applies `irot`/`imir` itself).
     public var orientation: Int
-    public var latitude: Double?
-    public var longitude: Double?
-    public var altitude: Double?
-    public var creationDate: Date?
-    /// Where the date came from (`EXIF DateTimeOriginal`, `XMP xmp:CreateDate`, ...).
-    public var creationDateSource: String?
+    /// The capture metadata its EXIF and XMP give (position, date and where it came from).
+    public var metadata: PhotoMetadata
     /// What could not be read, left empty: the metadata's notes, then the header's.
     public var warnings: [String]
 
@@ -50,8 +46,7 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
         ).orientation.rawValue
         return PhotoFacts(
             storedWidth: size.width, storedHeight: size.height, fileExtension: header.fileExtension,
-            orientation: orientation, latitude: info.latitude, longitude: info.longitude, altitude: info.altitude,
-            creationDate: info.creationDate, creationDateSource: info.creationDateSource, warnings: metadata.warnings)
+            orientation: orientation, metadata: info, warnings: metadata.warnings)
     }
 
     /// Why the codec refused the bytes, in words that never quote them: libjpeg's message for a
@@ -76,7 +71,9 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
             && (1...8).contains(orientation) && fileExtension.utf8.count <= 8
             && fileExtension.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A }
             && warnings.count <= 64 && warnings.allSatisfy { $0.utf8.count <= 4096 }
-            && (creationDateSource?.utf8.count ?? 0) <= 64
+            && [metadata.creationDateSource, metadata.cameraMake, metadata.cameraModel].allSatisfy {
+                ($0?.utf8.count ?? 0) <= 256
+            }
     }
 
     /// Larger than any side a JPEG (65 535) or a HEIF grid darkroom reads can have.

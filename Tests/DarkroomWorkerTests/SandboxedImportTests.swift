@@ -2,6 +2,7 @@ import ByteStreams
 import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImport
+import DarkroomMetadata
 import DarkroomStorage
 import DarkroomTestSupport
 import DarkroomWorker
@@ -32,15 +33,16 @@ import Testing
     @Test func theChildReadsTheFactsThisProcessReads() throws {
         let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
         try sandbox.check()
-        var withPosition = 0
+        var (withPosition, withDate) = (0, 0)
         for path in Self.photos {
             let here = try PhotoFacts.read(from: try Self.open(path)(), name: path)
             let there = try sandbox.facts(of: path, open: Self.open(path))
             #expect(there == here, "\(path)")
-            if here.latitude != nil { withPosition += 1 }
+            if here.metadata.latitude != nil { withPosition += 1 }
+            if here.metadata.creationDate != nil { withDate += 1 }
         }
         // The comparison covers what matters: positions and dates were read, not left empty.
-        #expect(withPosition >= 3)
+        #expect(withPosition >= 3 && withDate >= 5, "\(withPosition) positions, \(withDate) dates")
         #expect(try PhotoFacts.read(from: try Self.open(Self.photos[1])(), name: "").orientation == 6)
     }
 

@@ -2,6 +2,7 @@ import ByteStreams
 import DarkroomAdjustments
 import DarkroomDatabase
 import DarkroomImaging
+import DarkroomMetadata
 import Foundation
 import ProcessSandbox
 
@@ -117,7 +118,9 @@ public struct DecoderSandbox: Sendable {
         // What the child wrote may be made up: its words are escaped as every line from it is.
         if var facts = answer.facts {
             facts.warnings = facts.warnings.map(Bounds.escaped)
-            facts.creationDateSource = facts.creationDateSource.map(Bounds.escaped)
+            facts.metadata.creationDateSource = facts.metadata.creationDateSource.map(Bounds.escaped)
+            facts.metadata.cameraMake = facts.metadata.cameraMake.map(Bounds.escaped)
+            facts.metadata.cameraModel = facts.metadata.cameraModel.map(Bounds.escaped)
             return facts
         }
         throw PhotoFactsError(
