@@ -1,7 +1,6 @@
 import ByteStreams
 import DarkroomAdjustments
 import DarkroomDatabase
-import DarkroomImaging
 import DarkroomStorage
 import DarkroomWorker
 import Foundation

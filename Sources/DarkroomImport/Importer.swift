@@ -3,7 +3,6 @@ import ContentDigest
 import Crypto
 import DarkroomAdjustments
 import DarkroomDatabase
-import DarkroomImaging
 import DarkroomMetadata
 import DarkroomStorage
 import DarkroomWorker

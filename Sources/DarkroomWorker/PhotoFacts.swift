@@ -70,7 +70,7 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
         (1...Self.maxSide).contains(storedWidth) && (1...Self.maxSide).contains(storedHeight)
             && (1...8).contains(orientation) && fileExtension.utf8.count <= 8
             && fileExtension.utf8.allSatisfy { $0 >= 0x61 && $0 <= 0x7A }
-            && warnings.count <= 64 && warnings.allSatisfy { $0.utf8.count <= 4096 }
+            && warnings.count <= Bounds.maxItems && warnings.allSatisfy { $0.utf8.count <= Bounds.maxText }
             && [metadata.creationDateSource, metadata.cameraMake, metadata.cameraModel].allSatisfy {
                 ($0?.utf8.count ?? 0) <= 256
             }
