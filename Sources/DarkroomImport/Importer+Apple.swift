@@ -150,6 +150,10 @@ extension Importer {
             throw ImportError(.decodingFailed, object: path, message: error.message)
         } catch let error as StreamError {
             throw ImportError(.unreadable, object: path, message: "cannot be read: \(error.message)", cause: error)
+        } catch let error as ImportError {
+            throw error
+        } catch {
+            throw ImportError(.unreadable, object: path, message: "cannot be read: \(error)", cause: error)
         }
     }
 
