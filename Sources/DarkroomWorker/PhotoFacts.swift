@@ -31,8 +31,8 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
             throw PhotoFactsError(.unreadable, object: name, message: "cannot be read: \(error.message)", cause: error)
         } catch let error as CodecError {
             // No cause for bytes that are no JPEG at all: libjpeg's message quotes them.
-            let quotes = error.format == .jpeg && error.code == .corrupt && error.byteOffset == 0
-            throw PhotoFactsError(.notAPhoto, object: name, message: Self.refusal(error), cause: quotes ? nil : error)
+            throw PhotoFactsError(
+                .notAPhoto, object: name, message: Self.refusal(error), cause: Self.quotesBytes(error) ? nil : error)
         } catch {
             throw PhotoFactsError(.notAPhoto, object: name, message: "cannot be read as a photo: \(error)")
         }
@@ -49,12 +49,15 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
             orientation: orientation, metadata: info, warnings: metadata.warnings)
     }
 
-    /// Why the codec refused the bytes, in words that never quote them: libjpeg's message for a
-    /// file that is no JPEG at all repeats its first bytes.
+    /// Whether the codec's message repeats the file's first bytes: libjpeg's does for a file that
+    /// is no JPEG at all.
+    static func quotesBytes(_ error: CodecError) -> Bool {
+        error.format == .jpeg && error.code == .corrupt && error.byteOffset == 0
+    }
+
+    /// Why the codec refused the bytes, in words that never quote them.
     static func refusal(_ error: CodecError) -> String {
-        if error.format == .jpeg, error.code == .corrupt, error.byteOffset == 0 {
-            return "is not a photo darkroom reads (JPEG, HEIC or AVIF, told by content)"
-        }
+        if quotesBytes(error) { return "is not a photo darkroom reads (JPEG, HEIC or AVIF, told by content)" }
         let note =
             switch (error.format, error.code) {
             case (.jpeg, .corrupt): " (not a readable JPEG, HEIC or AVIF)"
