@@ -45,13 +45,8 @@ SELECT a.asset_id, 'io.darkroom.pipeline', '1.0.0', '\x7b7d', 'backlog', 'succee
 VACUUM ANALYZE darkroom.assets, darkroom.jobs, darkroom.adjustments, darkroom.job_counts, darkroom.queued_job_formats;
 SQL
 
-log="$out/serve.log"
-"$darkroom" serve --listen 127.0.0.1:0 --log-level warning >"$out/serve.out" 2>"$log" &
-serve=$!
-trap 'kill $serve 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do grep -q '^dashboard at ' "$out/serve.out" 2>/dev/null && break; sleep 0.1; done
-base="$(sed -n 's/^dashboard at \(.*\)\/$/\1/p' "$out/serve.out")"
-[ -n "$base" ] || { echo "darkroom serve did not start; see $log" >&2; cat "$log" >&2; exit 1; }
+. "$(dirname "$0")/serve.sh"
+start_serve "$darkroom" "$out"
 
 pages=(/ /batches /batches/backlog /batches/nightly-3 /batches/backlog/sample /failures "/failures?code=jpeg_corrupt"
        "/failures?batch=nightly-3" /assets/20001)

@@ -36,12 +36,8 @@ sql() { psql -X -q -t -A -v ON_ERROR_STOP=1 "$url" -c "$1"; }
 reset() { psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DELETE FROM darkroom.jobs" -c "VACUUM ANALYZE darkroom.jobs"; }
 
 # The overview page, from a `darkroom serve` on loopback (no account file: no sign-in).
-"$darkroom" serve --listen 127.0.0.1:0 --log-level warning >"$out/serve.out" 2>"$out/serve.log" &
-serve=$!
-trap 'kill $serve 2>/dev/null || true' EXIT
-for _ in $(seq 1 100); do grep -q '^dashboard at ' "$out/serve.out" 2>/dev/null && break; sleep 0.1; done
-base="$(sed -n 's/^dashboard at \(.*\)\/$/\1/p' "$out/serve.out")"
-[ -n "$base" ] || { echo "darkroom serve did not start; see $out/serve.log" >&2; cat "$out/serve.log" >&2; exit 1; }
+. "$(dirname "$0")/serve.sh"
+start_serve "$darkroom" "$out"
 overview() { curl -s -o /dev/null -w '%{http_code}\n' -c "$out/cookies" -b "$out/cookies" "$base/"; }
 
 have=0
