@@ -65,6 +65,13 @@ public struct SourceHeader: Sendable, Equatable {
         }
     }
 
+    /// An image sequence's movie box (`moov`), for its QuickTime metadata; nil for a JPEG and
+    /// a still HEIF.
+    public var movieBox: [UInt8]? {
+        if case .heif(let header) = codec { return header.movieBox }
+        return nil
+    }
+
     /// The ICC profile the file embeds (a JPEG's APP2, a HEIF's `colr`), which describes its
     /// pixels and which a render carries (`OutputColorProfile`).
     public var iccProfile: [UInt8]? {

@@ -1,8 +1,9 @@
 import LibExif
 import Logging
 
-/// Reads `PhotoMetadata` from an EXIF block (a JPEG's APP1 payload, a HEIF's Exif item), and
-/// the date and location from XMP when EXIF has none.
+/// Reads `PhotoMetadata` from an EXIF block (a JPEG's APP1 payload, a HEIF's Exif item), the
+/// date and location from XMP when EXIF has none, and then from an image sequence's QuickTime
+/// metadata (`MovieMetadata`).
 public enum MetadataReader {
     /// Never throws and never traps: missing EXIF gives default metadata and no warnings;
     /// corrupt EXIF gives whatever fields could still be read plus warnings naming the rest.
@@ -13,17 +14,36 @@ public enum MetadataReader {
     ///     `nil` when the photo has none.
     ///   - xmpPacket: the photo's XMP packet (a JPEG's XMP APP1 segment after its signature, a
     ///     HEIF's XMP item), whose date and location are taken when EXIF has none.
-    public static func read(app1Payload: [UInt8]?, xmpPacket: [UInt8]? = nil) -> MetadataReadResult {
+    ///   - movieBox: an image sequence's `moov` box, whose date and location are taken when
+    ///     neither EXIF nor XMP has one.
+    public static func read(app1Payload: [UInt8]?, xmpPacket: [UInt8]? = nil, movieBox: [UInt8]? = nil)
+        -> MetadataReadResult
+    {
         var result = readExif(app1Payload)
-        guard let xmpPacket, result.metadata.creationDate == nil || result.metadata.latitude == nil else {
-            return result
+        if let xmpPacket, result.metadata.creationDate == nil || result.metadata.latitude == nil {
+            readXMP(xmpPacket, into: &result)
         }
+        if let movieBox, result.metadata.creationDate == nil || result.metadata.latitude == nil {
+            let movie = MovieMetadata.read(movieBox: movieBox)
+            result.warnings += movie.warnings
+            if result.metadata.creationDate == nil, let date = movie.creationDate {
+                (result.metadata.creationDate, result.metadata.creationDateSource) = (date, movie.dateSource)
+            }
+            if result.metadata.latitude == nil, result.metadata.longitude == nil, let latitude = movie.latitude {
+                (result.metadata.latitude, result.metadata.longitude) = (latitude, movie.longitude)
+                result.metadata.altitude = result.metadata.altitude ?? movie.altitude
+            }
+        }
+        return result
+    }
+
+    private static func readXMP(_ xmpPacket: [UInt8], into result: inout MetadataReadResult) {
         let xmp: XMPMetadata
         do {
             xmp = try XMPMetadata.read(packet: xmpPacket)
         } catch {
             result.warnings.append("XMP unreadable: \(error.message)")
-            return result
+            return
         }
         result.warnings += xmp.warnings
         if result.metadata.creationDate == nil, let date = xmp.creationDate {
@@ -33,7 +53,6 @@ public enum MetadataReader {
         if result.metadata.latitude == nil, result.metadata.longitude == nil, let latitude = xmp.latitude {
             (result.metadata.latitude, result.metadata.longitude) = (latitude, xmp.longitude)
         }
-        return result
     }
 
     private static func readExif(_ app1Payload: [UInt8]?) -> MetadataReadResult {

@@ -17,7 +17,8 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
     /// stand upright, which is what a render of the original applies (`Picture`'s rule: a
     /// HEIF's is 1 whatever its EXIF says, since its decoder applies `irot`/`imir` itself).
     public var orientation: Int
-    /// The capture metadata its EXIF and XMP give (position, date and where it came from).
+    /// The capture metadata its EXIF, XMP and QuickTime metadata give (position, date and
+    /// where it came from).
     public var metadata: PhotoMetadata
     /// What could not be read, left empty: the metadata's notes, then the header's.
     public var warnings: [String]
@@ -36,7 +37,8 @@ public struct PhotoFacts: Codable, Sendable, Equatable {
         } catch {
             throw PhotoFactsError(.notAPhoto, object: name, message: "cannot be read as a photo: \(error)")
         }
-        var metadata = MetadataReader.read(app1Payload: header.exifPayload, xmpPacket: header.xmpPacket)
+        var metadata = MetadataReader.read(
+            app1Payload: header.exifPayload, xmpPacket: header.xmpPacket, movieBox: header.movieBox)
         let info = metadata.metadata
         metadata.warnings += header.metadataWarnings
         let size = header.storedSize

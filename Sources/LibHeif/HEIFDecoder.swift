@@ -54,7 +54,9 @@ public final class HEIFDecoder {
         let context = try Context(file: file, limits: limits, name: name)
         let primary = try PrimaryImage(context: context, name: name)
         self.primary = primary
-        header = try primary.readHeader(fileType: fileType, fileBytes: file.bytes.count)
+        var header = try primary.readHeader(fileType: fileType, fileBytes: file.bytes.count)
+        header.movieBox = HEIFMovieBox.find(in: UnsafeRawBufferPointer(file.bytes))
+        self.header = header
     }
 
     /// The primary image while nothing is decoded yet.

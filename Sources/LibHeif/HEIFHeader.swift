@@ -23,6 +23,9 @@ public struct HEIFHeader: Sendable, Equatable {
     public var exifPayload: [UInt8]?
     /// The primary image's XMP packet (a `mime` item of type application/rdf+xml), as stored.
     public var xmpPacket: [UInt8]?
+    /// An image sequence's movie box (`moov`), as stored, for its QuickTime metadata; nil for
+    /// a still image, or one larger than `HEIFMovieBox.maxBytes`.
+    public var movieBox: [UInt8]?
     /// The `colr` box's ICC profile (`prof` or `rICC`), as stored.
     public var iccProfile: [UInt8]?
     /// The `colr` box's nclx description, when the file has one.

@@ -43,19 +43,21 @@ import Testing
         guard let source = try? FileSource(path: path), let header = try? SourceHeader.read(from: source) else {
             return nil
         }
-        return MetadataReader.read(app1Payload: header.exifPayload, xmpPacket: header.xmpPacket).metadata
+        return MetadataReader.read(
+            app1Payload: header.exifPayload, xmpPacket: header.xmpPacket, movieBox: header.movieBox
+        ).metadata
     }
 
     /// exiftool's date by darkroom's order (EXIF's three dates with their offsets, then XMP's
-    /// exif:DateTimeOriginal, photoshop:DateCreated, xmp:CreateDate, then QuickTime's), and its
-    /// position.
+    /// exif:DateTimeOriginal, photoshop:DateCreated, xmp:CreateDate, then an image sequence's
+    /// QuickTime dates), and its position.
     static func exifTool(_ tags: [String: Any]) -> (date: Date?, latitude: Double?, longitude: Double?) {
         let order: [(String, String?)] = [
             ("EXIF:DateTimeOriginal", "EXIF:OffsetTimeOriginal"), ("EXIF:CreateDate", "EXIF:OffsetTimeDigitized"),
             ("EXIF:ModifyDate", "EXIF:OffsetTime"), ("XMP:DateTimeOriginal", nil), ("XMP:DateCreated", nil),
             ("XMP:CreateDate", nil),
-            // darkroom reads no QuickTime keys yet: a file with only these would show as missing.
-            ("QuickTime:CreationDate", nil),
+            // An image sequence's: its metadata keys, its user data's ©day, its movie header's.
+            ("QuickTime:CreationDate", nil), ("QuickTime:ContentCreateDate", nil), ("QuickTime:CreateDate", nil),
         ]
         let date = order.lazy.compactMap { tag, offset in
             (tags[tag] as? String).flatMap { parse($0, offset: offset.flatMap { tags[$0] as? String }) }
@@ -67,7 +69,10 @@ import Testing
     /// time without a zone is UTC, as darkroom takes it.
     static func parse(_ text: String, offset: String?) -> Date? {
         let pattern = /^(\d{4})[:-](\d{2})[:-](\d{2})[ T](\d{2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?(Z|[+-]\d{2}:?\d{2})?$/
-        guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: pattern) else { return nil }
+        // exiftool prints a QuickTime time of 0 (not set) as 0000:00:00 00:00:00.
+        guard let match = text.trimmingCharacters(in: .whitespaces).wholeMatch(of: pattern), match.1 != "0000" else {
+            return nil
+        }
         var components = DateComponents()
         components.year = Int(match.1)
         components.month = Int(match.2)
@@ -117,7 +122,8 @@ import Testing
         let tags = [
             "-G", "-EXIF:DateTimeOriginal", "-EXIF:CreateDate", "-EXIF:ModifyDate", "-EXIF:OffsetTimeOriginal",
             "-EXIF:OffsetTimeDigitized", "-EXIF:OffsetTime", "-XMP:DateTimeOriginal", "-XMP:DateCreated",
-            "-XMP:CreateDate", "-QuickTime:CreationDate", "-Composite:GPSLatitude", "-Composite:GPSLongitude",
+            "-XMP:CreateDate", "-QuickTime:CreationDate", "-QuickTime:ContentCreateDate", "-QuickTime:CreateDate",
+            "-Composite:GPSLatitude", "-Composite:GPSLongitude",
         ]
         let json = try ExifTool.run(
             ["-j", "-n", "-q", "-m"] + tags + files.map { Self.corpus.appendingPathComponent($0).path })
