@@ -18,13 +18,15 @@ public struct NewAsset: Sendable, Hashable {
     /// Metres above sea level (negative below).
     public var altitude: Double?
     public var creationDate: Date?
+    /// What gave `creationDate` (`EXIF DateTimeOriginal`, `XMP xmp:CreateDate`, `QuickTime mvhd`).
+    public var creationDateSource: String?
     /// Problems met while reading metadata; stored one per line, so newlines inside become spaces.
     public var metadataWarnings: [String]
 
     public init(
         originalPath: String, contentSHA256: String, byteSize: Int64, pixelWidth: Int, pixelHeight: Int,
         orientation: Int = 1, latitude: Double? = nil, longitude: Double? = nil, altitude: Double? = nil,
-        creationDate: Date? = nil, metadataWarnings: [String] = []
+        creationDate: Date? = nil, creationDateSource: String? = nil, metadataWarnings: [String] = []
     ) {
         self.originalPath = originalPath
         self.contentSHA256 = contentSHA256
@@ -36,6 +38,7 @@ public struct NewAsset: Sendable, Hashable {
         self.longitude = longitude
         self.altitude = altitude
         self.creationDate = creationDate
+        self.creationDateSource = creationDateSource
         self.metadataWarnings = metadataWarnings
     }
 }
@@ -53,6 +56,8 @@ public struct Asset: Sendable, Hashable, Identifiable {
     public var longitude: Double?
     public var altitude: Double?
     public var creationDate: Date?
+    /// What gave `creationDate`, as the import named it.
+    public var creationDateSource: String?
     /// The newest adjustment, whose rendering is the asset's current look; `nil` until one exists.
     public var currentAdjustmentID: Int64?
     public var metadataWarnings: [String]
@@ -71,6 +76,7 @@ public struct Asset: Sendable, Hashable, Identifiable {
         longitude = try row["longitude"].decode(Double?.self)
         altitude = try row["altitude"].decode(Double?.self)
         creationDate = try row["creation_date"].decode(Date?.self)
+        creationDateSource = try row["creation_date_source"].decode(String?.self)
         currentAdjustmentID = try row["current_adjustment_id"].decode(Int64?.self)
         metadataWarnings =
             try row["metadata_warnings"].decode(String?.self)?

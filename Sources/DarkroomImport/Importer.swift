@@ -170,7 +170,7 @@ public struct Importer {
                 pixelWidth: facts.storedWidth, pixelHeight: facts.storedHeight, orientation: facts.orientation,
                 latitude: facts.metadata.latitude, longitude: facts.metadata.longitude,
                 altitude: facts.metadata.altitude, creationDate: facts.metadata.creationDate,
-                metadataWarnings: facts.warnings))
+                creationDateSource: facts.metadata.creationDateSource, metadataWarnings: facts.warnings))
         return ImportOutcome(
             status: registered.created ? .imported : .existing, assetID: registered.id,
             source: source, storedPath: stored, warnings: facts.warnings)

@@ -100,7 +100,7 @@ enum AssetPages {
             <dl class="meta">
             <dt>original</dt><dd><code>\(asset.originalPath)</code>, \(Page.number(Int(asset.byteSize))) bytes</dd>
             <dt>stored size</dt><dd>\(asset.pixelWidth)×\(asset.pixelHeight), orientation \(asset.orientation)</dd>
-            <dt>taken</dt><dd>\(Page.timestamp(asset.creationDate))</dd>
+            <dt>taken</dt><dd>\(Page.timestamp(asset.creationDate))\(asset.creationDateSource.map { " (\($0))" } ?? "")</dd>
             <dt>location</dt><dd>\(location)</dd>
             <dt>imported</dt><dd>\(Page.timestamp(asset.importedAt))</dd>
             <dt>SHA-256</dt><dd><code>\(asset.contentSHA256)</code></dd>

@@ -75,7 +75,9 @@ struct DashboardFixture {
                 NewAsset(
                     originalPath: key.rawValue, contentSHA256: String(repeating: "ab", count: 32),
                     byteSize: Int64(photo.count),
-                    pixelWidth: 450, pixelHeight: 600, orientation: 6, latitude: 43.4674, longitude: 11.8851)
+                    pixelWidth: 450, pixelHeight: 600, orientation: 6, latitude: 43.4674, longitude: 11.8851,
+                    creationDate: Date(timeIntervalSince1970: 1_252_000_000),
+                    creationDateSource: "EXIF <DateTimeOriginal>")
             ).id
 
             let queue = JobQueue(connection, logger: .quiet)

@@ -142,6 +142,8 @@ import Testing
 
                 let asset = try await browser.get("/assets/\(fixture.assetID)")
                 #expect(asset.body.contains("https://www.openstreetmap.org/?mlat=43.4674&amp;mlon=11.8851"))
+                // Where the date came from, escaped as every word of the catalogue is.
+                #expect(asset.body.contains("2009-09-03 17:46:40 UTC</time> (EXIF &lt;DateTimeOriginal&gt;)"))
                 #expect(asset.body.contains("src=\"/assets/\(fixture.assetID)/original.jpg\""))
                 let missing = try await browser.get("/assets/999999")
                 #expect(missing.status == .notFound)

@@ -46,6 +46,18 @@ extension HEIFJobTests {
         RealPhoto(file: "pillow_heif/cat.hif", width: 4240, height: 2832, taken: 1_600_099_774, location: nil),
     ]
 
+    /// An AVIF image sequence with a still primary image and no EXIF or XMP: its date is its
+    /// movie header's, and the catalogue says so.
+    @Test func anImageSequenceImportsWithItsMovieHeadersDate() throws {
+        try withFixture { f in
+            let path = Fixtures.root.appendingPathComponent("corpus/libavif/colors-animated-8bpc.avif").path
+            let asset = try f.asset(try f.importer.importFile(path).assetID)
+            #expect(asset.creationDate == Date(timeIntervalSince1970: 1_694_021_753))
+            #expect(asset.creationDateSource == "QuickTime mvhd")
+            #expect(asset.pixelWidth == 150 && asset.pixelHeight == 150)
+        }
+    }
+
     @Test(arguments: realPhotos)
     func aRealPhotoImportsWithItsMetadataAndRendersAt64MiB(_ photo: RealPhoto) throws {
         try withFixture { f in
@@ -54,6 +66,7 @@ extension HEIFJobTests {
             let asset = try f.asset(outcome.assetID)
             #expect(asset.pixelWidth == photo.width && asset.pixelHeight == photo.height && asset.orientation == 1)
             #expect(asset.creationDate == Date(timeIntervalSince1970: photo.taken))
+            #expect(asset.creationDateSource == "EXIF DateTimeOriginal")
             if let location = photo.location {
                 #expect(abs(try #require(asset.latitude) - location.latitude) < 1e-9)
                 #expect(abs(try #require(asset.longitude) - location.longitude) < 1e-9)

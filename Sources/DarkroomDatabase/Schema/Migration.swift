@@ -50,5 +50,6 @@ public struct Migration: Sendable, Hashable {
         Migration(30, "serve_role", PackageResources._030_serve_role_sql),
         Migration(31, "renditions", PackageResources._031_renditions_sql),
         Migration(32, "library_counts", PackageResources._032_library_counts_sql),
+        Migration(33, "creation_date_source", PackageResources._033_creation_date_source_sql),
     ]
 }

@@ -4,7 +4,8 @@
 -- what AssetStore reads (Asset.init(row:), Adjustment.init(row:)), so the lists live here only.
 CREATE OR REPLACE VIEW darkroom.asset_records AS
 SELECT s.id, s.original_path, s.content_sha256, s.byte_size, s.pixel_width, s.pixel_height, s.orientation,
-       s.latitude, s.longitude, s.altitude, s.creation_date, s.current_adjustment_id, s.metadata_warnings, s.imported_at
+       s.latitude, s.longitude, s.altitude, s.creation_date, s.current_adjustment_id, s.metadata_warnings, s.imported_at,
+       s.creation_date_source
   FROM darkroom.assets AS s;
 
 CREATE OR REPLACE VIEW darkroom.adjustment_records AS

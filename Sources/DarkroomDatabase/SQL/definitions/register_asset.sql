@@ -6,18 +6,20 @@
 CREATE OR REPLACE FUNCTION darkroom.register_asset(
     original_path text, content_sha256 text, byte_size bigint, pixel_width int, pixel_height int,
     orientation int DEFAULT 1, latitude double precision DEFAULT NULL, longitude double precision DEFAULT NULL,
-    altitude double precision DEFAULT NULL, creation_date timestamptz DEFAULT NULL, metadata_warnings text DEFAULT NULL
+    altitude double precision DEFAULT NULL, creation_date timestamptz DEFAULT NULL, metadata_warnings text DEFAULT NULL,
+    creation_date_source text DEFAULT NULL
 ) RETURNS TABLE (asset_id bigint, created boolean)
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
 BEGIN
     PERFORM darkroom.require_stored_path(register_asset.original_path, 'original_path');
     LOOP
         INSERT INTO darkroom.assets AS a (original_path, content_sha256, byte_size, pixel_width, pixel_height,
-                                          orientation, latitude, longitude, altitude, creation_date, metadata_warnings)
+                                          orientation, latitude, longitude, altitude, creation_date, metadata_warnings,
+                                          creation_date_source)
         VALUES (register_asset.original_path, register_asset.content_sha256, register_asset.byte_size,
                 register_asset.pixel_width, register_asset.pixel_height, coalesce(register_asset.orientation, 1),
                 register_asset.latitude, register_asset.longitude, register_asset.altitude,
-                register_asset.creation_date, register_asset.metadata_warnings)
+                register_asset.creation_date, register_asset.metadata_warnings, register_asset.creation_date_source)
         ON CONFLICT ON CONSTRAINT assets_content_sha256_unique DO NOTHING
         RETURNING a.id INTO asset_id;
         created := FOUND;

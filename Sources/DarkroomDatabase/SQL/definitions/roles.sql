@@ -70,7 +70,7 @@ DECLARE
         'darkroom.complete_renditions_job(bigint, uuid, bigint, jsonb, jsonb)', 'darkroom.missing_renditions(bigint)',
         -- missing_renditions runs with the worker's rights and asks these
         'darkroom.renditions_missing(jsonb)', 'darkroom.written_renditions(jsonb, jsonb)',
-        'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text)',
+        'darkroom.register_asset(text, text, bigint, int, int, int, double precision, double precision, double precision, timestamptz, text, text)',
         'darkroom.record_imported_layer(bigint, text, text, bytea, text, int, int, bigint)',
         'darkroom.upgrade_filter_data(bytea, text, text, text)',
         -- These run with the worker's own rights over the two tables below.
