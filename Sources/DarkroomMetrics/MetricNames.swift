@@ -59,6 +59,10 @@ public enum DarkroomMetric {
         "darkroom_worker_render_memory_budget_ratio", .histogram,
         buckets: [0.05, 0.1, 0.25, 0.5, 0.75, 0.9, 0.95, 1],
         help: "Per render: its planned peak memory divided by its budget (at most 1).")
+    public static let decoderResidentPeak = MetricDefinition(
+        "darkroom_worker_decoder_resident_peak_bytes", .gauge,
+        help: "The largest peak resident set of any decoding child of this worker: its render's memory, plus the "
+            + "pages it shares with the zygote and the code it ran (about 40 MB on a release build).")
     public static let jobsInHand = MetricDefinition(
         "darkroom_worker_jobs_in_hand", .gauge,
         help: "Jobs this worker holds now (claimed and not yet finished).")
@@ -101,7 +105,7 @@ public enum DarkroomMetric {
 
     public static let worker: [MetricDefinition] = [
         claimDuration, renderDuration, jobs, bytesRead, bytesWritten, renderMemoryPeak, renderMemoryBudget,
-        renderMemoryUsed,
+        renderMemoryUsed, decoderResidentPeak,
         jobsInHand, slots, memoryReserved, jobsWaitingForMemory,
     ]
     public static let queue: [MetricDefinition] = [

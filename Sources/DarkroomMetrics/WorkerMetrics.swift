@@ -20,6 +20,7 @@ public final class WorkerMetrics: Sendable {
 
     private let factory: (any MetricsFactory)?
     private let peakMemory = Mutex(0)
+    private let peakDecoderMemory = Mutex(0)
 
     public init(factory: (any MetricsFactory)? = nil) {
         self.factory = factory
@@ -84,6 +85,15 @@ public final class WorkerMetrics: Sendable {
             )
             .record(Double(peak) / Double(budget))
         }
+    }
+
+    /// A decoding child's peak resident set, once it has been reaped.
+    public func decoderMemory(peak: Int) {
+        let largest = peakDecoderMemory.withLock { largest in
+            largest = max(largest, peak)
+            return largest
+        }
+        gauge(DarkroomMetric.decoderResidentPeak).record(largest)
     }
 
     /// The worker's size and how much of it is in use.

@@ -91,6 +91,8 @@ public struct FileRender {
         public var outputSize: PixelSize
         public var outputBytes: Int
         public var renditions: [(size: PixelSize, bytes: Int)]
+        /// The decoding child's memory, for a render made in one.
+        public var childMemory: DecoderSandbox.ChildMemory?
 
         public init(_ rendered: LayerRenderer.Rendered) {
             self.init(LayerOutcome(rendered))
@@ -112,10 +114,14 @@ public struct FileRender {
     public func render(in sandbox: DecoderSandbox?) throws -> Summary {
         guard let sandbox else { return Summary(try render()) }
         let streams = try streams()
-        return Summary(
+        var services = services
+        var measured: DecoderSandbox.ChildMemory?
+        services.measured = { measured = $0 }
+        var summary = Summary(
             try sandbox.render(
-                sandboxJob(uploadNames: [outputPath] + renditionPaths), streams: streams,
-                services: services))
+                sandboxJob(uploadNames: [outputPath] + renditionPaths), streams: streams, services: services))
+        summary.childMemory = measured
+        return summary
     }
 
     /// The plan in words, made in a decoding child (nil: here; `darkroom render --explain`): what the

@@ -84,7 +84,8 @@ extension RenderJobRunner {
                     try filters.table(
                         for: FilterStep(name: query.name, version: query.version, sha256: query.sha256),
                         index: query.index, from: storage, jobID: job.id)
-                }, admission: settings.memoryAdmission))
+                }, admission: settings.memoryAdmission,
+                measured: { [metrics] child in metrics.decoderMemory(peak: child.peakBytes) }))
     }
 
     /// What a render reads and writes: `input`, counted into `reads` (and read again for a

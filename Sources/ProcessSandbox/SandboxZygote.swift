@@ -40,6 +40,9 @@ public final class SandboxZygote: Sendable {
         }
     }
 
+    /// The zygote's pid while one runs (for tests that kill it).
+    package var pid: pid_t? { state.withLock { $0?.pid } }
+
     /// A child with `channel` as its descriptor 0 and `errors` as its 2; its pid. A zygote found
     /// gone before it got the request is started again, once; one that got it and did not answer
     /// is not asked again with the same descriptors (a child may have them: two readers of one

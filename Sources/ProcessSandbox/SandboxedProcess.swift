@@ -27,6 +27,10 @@ public final class SandboxedProcess: @unchecked Sendable {
     private let errorPipe: Int32
     private var errorTail: [UInt8] = []
     private var termination: Termination?
+    /// The child's peak resident set (`ru_maxrss`) once `wait` has reaped it: a fork from a
+    /// zygote counts the pages it shares with the zygote too, so compare it with a child's that
+    /// did nothing (`DecoderSandbox.fixedBytes`).
+    public private(set) var peakResidentBytes: Int?
     /// How much of the child's stderr is kept (the last bytes): enough for a runtime's message.
     public static let errorTailBytes = 4096
     /// How often a parent waiting on the channel drains stderr and asks whether to give up.
@@ -121,9 +125,11 @@ public final class SandboxedProcess: @unchecked Sendable {
     public func wait() -> Termination {
         if let termination { return termination }
         var status: Int32 = 0
+        var usage = rusage()
         var reaped: pid_t
-        repeat { reaped = waitpid(pid, &status, 0) } while reaped < 0 && errno == EINTR
+        repeat { reaped = wait4(pid, &status, 0, &usage) } while reaped < 0 && errno == EINTR
         drainErrors()
+        if reaped == pid { peakResidentBytes = usage.ru_maxrss * 1024 }
         // Not ours to reap (a fork whose reparenting failed): all that is known is that it ended.
         let ended: Termination =
             reaped < 0

@@ -45,10 +45,12 @@ import Testing
             }
 
             let registry = PrometheusCollectorRegistry()
-            let options = WorkerOptions(
+            var options = WorkerOptions(
                 databaseURL: url, storage: storage, concurrency: Self.concurrency, drain: true,
                 memoryBudget: Self.budget, workerName: "metrics-test",
                 metrics: WorkerMetrics(factory: DarkroomMetricsFactory(registry: registry)))
+            // As a worker runs by default: each render in a decoding child.
+            options.sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
             let (summary, scrape, health) = try await withServer(
                 { onListening in
                     let server = MetricsServer.service(
@@ -119,6 +121,9 @@ import Testing
             #expect(scrape.value("darkroom_worker_memory_reserved_bytes") == 0)
             #expect(scrape.value("darkroom_worker_memory_waiting_jobs") == 0)
             #expect(scrape.value("darkroom_worker_render_memory_budget_ratio_count") == 2)
+            // The children's own peak: a render's memory and a child's fixed cost.
+            let resident = try #require(scrape.value("darkroom_worker_decoder_resident_peak_bytes"))
+            #expect(resident > Double(8 << 20) && resident < budget + Double(512 << 20), "\(resident)")
             #expect(try #require(scrape.value("darkroom_worker_render_memory_budget_ratio_bucket", ["le": "1.0"])) == 2)
 
             // Nothing in hand once drained.

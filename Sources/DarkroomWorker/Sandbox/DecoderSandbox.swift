@@ -42,6 +42,9 @@ public struct DecoderSandbox: Sendable {
             : nil
     }
 
+    /// The zygote's pid while one runs.
+    var zygotePID: pid_t? { zygote?.pid }
+
     /// How the next child starts.
     var childStart: SandboxedProcess.Start {
         if let zygote { return .fork(zygote) }
@@ -184,10 +187,21 @@ public struct DecoderSandbox: Sendable {
         }
     }
 
+    /// A child's memory after a render: its peak, and what its plan reserved from the budget.
+    public struct ChildMemory: Sendable, Equatable {
+        /// The child's peak resident set (`ru_maxrss`): the render's memory, and the pages it
+        /// shares with the zygote and the code it ran.
+        public var peakBytes: Int
+        /// The plan's price the child asked the budget for; nil for a child that reserved none.
+        public var reservedBytes: Int?
+    }
+
     /// What the worker does for the child: tables by filter, memory from its budget.
     struct Services {
         var table: (FilterQuery) throws -> ColorLookupTable
         var admission: (any MemoryAdmission)?
+        /// Told the child's memory once it has been reaped, however its render ended.
+        var measured: (ChildMemory) -> Void = { _ in }
     }
 
     /// Runs `job` in a child, serving `streams`. Throws what the worker itself met (the
@@ -213,7 +227,12 @@ public struct DecoderSandbox: Sendable {
             throw SandboxViolation.unavailable(error)
         }
         var session = Session(streams: streams, services: services, channel: process.channel)
-        defer { session.end() }
+        defer {
+            session.end()
+            if let peak = process.peakResidentBytes {
+                services.measured(ChildMemory(peakBytes: peak, reservedBytes: session.price))
+            }
+        }
         do {
             try process.channel.send(
                 SandboxFrame(kind: SandboxMessage.job.rawValue, payload: Array(try JSONEncoder().encode(job))))
@@ -259,6 +278,8 @@ private struct Session {
     let uploads: [any ObjectUpload]
     var finished = Set<Int>()
     var reservation: MemoryReservation?
+    /// What the child's plan asked the budget for, granted or not.
+    var price: Int?
     let channel: SandboxChannel
 
     init(streams: LayerRenderer.Streams, services: Services, channel: SandboxChannel) {
@@ -317,9 +338,10 @@ private struct Session {
             try upload(frame.id).abort()
             finished.insert(Int(frame.id))
         case .reserve:
-            guard reservation == nil, let price = UInt64(littleEndianBytes: frame.payload), price <= Int.max else {
+            guard self.price == nil, let price = UInt64(littleEndianBytes: frame.payload), price <= Int.max else {
                 throw SandboxError(.protocolViolation, "a second or malformed reservation")
             }
+            self.price = Int(price)
             reservation = try services.admission?.reserve(Int(price), isCancelled: streams.isCancelled)
             try reply(.granted)
         case .filter:

@@ -52,9 +52,11 @@ enum SandboxMessage: UInt8 {
     static let maxPayload = 8 << 20
     static let chunkBytes = 1 << 20
     /// What the child buffers for each stream and upload, so that a decoder's 16 KiB reads and
-    /// an encoder's small writes cross the channel 256 KiB at a time (a render prices it as its
-    /// streams' memory): each crossing costs two context switches.
-    static let streamBufferBytes = 256 << 10
+    /// an encoder's small writes cross the channel 1 MiB at a time (a render prices it as its
+    /// streams' memory): each crossing costs two context switches and a wait. At 256 KiB the
+    /// sandboxed 24 MP JPEG took 1.08× the CPU of an in-process render, at 1 MiB 1.04×
+    /// (docs/benchmarks.md).
+    static let streamBufferBytes = 1 << 20
 }
 
 /// What a sandboxed render does: everything `LayerRenderer` needs except its streams, which

@@ -1,0 +1,94 @@
+import DarkroomImaging
+import DarkroomTestSupport
+import Foundation
+import Synchronization
+import Testing
+
+@testable import DarkroomWorker
+
+/// Honest prices, file by file: every photo of the corpus that renders is rendered again in a
+/// decoding child at a budget just above its own plan, and the child's resident peak, less a
+/// child's that rendered a tiny file of the same codec, stays within that budget. A decoder the planner underprices (a
+/// depth, a chroma, an alpha plane, a gain map, a progressive JPEG's coefficients) fails here.
+/// `plan-rss-bench.sh` measures the same on a release build, with coded variants the corpus
+/// lacks.
+@Suite struct DecoderMemoryTests {
+    static let rendered = CorpusTests.expectations.filter { $0.atDefault.hasPrefix("rendered") }
+
+    /// The smallest files of each codec: a render of one holds next to nothing, so its child's
+    /// peak is the fixed cost (the pages it shares with the zygote, the code that codec runs).
+    static let tiny = [
+        "jpg": "jpeg-decoder/reftest/mozilla/jpg-size-16x16.jpg", "heic": "pillow_heif/L_8__29x100.heif",
+        "avif": "libavif/colors-animated-8bpc.avif",
+    ]
+    static let fixedCosts = Mutex<[String: Int]>([:])
+
+    static func kind(of file: String) -> String {
+        switch (file as NSString).pathExtension.lowercased() {
+        case "jpg", "jpeg": "jpg"
+        case "avif": "avif"
+        default: "heic"
+        }
+    }
+
+    /// The fixed cost of a child rendering a file of `kind`: the larger of two tiny renders.
+    static func fixedCost(_ kind: String, in folder: String, sandbox: DecoderSandbox) throws -> Int {
+        if let known = fixedCosts.withLock({ $0[kind] }) { return known }
+        var peaks: [Int] = []
+        for _ in 0..<2 {
+            let render = FileRender(
+                inputPath: CorpusTests.folder.appendingPathComponent(tiny[kind]!).path,
+                outputPath: folder + "/tiny.jpg", formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
+                data: Array(#"{"operations":[]}"#.utf8), settings: RenderSettings())
+            peaks.append(try #require(try render.render(in: sandbox).childMemory).peakBytes)
+        }
+        let fixed = peaks.max()!
+        fixedCosts.withLock { $0[kind] = fixed }
+        return fixed
+    }
+
+    /// The plan's price in a child (which buffers each of its two streams), rounded up to a
+    /// MiB, and one MiB more.
+    static func budget(justAbove file: String, output: String) throws -> Int {
+        var settings = RenderSettings()
+        settings.threads = 1
+        let render = FileRender(
+            inputPath: CorpusTests.folder.appendingPathComponent(file).path, outputPath: output,
+            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
+            settings: settings)
+        let price = try render.plan().memory.total + 2 * SandboxMessage.streamBufferBytes
+        return (price + (1 << 20) - 1) / (1 << 20) * (1 << 20) + (1 << 20)
+    }
+
+    @Test func everyCodecOfTheCorpusIsMeasured() {
+        let kinds = Set(Self.rendered.map { ($0.file as NSString).pathExtension.lowercased() })
+        #expect(kinds.isSuperset(of: ["jpg", "heic", "avif"]), "\(kinds)")
+        #expect(Self.rendered.count > 100)
+    }
+
+    @Test(arguments: rendered)
+    func aChildHoldsNoMoreThanItsPlan(_ expectation: CorpusTests.Expectation) throws {
+        let folder = NSTemporaryDirectory() + "darkroom-decoder-memory-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let output = folder + "/out.jpg"
+        var settings = RenderSettings()
+        settings.threads = 1
+        settings.memoryBudget = try Self.budget(justAbove: expectation.file, output: output)
+        let render = FileRender(
+            inputPath: CorpusTests.folder.appendingPathComponent(expectation.file).path, outputPath: output,
+            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
+            settings: settings)
+        // A zygote of its own, gone with the test: another suite counts the zygotes it starts.
+        let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
+        let fixed = try Self.fixedCost(Self.kind(of: expectation.file), in: folder, sandbox: sandbox)
+        let child = try #require(try render.render(in: sandbox).childMemory)
+        let held = child.peakBytes - fixed
+        let price = try #require(child.reservedBytes, "the child reserved no memory")
+        #expect(price <= settings.memoryBudget)
+        #expect(
+            held <= settings.memoryBudget,
+            "\(expectation.file): held \(held >> 20) MiB above a child's fixed cost, at a budget of \(settings.memoryBudget >> 20) MiB (plan \(price >> 20) MiB)"
+        )
+    }
+}
