@@ -59,22 +59,29 @@ public struct HEIFHeader: Sendable, Equatable {
     }
 
     /// Peak bytes per pixel of libheif's decode of an image (or of one tile) to 8-bit RGB,
-    /// measured (docs/rendering.md, "Input formats"; `Tests/Benchmarks/plan-rss-bench.sh` checks
-    /// them against the corpus and a 12 MP photo coded whole in every depth and chroma): every
+    /// measured (docs/benchmarks.md, "Plan against peak RSS"; `Tests/Benchmarks/plan-rss-bench.sh`
+    /// checks them against the corpus and a 12 MP photo coded whole in every depth and chroma,
+    /// with and without alpha; `DecoderMemoryTests` renders every corpus file at its plan): every
     /// decode goes through planar RGB and then the interleaved copy, both alive at once: 3 + 3
-    /// for 8-bit; an alpha plane or dav1d's frame pools raise it to 8; 16-bit planes plus an 8-bit
-    /// intermediate make 12 for deeper sources (16 with alpha). Full chroma (4:4:4, or RGB coded
-    /// as such) holds three planes where 4:2:0 holds one and two quarters, in the decoder's
-    /// pictures and libheif's copy of them: 4 more at 8 bits (6 for AV1), 10 more deeper; and
-    /// dav1d holds more than libde265 at depth: 2 more at 4:2:0, 6 at 4:4:4. Without these, the
-    /// 12 MP photo as 8-bit 4:4:4 HEIC and AVIF peaked 26 and 44 MiB above their plans, as 10-bit
-    /// AVIF 3 (4:2:0) and 30 MiB (4:4:4), and Netflix's 2048×858 10-bit 4:4:4 AVIFs 3 and 12 MiB.
+    /// for 8-bit; an alpha plane or dav1d's frame pools raise it to 8, and both 11: dav1d's
+    /// alpha decode at times still holds the colour's frames (the 12 MP photo peaked 30 MiB
+    /// higher in 2 of 8 renders with both cores busy). 16-bit planes plus an 8-bit intermediate
+    /// make 12 for deeper sources, and libde265's alpha plane 2 more (dav1d's fits in what its
+    /// pools already hold: the 12 MP photo with and without alpha peaked alike, every time).
+    /// Full chroma (4:4:4, or RGB coded as such) holds three planes where 4:2:0 holds one and
+    /// two quarters, in the decoder's pictures and libheif's copy of them: 4 more at 8 bits (6
+    /// for AV1), 10 more deeper; and dav1d holds more than libde265 at depth: 2 more at 4:2:0, 6
+    /// at 4:4:4. Without these, the 12 MP photo as 8-bit 4:4:4 HEIC and AVIF peaked 26 and 44 MiB
+    /// above their plans, as 10-bit AVIF 3 (4:2:0) and 30 MiB (4:4:4), and Netflix's 2048×858
+    /// 10-bit 4:4:4 AVIFs 3 and 12 MiB; an alpha plane at depth was priced at 4 more, which
+    /// overpriced the 12 MP photo by 23 MiB (HEVC) and 47 MiB (AV1).
     public var decodeBytesPerPixel: Int {
         let av1 = fileType.kind == .avif
         if bitDepth > 8 {
-            return (hasAlpha ? 16 : 12) + (fullChroma ? 10 : 0) + (av1 ? (fullChroma ? 6 : 2) : 0)
+            return 12 + (hasAlpha && !av1 ? 2 : 0) + (fullChroma ? 10 : 0) + (av1 ? (fullChroma ? 6 : 2) : 0)
         }
-        return (hasAlpha || av1 ? 8 : 6) + (fullChroma ? (av1 ? 6 : 4) : 0)
+        let base = av1 ? (hasAlpha ? 11 : 8) : (hasAlpha ? 8 : 6)
+        return base + (fullChroma ? (av1 ? 6 : 4) : 0)
     }
 }
 

@@ -57,8 +57,8 @@ import Testing
             source: ChunkedSource(try Fixtures.bytes(of: file), name: Self.name, maxChunk: 4096))
         #expect(
             decoder.header.bitDepth == 10 && decoder.header.tiling?.columns == 4 && decoder.header.tiling?.rows == 3)
-        // 10-bit 4:4:4 AV1 with alpha: three 16-bit planes, an alpha plane and dav1d's pictures.
-        #expect(decoder.header.fullChroma && decoder.header.hasAlpha && decoder.header.decodeBytesPerPixel == 32)
+        // 10-bit 4:4:4 AV1 with alpha: three 16-bit planes and dav1d's pictures, which hold its alpha.
+        #expect(decoder.header.fullChroma && decoder.header.hasAlpha && decoder.header.decodeBytesPerPixel == 28)
         let pixels = try HEIFDecoderTests.decodeAll(decoder)
         let (width, tileWidth, tileHeight) = (512, 128, 200)
         func tile(_ column: Int, _ row: Int) -> [UInt8] {
