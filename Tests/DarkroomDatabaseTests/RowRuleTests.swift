@@ -94,6 +94,12 @@ struct RowRuleTests {
             sql: "UPDATE darkroom.assets SET longitude = -181 WHERE id = $1", rule: "assets_longitude_in_range",
             says: "-181"),
         Breach(
+            sql: "UPDATE darkroom.assets SET creation_date_source = repeat('x', 257) WHERE id = $1",
+            rule: "assets_creation_date_source_named", says: "257 characters"),
+        Breach(
+            sql: "UPDATE darkroom.assets SET creation_date_source = '' WHERE id = $1",
+            rule: "assets_creation_date_source_named", says: "0 characters"),
+        Breach(
             sql: "UPDATE darkroom.assets SET original_path = '../etc/passwd' WHERE id = $1",
             rule: "assets_original_path_in_storage", says: "'../etc/passwd'"),
         Breach(
@@ -171,7 +177,7 @@ struct RowRuleTests {
             ).map { try $0["described"].decode(String.self) }
             #expect(
                 triggers == [
-                    "assets_rules on assets of original_path,content_sha256,byte_size,pixel_width,pixel_height,orientation,latitude,longitude",
+                    "assets_rules on assets of original_path,content_sha256,byte_size,pixel_width,pixel_height,orientation,latitude,longitude,creation_date_source",
                     "jobs_request_rules on jobs",
                     "jobs_request_rules_on_update on jobs of kind,format_identifier,format_version,data",
                 ])

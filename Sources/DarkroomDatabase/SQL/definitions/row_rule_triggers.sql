@@ -12,6 +12,7 @@ CREATE OR REPLACE TRIGGER jobs_request_rules_on_update
     AFTER UPDATE OF kind, format_identifier, format_version, data ON darkroom.jobs
     FOR EACH ROW EXECUTE FUNCTION darkroom.check_job_request();
 CREATE OR REPLACE TRIGGER assets_rules
-    BEFORE INSERT OR UPDATE OF original_path, content_sha256, byte_size, pixel_width, pixel_height, orientation, latitude, longitude
+    BEFORE INSERT OR UPDATE OF original_path, content_sha256, byte_size, pixel_width, pixel_height, orientation, latitude, longitude,
+        creation_date_source
     ON darkroom.assets
     FOR EACH ROW EXECUTE FUNCTION darkroom.check_asset_row();

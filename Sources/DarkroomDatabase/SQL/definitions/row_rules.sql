@@ -121,16 +121,19 @@ BEGIN
 END $$;
 
 -- An asset (trigger assets_rules): a stored original inside the storage root, its SHA-256 in
--- lowercase hex, sizes, an EXIF orientation and a location on the globe.
+-- lowercase hex, sizes, an EXIF orientation, a location on the globe, and the name of its
+-- date's source as short as a name.
 CREATE OR REPLACE FUNCTION darkroom.asset_row_is_valid(
     original_path text, content_sha256 text, byte_size bigint, pixel_width int, pixel_height int,
-    orientation int, latitude double precision, longitude double precision
+    orientation int, latitude double precision, longitude double precision, creation_date_source text
 ) RETURNS boolean
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $$
 BEGIN
     IF (content_sha256 ~ '^[0-9a-f]{64}$' AND byte_size >= 0 AND pixel_width > 0 AND pixel_height > 0
         AND orientation BETWEEN 1 AND 8 AND coalesce(latitude BETWEEN -90 AND 90, true)
-        AND coalesce(longitude BETWEEN -180 AND 180, true) AND darkroom.is_stored_path(original_path)) THEN
+        AND coalesce(longitude BETWEEN -180 AND 180, true)
+        AND coalesce(length(creation_date_source) BETWEEN 1 AND 256, true)
+        AND darkroom.is_stored_path(original_path)) THEN
         RETURN true;
     END IF;
     RETURN CASE
@@ -146,6 +149,9 @@ BEGIN
             darkroom.refuse_row('assets', 'assets_latitude_in_range', format('latitude %s is outside -90 to 90', latitude))
         WHEN longitude NOT BETWEEN -180 AND 180 THEN
             darkroom.refuse_row('assets', 'assets_longitude_in_range', format('longitude %s is outside -180 to 180', longitude))
+        WHEN length(creation_date_source) NOT BETWEEN 1 AND 256 THEN
+            darkroom.refuse_row('assets', 'assets_creation_date_source_named',
+                format('creation_date_source of %s characters is not a name (1 to 256)', length(creation_date_source)))
         WHEN darkroom.stored_path_problem(original_path) IS NOT NULL THEN
             darkroom.refuse_row('assets', 'assets_original_path_in_storage',
                 format('original_path %L: %s', original_path, darkroom.stored_path_problem(original_path)))
@@ -157,7 +163,8 @@ CREATE OR REPLACE FUNCTION darkroom.check_asset_row() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
     PERFORM darkroom.asset_row_is_valid(NEW.original_path, NEW.content_sha256, NEW.byte_size, NEW.pixel_width,
-                                        NEW.pixel_height, NEW.orientation, NEW.latitude, NEW.longitude);
+                                        NEW.pixel_height, NEW.orientation, NEW.latitude, NEW.longitude,
+                                        NEW.creation_date_source);
     RETURN NEW;
 END $$;
 
