@@ -127,7 +127,9 @@ import Testing
         }
         let cases = [
             (header(heic, 4032, 3024), 6), (header(avif, 4032, 3024), 8), (header(heic, 4032, 3024, alpha: true), 8),
-            (header(heic, 4032, 3024, depth: 10), 12), (header(heic, 4032, 3024, alpha: true, depth: 10), 16),
+            (header(avif, 4032, 3024, alpha: true), 11), (header(heic, 4032, 3024, depth: 10), 12),
+            (header(heic, 4032, 3024, alpha: true, depth: 10), 14), (header(avif, 4032, 3024, depth: 10), 14),
+            (header(avif, 4032, 3024, alpha: true, depth: 10), 14),
         ]
         for (header, bytesPerPixel) in cases {
             #expect(
