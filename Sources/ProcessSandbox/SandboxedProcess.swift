@@ -27,9 +27,9 @@ public final class SandboxedProcess: @unchecked Sendable {
     private let errorPipe: Int32
     private var errorTail: [UInt8] = []
     private var termination: Termination?
-    /// The child's peak resident set (`ru_maxrss`) once `wait` has reaped it: a fork from a
-    /// zygote counts the pages it shares with the zygote too, so compare it with a child's that
-    /// did nothing (`DecoderSandbox.fixedBytes`).
+    /// The child's peak resident set (`ru_maxrss`) once `wait` has reaped it. A fork from a
+    /// zygote counts the pages it shares with the zygote too, and any child the code it ran:
+    /// what a render held is its peak less a child's that rendered next to nothing.
     public private(set) var peakResidentBytes: Int?
     /// How much of the child's stderr is kept (the last bytes): enough for a runtime's message.
     public static let errorTailBytes = 4096

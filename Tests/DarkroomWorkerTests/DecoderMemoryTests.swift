@@ -8,8 +8,9 @@ import Testing
 
 /// Honest prices, file by file: every photo of the corpus that renders is rendered again in a
 /// decoding child at a budget just above its own plan, and the child's resident peak, less a
-/// child's that rendered a tiny file of the same codec, stays within that budget. A decoder the planner underprices (a
-/// depth, a chroma, an alpha plane, a gain map, a progressive JPEG's coefficients) fails here.
+/// child's that rendered a tiny file of the same codec, stays within that budget. A decoder the
+/// planner underprices (a depth, a chroma, an alpha plane, a gain map, a progressive JPEG's
+/// coefficients) fails here.
 /// `plan-rss-bench.sh` measures the same on a release build, with coded variants the corpus
 /// lacks.
 @Suite struct DecoderMemoryTests {
@@ -31,16 +32,24 @@ import Testing
         }
     }
 
+    /// A render of the corpus's `file`, unedited, on one thread, at `budget` (the default's when nil).
+    static func render(_ file: String, to output: String, budget: Int? = nil) -> FileRender {
+        var settings = RenderSettings()
+        settings.threads = 1
+        if let budget { settings.memoryBudget = budget }
+        return FileRender(
+            inputPath: CorpusTests.folder.appendingPathComponent(file).path, outputPath: output,
+            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
+            settings: settings)
+    }
+
     /// The fixed cost of a child rendering a file of `kind`: the larger of two tiny renders.
     static func fixedCost(_ kind: String, in folder: String, sandbox: DecoderSandbox) throws -> Int {
         if let known = fixedCosts.withLock({ $0[kind] }) { return known }
         var peaks: [Int] = []
         for _ in 0..<2 {
-            let render = FileRender(
-                inputPath: CorpusTests.folder.appendingPathComponent(tiny[kind]!).path,
-                outputPath: folder + "/tiny.jpg", formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0",
-                data: Array(#"{"operations":[]}"#.utf8), settings: RenderSettings())
-            peaks.append(try #require(try render.render(in: sandbox).childMemory).peakBytes)
+            let child = try render(tiny[kind]!, to: folder + "/tiny.jpg").render(in: sandbox).childMemory
+            peaks.append(try #require(child).peakBytes)
         }
         let fixed = peaks.max()!
         fixedCosts.withLock { $0[kind] = fixed }
@@ -50,13 +59,7 @@ import Testing
     /// The plan's price in a child (which buffers each of its two streams), rounded up to a
     /// MiB, and one MiB more.
     static func budget(justAbove file: String, output: String) throws -> Int {
-        var settings = RenderSettings()
-        settings.threads = 1
-        let render = FileRender(
-            inputPath: CorpusTests.folder.appendingPathComponent(file).path, outputPath: output,
-            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
-            settings: settings)
-        let price = try render.plan().memory.total + 2 * SandboxMessage.streamBufferBytes
+        let price = try render(file, to: output).plan().memory.total + 2 * SandboxMessage.streamBufferBytes
         return (price + (1 << 20) - 1) / (1 << 20) * (1 << 20) + (1 << 20)
     }
 
@@ -72,23 +75,18 @@ import Testing
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let output = folder + "/out.jpg"
-        var settings = RenderSettings()
-        settings.threads = 1
-        settings.memoryBudget = try Self.budget(justAbove: expectation.file, output: output)
-        let render = FileRender(
-            inputPath: CorpusTests.folder.appendingPathComponent(expectation.file).path, outputPath: output,
-            formatIdentifier: "io.darkroom.pipeline", formatVersion: "1.0.0", data: Array(#"{"operations":[]}"#.utf8),
-            settings: settings)
+        let budget = try Self.budget(justAbove: expectation.file, output: output)
         // A zygote of its own, gone with the test: another suite counts the zygotes it starts.
         let sandbox = DecoderSandbox(executable: DarkroomCommand.executable.path)
         let fixed = try Self.fixedCost(Self.kind(of: expectation.file), in: folder, sandbox: sandbox)
-        let child = try #require(try render.render(in: sandbox).childMemory)
+        let rendered = try Self.render(expectation.file, to: output, budget: budget).render(in: sandbox)
+        let child = try #require(rendered.childMemory)
         let held = child.peakBytes - fixed
         let price = try #require(child.reservedBytes, "the child reserved no memory")
-        #expect(price <= settings.memoryBudget)
+        #expect(price <= budget)
         #expect(
-            held <= settings.memoryBudget,
-            "\(expectation.file): held \(held >> 20) MiB above a child's fixed cost, at a budget of \(settings.memoryBudget >> 20) MiB (plan \(price >> 20) MiB)"
+            held <= budget,
+            "\(expectation.file): held \(held >> 20) MiB above a child's fixed cost, at a budget of \(budget >> 20) MiB (plan \(price >> 20) MiB)"
         )
     }
 }

@@ -53,9 +53,8 @@ enum SandboxMessage: UInt8 {
     static let chunkBytes = 1 << 20
     /// What the child buffers for each stream and upload, so that a decoder's 16 KiB reads and
     /// an encoder's small writes cross the channel 1 MiB at a time (a render prices it as its
-    /// streams' memory): each crossing costs two context switches and a wait. At 256 KiB the
-    /// sandboxed 24 MP JPEG took 1.08× the CPU of an in-process render, at 1 MiB 1.04×
-    /// (docs/benchmarks.md).
+    /// streams' memory): each crossing costs two context switches and a wait. At 256 KiB a
+    /// drain of six 24 MP JPEG edits switched 2 300 times, at 1 MiB 1 400 (docs/benchmarks.md).
     static let streamBufferBytes = 1 << 20
 }
 
