@@ -2,10 +2,12 @@
 # The decoders' sandbox against rendering in the worker's own process: a 24 MP JPEG and a real
 # 24 MP iPhone HDR HEIC, each edited N times by one `darkroom worker --drain --concurrency 1`
 # (each edit replaces the last, so every job decodes the original again), with
-# --decoder-sandbox on and off in turns, 5 runs each, the medians compared (this machine's runs
-# differ by up to 10% from one to the next; alternating keeps drift out of the ratio). CPU is the worker's and its children's
-# (GNU time), so the children's start-up is counted; peak RSS is the largest process's. Then
-# the child's fixed cost: its peak RSS when it starts, confines itself and ends.
+# --decoder-sandbox on and off in turns, 5 runs each (SANDBOX_BENCH_RUNS), the medians compared
+# (this machine's runs differ by up to 10% from one to the next; alternating keeps drift out of
+# the ratio), and a 95% interval of the ratio: the median of each sandboxed run over the run
+# beside it, resampled. CPU is the worker's and its children's (GNU time), so the children's
+# start-up is counted; peak RSS is the largest process's. Then the child's fixed cost: its peak
+# RSS when it starts, confines itself and ends.
 #   usage: sandbox-bench.sh DARKROOM_BINARY SERVER_URL WORK_DIR
 #   WORK_DIR must hold photo24.jpg (render-bench.sh makes it).
 set -euo pipefail
@@ -37,26 +39,32 @@ run() {  # run FILE MODE RUN: one drain of COUNT edits of FILE; appends "wall us
 }
 runs=${SANDBOX_BENCH_RUNS:-5}
 
-printf '\n%-40s %9s %9s %9s %9s %7s %9s\n' "$count edits by one slot, median of $runs" "wall s" "cpu s/job" "wall s" "cpu s/job" "cpu" "peak RSS"
-printf '%-40s %19s %19s %7s %9s\n' "" "in the worker" "sandboxed" "ratio" "sandboxed"
+printf '\n%-40s %9s %9s %9s %9s %7s %15s %9s\n' "$count edits by one slot, median of $runs" "wall s" "cpu s/job" "wall s" "cpu s/job" "cpu" "95% interval" "peak RSS"
+printf '%-40s %19s %19s %7s %15s %9s\n' "" "in the worker" "sandboxed" "ratio" "of the ratio" "sandboxed"
 for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
   for attempt in $(seq 1 "$runs"); do
     run "$file" off "$attempt"
     run "$file" on "$attempt"
   done
   name=$(basename "$file")
-  python3 - "$name" "$count" sandbox <<'PY'
-import glob, statistics, sys
-name, count, folder = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-def runs(mode):  # (wall, cpu per job, peak RSS KB) of each run
-    rows = [list(map(float, open(path).read().split()[-4:])) for path in glob.glob(f"{folder}/{name}-{mode}-*.txt")]
+  python3 - "$name" "$count" sandbox "$runs" <<'PY'
+import random, statistics, sys
+name, count, folder, runs_count = sys.argv[1], int(sys.argv[2]), sys.argv[3], int(sys.argv[4])
+def runs(mode):  # (wall, cpu per job, peak RSS KB) of each run, in the order they ran
+    rows = [list(map(float, open(f"{folder}/{name}-{mode}-{n}.txt").read().split()[-4:])) for n in range(1, runs_count + 1)]
     return [(wall, (user + sys_) / count, rss) for wall, user, sys_, rss in rows]
 off, on = runs("off"), runs("on")
 owall, ocpu = statistics.median(r[0] for r in off), statistics.median(r[1] for r in off)
 swall, scpu = statistics.median(r[0] for r in on), statistics.median(r[1] for r in on)
 rss = max(r[2] for r in on)
+# Each sandboxed run against the run beside it; the median of those ratios, resampled, says how
+# far this machine's noise leaves the ratio open.
+pairs = [b[1] / a[1] for a, b in zip(off, on)]
+random.seed(1)
+medians = sorted(statistics.median(random.choices(pairs, k=len(pairs))) for _ in range(2000))
+low, high = medians[int(0.025 * len(medians))], medians[int(0.975 * len(medians)) - 1]
 label = {"photo24.jpg": "24 MP JPEG (6000x4000)", "IMG_3582.HEIC": "24 MP iPhone HDR HEIC (4284x5712)"}[name]
-print(f"{label:<40} {owall:9.2f} {ocpu:9.3f} {swall:9.2f} {scpu:9.3f} {scpu / ocpu:6.3f}x {int(rss / 1024):6d} MB")
+print(f"{label:<40} {owall:9.2f} {ocpu:9.3f} {swall:9.2f} {scpu:9.3f} {scpu / ocpu:6.3f}x {low:6.3f}..{high:5.3f}x {int(rss / 1024):6d} MB")
 PY
 done
 fixed=$({ /usr/bin/time -f "%M" "$darkroom" decode-sandbox </dev/null 2>&1 >/dev/null || true; } | tail -1)
