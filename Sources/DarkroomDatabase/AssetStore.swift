@@ -27,9 +27,7 @@ public struct AssetStore {
                     .optional(asset.altitude, PostgresBind.double),
                     .optional(asset.creationDate, PostgresBind.timestamp),
                     warnings.isEmpty ? .null : .text(warnings),
-                    .optional(
-                        asset.creationDateSource.flatMap { $0.isEmpty ? nil : String($0.prefix(256)) },
-                        PostgresBind.text),
+                    .optional(asset.creationDateSource, PostgresBind.text),
                 ])[0]
         } catch let error as DatabaseError
             where error.postgres.sqlState == .checkViolation || error.postgres.sqlState == .invalidParameterValue
