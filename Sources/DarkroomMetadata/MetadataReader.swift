@@ -26,13 +26,9 @@ public enum MetadataReader {
         if let movieBox, result.metadata.creationDate == nil || result.metadata.latitude == nil {
             let movie = MovieMetadata.read(movieBox: movieBox)
             result.warnings += movie.warnings
-            if result.metadata.creationDate == nil, let date = movie.creationDate {
-                (result.metadata.creationDate, result.metadata.creationDateSource) = (date, movie.dateSource)
-            }
-            if result.metadata.latitude == nil, result.metadata.longitude == nil, let latitude = movie.latitude {
-                (result.metadata.latitude, result.metadata.longitude) = (latitude, movie.longitude)
-                result.metadata.altitude = result.metadata.altitude ?? movie.altitude
-            }
+            result.metadata.fillGaps(
+                date: movie.creationDate, source: movie.dateSource, latitude: movie.latitude,
+                longitude: movie.longitude, altitude: movie.altitude)
         }
         return result
     }
@@ -46,13 +42,9 @@ public enum MetadataReader {
             return
         }
         result.warnings += xmp.warnings
-        if result.metadata.creationDate == nil, let date = xmp.creationDate {
-            result.metadata.creationDate = date
-            result.metadata.creationDateSource = xmp.dateProperty.map { "XMP \($0)" }
-        }
-        if result.metadata.latitude == nil, result.metadata.longitude == nil, let latitude = xmp.latitude {
-            (result.metadata.latitude, result.metadata.longitude) = (latitude, xmp.longitude)
-        }
+        result.metadata.fillGaps(
+            date: xmp.creationDate, source: xmp.dateProperty.map { "XMP \($0)" }, latitude: xmp.latitude,
+            longitude: xmp.longitude)
     }
 
     private static func readExif(_ app1Payload: [UInt8]?) -> MetadataReadResult {

@@ -47,6 +47,20 @@ public struct PhotoMetadata: Codable, Sendable, Equatable {
     }
 }
 
+extension PhotoMetadata {
+    /// Takes a later source's date (with what gave it) where there is no date yet, and its
+    /// position where there is none: XMP's after EXIF's, an image sequence's after both.
+    mutating func fillGaps(
+        date: Date?, source: String?, latitude: Double?, longitude: Double?, altitude: Double? = nil
+    ) {
+        if creationDate == nil, let date { (creationDate, creationDateSource) = (date, source) }
+        if self.latitude == nil, self.longitude == nil, let latitude {
+            (self.latitude, self.longitude) = (latitude, longitude)
+            self.altitude = self.altitude ?? altitude
+        }
+    }
+}
+
 /// Metadata plus what could not be read, for the caller to log.
 public struct MetadataReadResult: Sendable {
     public var metadata: PhotoMetadata
