@@ -157,7 +157,8 @@ public struct HEIFDecode: Sendable, Equatable, CustomStringConvertible {
     public var tileColumns = 1
     /// Peak bytes per pixel while decoding (`HEIFHeader.decodeBytesPerPixel`).
     public var bytesPerPixel: Int
-    /// The file, held whole while libheif reads it.
+    /// The file, held whole while libheif reads it, and the copy of an image sequence's movie
+    /// box its header keeps (`HEIFHeader.movieBox`).
     public var fileBytes: Int
     /// The compressed item libheif copies out of the file to decode it: the largest tile of a
     /// grid, else the image (as large as the file, at most).
@@ -171,7 +172,7 @@ public struct HEIFDecode: Sendable, Equatable, CustomStringConvertible {
     init(_ header: HEIFHeader) {
         size = PixelSize(width: header.codedWidth, height: header.codedHeight)
         bytesPerPixel = header.decodeBytesPerPixel
-        fileBytes = header.fileBytes
+        fileBytes = header.fileBytes + (header.movieBox?.count ?? 0)
         codecBytes = Self.codecBytes
         if let tiling = header.tiling {
             tile = PixelSize(width: tiling.tileWidth, height: tiling.tileHeight)

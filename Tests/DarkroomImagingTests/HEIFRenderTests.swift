@@ -136,6 +136,12 @@ import Testing
                 RenderPlanner.decoderBytes(.heif(header)) == 4032 * 3024 * bytesPerPixel + 6_000_000
                     + HEIFDecode.codecBytes)
         }
+        // An image sequence's header keeps a copy of its movie box, which the plan holds too.
+        var sequence = header(avif, 4032, 3024)
+        sequence.movieBox = [UInt8](repeating: 0, count: 50_000)
+        #expect(
+            RenderPlanner.decoderBytes(.heif(sequence)) == RenderPlanner.decoderBytes(.heif(header(avif, 4032, 3024)))
+                + 50_000)
         let big = header(heic, 8064, 6048)
         let geometry = try RenderGeometry(
             storedSize: PixelSize(width: 8064, height: 6048), orientation: .up, operations: [])
