@@ -6,6 +6,20 @@ public protocol ByteSource: AnyObject {
     /// Fills the front of `buffer` and returns how many bytes it wrote: at least 1, blocking
     /// until they arrive, or 0 at the end of the object.
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int
+    /// Runs `body` with the descriptor of the local file this source reads, while nothing has
+    /// been read from it (the file from its start is then the whole stream); with nil for any
+    /// other source. A decoding child reads its original through it, not over its channel.
+    func withUnreadFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result) throws(Failure) -> Result
+    /// Counts `bytes` read from that file through its descriptor by another process.
+    func countReadElsewhere(_ bytes: Int)
+}
+
+extension ByteSource {
+    public func withUnreadFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    { try body(nil) }
+
+    public func countReadElsewhere(_ bytes: Int) {}
 }
 
 /// Where an encoder's bytes go. A sink may be used from another thread than the one that

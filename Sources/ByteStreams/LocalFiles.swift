@@ -58,6 +58,10 @@ public final class FileSource: ByteSource {
         return try FileSource(owning: copy, name: objectName, positional: true)
     }
 
+    public func withUnreadFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    { try body(offset == 0 ? descriptor : nil) }
+
     public func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
         while true {

@@ -41,7 +41,8 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
     // (PR_SET_PDEATHSIG would follow the thread that started it, which may end first.)
     for (;;) {
         char byte;
-        int received[2] = {-1, -1};
+        // The channel, the error pipe and, for a render of a local file, its input.
+        int received[3] = {-1, -1, -1};
         char space[CMSG_SPACE(sizeof received)];
         struct iovec vector = {.iov_base = &byte, .iov_len = 1};
         struct msghdr message = {
@@ -51,17 +52,23 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
         if (got <= 0) _exit(0);
         struct cmsghdr *header = CMSG_FIRSTHDR(&message);
         pid_t answer = -1;
-        if (header && header->cmsg_type == SCM_RIGHTS && header->cmsg_len == CMSG_LEN(sizeof received)) {
-            memcpy(received, CMSG_DATA(header), sizeof received);
+        size_t count = 0;
+        if (header && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS
+            && !(message.msg_flags & MSG_CTRUNC)) {
+            count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            if (count <= 3) memcpy(received, CMSG_DATA(header), count * sizeof(int));
+        }
+        if (count == 2 || count == 3) {
             int handoff[2];
             if (pipe2(handoff, O_CLOEXEC) == 0) {
                 pid_t middle = fork();
                 if (middle == 0) {
                     pid_t grandchild = fork();
                     if (grandchild == 0) {
-                        // The child: its two descriptors in place, nothing else open.
+                        // The child: its descriptors in place, nothing else open.
                         if (dup2(received[0], 0) < 0 || dup2(received[1], 2) < 0) _exit(126);
-                        closefrom(3);
+                        if (received[2] >= 0 && dup2(received[2], DR_SANDBOX_INPUT_DESCRIPTOR) < 0) _exit(126);
+                        closefrom(received[2] >= 0 ? DR_SANDBOX_INPUT_DESCRIPTOR + 1 : 3);
                         _exit(child());
                     }
                     ssize_t ignored = write(handoff[1], &grandchild, sizeof grandchild);
@@ -77,16 +84,17 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
                 close(handoff[0]);
             }
         }
-        if (received[0] >= 0) close(received[0]);
-        if (received[1] >= 0) close(received[1]);
+        for (size_t index = 0; index < 3; index++)
+            if (received[index] >= 0) close(received[index]);
         // A request without its descriptors gets -1: the worker sees the fork failed.
         ssize_t sent = send(control, &answer, sizeof answer, MSG_NOSIGNAL);
         if (sent != (ssize_t)sizeof answer) _exit(0);
     }
 }
 
-pid_t dr_sandbox_zygote_fork(int control, int channel, int errors) {
-    int sent_fds[2] = {channel, errors};
+pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input) {
+    int sent_fds[3] = {channel, errors, input};
+    size_t sent_bytes = (input >= 0 ? 3 : 2) * sizeof(int);
     char space[CMSG_SPACE(sizeof sent_fds)];
     memset(space, 0, sizeof space);
     char byte = 'f';
@@ -96,8 +104,9 @@ pid_t dr_sandbox_zygote_fork(int control, int channel, int errors) {
     struct cmsghdr *header = CMSG_FIRSTHDR(&message);
     header->cmsg_level = SOL_SOCKET;
     header->cmsg_type = SCM_RIGHTS;
-    header->cmsg_len = CMSG_LEN(sizeof sent_fds);
-    memcpy(CMSG_DATA(header), sent_fds, sizeof sent_fds);
+    header->cmsg_len = CMSG_LEN(sent_bytes);
+    memcpy(CMSG_DATA(header), sent_fds, sent_bytes);
+    message.msg_controllen = CMSG_SPACE(sent_bytes);
     ssize_t sent;
     do {
         sent = sendmsg(control, &message, MSG_NOSIGNAL);
@@ -116,7 +125,8 @@ pid_t dr_sandbox_zygote_fork(int control, int channel, int errors) {
     return pid;
 }
 
-int dr_sandbox_spawn(const char *path, char *const argv[], char *const envp[], int channel, int errors, pid_t *pid) {
+int dr_sandbox_spawn(
+    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, pid_t *pid) {
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
     int status = posix_spawn_file_actions_init(&actions);
@@ -132,7 +142,9 @@ int dr_sandbox_spawn(const char *path, char *const argv[], char *const envp[], i
     if ((status = posix_spawn_file_actions_adddup2(&actions, channel, 0)) == 0
         && (status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)) == 0
         && (status = posix_spawn_file_actions_adddup2(&actions, errors, 2)) == 0
-        && (status = posix_spawn_file_actions_addclosefrom_np(&actions, 3)) == 0
+        && (input < 0 || (status = posix_spawn_file_actions_adddup2(&actions, input, DR_SANDBOX_INPUT_DESCRIPTOR)) == 0)
+        && (status = posix_spawn_file_actions_addclosefrom_np(&actions, input >= 0 ? DR_SANDBOX_INPUT_DESCRIPTOR + 1 : 3))
+               == 0
         && (status = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
         && (status = posix_spawnattr_setsigmask(&attributes, &none)) == 0
         && (status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)) == 0) {
@@ -208,7 +220,7 @@ int dr_sandbox_enter(void) {
 #endif
         // The channel, the scratch files, and memory.
         ALLOW(read), ALLOW(write), ALLOW(readv), ALLOW(writev), ALLOW(pread64), ALLOW(pwrite64), ALLOW(lseek),
-        ALLOW(close), ALLOW(fstat), ALLOW(fcntl), ALLOW(ftruncate), ALLOW(fsync),
+        ALLOW(close), ALLOW(fstat), ALLOW(ftruncate), ALLOW(fsync),
         ALLOW(mmap), ALLOW(munmap), ALLOW(mremap), ALLOW(mprotect), ALLOW(madvise), ALLOW(brk),
         // Threads (the decoders' and the encoder's) and their locks.
         ALLOW(futex), ALLOW(set_robust_list), ALLOW(rseq), ALLOW(sched_yield), ALLOW(sched_getaffinity),
@@ -256,6 +268,20 @@ int dr_sandbox_enter(void) {
         BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, AT_EMPTY_PATH, 0, 1),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
         BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EACCES),
+        // fcntl: no lease or lock on the original it was given (one could stall whoever opens
+        // it next), and no signal sent to another process; the rest (flags, dup) as before.
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_fcntl, 0, 11),
+        LOAD_ARGUMENT(1),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLEASE, 8, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLK, 7, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETLKW, 6, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_OFD_SETLK, 5, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_OFD_SETLKW, 4, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN, 3, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETOWN_EX, 2, 0),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, F_SETSIG, 1, 0),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
         // prctl: a thread's name, nothing else.
         BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_prctl, 0, 5),
         LOAD_ARGUMENT(0),
@@ -272,8 +298,9 @@ int dr_sandbox_enter(void) {
 }
 
 #else
-int dr_sandbox_spawn(const char *path, char *const argv[], char *const envp[], int channel, int errors, pid_t *pid) {
-    (void)path, (void)argv, (void)envp, (void)channel, (void)errors, (void)pid;
+int dr_sandbox_spawn(
+    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, pid_t *pid) {
+    (void)path, (void)argv, (void)envp, (void)channel, (void)errors, (void)input, (void)pid;
     return ENOSYS;
 }
 
@@ -282,8 +309,8 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
     _exit(1);
 }
 
-pid_t dr_sandbox_zygote_fork(int control, int channel, int errors) {
-    (void)control, (void)channel, (void)errors;
+pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input) {
+    (void)control, (void)channel, (void)errors, (void)input;
     errno = ENOSYS;
     return -1;
 }

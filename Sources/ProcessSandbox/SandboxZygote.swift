@@ -43,15 +43,16 @@ public final class SandboxZygote: Sendable {
     /// The zygote's pid while one runs (for tests that kill it).
     package var pid: pid_t? { state.withLock { $0?.pid } }
 
-    /// A child with `channel` as its descriptor 0 and `errors` as its 2; its pid. A zygote found
+    /// A child with `channel` as its descriptor 0, `errors` as its 2 and `input` (when there is
+    /// one) as `Sandbox.inputDescriptor`; its pid. A zygote found
     /// gone before it got the request is started again, once; one that got it and did not answer
     /// is not asked again with the same descriptors (a child may have them: two readers of one
     /// channel would each get half its frames), so the caller's render fails, to be retried.
-    func fork(channel: Int32, errors: Int32) throws(SandboxError) -> pid_t {
+    func fork(channel: Int32, errors: Int32, input: Int32?) throws(SandboxError) -> pid_t {
         try state.withLock { (running: inout Running?) throws(SandboxError) -> pid_t in
             for attempt in 0..<2 {
                 if running == nil { running = try start() }
-                let pid = dr_sandbox_zygote_fork(running!.control, channel, errors)
+                let pid = dr_sandbox_zygote_fork(running!.control, channel, errors, input ?? -1)
                 if pid > 0 { return pid }
                 let error = errno
                 if let zygote = running.take() {
@@ -83,7 +84,7 @@ public final class SandboxZygote: Sendable {
         defer { if devNull >= 0 { close(devNull) } }
         do {
             let pid = try SandboxedProcess.spawn(
-                executable, arguments, environment, channel: pair[1], errors: devNull)
+                executable, arguments, environment, channel: pair[1], errors: devNull, input: nil)
             return Running(pid: pid, control: pair[0])
         } catch {
             close(pair[0])

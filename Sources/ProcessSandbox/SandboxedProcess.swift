@@ -6,7 +6,7 @@ import CSandbox
 
 /// A child process that holds nothing of its parent's: started from `executable` with a
 /// scrubbed environment and three descriptors (the channel, /dev/null, a pipe for what it says
-/// on stderr), then confined by itself (`Sandbox.enter`) before it reads a byte. The parent owns
+/// on stderr), a fourth when it is given its input to read, then confined by itself (`Sandbox.enter`) before it reads a byte. The parent owns
 /// the process: it talks over `channel`, and the child is killed and reaped when this goes.
 public final class SandboxedProcess: @unchecked Sendable {
     /// How a child ended.
@@ -44,18 +44,21 @@ public final class SandboxedProcess: @unchecked Sendable {
         case fork(SandboxZygote)
     }
 
-    /// Starts the child. `whileWaiting` runs whenever the channel has been quiet for
+    /// Starts the child. `input`, a descriptor the child may read, becomes its
+    /// `Sandbox.inputDescriptor`. `whileWaiting` runs whenever the channel has been quiet for
     /// `pollMilliseconds`; it may throw to stop waiting (a cancelled render).
     public convenience init(
-        executable: String, arguments: [String], environment: [String] = [], maxPayload: Int,
+        executable: String, arguments: [String], environment: [String] = [], input: Int32? = nil, maxPayload: Int,
         whileWaiting: @escaping () throws -> Void = {}
     ) throws(SandboxError) {
         try self.init(
-            .spawn(executable: executable, arguments: arguments, environment: environment), maxPayload: maxPayload,
-            whileWaiting: whileWaiting)
+            .spawn(executable: executable, arguments: arguments, environment: environment), input: input,
+            maxPayload: maxPayload, whileWaiting: whileWaiting)
     }
 
-    public init(_ start: Start, maxPayload: Int, whileWaiting: @escaping () throws -> Void = {}) throws(SandboxError) {
+    public init(
+        _ start: Start, input: Int32? = nil, maxPayload: Int, whileWaiting: @escaping () throws -> Void = {}
+    ) throws(SandboxError) {
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw SandboxError(.spawnFailed, "cannot make the sandbox's channel", errno: errno)
@@ -74,9 +77,10 @@ public final class SandboxedProcess: @unchecked Sendable {
         do {
             switch start {
             case .spawn(let executable, let arguments, let environment):
-                pid = try Self.spawn(executable, arguments, environment, channel: pair[1], errors: pipeEnds[1])
+                pid = try Self.spawn(
+                    executable, arguments, environment, channel: pair[1], errors: pipeEnds[1], input: input)
             case .fork(let zygote):
-                pid = try zygote.fork(channel: pair[1], errors: pipeEnds[1])
+                pid = try zygote.fork(channel: pair[1], errors: pipeEnds[1], input: input)
             }
         } catch {
             close(pair[0])
@@ -96,13 +100,16 @@ public final class SandboxedProcess: @unchecked Sendable {
     }
 
     static func spawn(
-        _ executable: String, _ arguments: [String], _ environment: [String], channel: Int32, errors: Int32
+        _ executable: String, _ arguments: [String], _ environment: [String], channel: Int32, errors: Int32,
+        input: Int32?
     )
         throws(SandboxError) -> pid_t
     {
         var child: pid_t = 0
         let status = withCStrings([executable] + arguments) { argv in
-            withCStrings(environment) { envp in dr_sandbox_spawn(executable, argv, envp, channel, errors, &child) }
+            withCStrings(environment) { envp in
+                dr_sandbox_spawn(executable, argv, envp, channel, errors, input ?? -1, &child)
+            }
         }
         guard status == 0 else { throw SandboxError(.spawnFailed, "cannot start \(executable)", errno: status) }
         return child
@@ -193,6 +200,8 @@ public final class SandboxedProcess: @unchecked Sendable {
 public enum Sandbox {
     /// The exit status of a child whose filter refused a system call.
     public static let deniedStatus = DR_SANDBOX_DENIED_STATUS
+    /// Where a child given its input finds it (`SandboxedProcess`'s `input`).
+    public static let inputDescriptor = Int32(DR_SANDBOX_INPUT_DESCRIPTOR)
 
     /// Serves as a zygote on descriptor 0 (`SandboxZygote`): forks a child per request, which
     /// runs `child` and exits with what it returns. Call it single-threaded, with every library

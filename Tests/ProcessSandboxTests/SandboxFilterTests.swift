@@ -18,9 +18,9 @@ import Testing
         var said: String
     }
 
-    static func run(_ arguments: String..., environment: [String] = []) throws -> Report {
+    static func run(_ arguments: String..., environment: [String] = [], input: Int32? = nil) throws -> Report {
         let process = try SandboxedProcess(
-            executable: probe, arguments: arguments, environment: environment, maxPayload: 1 << 16)
+            executable: probe, arguments: arguments, environment: environment, input: input, maxPayload: 1 << 16)
         let ended = process.wait()
         return Report(
             termination: ended, deniedCall: process.deniedSystemCall,
@@ -32,6 +32,28 @@ import Testing
         // Descriptors 0 (the channel), 1 (/dev/null) and 2 (the error pipe); one variable.
         #expect(report.said == "variables 1 descriptors 3\n", "\(report.said)")
         #expect(report.termination == .exited(0))
+    }
+
+    /// A child given its input (a render of a local file) holds one descriptor more, where it
+    /// reads the file; it can neither write it nor lease or lock it.
+    @Test func aChildGivenItsInputCanReadItAndNothingMore() throws {
+        let path = NSTemporaryDirectory() + "darkroom-probe-input-" + UUID().uuidString
+        try Data("an original".utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let input = open(path, O_RDONLY | O_CLOEXEC)
+        try #require(input >= 0)
+        defer { close(input) }
+        let held = try Self.run("inheritance", input: input)
+        #expect(held.said == "variables 0 descriptors 4\n", "\(held.said)")
+        let used = try Self.run("input", input: input)
+        #expect(used.said == "read 11, refused errno \(EBADF)\n", "\(used.said)")
+        #expect(used.termination == .exited(0))
+        // Neither a lease nor a lock (either would hold up whoever opens it next); its flags, yes.
+        let locked = try Self.run("lease", input: input)
+        #expect(locked.said == "lease -1 errno \(EPERM), refused errno \(EPERM)\n", "\(locked.said)")
+        let flags = try Self.run("flags", input: input)
+        #expect(flags.said == "allowed\n", "\(flags.said)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("an original".utf8))
     }
 
     @Test func whatDecodingNeedsIsAllowed() throws {

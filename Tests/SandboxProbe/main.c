@@ -58,6 +58,20 @@ int main(int argc, char **argv) {
         result = kill(parent, SIGTERM);
     } else if (strcmp(action, "ptrace") == 0) {
         result = (int)ptrace(PTRACE_ATTACH, parent, NULL, NULL);
+    } else if (strcmp(action, "input") == 0) {
+        // The input it was given: read from its start, then written to, which must fail.
+        char bytes[64];
+        ssize_t got = pread(DR_SANDBOX_INPUT_DESCRIPTOR, bytes, sizeof bytes, 0);
+        fprintf(stderr, "read %zd, ", got);
+        result = (int)write(DR_SANDBOX_INPUT_DESCRIPTOR, "x", 1);
+    } else if (strcmp(action, "lease") == 0) {
+        // A lease or a lock on it: either would hold up whoever opens the file next.
+        struct flock lock = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+        int leased = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_SETLEASE, F_RDLCK);
+        fprintf(stderr, "lease %d errno %d, ", leased, leased < 0 ? errno : 0);
+        result = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_SETLK, &lock);
+    } else if (strcmp(action, "flags") == 0) {
+        result = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_GETFL);
     } else {
         return 2;
     }

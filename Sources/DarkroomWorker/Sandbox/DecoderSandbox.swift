@@ -29,8 +29,11 @@ public struct DecoderSandbox: Sendable {
     /// with `zygoteArgument` the zygote.
     public static let command = "decode-sandbox"
     public static let zygoteArgument = "zygote"
-    /// The child's whole environment: no variable of the worker's reaches it.
-    static let environment = ["SWIFT_BACKTRACE=enable=no"]
+    /// The child's whole environment: no variable of the worker's reaches it. Its malloc asks
+    /// for transparent huge pages where the kernel grants them on request: all of a child's
+    /// memory is new, and touching it page by page was most of what the sandbox added to a
+    /// HEIC's render (docs/benchmarks.md).
+    static let environment = ["SWIFT_BACKTRACE=enable=no", "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"]
 
     public init(executable: String = "/proc/self/exe", start: Start = .zygote) {
         self.executable = executable
@@ -218,15 +221,29 @@ public struct DecoderSandbox: Sendable {
 
     /// Runs `job` in a child, serving `streams`, until its last word.
     private func run(_ job: SandboxJob, streams: LayerRenderer.Streams, services: Services) throws -> Session.Answer {
+        var job = job
+        var inheritedBytes: Int?
         let process: SandboxedProcess
         do {
-            process = try SandboxedProcess(childStart, maxPayload: SandboxMessage.maxPayload) {
-                if streams.isCancelled() { throw RenderError.cancelled }
+            // A regular file unread yet goes to the child whole, read-only: it reads what it
+            // needs itself, and none of it crosses the channel.
+            process = try streams.input.withUnreadFile { (input) throws(SandboxError) in
+                var info = stat()
+                if let input, fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
+                    inheritedBytes = Int(info.st_size)
+                }
+                return try SandboxedProcess(
+                    childStart, input: inheritedBytes == nil ? nil : input, maxPayload: SandboxMessage.maxPayload
+                ) {
+                    if streams.isCancelled() { throw RenderError.cancelled }
+                }
             }
         } catch {
             throw SandboxViolation.unavailable(error)
         }
-        var session = Session(streams: streams, services: services, channel: process.channel)
+        job.inputIsInherited = inheritedBytes != nil
+        var session = Session(
+            streams: streams, services: services, channel: process.channel, inheritedInputBytes: inheritedBytes)
         defer {
             session.end()
             if let peak = process.peakResidentBytes {
@@ -281,11 +298,15 @@ private struct Session {
     /// What the child's plan asked the budget for, granted or not.
     var price: Int?
     let channel: SandboxChannel
+    /// The size of the input the child was given to read itself, if it was.
+    let inheritedInputBytes: Int?
+    var inputReadCounted = false
 
-    init(streams: LayerRenderer.Streams, services: Services, channel: SandboxChannel) {
+    init(streams: LayerRenderer.Streams, services: Services, channel: SandboxChannel, inheritedInputBytes: Int?) {
         self.streams = streams
         self.services = services
         self.channel = channel
+        self.inheritedInputBytes = inheritedInputBytes
         sources = [streams.input]
         uploads = (streams.output.map { [$0] } ?? []) + streams.renditions.map(\.upload)
     }
@@ -308,11 +329,14 @@ private struct Session {
             let source = try stream(frame.id)
             guard frame.payload.count == 4 else { throw SandboxError(.protocolViolation, "a read without its count") }
             let wanted = frame.payload.reversed().reduce(0) { $0 << 8 | Int($1) }
-            var bytes = [UInt8](repeating: 0, count: min(max(wanted, 1), SandboxMessage.chunkBytes))
-            let got = try bytes.withUnsafeMutableBytes { buffer throws(StreamError) in try source.read(into: buffer) }
-            try reply(.data, id: frame.id, Array(bytes[..<got]))
+            let bytes = try [UInt8](unsafeUninitializedCapacity: min(max(wanted, 1), SandboxMessage.chunkBytes)) {
+                buffer, initialized in initialized = try source.read(into: UnsafeMutableRawBufferPointer(buffer))
+            }
+            try reply(.data, id: frame.id, bytes)
         case .reopen:
-            guard sources.count < 8 else { throw SandboxError(.protocolViolation, "the input opened again and again") }
+            guard sources.count < SandboxMessage.maxInputStreams else {
+                throw SandboxError(.protocolViolation, "the input opened again and again")
+            }
             sources.append(try streams.reopen())
             try reply(.opened, id: UInt32(sources.count - 1))
         case .write:
@@ -344,6 +368,14 @@ private struct Session {
             self.price = Int(price)
             reservation = try services.admission?.reserve(Int(price), isCancelled: streams.isCancelled)
             try reply(.granted)
+        case .inputRead:
+            // Each of its streams reads the file once at most.
+            guard let size = inheritedInputBytes, !inputReadCounted,
+                let count = UInt64(littleEndianBytes: frame.payload),
+                count <= UInt64(size) * UInt64(SandboxMessage.maxInputStreams)
+            else { throw SandboxError(.protocolViolation, "a second read count, or one out of bounds") }
+            inputReadCounted = true
+            streams.input.countReadElsewhere(Int(count))
         case .filter:
             let query = try Self.decode(FilterQuery.self, frame)
             try reply(.table, FilterTableMessage.encode(try services.table(query)))

@@ -71,9 +71,14 @@ public enum DecoderSandboxChild {
                     message: "the decoding process got no job it could read: \(error)", isPermanent: false))
             return 2
         }
+        // What the child read of a file it was given is told before its last word, on which
+        // the worker ends it.
+        let inherited = job.inputIsInherited ? InheritedInput(objectName: job.inputName) : nil
         if let reading = job.reading {
-            let answer = read(reading, from: ParentSource(link: link, id: 0, objectName: job.inputName))
             do {
+                let answer = read(
+                    reading, from: try inherited?.open() ?? ParentSource(link: link, id: 0, objectName: job.inputName))
+                inherited?.report(to: link)
                 try link.post(.reading, payload: Array(try JSONEncoder().encode(answer)))
             } catch {
                 return 1
@@ -81,10 +86,12 @@ public enum DecoderSandboxChild {
             return 0
         }
         do {
-            let outcome = try render(job, settings: settings, link: link)
+            let outcome = try render(job, settings: settings, input: inherited, link: link)
+            inherited?.report(to: link)
             try link.post(.outcome, payload: Array(try JSONEncoder().encode(outcome)))
             return 0
         } catch {
+            inherited?.report(to: link)
             guard let input else {
                 link.fail(
                     ChildFailure(
@@ -100,7 +107,7 @@ public enum DecoderSandboxChild {
     }
 
     /// An import's reading of `input`: the answer, or the refusal it met.
-    static func read(_ reading: SandboxReading, from input: ParentSource) -> ReadingAnswer {
+    static func read(_ reading: SandboxReading, from input: any ByteSource) -> ReadingAnswer {
         var answer = ReadingAnswer()
         switch reading {
         case .photoFacts:
@@ -122,7 +129,9 @@ public enum DecoderSandboxChild {
         return answer
     }
 
-    static func render(_ job: SandboxJob, settings: RenderSettings, link: ParentLink) throws -> LayerOutcome {
+    static func render(_ job: SandboxJob, settings: RenderSettings, input inherited: InheritedInput?, link: ParentLink)
+        throws -> LayerOutcome
+    {
         var settings = settings
         settings.memoryAdmission = ParentAdmission(link: link)
         let renderer = LayerRenderer(
@@ -137,8 +146,8 @@ public enum DecoderSandboxChild {
         }
         let renditionUploads = job.writesOutput ? Array(uploads.dropFirst()) : uploads
         var streams = LayerRenderer.Streams(
-            input: ParentSource(link: link, id: 0, objectName: job.inputName),
-            reopen: { try link.reopen(objectName: job.inputName) },
+            input: try inherited?.open() ?? ParentSource(link: link, id: 0, objectName: job.inputName),
+            reopen: { try inherited?.open() ?? link.reopen(objectName: job.inputName) },
             output: job.writesOutput ? uploads.first : nil,
             renditions: renditionUploads.map { ($0, "") }, scratchDirectory: job.scratchDirectory)
         streams.bufferedBytesPerStream = job.bufferedBytesPerStream + SandboxMessage.streamBufferBytes
@@ -276,6 +285,55 @@ final class ParentSource: ByteSource {
         }
         offset += count
         return count
+    }
+}
+
+/// The input the worker gave the child to read itself (`Sandbox.inputDescriptor`, read-only):
+/// each stream reads it from its start at an offset of its own, and what they all read is
+/// reported once, before the child's last word, for the worker's metrics.
+final class InheritedInput: Sendable {
+    let objectName: String
+    private let streams = Atomic(0)
+    fileprivate let bytesRead = Atomic(0)
+    private let reported = Atomic(false)
+
+    init(objectName: String) { self.objectName = objectName }
+
+    /// A stream from the file's start; the worker allows `SandboxMessage.maxInputStreams`.
+    func open() throws(StreamError) -> any ByteSource {
+        guard streams.add(1, ordering: .relaxed).newValue <= SandboxMessage.maxInputStreams else {
+            throw StreamError(code: .io, object: objectName, message: "the input was opened again and again")
+        }
+        return InheritedStream(input: self)
+    }
+
+    func report(to link: ParentLink) {
+        guard !reported.exchange(true, ordering: .relaxed) else { return }
+        try? link.post(.inputRead, payload: UInt64(bytesRead.load(ordering: .relaxed)).littleEndianBytes)
+    }
+}
+
+/// One stream on an `InheritedInput`.
+private final class InheritedStream: ByteSource {
+    let input: InheritedInput
+    private var offset = 0
+
+    init(input: InheritedInput) { self.input = input }
+
+    var objectName: String { input.objectName }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while true {
+            let got = pread(Sandbox.inputDescriptor, base, buffer.count, off_t(offset))
+            if got >= 0 {
+                offset += got
+                input.bytesRead.add(got, ordering: .relaxed)
+                return got
+            }
+            if errno == EINTR { continue }
+            throw .system(errno, object: objectName, doing: "read failed", at: offset)
+        }
     }
 }
 

@@ -7,7 +7,9 @@ import ProcessSandbox
 
 /// The frames between a worker and its decoding child. The child asks, the worker answers; the
 /// child reaches no object by name (streams are numbers; the keys it is told only name them in
-/// its messages) and learns no secret.
+/// its messages) and learns no secret. An input that is a local file is not sent over the
+/// channel: the child reads it through the descriptor it was started with
+/// (`Sandbox.inputDescriptor`), read-only.
 enum SandboxMessage: UInt8 {
     // Worker to child.
     /// The job (`SandboxJob`, JSON): sent once, first.
@@ -46,10 +48,15 @@ enum SandboxMessage: UInt8 {
     case ready = 29
     /// What a reading job read (`ReadingAnswer`, JSON); the child then exits.
     case reading = 30
+    /// How many bytes the child read of the input it was given to read itself (8 bytes
+    /// little-endian), for the worker's metrics: sent before its last word.
+    case inputRead = 31
 
     /// The largest frame either side accepts: a write is cut to `chunkBytes`, and the largest
     /// table (65³ points) is 3.3 MB.
     static let maxPayload = 8 << 20
+    /// How many streams a render may open on its input (the first and each time again).
+    static let maxInputStreams = 8
     static let chunkBytes = 1 << 20
     /// What the child buffers for each stream and upload, so that a decoder's 16 KiB reads and
     /// an encoder's small writes cross the channel 1 MiB at a time (a render prices it as its
@@ -83,6 +90,8 @@ struct SandboxJob: Codable, Sendable {
     var bufferedBytesPerStream: Int
     /// The input's storage key: the name its errors carry (`RenderInputError` matches it).
     var inputName: String
+    /// The child reads the input through `Sandbox.inputDescriptor`, not over the channel.
+    var inputIsInherited = false
     /// Each upload's name (its key), which warnings and errors about it carry, in upload order.
     var uploadNames: [String]
     /// What the input is, for a job's failure messages; nil for a thumbnail.
