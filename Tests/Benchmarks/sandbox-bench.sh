@@ -2,9 +2,9 @@
 # The decoders' sandbox against rendering in the worker's own process: a 24 MP JPEG and a real
 # 24 MP iPhone HDR HEIC, each edited N times by one `darkroom worker --drain --concurrency 1`
 # (each edit replaces the last, so every job decodes the original again), with
-# --decoder-sandbox on and off in turns, 5 runs each (SANDBOX_BENCH_RUNS), the medians compared
-# (this machine's runs differ by up to 10% from one to the next; alternating keeps drift out of
-# the ratio), and a 95% interval of the ratio: the median of each sandboxed run over the run
+# --decoder-sandbox on and off in turns (each first in every other pair), 5 runs each
+# (SANDBOX_BENCH_RUNS), the medians compared (this machine's runs differ by up to 10% from one
+# to the next; alternating keeps drift out of the ratio), and a 95% interval of the ratio: the median of each sandboxed run over the run
 # beside it, resampled. CPU is the worker's and its children's (GNU time), so the children's
 # start-up is counted; peak RSS is the largest process's. Then, where perf can record, what the
 # sandbox adds apart from the machine's speed (below), and the child's fixed cost: its peak RSS
@@ -48,9 +48,11 @@ if [ "$runs" -gt 0 ]; then
 printf '\n%-40s %9s %9s %9s %9s %7s %15s %9s\n' "$count edits by one slot, median of $runs" "wall s" "cpu s/job" "wall s" "cpu s/job" "cpu" "95% interval" "peak RSS"
 printf '%-40s %19s %19s %7s %15s %9s\n' "" "in the worker" "sandboxed" "ratio" "of the ratio" "sandboxed"
 for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
+  # In turns, each mode first in every other pair (off on, on off, …): a run that follows
+  # another of the other mode every time would carry what that one leaves behind.
   for attempt in $(seq 1 "$runs"); do
-    run "$file" off "$attempt"
-    run "$file" on "$attempt"
+    if [ $((attempt % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+    for mode in $order; do run "$file" "$mode" "$attempt"; done
   done
   name=$(basename "$file")
   python3 - "$name" "$count" sandbox "$runs" <<'PY'
@@ -79,15 +81,16 @@ fi
 # SANDBOX_PROFILE_RUNS pairs in turns. The render's own code (the codecs' and darkroom's) does
 # the same work either way and slows or speeds with the machine; the samples outside it, per
 # sample inside it, are what the sandbox adds (the zygote's start, a fresh address space per
-# render, the channel, fork and exit) apart from that noise.
+# render, the channel, fork and exit) apart from that noise. Kernel samples need root (or
+# perf_event_paranoid 1 or less); without them, what the kernel does for the sandbox is missed.
 profiles=${SANDBOX_PROFILE_RUNS:-3}
 if [ "$profiles" -gt 0 ] && perf record -q -o /dev/null -- true >/dev/null 2>&1; then
   printf '\n%-40s %14s %14s %9s %13s\n' "perf samples, $profiles drains each way" "outside / own" "outside / own" "added" "added, range"
   printf '%-40s %14s %14s\n' "" "in the worker" "sandboxed"
   for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
     for attempt in $(seq 1 "$profiles"); do
-      run "$file" off "p$attempt" profile
-      run "$file" on "p$attempt" profile
+      if [ $((attempt % 2)) = 1 ]; then order="off on"; else order="on off"; fi
+      for mode in $order; do run "$file" "$mode" "p$attempt" profile; done
     done
     python3 - "$(basename "$file")" sandbox "$profiles" <<'PY'
 import statistics, subprocess, sys
