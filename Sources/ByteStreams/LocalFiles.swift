@@ -53,9 +53,15 @@ public final class FileSource: ByteSource {
     /// Another stream of the file this one opened, from its start, whatever its name leads to
     /// by now: a header pass and then the decode read the same file.
     public func again() throws(StreamError) -> FileSource {
+        try Self.reading(copyOf: descriptor, name: objectName)
+    }
+
+    /// A stream of the file `descriptor` is open on, from its start, through a copy of the
+    /// descriptor (the caller keeps its own): a decoding child's input.
+    public static func reading(copyOf descriptor: Int32, name: String) throws(StreamError) -> FileSource {
         let copy = fcntl(descriptor, F_DUPFD_CLOEXEC, 0)
-        guard copy >= 0 else { throw .system(errno, object: objectName, doing: "cannot read it again") }
-        return try FileSource(owning: copy, name: objectName, positional: true)
+        guard copy >= 0 else { throw .system(errno, object: name, doing: "cannot read it again") }
+        return try FileSource(owning: copy, name: name, positional: true)
     }
 
     public func withUnreadFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result) throws(Failure)

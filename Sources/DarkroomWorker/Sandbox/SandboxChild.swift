@@ -289,51 +289,31 @@ final class ParentSource: ByteSource {
 }
 
 /// The input the worker gave the child to read itself (`Sandbox.inputDescriptor`, read-only):
-/// each stream reads it from its start at an offset of its own, and what they all read is
-/// reported once, before the child's last word, for the worker's metrics.
-final class InheritedInput: Sendable {
+/// each stream reads it from its start through a copy of the descriptor, and what they all read
+/// is counted as the worker counts its own reads, and reported once, before the child's last
+/// word, for the worker's metrics.
+final class InheritedInput {
     let objectName: String
-    private let streams = Atomic(0)
-    fileprivate let bytesRead = Atomic(0)
-    private let reported = Atomic(false)
+    private let reads = CountingSource.Tally()
+    private var streams = 0
+    private var reported = false
 
     init(objectName: String) { self.objectName = objectName }
 
     /// A stream from the file's start; the worker allows `SandboxMessage.maxInputStreams`.
     func open() throws(StreamError) -> any ByteSource {
-        guard streams.add(1, ordering: .relaxed).newValue <= SandboxMessage.maxInputStreams else {
+        streams += 1
+        guard streams <= SandboxMessage.maxInputStreams else {
             throw StreamError(code: .io, object: objectName, message: "the input was opened again and again")
         }
-        return InheritedStream(input: self)
+        return CountingSource(
+            try FileSource.reading(copyOf: Sandbox.inputDescriptor, name: objectName), tally: reads)
     }
 
     func report(to link: ParentLink) {
-        guard !reported.exchange(true, ordering: .relaxed) else { return }
-        try? link.post(.inputRead, payload: UInt64(bytesRead.load(ordering: .relaxed)).littleEndianBytes)
-    }
-}
-
-/// One stream on an `InheritedInput`.
-private final class InheritedStream: ByteSource {
-    let input: InheritedInput
-    private var offset = 0
-
-    init(input: InheritedInput) { self.input = input }
-
-    var objectName: String { input.objectName }
-
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws(StreamError) -> Int {
-        guard let base = buffer.baseAddress, buffer.count > 0 else { return 0 }
-        while true {
-            let got = pread(Sandbox.inputDescriptor, base, buffer.count, off_t(offset))
-            if got >= 0 {
-                offset += got
-                input.bytesRead.add(got, ordering: .relaxed)
-                return got
-            }
-            if errno == EINTR { continue }
-            throw .system(errno, object: objectName, doing: "read failed", at: offset)
-        }
+        guard !reported else { return }
+        reported = true
+        try? link.post(.inputRead, payload: UInt64(reads.bytes).littleEndianBytes)
     }
 }
 
