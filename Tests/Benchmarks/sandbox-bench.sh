@@ -18,8 +18,8 @@ heic="$root/Tests/Fixtures/corpus/osxphotos/IMG_3582.HEIC"
 rm -rf sandbox && mkdir -p sandbox
 
 db=darkroom_sandbox_bench
-run() {  # run FILE MODE RUN: one drain of COUNT edits of FILE, timed into a file
-  local file=$1 mode=$2 attempt=$3
+run() {  # run FILE MODE: one drain of COUNT edits of FILE, timed into a file
+  local file=$1 mode=$2
   psql -X -q "$server" -c "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db"
   export DATABASE_URL="${server%/*}/$db" DARKROOM_STORAGE="$work/sandbox/storage"
   rm -rf sandbox/storage
@@ -30,7 +30,7 @@ run() {  # run FILE MODE RUN: one drain of COUNT edits of FILE, timed into a fil
         '1.0.0', '{\"operations\":[{\"op\":\"sepia\",\"intensity\":0.6}]}'::jsonb)" >/dev/null
   done
   local drain=("$darkroom" worker --drain --concurrency 1 --decoder-sandbox "$mode" --log-level warning)
-  /usr/bin/time -f "%e %U %S %M" -o "sandbox/$(basename "$file")-$mode-$attempt.txt" "${drain[@]}" >/dev/null
+  /usr/bin/time -f "%e %U %S %M" -o "sandbox/$(basename "$file")-$mode.txt" "${drain[@]}" >/dev/null
   local done_jobs
   done_jobs=$(psql -X -tA "$DATABASE_URL" -c "SELECT count(*) FROM darkroom.jobs WHERE state = 'succeeded'")
   [ "$done_jobs" = "$count" ] || { echo "sandbox-bench: $done_jobs of $count jobs succeeded ($mode)" >&2; exit 1; }
@@ -41,10 +41,10 @@ python3 "$root/Tests/Benchmarks/sandbox-turns.py" "$darkroom" "$server" "$work" 
 printf '\n%-40s %19s %19s\n' "a drain of $count edits by one slot" "in the worker" "sandboxed"
 printf '%-40s %9s %9s %9s %9s\n' "" "wall s" "peak RSS" "wall s" "peak RSS"
 for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
-  for mode in off on; do run "$file" "$mode" 1; done
+  for mode in off on; do run "$file" "$mode"; done
   name=$(basename "$file")
-  read -r off_wall _ _ off_rss <"sandbox/$name-off-1.txt"
-  read -r on_wall _ _ on_rss <"sandbox/$name-on-1.txt"
+  read -r off_wall _ _ off_rss <"sandbox/$name-off.txt"
+  read -r on_wall _ _ on_rss <"sandbox/$name-on.txt"
   case $name in
     photo24.jpg) label="24 MP JPEG (6000x4000)" ;;
     IMG_3582.HEIC) label="24 MP iPhone HDR HEIC (4284x5712)" ;;

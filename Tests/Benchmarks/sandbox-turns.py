@@ -38,6 +38,10 @@ WAIT = """DO $$ DECLARE deadline timestamptz := clock_timestamp() + interval '10
   END LOOP;
 END $$"""
 LABELS = {"photo24.jpg": "24 MP JPEG (6000x4000)", "IMG_3582.HEIC": "24 MP iPhone HDR HEIC (4284x5712)"}
+# A process's children are found through /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN);
+# without it the children's CPU would go uncounted.
+if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
+    sys.exit("sandbox-turns: this kernel has no /proc/PID/task/TID/children to find a worker's children by")
 # The workers share the last core; this script and the database keep to the others where there are.
 cores = sorted(os.sched_getaffinity(0))
 worker_core = {cores[-1]}
