@@ -35,22 +35,27 @@ run() {  # run FILE MODE: one drain of COUNT edits of FILE, timed into a file
   done_jobs=$(psql -X -tA "$DATABASE_URL" -c "SELECT count(*) FROM darkroom.jobs WHERE state = 'succeeded'")
   [ "$done_jobs" = "$count" ] || { echo "sandbox-bench: $done_jobs of $count jobs succeeded ($mode)" >&2; exit 1; }
 }
+label() {  # label FILE: how the tables name it
+  case $(basename "$1") in
+    photo24.jpg) echo "24 MP JPEG (6000x4000)" ;;
+    IMG_3582.HEIC) echo "24 MP iPhone HDR HEIC (4284x5712)" ;;
+    *) basename "$1" ;;
+  esac
+}
+files=(${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"})
+labelled=()
+for file in "${files[@]}"; do labelled+=("$file" "$(label "$file")"); done
 python3 "$root/Tests/Benchmarks/sandbox-turns.py" "$darkroom" "$server" "$work" "${SANDBOX_BENCH_ROUNDS:-100}" \
-  ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}
+  "${labelled[@]}"
 
 printf '\n%-40s %19s %19s\n' "a drain of $count edits by one slot" "in the worker" "sandboxed"
 printf '%-40s %9s %9s %9s %9s\n' "" "wall s" "peak RSS" "wall s" "peak RSS"
-for file in ${SANDBOX_BENCH_FILES:-photo24.jpg "$heic"}; do
+for file in "${files[@]}"; do
   for mode in off on; do run "$file" "$mode"; done
   name=$(basename "$file")
   read -r off_wall _ _ off_rss <"sandbox/$name-off.txt"
   read -r on_wall _ _ on_rss <"sandbox/$name-on.txt"
-  case $name in
-    photo24.jpg) label="24 MP JPEG (6000x4000)" ;;
-    IMG_3582.HEIC) label="24 MP iPhone HDR HEIC (4284x5712)" ;;
-    *) label=$name ;;
-  esac
-  printf '%-40s %9s %6d MB %9s %6d MB\n' "$label" "$off_wall" $((off_rss / 1024)) "$on_wall" $((on_rss / 1024))
+  printf '%-40s %9s %6d MB %9s %6d MB\n' "$(label "$file")" "$off_wall" $((off_rss / 1024)) "$on_wall" $((on_rss / 1024))
 done
 
 fixed=$({ /usr/bin/time -f "%M" "$darkroom" decode-sandbox </dev/null 2>&1 >/dev/null || true; } | tail -1)

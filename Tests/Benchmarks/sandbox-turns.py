@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The decoders' sandbox against rendering in the worker, job by job, in turns.
 
-usage: sandbox-turns.py DARKROOM SERVER_URL WORK_DIR ROUNDS FILE...
+usage: sandbox-turns.py DARKROOM SERVER_URL WORK_DIR ROUNDS FILE LABEL [FILE LABEL]...
 
 For each FILE: two long-lived `darkroom worker --concurrency 1`, one `--decoder-sandbox off`
 and one `on`, each with a database and a storage of its own, both pinned to one core. Each
@@ -24,7 +24,7 @@ import sys
 import time
 
 darkroom, server, work, rounds = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
-files = sys.argv[5:]
+files = list(zip(sys.argv[5::2], sys.argv[6::2]))  # (photo, the label its row prints)
 base = server.rsplit("/", 1)[0]
 EDIT = (
     "SELECT darkroom.enqueue_edit(1, 'io.darkroom.pipeline', '1.0.0', "
@@ -37,7 +37,6 @@ WAIT = """DO $$ DECLARE deadline timestamptz := clock_timestamp() + interval '10
     PERFORM pg_sleep(0.02);
   END LOOP;
 END $$"""
-LABELS = {"photo24.jpg": "24 MP JPEG (6000x4000)", "IMG_3582.HEIC": "24 MP iPhone HDR HEIC (4284x5712)"}
 # A process's children are found through /proc/PID/task/TID/children (CONFIG_PROC_CHILDREN);
 # without it the children's CPU would go uncounted.
 if not os.path.exists(f"/proc/self/task/{os.getpid()}/children"):
@@ -103,7 +102,7 @@ print(f"\n{'one edit at a time, in turns, ' + str(rounds) + ' rounds':<40} {'CPU
       f"{'95% interval':>15} {'minor faults/job':>19}")
 print(f"{'':<40} {'worker':>9} {'sandboxed':>9} {'ratio':>7} {'of the ratio':>15} {'worker':>9} {'sandboxed':>9}")
 hz = os.sysconf("SC_CLK_TCK")
-for photo in files:
+for photo, label in files:
     workers = {mode: start(mode, photo) for mode in ("off", "on")}
     try:
         time.sleep(1)
@@ -132,6 +131,5 @@ for photo in files:
     on_cpu = statistics.median(on[0] for _, on in rows) / hz
     off_faults = statistics.median(off[1] for off, _ in rows)
     on_faults = statistics.median(on[1] for _, on in rows)
-    label = LABELS.get(os.path.basename(photo), os.path.basename(photo))
     print(f"{label:<40} {off_cpu:9.3f} {on_cpu:9.3f} {ratio(rows):6.3f}x {low:6.3f}..{high:5.3f}x "
           f"{off_faults:9.0f} {on_faults:9.0f}")
