@@ -44,10 +44,10 @@ public final class SandboxZygote: Sendable {
     package var pid: pid_t? { state.withLock { $0?.pid } }
 
     /// A child with `channel` as its descriptor 0, `errors` as its 2 and `input` (when there is
-    /// one) as `Sandbox.inputDescriptor`; its pid. A zygote found
-    /// gone before it got the request is started again, once; one that got it and did not answer
-    /// is not asked again with the same descriptors (a child may have them: two readers of one
-    /// channel would each get half its frames), so the caller's render fails, to be retried.
+    /// one) as `Sandbox.inputDescriptor`; its pid. A zygote found gone before it got the request
+    /// is started again, once; one that got it and did not answer is not asked again with the
+    /// same descriptors (a child may have them: two readers of one channel would each get half
+    /// its frames), so the caller's render fails, to be retried.
     func fork(channel: Int32, errors: Int32, input: Int32?) throws(SandboxError) -> pid_t {
         try state.withLock { (running: inout Running?) throws(SandboxError) -> pid_t in
             for attempt in 0..<2 {

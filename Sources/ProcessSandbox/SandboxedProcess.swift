@@ -6,8 +6,9 @@ import CSandbox
 
 /// A child process that holds nothing of its parent's: started from `executable` with a
 /// scrubbed environment and three descriptors (the channel, /dev/null, a pipe for what it says
-/// on stderr), a fourth when it is given its input to read, then confined by itself (`Sandbox.enter`) before it reads a byte. The parent owns
-/// the process: it talks over `channel`, and the child is killed and reaped when this goes.
+/// on stderr), a fourth when it is given its input to read, then confined by itself
+/// (`Sandbox.enter`) before it reads a byte. The parent owns the process: it talks over
+/// `channel`, and the child is killed and reaped when this goes.
 public final class SandboxedProcess: @unchecked Sendable {
     /// How a child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
