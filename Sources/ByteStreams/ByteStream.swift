@@ -38,6 +38,22 @@ public protocol ObjectUpload: ByteSink {
     func commit() throws(StreamError) -> Int
     /// Throws the written bytes away. Safe to call more than once, and after a failed commit.
     func abort()
+    /// Runs `body` with the descriptor of the local file this upload writes, while nothing has
+    /// been written to it (whoever writes through it writes the whole object); with nil for any
+    /// other upload. A decoding child writes its outputs through it, not over its channel.
+    func withUnwrittenFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result) throws(Failure)
+        -> Result
+    /// Counts `bytes` written to that file through its descriptor by another process, before
+    /// `commit`, which checks that the file holds exactly what was counted.
+    func countWrittenElsewhere(_ bytes: Int)
+}
+
+extension ObjectUpload {
+    public func withUnwrittenFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    { try body(nil) }
+
+    public func countWrittenElsewhere(_ bytes: Int) {}
 }
 
 extension ByteSource {

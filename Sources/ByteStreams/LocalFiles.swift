@@ -154,22 +154,50 @@ public final class FileUpload: ObjectUpload {
             throw StreamError(
                 code: .io, object: objectName, message: "written after commit or abort (a bug in darkroom)")
         }
+        try Self.write(bytes, to: descriptor, object: objectName, at: written)
+        written += bytes.count
+    }
+
+    /// Writes all of `bytes` to `descriptor`, `offset` bytes into the object `object` names
+    /// (for the error): an upload's file, in whichever process writes it.
+    public static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, object: String, at offset: Int)
+        throws(StreamError)
+    {
         guard let base = bytes.baseAddress else { return }
         var done = 0
         while done < bytes.count {
             let wrote = systemWrite(descriptor, base + done, bytes.count - done)
             if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { throw .system(errno, object: objectName, doing: "write failed", at: written + done) }
+            guard wrote > 0 else { throw .system(errno, object: object, doing: "write failed", at: offset + done) }
             done += wrote
         }
-        written += done
     }
+
+    public func withUnwrittenFile<Result, Failure: Error>(_ body: (Int32?) throws(Failure) -> Result)
+        throws(Failure) -> Result
+    { try body(state == .writing && written == 0 ? descriptor : nil) }
+
+    public func countWrittenElsewhere(_ bytes: Int) { written += bytes }
 
     @discardableResult
     public func commit() throws(StreamError) -> Int {
         guard state == .writing else {
             throw StreamError(
                 code: .io, object: objectName, message: "committed twice or after abort (a bug in darkroom)")
+        }
+        // What another process wrote (`countWrittenElsewhere`) is taken only as counted.
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else {
+            let number = errno
+            abort()
+            throw .system(number, object: objectName, doing: "cannot check the finished file")
+        }
+        guard Int(info.st_size) == written else {
+            let found = Int(info.st_size)
+            abort()
+            throw StreamError(
+                code: .io, object: objectName,
+                message: "the finished file holds \(found) bytes where \(written) were written; it was not published")
         }
         guard fsync(descriptor) == 0 else {
             let number = errno

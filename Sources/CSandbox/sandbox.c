@@ -36,15 +36,52 @@ static int read_exactly(int fd, void *buffer, size_t length) {
     return 0;
 }
 
+// The most descriptors a child is given: channel, errors, input, outputs.
+#define MAX_GIVEN (3 + DR_SANDBOX_MAX_OUTPUTS)
+// Above every place a child's descriptor goes: copies made here are never overwritten.
+#define ABOVE_PLACES (DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR + DR_SANDBOX_MAX_OUTPUTS)
+
+// A child's descriptors in the order they are given (channel, errors, the input if any, the
+// outputs) and, in `targets`, where each goes: 0, 2, DR_SANDBOX_INPUT_DESCRIPTOR, then from
+// DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR on. Returns their count.
+static int given(
+    int channel, int errors, int input, const int *outputs, int output_count, int sources[MAX_GIVEN],
+    int targets[MAX_GIVEN]) {
+    int count = 0;
+    sources[count] = channel, targets[count++] = 0;
+    sources[count] = errors, targets[count++] = 2;
+    if (input >= 0) sources[count] = input, targets[count++] = DR_SANDBOX_INPUT_DESCRIPTOR;
+    for (int index = 0; index < output_count; index++)
+        sources[count] = outputs[index], targets[count++] = DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR + index;
+    return count;
+}
+
+// In a forked child: `sources` moved to their places (copied above every place first, so no
+// move overwrites a source still to come), every other descriptor from 3 on closed. 0 or -1.
+static int place(const int *sources, const int *targets, int count) {
+    int copies[MAX_GIVEN];
+    for (int index = 0; index < count; index++)
+        if ((copies[index] = fcntl(sources[index], F_DUPFD, ABOVE_PLACES)) < 0) return -1;
+    int next = 3;
+    for (int index = 0; index < count; index++) {
+        if (dup2(copies[index], targets[index]) < 0) return -1;
+        if (targets[index] < 3) continue;
+        while (next < targets[index]) close(next++);
+        next = targets[index] + 1;
+    }
+    closefrom(next);
+    return 0;
+}
+
 void dr_sandbox_zygote(int control, int (*child)(void)) {
     // Ends when its parent does: the parent's end of `control` closes with it, kill -9 included.
     // (PR_SET_PDEATHSIG would follow the thread that started it, which may end first.)
     for (;;) {
-        char byte;
-        // The channel, the error pipe and, for a render of a local file, its input.
-        int received[3] = {-1, -1, -1};
+        unsigned char output_count;
+        // The channel, the error pipe, the input of a render of a local file, and its outputs.
+        int received[MAX_GIVEN];
         char space[CMSG_SPACE(sizeof received)];
-        struct iovec vector = {.iov_base = &byte, .iov_len = 1};
+        struct iovec vector = {.iov_base = &output_count, .iov_len = 1};
         struct msghdr message = {
             .msg_iov = &vector, .msg_iovlen = 1, .msg_control = space, .msg_controllen = sizeof space};
         ssize_t got = recvmsg(control, &message, MSG_CMSG_CLOEXEC);
@@ -53,12 +90,18 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
         struct cmsghdr *header = CMSG_FIRSTHDR(&message);
         pid_t answer = -1;
         size_t count = 0;
-        if (header && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS
-            && !(message.msg_flags & MSG_CTRUNC)) {
+        if (header && header->cmsg_level == SOL_SOCKET && header->cmsg_type == SCM_RIGHTS) {
             count = (header->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-            if (count <= 3) memcpy(received, CMSG_DATA(header), count * sizeof(int));
+            if (count > MAX_GIVEN) count = MAX_GIVEN;
+            memcpy(received, CMSG_DATA(header), count * sizeof(int));
         }
-        if (count == 2 || count == 3) {
+        // A request cut short, or whose descriptors do not match its count, gets -1.
+        size_t expected = 2 + (size_t)output_count;
+        if (!(message.msg_flags & MSG_CTRUNC) && output_count <= DR_SANDBOX_MAX_OUTPUTS
+            && (count == expected || count == expected + 1)) {
+            int sources[MAX_GIVEN], targets[MAX_GIVEN];
+            given(received[0], received[1], count > expected ? received[2] : -1, received + count - output_count,
+                  output_count, sources, targets);
             int handoff[2];
             if (pipe2(handoff, O_CLOEXEC) == 0) {
                 pid_t middle = fork();
@@ -66,9 +109,7 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
                     pid_t grandchild = fork();
                     if (grandchild == 0) {
                         // The child: its descriptors in place, nothing else open.
-                        if (dup2(received[0], 0) < 0 || dup2(received[1], 2) < 0) _exit(126);
-                        if (received[2] >= 0 && dup2(received[2], DR_SANDBOX_INPUT_DESCRIPTOR) < 0) _exit(126);
-                        closefrom(received[2] >= 0 ? DR_SANDBOX_INPUT_DESCRIPTOR + 1 : 3);
+                        if (place(sources, targets, (int)count) != 0) _exit(126);
                         _exit(child());
                     }
                     ssize_t ignored = write(handoff[1], &grandchild, sizeof grandchild);
@@ -84,20 +125,22 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
                 close(handoff[0]);
             }
         }
-        for (size_t index = 0; index < 3; index++)
-            if (received[index] >= 0) close(received[index]);
-        // A request without its descriptors gets -1: the worker sees the fork failed.
+        for (size_t index = 0; index < count; index++) close(received[index]);
         ssize_t sent = send(control, &answer, sizeof answer, MSG_NOSIGNAL);
         if (sent != (ssize_t)sizeof answer) _exit(0);
     }
 }
 
-pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input) {
-    int sent_fds[3] = {channel, errors, input};
-    size_t sent_bytes = (input >= 0 ? 3 : 2) * sizeof(int);
+pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input, const int *outputs, int output_count) {
+    if (output_count < 0 || output_count > DR_SANDBOX_MAX_OUTPUTS) {
+        errno = EINVAL;
+        return -1;
+    }
+    int sent_fds[MAX_GIVEN], targets[MAX_GIVEN];
+    size_t sent_bytes = (size_t)given(channel, errors, input, outputs, output_count, sent_fds, targets) * sizeof(int);
     char space[CMSG_SPACE(sizeof sent_fds)];
     memset(space, 0, sizeof space);
-    char byte = 'f';
+    unsigned char byte = (unsigned char)output_count;
     struct iovec vector = {.iov_base = &byte, .iov_len = 1};
     struct msghdr message = {
         .msg_iov = &vector, .msg_iovlen = 1, .msg_control = space, .msg_controllen = sizeof space};
@@ -126,33 +169,58 @@ pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input) {
 }
 
 int dr_sandbox_spawn(
-    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, pid_t *pid) {
+    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, const int *outputs,
+    int output_count, pid_t *pid) {
+    if (output_count < 0 || output_count > DR_SANDBOX_MAX_OUTPUTS) return EINVAL;
+    int sources[MAX_GIVEN], targets[MAX_GIVEN];
+    int count = given(channel, errors, input, outputs, output_count, sources, targets);
+    // Copies above every place, so no dup2 in the child overwrites a source still to come.
+    int copies[MAX_GIVEN];
+    int made = 0, status = 0;
+    for (; made < count; made++) {
+        if ((copies[made] = fcntl(sources[made], F_DUPFD_CLOEXEC, ABOVE_PLACES)) < 0) {
+            status = errno;
+            break;
+        }
+    }
     posix_spawn_file_actions_t actions;
     posix_spawnattr_t attributes;
-    int status = posix_spawn_file_actions_init(&actions);
-    if (status != 0) return status;
-    status = posix_spawnattr_init(&attributes);
-    if (status != 0) {
+    if (status == 0 && (status = posix_spawn_file_actions_init(&actions)) == 0) {
+        if ((status = posix_spawnattr_init(&attributes)) == 0) {
+            status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+            int next = 3;
+            for (int index = 0; status == 0 && index < count; index++) {
+                status = posix_spawn_file_actions_adddup2(&actions, copies[index], targets[index]);
+                if (targets[index] < 3) continue;
+                // The gap where an input would be (glibc ignores closing what is not open).
+                while (status == 0 && next < targets[index])
+                    status = posix_spawn_file_actions_addclose(&actions, next++);
+                next = targets[index] + 1;
+            }
+            sigset_t all, none;
+            sigfillset(&all);
+            sigemptyset(&none);
+            if (status == 0 && (status = posix_spawn_file_actions_addclosefrom_np(&actions, next)) == 0
+                && (status = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
+                && (status = posix_spawnattr_setsigmask(&attributes, &none)) == 0
+                && (status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+                       == 0)
+                status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
+            posix_spawnattr_destroy(&attributes);
+        }
         posix_spawn_file_actions_destroy(&actions);
-        return status;
     }
-    sigset_t all, none;
-    sigfillset(&all);
-    sigemptyset(&none);
-    if ((status = posix_spawn_file_actions_adddup2(&actions, channel, 0)) == 0
-        && (status = posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)) == 0
-        && (status = posix_spawn_file_actions_adddup2(&actions, errors, 2)) == 0
-        && (input < 0 || (status = posix_spawn_file_actions_adddup2(&actions, input, DR_SANDBOX_INPUT_DESCRIPTOR)) == 0)
-        && (status = posix_spawn_file_actions_addclosefrom_np(&actions, input >= 0 ? DR_SANDBOX_INPUT_DESCRIPTOR + 1 : 3))
-               == 0
-        && (status = posix_spawnattr_setsigdefault(&attributes, &all)) == 0
-        && (status = posix_spawnattr_setsigmask(&attributes, &none)) == 0
-        && (status = posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK)) == 0) {
-        status = posix_spawn(pid, path, &actions, &attributes, argv, envp);
-    }
-    posix_spawnattr_destroy(&attributes);
-    posix_spawn_file_actions_destroy(&actions);
+    for (int index = 0; index < made; index++) close(copies[index]);
     return status;
+}
+
+int dr_sandbox_limit_file_size(pid_t pid, uint64_t bytes) {
+    // Never above the hard limit the child has already (raising it would take a privilege).
+    struct rlimit current;
+    if (prlimit(pid, RLIMIT_FSIZE, NULL, &current) != 0) return errno;
+    rlim_t bound = bytes < current.rlim_max ? (rlim_t)bytes : current.rlim_max;
+    struct rlimit limit = {.rlim_cur = bound, .rlim_max = bound};
+    return prlimit(pid, RLIMIT_FSIZE, &limit, NULL) == 0 ? 0 : errno;
 }
 
 #if defined(__x86_64__)
@@ -299,8 +367,10 @@ int dr_sandbox_enter(void) {
 
 #else
 int dr_sandbox_spawn(
-    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, pid_t *pid) {
-    (void)path, (void)argv, (void)envp, (void)channel, (void)errors, (void)input, (void)pid;
+    const char *path, char *const argv[], char *const envp[], int channel, int errors, int input, const int *outputs,
+    int output_count, pid_t *pid) {
+    (void)path, (void)argv, (void)envp, (void)channel, (void)errors, (void)input, (void)outputs, (void)output_count;
+    (void)pid;
     return ENOSYS;
 }
 
@@ -309,10 +379,15 @@ void dr_sandbox_zygote(int control, int (*child)(void)) {
     _exit(1);
 }
 
-pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input) {
-    (void)control, (void)channel, (void)errors, (void)input;
+pid_t dr_sandbox_zygote_fork(int control, int channel, int errors, int input, const int *outputs, int output_count) {
+    (void)control, (void)channel, (void)errors, (void)input, (void)outputs, (void)output_count;
     errno = ENOSYS;
     return -1;
+}
+
+int dr_sandbox_limit_file_size(pid_t pid, uint64_t bytes) {
+    (void)pid, (void)bytes;
+    return ENOSYS;
 }
 
 int dr_sandbox_become_subreaper(void) { return ENOSYS; }

@@ -14,6 +14,13 @@ public struct RenderLimits: Sendable, Equatable {
     public static let defaultMaxPixels = 268_402_689  // libvips' default: 16384²
     /// What a render or a worker has when no budget is given.
     public static let defaultMemoryBudget = 256 << 20
+
+    /// The largest file a render within these limits writes, so the bound on each file a
+    /// decoding child writes (RLIMIT_FSIZE): a spill holds 3 bytes a pixel (tiles rounded up),
+    /// and no output comes near 8 (a JPEG of noise at quality 100 is about 3); at least 1 GiB,
+    /// so that a small pixel limit never cuts a thin image's tiles.
+    public var maxFileBytes: Int { max(maxPixels > Int.max / 8 ? Int.max : maxPixels * 8, 1 << 30) }
+
     public init(
         memoryBudget: Int = RenderLimits.defaultMemoryBudget, maxPixels: Int = RenderLimits.defaultMaxPixels,
         maxScans: Int = JPEGDecoder.defaultMaxScans

@@ -43,16 +43,20 @@ public final class SandboxZygote: Sendable {
     /// The zygote's pid while one runs (for tests that kill it).
     package var pid: pid_t? { state.withLock { $0?.pid } }
 
-    /// A child with `channel` as its descriptor 0, `errors` as its 2 and `input` (when there is
-    /// one) as `Sandbox.inputDescriptor`; its pid. A zygote found gone before it got the request
+    /// A child with `channel` as its descriptor 0, `errors` as its 2, `input` (when there is
+    /// one) as `Sandbox.inputDescriptor` and `outputs` from `Sandbox.firstOutputDescriptor`; its
+    /// pid. A zygote found gone before it got the request
     /// is started again, once; one that got it and did not answer is not asked again with the
     /// same descriptors (a child may have them: two readers of one channel would each get half
     /// its frames), so the caller's render fails, to be retried.
-    func fork(channel: Int32, errors: Int32, input: Int32?) throws(SandboxError) -> pid_t {
+    func fork(channel: Int32, errors: Int32, input: Int32?, outputs: [Int32]) throws(SandboxError) -> pid_t {
         try state.withLock { (running: inout Running?) throws(SandboxError) -> pid_t in
             for attempt in 0..<2 {
                 if running == nil { running = try start() }
-                let pid = dr_sandbox_zygote_fork(running!.control, channel, errors, input ?? -1)
+                let pid = outputs.withUnsafeBufferPointer {
+                    dr_sandbox_zygote_fork(
+                        running!.control, channel, errors, input ?? -1, $0.baseAddress, Int32(outputs.count))
+                }
                 if pid > 0 { return pid }
                 let error = errno
                 if let zygote = running.take() {
@@ -84,7 +88,7 @@ public final class SandboxZygote: Sendable {
         defer { if devNull >= 0 { close(devNull) } }
         do {
             let pid = try SandboxedProcess.spawn(
-                executable, arguments, environment, channel: pair[1], errors: devNull, input: nil)
+                executable, arguments, environment, channel: pair[1], errors: devNull, input: nil, outputs: [])
             return Running(pid: pid, control: pair[0])
         } catch {
             close(pair[0])

@@ -6,9 +6,10 @@ import CSandbox
 
 /// A child process that holds nothing of its parent's: started from `executable` with a
 /// scrubbed environment and three descriptors (the channel, /dev/null, a pipe for what it says
-/// on stderr), a fourth when it is given its input to read, then confined by itself
-/// (`Sandbox.enter`) before it reads a byte. The parent owns the process: it talks over
-/// `channel`, and the child is killed and reaped when this goes.
+/// on stderr), then its input to read and the files it writes when it is given them, every
+/// file it writes bounded (`maxFileBytes`), then confined by itself (`Sandbox.enter`) before
+/// it reads a byte. The parent owns the process: it talks over `channel`, and the child is
+/// killed and reaped when this goes.
 public final class SandboxedProcess: @unchecked Sendable {
     /// How a child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
@@ -46,20 +47,28 @@ public final class SandboxedProcess: @unchecked Sendable {
     }
 
     /// Starts the child. `input`, a descriptor the child may read, becomes its
-    /// `Sandbox.inputDescriptor`. `whileWaiting` runs whenever the channel has been quiet for
-    /// `pollMilliseconds`; it may throw to stop waiting (a cancelled render).
+    /// `Sandbox.inputDescriptor`; `outputs`, files it may write (at most `Sandbox.maxOutputs`),
+    /// follow from `Sandbox.firstOutputDescriptor`. No file it writes, those or its scratch
+    /// files, grows past `maxFileBytes`. `whileWaiting` runs whenever the channel has been quiet
+    /// for `pollMilliseconds`; it may throw to stop waiting (a cancelled render).
     public convenience init(
-        executable: String, arguments: [String], environment: [String] = [], input: Int32? = nil, maxPayload: Int,
+        executable: String, arguments: [String], environment: [String] = [], input: Int32? = nil,
+        outputs: [Int32] = [], maxFileBytes: Int = Sandbox.defaultMaxFileBytes, maxPayload: Int,
         whileWaiting: @escaping () throws -> Void = {}
     ) throws(SandboxError) {
         try self.init(
             .spawn(executable: executable, arguments: arguments, environment: environment), input: input,
-            maxPayload: maxPayload, whileWaiting: whileWaiting)
+            outputs: outputs, maxFileBytes: maxFileBytes, maxPayload: maxPayload, whileWaiting: whileWaiting)
     }
 
     public init(
-        _ start: Start, input: Int32? = nil, maxPayload: Int, whileWaiting: @escaping () throws -> Void = {}
+        _ start: Start, input: Int32? = nil, outputs: [Int32] = [], maxFileBytes: Int = Sandbox.defaultMaxFileBytes,
+        maxPayload: Int, whileWaiting: @escaping () throws -> Void = {}
     ) throws(SandboxError) {
+        guard outputs.count <= Sandbox.maxOutputs else {
+            throw SandboxError(
+                .spawnFailed, "a child can be given \(Sandbox.maxOutputs) files to write, not \(outputs.count)")
+        }
         var pair: [Int32] = [-1, -1]
         guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &pair) == 0 else {
             throw SandboxError(.spawnFailed, "cannot make the sandbox's channel", errno: errno)
@@ -79,14 +88,25 @@ public final class SandboxedProcess: @unchecked Sendable {
             switch start {
             case .spawn(let executable, let arguments, let environment):
                 pid = try Self.spawn(
-                    executable, arguments, environment, channel: pair[1], errors: pipeEnds[1], input: input)
+                    executable, arguments, environment, channel: pair[1], errors: pipeEnds[1], input: input,
+                    outputs: outputs)
             case .fork(let zygote):
-                pid = try zygote.fork(channel: pair[1], errors: pipeEnds[1], input: input)
+                pid = try zygote.fork(channel: pair[1], errors: pipeEnds[1], input: input, outputs: outputs)
             }
         } catch {
             close(pair[0])
             close(pipeEnds[0])
             throw error
+        }
+        // Before the child has its job, so before it can have been taken over.
+        let limited = dr_sandbox_limit_file_size(pid, UInt64(maxFileBytes))
+        guard limited == 0 else {
+            _ = Glibc.kill(pid, SIGKILL)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            close(pair[0])
+            close(pipeEnds[0])
+            throw SandboxError(.spawnFailed, "cannot bound the files the child writes (RLIMIT_FSIZE)", errno: limited)
         }
         errorPipe = pipeEnds[0]
         _ = fcntl(errorPipe, F_SETFL, fcntl(errorPipe, F_GETFL) | O_NONBLOCK)
@@ -102,14 +122,18 @@ public final class SandboxedProcess: @unchecked Sendable {
 
     static func spawn(
         _ executable: String, _ arguments: [String], _ environment: [String], channel: Int32, errors: Int32,
-        input: Int32?
+        input: Int32?, outputs: [Int32]
     )
         throws(SandboxError) -> pid_t
     {
         var child: pid_t = 0
         let status = withCStrings([executable] + arguments) { argv in
             withCStrings(environment) { envp in
-                dr_sandbox_spawn(executable, argv, envp, channel, errors, input ?? -1, &child)
+                outputs.withUnsafeBufferPointer {
+                    dr_sandbox_spawn(
+                        executable, argv, envp, channel, errors, input ?? -1, $0.baseAddress, Int32(outputs.count),
+                        &child)
+                }
             }
         }
         guard status == 0 else { throw SandboxError(.spawnFailed, "cannot start \(executable)", errno: status) }
@@ -184,6 +208,7 @@ public final class SandboxedProcess: @unchecked Sendable {
         case SIGKILL: "SIGKILL"
         case SIGSYS: "SIGSYS"
         case SIGTRAP: "SIGTRAP"
+        case SIGXFSZ: "SIGXFSZ"
         default: "signal \(signal)"
         }
     }
@@ -203,6 +228,12 @@ public enum Sandbox {
     public static let deniedStatus = DR_SANDBOX_DENIED_STATUS
     /// Where a child given its input finds it (`SandboxedProcess`'s `input`).
     public static let inputDescriptor = Int32(DR_SANDBOX_INPUT_DESCRIPTOR)
+    /// Where a child given files to write finds the first (`SandboxedProcess`'s `outputs`).
+    public static let firstOutputDescriptor = Int32(DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR)
+    /// The most files a child is given to write.
+    public static let maxOutputs = Int(DR_SANDBOX_MAX_OUTPUTS)
+    /// How large a file a child may write unless its parent says otherwise: a test's probe.
+    public static let defaultMaxFileBytes = 1 << 30
 
     /// Serves as a zygote on descriptor 0 (`SandboxZygote`): forks a child per request, which
     /// runs `child` and exits with what it returns. Call it single-threaded, with every library

@@ -18,9 +18,13 @@ import Testing
         var said: String
     }
 
-    static func run(_ arguments: String..., environment: [String] = [], input: Int32? = nil) throws -> Report {
+    static func run(
+        _ arguments: String..., environment: [String] = [], input: Int32? = nil, outputs: [Int32] = [],
+        maxFileBytes: Int = Sandbox.defaultMaxFileBytes
+    ) throws -> Report {
         let process = try SandboxedProcess(
-            executable: probe, arguments: arguments, environment: environment, input: input, maxPayload: 1 << 16)
+            executable: probe, arguments: arguments, environment: environment, input: input, outputs: outputs,
+            maxFileBytes: maxFileBytes, maxPayload: 1 << 16)
         let ended = process.wait()
         return Report(
             termination: ended, deniedCall: process.deniedSystemCall,
@@ -54,6 +58,56 @@ import Testing
         let flags = try Self.run("flags", input: input)
         #expect(flags.said == "allowed\n", "\(flags.said)")
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == Data("an original".utf8))
+    }
+
+    /// Files to write (a render's outputs, which its worker publishes) come after the input's
+    /// place, whether or not there is an input, and nothing else comes with them.
+    @Test func aChildGivenFilesToWriteHoldsThemAndNothingElse() throws {
+        let folder = NSTemporaryDirectory() + "darkroom-probe-outputs-" + UUID().uuidString
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let paths = (0..<3).map { "\(folder)/\($0)" }
+        let outputs = paths.map { open($0, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600) }
+        defer { for output in outputs { close(output) } }
+        try #require(outputs.allSatisfy { $0 >= 0 })
+        // 0, 1 and 2, then the outputs from 4: 3, where an input goes, stays closed.
+        let held = try Self.run("inheritance", outputs: outputs)
+        #expect(held.said == "variables 0 descriptors 6\n", "\(held.said)")
+        let written = try Self.run("outputs", outputs: outputs)
+        #expect(written.said == "wrote 3, allowed\n", "\(written.said)")
+        for (index, path) in paths.enumerated() {
+            #expect(try String(contentsOfFile: path, encoding: .utf8) == "output \(index)\n")
+        }
+        // With an input, which keeps its place.
+        let input = open(paths[0], O_RDONLY | O_CLOEXEC)
+        defer { close(input) }
+        let both = try Self.run("inheritance", input: input, outputs: Array(outputs.prefix(2)))
+        #expect(both.said == "variables 0 descriptors 6\n", "\(both.said)")
+        #expect(throws: SandboxError.self) {
+            _ = try SandboxedProcess(
+                executable: Self.probe, arguments: ["inheritance"],
+                outputs: Array(repeating: outputs[0], count: Sandbox.maxOutputs + 1), maxPayload: 1 << 16)
+        }
+    }
+
+    /// No file a child writes, given or scratch, grows past its bound: the write that would
+    /// stops the child (SIGXFSZ), and what it wrote before stays within the bound.
+    @Test func aChildThatWritesPastItsBoundIsStopped() throws {
+        let path = NSTemporaryDirectory() + "darkroom-probe-grow-" + UUID().uuidString
+        let output = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0o600)
+        try #require(output >= 0)
+        defer {
+            close(output)
+            unlink(path)
+        }
+        let given = try Self.run("grow", outputs: [output], maxFileBytes: 1 << 20)
+        #expect(given.termination == .signalled(SIGXFSZ), "\(given.termination) \(given.said)")
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 1 << 20)
+        let scratch = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 1 << 20)
+        #expect(scratch.termination == .signalled(SIGXFSZ), "\(scratch.termination) \(scratch.said)")
+        // Within the bound, the same writes go through.
+        let within = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 8 << 20)
+        #expect(within.said == "allowed\n" && within.termination == .exited(0), "\(within.said)")
     }
 
     @Test func whatDecodingNeedsIsAllowed() throws {

@@ -70,6 +70,25 @@ int main(int argc, char **argv) {
         int leased = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_SETLEASE, F_RDLCK);
         fprintf(stderr, "lease %d errno %d, ", leased, leased < 0 ? errno : 0);
         result = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_SETLK, &lock);
+    } else if (strcmp(action, "outputs") == 0) {
+        // The files it was given to write: each gets its own number, as far as they go.
+        int given = 0;
+        while (fcntl(DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR + given, F_GETFD) != -1) {
+            char line[32];
+            int length = snprintf(line, sizeof line, "output %d\n", given);
+            if (write(DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR + given, line, (size_t)length) != length) break;
+            given++;
+        }
+        fprintf(stderr, "wrote %d, ", given);
+        result = 0;
+    } else if (strcmp(action, "grow") == 0) {
+        // Writes 4 MiB, 64 KiB at a time, to its first output or a scratch file in `argument`.
+        int file =
+            *argument ? open(argument, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR;
+        static char chunk[64 << 10];
+        result = file;
+        for (int index = 0; result >= 0 && index < 64; index++)
+            if (write(file, chunk, sizeof chunk) != (ssize_t)sizeof chunk) result = -1;
     } else if (strcmp(action, "flags") == 0) {
         result = fcntl(DR_SANDBOX_INPUT_DESCRIPTOR, F_GETFL);
     } else {

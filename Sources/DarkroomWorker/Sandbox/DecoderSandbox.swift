@@ -228,19 +228,25 @@ public struct DecoderSandbox: Sendable {
     private func run(_ job: SandboxJob, streams: LayerRenderer.Streams, services: Services) throws -> Session.Answer {
         var job = job
         var inheritedBytes: Int?
+        let uploads = (streams.output.map { [$0] } ?? []) + streams.renditions.map(\.upload)
         let process: SandboxedProcess
         do {
             // A regular file unread yet goes to the child whole, read-only: it reads what it
-            // needs itself, and none of it crosses the channel.
+            // needs itself, and none of it crosses the channel. Local files not written yet go
+            // the same way, for it to write: the worker publishes them once it has ended.
             process = try streams.input.withUnreadFile { (input) throws(SandboxError) in
                 var info = stat()
                 if let input, fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
                     inheritedBytes = Int(info.st_size)
                 }
-                return try SandboxedProcess(
-                    childStart, input: inheritedBytes == nil ? nil : input, maxPayload: SandboxMessage.maxPayload
-                ) {
-                    if streams.isCancelled() { throw RenderError.cancelled }
+                return try Self.withUnwrittenFiles(Array(uploads.enumerated())[...]) { (outputs) throws(SandboxError) in
+                    job.inheritedUploads = outputs.map(\.index)
+                    return try SandboxedProcess(
+                        childStart, input: inheritedBytes == nil ? nil : input, outputs: outputs.map(\.descriptor),
+                        maxFileBytes: job.settings.limits.maxFileBytes, maxPayload: SandboxMessage.maxPayload
+                    ) {
+                        if streams.isCancelled() { throw RenderError.cancelled }
+                    }
                 }
             }
         } catch {
@@ -248,7 +254,8 @@ public struct DecoderSandbox: Sendable {
         }
         job.inputIsInherited = inheritedBytes != nil
         var session = Session(
-            streams: streams, services: services, channel: process.channel, inheritedInputBytes: inheritedBytes)
+            streams: streams, uploads: uploads, inheritedUploads: Set(job.inheritedUploads), services: services,
+            channel: process.channel, inheritedInputBytes: inheritedBytes)
         defer {
             session.end()
             if let peak = process.peakResidentBytes {
@@ -262,9 +269,11 @@ public struct DecoderSandbox: Sendable {
                 // A busy child is never quiet long enough for the channel's own check.
                 if streams.isCancelled() { throw RenderError.cancelled }
                 if let answer = try session.serve(frame) {
-                    // The child has nothing left to do, so it is ended now rather than trusted to exit.
+                    // The child has nothing left to do, so it is ended now rather than trusted to
+                    // exit, and nothing writes the files it was given once it has been reaped.
                     process.kill()
                     _ = process.wait()
+                    if case .outcome = answer { try session.publishInherited() }
                     return answer
                 }
             }
@@ -284,6 +293,21 @@ public struct DecoderSandbox: Sendable {
     }
 }
 
+extension DecoderSandbox {
+    /// Runs `body` with the descriptors of the uploads among `uploads` that write a local file
+    /// not written yet (at most `Sandbox.maxOutputs`), each with its upload's index.
+    fileprivate static func withUnwrittenFiles<Result>(
+        _ uploads: ArraySlice<(offset: Int, element: any ObjectUpload)>,
+        lent: [(index: Int, descriptor: Int32)] = [],
+        _ body: ([(index: Int, descriptor: Int32)]) throws(SandboxError) -> Result
+    ) throws(SandboxError) -> Result {
+        guard let (index, upload) = uploads.first, lent.count < Sandbox.maxOutputs else { return try body(lent) }
+        return try upload.withUnwrittenFile { (descriptor) throws(SandboxError) in
+            try withUnwrittenFiles(uploads.dropFirst(), lent: lent + (descriptor.map { [(index, $0)] } ?? []), body)
+        }
+    }
+}
+
 /// One render's requests, served: the streams it reads, the uploads it writes, the memory it holds.
 private struct Session {
     enum Answer {
@@ -298,6 +322,10 @@ private struct Session {
     var sources: [any ByteSource]
     /// 0: the full-size render (when there is one), then each rendition.
     let uploads: [any ObjectUpload]
+    /// The uploads whose files the child writes itself, and what it said it wrote to each it
+    /// committed: published once it has ended (`publishInherited`).
+    let inheritedUploads: Set<Int>
+    var claimed: [Int: Int] = [:]
     var finished = Set<Int>()
     var reservation: MemoryReservation?
     /// What the child's plan asked the budget for, granted or not.
@@ -307,13 +335,17 @@ private struct Session {
     let inheritedInputBytes: Int?
     var inputReadCounted = false
 
-    init(streams: LayerRenderer.Streams, services: Services, channel: SandboxChannel, inheritedInputBytes: Int?) {
+    init(
+        streams: LayerRenderer.Streams, uploads: [any ObjectUpload], inheritedUploads: Set<Int>, services: Services,
+        channel: SandboxChannel, inheritedInputBytes: Int?
+    ) {
         self.streams = streams
+        self.uploads = uploads
+        self.inheritedUploads = inheritedUploads
         self.services = services
         self.channel = channel
         self.inheritedInputBytes = inheritedInputBytes
         sources = [streams.input]
-        uploads = (streams.output.map { [$0] } ?? []) + streams.renditions.map(\.upload)
     }
 
     /// Gives back the memory and aborts what was not committed, however the render ended. Runs
@@ -322,6 +354,21 @@ private struct Session {
         if let reservation { services.admission?.release(reservation) }
         reservation = nil
         for (index, upload) in uploads.enumerated() where !finished.contains(index) { upload.abort() }
+    }
+
+    /// Publishes the files the child wrote itself and committed, each holding exactly the bytes
+    /// it said: call it once the child has been reaped.
+    mutating func publishInherited() throws {
+        for (index, bytes) in claimed.sorted(by: { $0.key < $1.key }) {
+            uploads[index].countWrittenElsewhere(bytes)
+            do {
+                try uploads[index].commit()
+            } catch {
+                throw RenderError.output(error)
+            }
+            finished.insert(index)
+        }
+        claimed = [:]
     }
 
     /// Answers one frame; returns the child's last word when this was it.
@@ -345,6 +392,9 @@ private struct Session {
             sources.append(try streams.reopen())
             try reply(.opened, id: UInt32(sources.count - 1))
         case .write:
+            guard !inheritedUploads.contains(Int(frame.id)) else {
+                throw SandboxError(.protocolViolation, "bytes sent for a file it writes itself")
+            }
             try frame.payload.withUnsafeBytes { bytes in
                 do {
                     try upload(frame.id).write(bytes)
@@ -352,7 +402,15 @@ private struct Session {
                     throw RenderError.output(error)
                 }
             }
+        case .commit where inheritedUploads.contains(Int(frame.id)):
+            _ = try upload(frame.id)
+            guard let bytes = UInt64(littleEndianBytes: frame.payload), bytes <= UInt64(Int.max) else {
+                throw SandboxError(.protocolViolation, "a commit without the bytes it wrote")
+            }
+            claimed[Int(frame.id)] = Int(bytes)
+            try reply(.committed, id: frame.id, bytes.littleEndianBytes)
         case .commit:
+            guard frame.payload.isEmpty else { throw SandboxError(.protocolViolation, "a commit with a payload") }
             let index = Int(frame.id)
             let target = try upload(frame.id)
             let bytes: Int
@@ -424,7 +482,7 @@ private struct Session {
     }
 
     private func upload(_ id: UInt32) throws -> any ObjectUpload {
-        guard Int(id) < uploads.count, !finished.contains(Int(id)) else {
+        guard Int(id) < uploads.count, !finished.contains(Int(id)), claimed[Int(id)] == nil else {
             throw SandboxError(.protocolViolation, "no open upload \(id)")
         }
         return uploads[Int(id)]

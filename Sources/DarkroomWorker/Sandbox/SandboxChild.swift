@@ -139,10 +139,14 @@ public enum DecoderSandboxChild {
         let uploadCount =
             (job.adjustment == nil && job.thumbnail == nil ? 0 : 1)
             + (job.withRenditions ? settings.renditions.count : 0)
-        let uploads = (0..<uploadCount).map { index in
-            ParentUpload(
-                link: link, id: UInt32(index),
-                objectName: index < job.uploadNames.count ? job.uploadNames[index] : "upload \(index)")
+        let uploads = (0..<uploadCount).map { index -> any ObjectUpload in
+            let name = index < job.uploadNames.count ? job.uploadNames[index] : "upload \(index)"
+            guard let given = job.inheritedUploads.firstIndex(of: index), given < Sandbox.maxOutputs else {
+                return ParentUpload(link: link, id: UInt32(index), objectName: name)
+            }
+            return InheritedUpload(
+                link: link, id: UInt32(index), objectName: name,
+                descriptor: Sandbox.firstOutputDescriptor + Int32(given))
         }
         let renditionUploads = job.writesOutput ? Array(uploads.dropFirst()) : uploads
         var streams = LayerRenderer.Streams(
@@ -150,7 +154,11 @@ public enum DecoderSandboxChild {
             reopen: { try inherited?.open() ?? link.reopen(objectName: job.inputName) },
             output: job.writesOutput ? uploads.first : nil,
             renditions: renditionUploads.map { ($0, "") }, scratchDirectory: job.scratchDirectory)
-        streams.bufferedBytesPerStream = job.bufferedBytesPerStream + SandboxMessage.streamBufferBytes
+        // Each stream is priced at the channel's buffer when any crosses it; files it was given
+        // it reads and writes as the worker would.
+        let crossesChannel = inherited == nil || uploads.contains { $0 is ParentUpload }
+        streams.bufferedBytesPerStream =
+            job.bufferedBytesPerStream + (crossesChannel ? SandboxMessage.streamBufferBytes : 0)
         if let thumbnail = job.thumbnail, let output = uploads.first {
             var request = RenderRequest(
                 operations: [], encoding: OutputEncoding(quality: thumbnail.quality),
@@ -367,6 +375,41 @@ final class ParentUpload: ObjectUpload {
         pending = []
         try? link.post(.abort, id: id)
     }
+}
+
+/// An upload whose file the worker gave the child to write itself: bytes go straight to it, as
+/// they would in the worker, and the commit says how many there are. The worker publishes the
+/// file once the child has ended, if it holds exactly that many.
+final class InheritedUpload: ObjectUpload {
+    let link: ParentLink
+    let id: UInt32
+    let objectName: String
+    private let descriptor: Int32
+    private var written = 0
+
+    init(link: ParentLink, id: UInt32, objectName: String, descriptor: Int32) {
+        (self.link, self.id, self.objectName, self.descriptor) = (link, id, objectName, descriptor)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(StreamError) {
+        try FileUpload.write(bytes, to: descriptor, object: objectName, at: written)
+        written += bytes.count
+    }
+
+    func commit() throws(StreamError) -> Int {
+        do {
+            let answer = try link.ask(
+                .commit, id: id, payload: UInt64(written).littleEndianBytes, expecting: .committed)
+            guard UInt64(littleEndianBytes: answer.payload) == UInt64(written) else {
+                throw SandboxError(.protocolViolation, "a commit's answer with another byte count")
+            }
+            return written
+        } catch {
+            throw StreamError(code: .io, object: objectName, message: "the worker did not commit it: \(error)")
+        }
+    }
+
+    func abort() { try? link.post(.abort, id: id) }
 }
 
 /// The worker's budget, asked over the channel. The worker holds the reservation until the

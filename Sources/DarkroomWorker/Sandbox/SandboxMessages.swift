@@ -18,7 +18,8 @@ enum SandboxMessage: UInt8 {
     case data = 2
     /// The stream the child asked to open again (`id`).
     case opened = 3
-    /// An upload committed: its byte count, 8 bytes little-endian.
+    /// An upload committed: its byte count, 8 bytes little-endian. A file the child wrote itself
+    /// is published once the child has ended.
     case committed = 4
     /// The render's memory is the child's.
     case granted = 5
@@ -34,6 +35,8 @@ enum SandboxMessage: UInt8 {
     case reopen = 21
     /// Bytes for upload `id` (0 the full-size render, 1… the renditions in order).
     case write = 22
+    /// Publish upload `id`: for a file the child was given, with the bytes it wrote (8 bytes
+    /// little-endian); else empty.
     case commit = 23
     case abort = 24
     /// Reserve the render's price (8 bytes little-endian) from the worker's budget.
@@ -92,6 +95,9 @@ struct SandboxJob: Codable, Sendable {
     var inputName: String
     /// The child reads the input through `Sandbox.inputDescriptor`, not over the channel.
     var inputIsInherited = false
+    /// The uploads (by index) whose files the child was given to write itself, in the order of
+    /// its descriptors from `Sandbox.firstOutputDescriptor`; the rest cross the channel.
+    var inheritedUploads: [Int] = []
     /// Each upload's name (its key), which warnings and errors about it carry, in upload order.
     var uploadNames: [String]
     /// What the input is, for a job's failure messages; nil for a thumbnail.

@@ -37,6 +37,8 @@ struct SandboxViolation: Error, Sendable, CustomStringConvertible {
         case .exited(let status): kind = .exited(status)
         case .signalled(SIGKILL): kind = .killed
         case .signalled(SIGSYS): kind = .forbiddenCall(nil)
+        case .signalled(SIGXFSZ):
+            kind = .crashed(signal: "wrote a file larger than any render writes, and was stopped (SIGXFSZ)")
         case .signalled: kind = .crashed(signal: "\(ended)")
         }
     }
