@@ -117,7 +117,7 @@ let package = Package(
         .target(name: "JPEGTurbo", dependencies: ["CJPEGBoundary", "CJPEG", "ByteStreams"]),
         .target(name: "LibPQ", dependencies: ["CPostgres", "Timing"]),
         .target(name: "LibExif", dependencies: ["CExif"]),
-        .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams"]),
+        .target(name: "LibHeif", dependencies: ["CHeif", "ByteStreams", "GainMaps"]),
         .target(name: "LibCurl", dependencies: ["CCurl"]),
         .target(name: "LittleCMS", dependencies: ["CLCMS"]),
         .target(name: "Zlib", dependencies: ["CZlib"]),

@@ -1,3 +1,5 @@
+import GainMaps
+
 #if canImport(FoundationEssentials)
     import FoundationEssentials
 #else
@@ -116,21 +118,12 @@ private struct BoxReader {
     func boxes(in range: Range<Int>) -> [Box] {
         var found: [Box] = []
         var offset = range.lowerBound
-        while offset + 8 <= range.upperBound, found.count < MovieMetadata.maxEntries {
-            var size = Int(uint32(at: offset))
-            var header = 8
-            if size == 1 {
-                guard offset + 16 <= range.upperBound else { break }
-                let large = uint64(at: offset + 8)
-                guard large <= UInt64(range.upperBound - offset) else { break }
-                (size, header) = (Int(large), 16)
-            } else if size == 0 {
-                size = range.upperBound - offset
-            }
-            guard size >= header, size <= range.upperBound - offset else { break }
+        while found.count < MovieMetadata.maxEntries,
+            let box = bytes.withUnsafeBytes({ ISOBox.at(offset, in: $0, end: range.upperBound) })
+        {
             let type = String(String.UnicodeScalarView(bytes[(offset + 4)..<(offset + 8)].map { Unicode.Scalar($0) }))
-            found.append(Box(type: type, code: uint32(at: offset + 4), payload: (offset + header)..<(offset + size)))
-            offset += size
+            found.append(Box(type: type, code: box.type, payload: box.payload))
+            offset = box.end
         }
         return found
     }
