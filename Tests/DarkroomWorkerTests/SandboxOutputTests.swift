@@ -79,15 +79,19 @@ import Testing
     }
 
     /// A stand-in child that writes `written` to the file it was given, commits it saying it
-    /// wrote `said` bytes, and answers with a thumbnail's outcome.
-    static func standIn(writing written: String, saying said: UInt8) -> String {
+    /// wrote `said` bytes (nil: does not commit it), and answers with a thumbnail's outcome.
+    static func standIn(writing written: String, saying said: UInt8?) -> String {
         let outcome =
             #"{"editWarnings":[],"renderWarnings":[],"outputWidth":1,"outputHeight":1,"outputBytes":1,"#
             + #""renditions":[],"plannedMemory":0,"budget":0,"math":{},"filters":[]}"#
         let count = String(outcome.utf8.count, radix: 8)
+        let commit = said.map {
+            #"printf '\010\000\000\000\000\000\000\000\027\"# + String($0, radix: 8)
+                + #"\000\000\000\000\000\000\000' >&0"#
+        }
         return """
             printf '\(written)' >&4
-            printf '\\010\\000\\000\\000\\000\\000\\000\\000\\027\\\(String(said, radix: 8))\\000\\000\\000\\000\\000\\000\\000' >&0
+            \(commit ?? "")
             printf '\\\(count)\\000\\000\\000\\000\\000\\000\\000\\033%s' '\(outcome)' >&0
             sleep 30
             """
@@ -110,6 +114,20 @@ import Testing
                 }
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder) == ["true.jpg"])
+        }
+    }
+
+    /// An outcome whose file was never committed would record a render that is not there.
+    @Test func anOutcomeBeforeItsFileWasCommittedBreaksTheRules() throws {
+        try Self.withFolder { folder in
+            try SandboxedRenderTests.withStandIn(Self.standIn(writing: "abcdef", saying: nil)) { sandbox in
+                let upload = try FileUpload(finalPath: folder + "/thumbnail.jpg")
+                let violation = #expect(throws: SandboxViolation.self) {
+                    try Self.thumbnail(with: sandbox, to: upload)
+                }
+                #expect(violation?.description.contains("an outcome before every file was committed") == true)
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }
     }
 

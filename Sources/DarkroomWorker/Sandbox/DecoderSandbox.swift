@@ -256,6 +256,7 @@ public struct DecoderSandbox: Sendable {
         var session = Session(
             streams: streams, uploads: uploads, inheritedUploads: Set(job.inheritedUploads), services: services,
             channel: process.channel, inheritedInputBytes: inheritedBytes)
+        session.commitsEveryUpload = job.commitsEveryUpload
         defer {
             session.end()
             if let peak = process.peakResidentBytes {
@@ -327,6 +328,10 @@ private struct Session {
     let inheritedUploads: Set<Int>
     var claimed: [Int: Int] = [:]
     var finished = Set<Int>()
+    var committed = Set<Int>()
+    /// Whether an outcome must come after every upload's commit (`SandboxJob.commitsEveryUpload`):
+    /// a record never names a file that was not written.
+    var commitsEveryUpload = false
     var reservation: MemoryReservation?
     /// What the child's plan asked the budget for, granted or not.
     var price: Int?
@@ -408,6 +413,7 @@ private struct Session {
                 throw SandboxError(.protocolViolation, "a commit without the bytes it wrote")
             }
             claimed[Int(frame.id)] = Int(bytes)
+            committed.insert(Int(frame.id))
             try reply(.committed, id: frame.id, bytes.littleEndianBytes)
         case .commit:
             guard frame.payload.isEmpty else { throw SandboxError(.protocolViolation, "a commit with a payload") }
@@ -420,6 +426,7 @@ private struct Session {
                 throw RenderError.output(error)
             }
             finished.insert(index)
+            committed.insert(index)
             try reply(.committed, id: frame.id, UInt64(bytes).littleEndianBytes)
         case .abort:
             try upload(frame.id).abort()
@@ -446,6 +453,9 @@ private struct Session {
             let outcome = try Self.decode(LayerOutcome.self, frame)
             guard outcome.isWithinBounds(renditions: streams.renditions.count) else {
                 throw SandboxError(.protocolViolation, "an outcome out of bounds")
+            }
+            guard !commitsEveryUpload || committed.count == uploads.count else {
+                throw SandboxError(.protocolViolation, "an outcome before every file was committed")
             }
             return .outcome(outcome)
         case .reading:

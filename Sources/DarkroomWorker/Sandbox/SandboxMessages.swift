@@ -109,6 +109,9 @@ struct SandboxJob: Codable, Sendable {
 extension SandboxJob {
     /// Whether the child writes a full-size output (upload 0): a layer's render or a thumbnail.
     var writesOutput: Bool { thumbnail != nil || (adjustment != nil && !planOnly && !explainOnly) }
+    /// Whether a render that ends well has committed every upload it was given: all but a plan,
+    /// an explanation and a reading.
+    var commitsEveryUpload: Bool { reading == nil && !planOnly && !explainOnly }
 }
 
 /// A thumbnail's settings (`Renderer.thumbnail`).
