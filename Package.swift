@@ -356,7 +356,7 @@ let package = Package(
                 "DarkroomTestSupport", "DarkroomMetadata",
                 "DarkroomAdjustments", "JPEGTurbo", "DarkroomImaging", "DarkroomStorage", "DarkroomOperatorScripts",
                 "DarkroomImport",
-                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib", "Timing",
+                "DarkroomObjectStore", "ByteStreams", "LibPQ", "LibHeif", "Zlib", "Timing", "ProcessSandbox",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

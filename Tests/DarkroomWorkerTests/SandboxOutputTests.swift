@@ -125,7 +125,9 @@ import Testing
                 let violation = #expect(throws: SandboxViolation.self) {
                     try Self.thumbnail(with: sandbox, to: upload)
                 }
-                #expect(violation?.description.contains("an outcome before every file was committed") == true)
+                #expect(
+                    violation?.description.contains("an outcome before every file was committed") == true,
+                    "\(String(describing: violation))")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }
@@ -140,7 +142,9 @@ import Testing
                 let violation = #expect(throws: SandboxViolation.self) {
                     try Self.thumbnail(with: sandbox, to: upload)
                 }
-                #expect(violation?.description.contains("bytes sent for a file it writes itself") == true)
+                #expect(
+                    violation?.description.contains("bytes sent for a file it writes itself") == true,
+                    "\(String(describing: violation))")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }

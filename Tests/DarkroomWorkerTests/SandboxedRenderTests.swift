@@ -5,6 +5,7 @@ import DarkroomTestSupport
 import Foundation
 import LibPQ
 import Logging
+import ProcessSandbox
 import Testing
 import Timing
 
@@ -116,10 +117,27 @@ import Timing
     /// executable, so the crash, the broken rule or the kill is real.
     static func withStandIn(_ script: String, _ body: (DecoderSandbox) throws -> Void) throws {
         let path = NSTemporaryDirectory() + "darkroom-standin-" + UUID().uuidString
-        try Data(("#!/bin/sh\n" + script + "\n").utf8).write(to: URL(fileURLWithPath: path))
+        try Data(("#!/bin/sh\n[ \"$1\" = ready ] && exit 0\n" + script + "\n").utf8).write(
+            to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         chmod(path, 0o755)
+        try waitUntilItStarts(path)
         try body(DecoderSandbox(executable: path, start: .fresh))
+    }
+
+    /// A process another test forked while the script was open for writing holds it open until
+    /// that process execs, and starting the script until then fails with ETXTBSY: once one run
+    /// has started, none can hold it.
+    static func waitUntilItStarts(_ path: String) throws {
+        for _ in 0..<200 {
+            do {
+                _ = try SandboxedProcess(executable: path, arguments: ["ready"], maxPayload: 1).wait()
+                return
+            } catch let error as SandboxError {
+                guard error.systemErrno == ETXTBSY else { throw error }
+                usleep(5_000)
+            }
+        }
     }
 
     /// Two edits of a real photo drained by an in-process worker whose renders run in `sandbox`:
