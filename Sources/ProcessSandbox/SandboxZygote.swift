@@ -34,9 +34,7 @@ public final class SandboxZygote: Sendable {
         state.withLock { running in
             guard let zygote = running.take() else { return }
             close(zygote.control)
-            _ = kill(zygote.pid, SIGKILL)
-            var status: Int32 = 0
-            _ = waitpid(zygote.pid, &status, 0)
+            SandboxedProcess.killAndReap(zygote.pid)
         }
     }
 
@@ -45,10 +43,10 @@ public final class SandboxZygote: Sendable {
 
     /// A child with `channel` as its descriptor 0, `errors` as its 2, `input` (when there is
     /// one) as `Sandbox.inputDescriptor` and `outputs` from `Sandbox.firstOutputDescriptor`; its
-    /// pid. A zygote found gone before it got the request
-    /// is started again, once; one that got it and did not answer is not asked again with the
-    /// same descriptors (a child may have them: two readers of one channel would each get half
-    /// its frames), so the caller's render fails, to be retried.
+    /// pid. A zygote found gone before it got the request is started again, once; one that got
+    /// it and did not answer is not asked again with the same descriptors (a child may have
+    /// them: two readers of one channel would each get half its frames), so the caller's render
+    /// fails, to be retried.
     func fork(channel: Int32, errors: Int32, input: Int32?, outputs: [Int32]) throws(SandboxError) -> pid_t {
         try state.withLock { (running: inout Running?) throws(SandboxError) -> pid_t in
             for attempt in 0..<2 {
@@ -61,9 +59,7 @@ public final class SandboxZygote: Sendable {
                 let error = errno
                 if let zygote = running.take() {
                     close(zygote.control)
-                    _ = kill(zygote.pid, SIGKILL)
-                    var status: Int32 = 0
-                    _ = waitpid(zygote.pid, &status, 0)
+                    SandboxedProcess.killAndReap(zygote.pid)
                 }
                 if error != EPIPE || attempt == 1 {
                     throw SandboxError(.spawnFailed, "the zygote could not fork a child", errno: error)

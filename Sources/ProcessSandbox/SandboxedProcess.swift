@@ -101,9 +101,7 @@ public final class SandboxedProcess: @unchecked Sendable {
         // Before the child has its job, so before it can have been taken over.
         let limited = dr_sandbox_limit_file_size(pid, UInt64(maxFileBytes))
         guard limited == 0 else {
-            _ = Glibc.kill(pid, SIGKILL)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+            Self.killAndReap(pid)
             close(pair[0])
             close(pipeEnds[0])
             throw SandboxError(.spawnFailed, "cannot bound the files the child writes (RLIMIT_FSIZE)", errno: limited)
@@ -146,6 +144,14 @@ public final class SandboxedProcess: @unchecked Sendable {
             _ = wait()
         }
         close(errorPipe)
+    }
+
+    /// Stops `pid`, a child of this process, at once and reaps it: one this object does not own
+    /// (yet), or a zygote.
+    static func killAndReap(_ pid: pid_t) {
+        _ = Glibc.kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     /// Stops the child at once (SIGKILL); `wait` then reaps it.

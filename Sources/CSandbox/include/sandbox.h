@@ -36,9 +36,9 @@ int dr_sandbox_spawn(
 // The child gets them where dr_sandbox_spawn puts them (1 stays /dev/null), every other
 // descriptor closed, and runs `child`, whose return is its exit status. It is forked through a
 // short-lived middle process, so it is reparented to the nearest subreaper (the worker,
-// dr_sandbox_become_subreaper), which reaps it and sees how it ended as if it had started it. The zygote answers each request with
-// the child's pid (4 bytes, -1 if the fork failed) and ends when `control` closes (its parent's
-// end closes when the parent dies). Never returns.
+// dr_sandbox_become_subreaper), which reaps it and sees how it ended as if it had started it.
+// The zygote answers each request with the child's pid (4 bytes, -1 if the fork failed) and ends
+// when `control` closes (its parent's end closes when the parent dies). Never returns.
 void dr_sandbox_zygote(int control, int (*child)(void));
 
 // Asks the zygote on `control` for a child with `channel`, `errors`, `input` (-1: none) and

@@ -239,7 +239,7 @@ public struct DecoderSandbox: Sendable {
                 if let input, fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFREG {
                     inheritedBytes = Int(info.st_size)
                 }
-                return try Self.withUnwrittenFiles(Array(uploads.enumerated())[...]) { (outputs) throws(SandboxError) in
+                return try Self.withUnwrittenFiles(uploads) { (outputs) throws(SandboxError) in
                     job.inheritedUploads = outputs.map(\.index)
                     return try SandboxedProcess(
                         childStart, input: inheritedBytes == nil ? nil : input, outputs: outputs.map(\.descriptor),
@@ -295,16 +295,16 @@ public struct DecoderSandbox: Sendable {
 }
 
 extension DecoderSandbox {
-    /// Runs `body` with the descriptors of the uploads among `uploads` that write a local file
+    /// Runs `body` with the descriptors of the uploads from `first` on that write a local file
     /// not written yet (at most `Sandbox.maxOutputs`), each with its upload's index.
     fileprivate static func withUnwrittenFiles<Result>(
-        _ uploads: ArraySlice<(offset: Int, element: any ObjectUpload)>,
-        lent: [(index: Int, descriptor: Int32)] = [],
+        _ uploads: [any ObjectUpload], from first: Int = 0, lent: [(index: Int, descriptor: Int32)] = [],
         _ body: ([(index: Int, descriptor: Int32)]) throws(SandboxError) -> Result
     ) throws(SandboxError) -> Result {
-        guard let (index, upload) = uploads.first, lent.count < Sandbox.maxOutputs else { return try body(lent) }
-        return try upload.withUnwrittenFile { (descriptor) throws(SandboxError) in
-            try withUnwrittenFiles(uploads.dropFirst(), lent: lent + (descriptor.map { [(index, $0)] } ?? []), body)
+        guard first < uploads.count, lent.count < Sandbox.maxOutputs else { return try body(lent) }
+        return try uploads[first].withUnwrittenFile { (descriptor) throws(SandboxError) in
+            try withUnwrittenFiles(
+                uploads, from: first + 1, lent: lent + (descriptor.map { [(first, $0)] } ?? []), body)
         }
     }
 }

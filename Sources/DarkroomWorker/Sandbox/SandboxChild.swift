@@ -240,6 +240,22 @@ final class ParentLink: Sendable {
         try? post(.failed, payload: Array(json))
     }
 
+    /// Asks the worker to publish upload `id`, saying how many bytes the child wrote to it when
+    /// it writes the file itself (`writtenHere`); the byte count the worker answers, which must
+    /// be that many.
+    func commit(_ id: UInt32, writtenHere: Int?, objectName: String) throws(StreamError) -> Int {
+        do {
+            let said = writtenHere.map { UInt64($0) }
+            let answer = try ask(.commit, id: id, payload: said?.littleEndianBytes ?? [], expecting: .committed)
+            guard let count = UInt64(littleEndianBytes: answer.payload), said == nil || said == count else {
+                throw SandboxError(.protocolViolation, "a commit's answer without its byte count, or with another")
+            }
+            return Int(count)
+        } catch {
+            throw StreamError(code: .io, object: objectName, message: "the worker did not commit it: \(error)")
+        }
+    }
+
     func reopen(objectName: String) throws -> any ByteSource {
         let answer = try ask(.reopen, expecting: .opened)
         return ParentSource(link: self, id: answer.id, objectName: objectName)
@@ -360,15 +376,7 @@ final class ParentUpload: ObjectUpload {
 
     func commit() throws(StreamError) -> Int {
         try flush()
-        do {
-            let answer = try link.ask(.commit, id: id, expecting: .committed)
-            guard let count = UInt64(littleEndianBytes: answer.payload) else {
-                throw SandboxError(.protocolViolation, "a commit's answer without its byte count")
-            }
-            return Int(count)
-        } catch {
-            throw StreamError(code: .io, object: objectName, message: "the worker did not commit it: \(error)")
-        }
+        return try link.commit(id, writtenHere: nil, objectName: objectName)
     }
 
     func abort() {
@@ -397,16 +405,7 @@ final class InheritedUpload: ObjectUpload {
     }
 
     func commit() throws(StreamError) -> Int {
-        do {
-            let answer = try link.ask(
-                .commit, id: id, payload: UInt64(written).littleEndianBytes, expecting: .committed)
-            guard UInt64(littleEndianBytes: answer.payload) == UInt64(written) else {
-                throw SandboxError(.protocolViolation, "a commit's answer with another byte count")
-            }
-            return written
-        } catch {
-            throw StreamError(code: .io, object: objectName, message: "the worker did not commit it: \(error)")
-        }
+        try link.commit(id, writtenHere: written, objectName: objectName)
     }
 
     func abort() { try? link.post(.abort, id: id) }
