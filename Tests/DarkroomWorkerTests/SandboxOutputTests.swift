@@ -117,34 +117,21 @@ import Testing
         }
     }
 
-    /// An outcome whose file was never committed would record a render that is not there.
-    @Test func anOutcomeBeforeItsFileWasCommittedBreaksTheRules() throws {
+    /// A child that breaks the rules for a file it was given publishes nothing: an outcome whose
+    /// file was never committed (it would record a render that is not there), and bytes sent
+    /// over the channel for a file it writes itself.
+    @Test(arguments: [
+        (standIn(writing: "abcdef", saying: nil), "an outcome before every file was committed"),
+        (#"printf '\001\000\000\000\000\000\000\000\026x' >&0; sleep 30"#, "bytes sent for a file it writes itself"),
+    ])
+    func aChildThatBreaksTheRulesForItsFilePublishesNothing(script: String, violated rule: String) throws {
         try Self.withFolder { folder in
-            try SandboxedRenderTests.withStandIn(Self.standIn(writing: "abcdef", saying: nil)) { sandbox in
+            try SandboxedRenderTests.withStandIn(script) { sandbox in
                 let upload = try FileUpload(finalPath: folder + "/thumbnail.jpg")
                 let violation = #expect(throws: SandboxViolation.self) {
                     try Self.thumbnail(with: sandbox, to: upload)
                 }
-                #expect(
-                    violation?.description.contains("an outcome before every file was committed") == true,
-                    "\(String(describing: violation))")
-            }
-            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
-        }
-    }
-
-    /// Bytes sent over the channel for a file the child was given break the channel's rules.
-    @Test func bytesSentForAFileTheChildWritesItselfBreakTheRules() throws {
-        try Self.withFolder { folder in
-            try SandboxedRenderTests.withStandIn(#"printf '\001\000\000\000\000\000\000\000\026x' >&0; sleep 30"#) {
-                sandbox in
-                let upload = try FileUpload(finalPath: folder + "/thumbnail.jpg")
-                let violation = #expect(throws: SandboxViolation.self) {
-                    try Self.thumbnail(with: sandbox, to: upload)
-                }
-                #expect(
-                    violation?.description.contains("bytes sent for a file it writes itself") == true,
-                    "\(String(describing: violation))")
+                #expect(violation?.description.contains(rule) == true, "\(String(describing: violation))")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }

@@ -133,7 +133,7 @@ import Timing
             do {
                 _ = try SandboxedProcess(executable: path, arguments: ["ready"], maxPayload: 1).wait()
                 return
-            } catch let error as SandboxError {
+            } catch {
                 guard error.systemErrno == ETXTBSY else { throw error }
                 usleep(5_000)
             }
