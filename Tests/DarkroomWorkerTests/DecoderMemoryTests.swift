@@ -8,9 +8,9 @@ import Testing
 
 /// Honest prices, file by file: every photo of the corpus that renders is rendered again in a
 /// decoding child at a budget just above its own plan, and the child's resident peak, less a
-/// child's that rendered a tiny file of the same codec, stays within that budget. A decoder the
-/// planner underprices (a depth, a chroma, an alpha plane, a gain map, a progressive JPEG's
-/// coefficients) fails here.
+/// child's that rendered a tiny file of the same codec, stays within that budget and the code it
+/// ran. A decoder the planner underprices (a depth, a chroma, an alpha plane, a gain map, a
+/// progressive JPEG's coefficients) fails here.
 /// `plan-rss-bench.sh` measures the same on a release build, with coded variants the corpus
 /// lacks.
 @Suite struct DecoderMemoryTests {
@@ -23,6 +23,13 @@ import Testing
         "avif": "libavif/colors-animated-8bpc.avif",
     ]
     static let fixedCosts = Mutex<[String: Int]>([:])
+
+    /// The code a render runs beyond the tiny file's: the resident peak counts each page of the
+    /// program and its libraries a child touches, and a file with EXIF, a profile or a turn runs
+    /// more of them. A 10×10 JPEG with an EXIF GPS block touched 1.4 MiB more than the 16×16 one
+    /// (its smaps: the binary, libc, libm, libexif, libswiftCore), with 68 KiB more allocated; how
+    /// much of a library a fault maps depends on what the page cache holds, so it varies by host.
+    static let codeAllowance = 2 << 20
 
     static func kind(of file: String) -> String {
         switch (file as NSString).pathExtension.lowercased() {
@@ -85,8 +92,8 @@ import Testing
         let price = try #require(child.reservedBytes, "the child reserved no memory")
         #expect(price <= budget)
         #expect(
-            held <= budget,
-            "\(expectation.file): held \(held >> 20) MiB above a child's fixed cost, at a budget of \(budget >> 20) MiB (plan \(price >> 20) MiB)"
+            held <= budget + Self.codeAllowance,
+            "\(expectation.file): held \(held >> 10) KiB above a child's fixed cost, at a budget of \(budget >> 10) KiB (plan \(price >> 10) KiB) and \(Self.codeAllowance >> 10) KiB of code"
         )
     }
 }
