@@ -18,13 +18,15 @@ import Testing
         var said: String
     }
 
+    /// Runs the probe; `go` sends it a frame once it has started, for an action that waits for one.
     static func run(
         _ arguments: String..., environment: [String] = [], input: Int32? = nil, outputs: [Int32] = [],
-        maxFileBytes: Int = Sandbox.defaultMaxFileBytes
+        maxFileBytes: Int = Sandbox.defaultMaxFileBytes, go: Bool = false
     ) throws -> Report {
         let process = try SandboxedProcess(
             executable: probe, arguments: arguments, environment: environment, input: input, outputs: outputs,
             maxFileBytes: maxFileBytes, maxPayload: 1 << 16)
+        if go { try process.channel.send(SandboxFrame(kind: 0)) }
         let ended = process.wait()
         return Report(
             termination: ended, deniedCall: process.deniedSystemCall,
@@ -100,13 +102,13 @@ import Testing
             close(output)
             unlink(path)
         }
-        let given = try Self.run("grow", outputs: [output], maxFileBytes: 1 << 20)
+        let given = try Self.run("grow", outputs: [output], maxFileBytes: 1 << 20, go: true)
         #expect(given.termination == .signalled(SIGXFSZ), "\(given.termination) \(given.said)")
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int == 1 << 20)
-        let scratch = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 1 << 20)
+        let scratch = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 1 << 20, go: true)
         #expect(scratch.termination == .signalled(SIGXFSZ), "\(scratch.termination) \(scratch.said)")
         // Within the bound, the same writes go through.
-        let within = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 8 << 20)
+        let within = try Self.run("grow", NSTemporaryDirectory(), maxFileBytes: 8 << 20, go: true)
         #expect(within.said == "allowed\n" && within.termination == .exited(0), "\(within.said)")
     }
 

@@ -82,7 +82,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "wrote %d, ", given);
         result = 0;
     } else if (strcmp(action, "grow") == 0) {
-        // Writes 4 MiB, 64 KiB at a time, to its first output or a scratch file in `argument`.
+        // Writes 4 MiB, 64 KiB at a time, to its first output or a scratch file in `argument`,
+        // once its channel says go: as a decoding child waits for its job, which its parent sends
+        // only after bounding the files it writes.
+        char go;
+        if (read(0, &go, 1) != 1) return 4;
         int file =
             *argument ? open(argument, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600) : DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR;
         static char chunk[64 << 10];
