@@ -238,7 +238,8 @@ public enum Sandbox {
     public static let firstOutputDescriptor = Int32(DR_SANDBOX_FIRST_OUTPUT_DESCRIPTOR)
     /// The most files a child is given to write.
     public static let maxOutputs = Int(DR_SANDBOX_MAX_OUTPUTS)
-    /// How large a file a child may write unless its parent says otherwise: a test's probe.
+    /// How large a file a child may write unless its parent says otherwise: for a child that
+    /// writes no render's files (the sandbox's start-up check, a test's probe).
     public static let defaultMaxFileBytes = 1 << 30
 
     /// Serves as a zygote on descriptor 0 (`SandboxZygote`): forks a child per request, which
